@@ -1,0 +1,52 @@
+# The two commands of the README:
+#   make run    the local stack on http://127.0.0.1:3000 (DynamoDB Local, dev identity provider)
+#   make test   every test, against DynamoDB Local
+# Also: make build (every Lambda as bootstrap for provided.al2023/arm64), make lint, make bench.
+
+GO        ?= go
+LOCAL     := infra/local
+NPM_STAMP := $(LOCAL)/node_modules/.package-lock.json
+
+# The Lambda functions of template.yaml (logical id minus "Function").
+FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
+             CreateToken ListTokens DeleteToken GetWebhookSecret RotateWebhookSecret \
+             AdminCreateUser AdminUpdateUser
+
+# Lambda build flags: static, no RPC shim, reproducible, stripped.
+LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
+LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w -buildid='
+
+.PHONY: run test deps build lint bench clean
+
+deps: $(NPM_STAMP)
+
+# npm ci installs the npm tools (DynamoDB Local's jar) exactly as locked.
+$(NPM_STAMP): $(LOCAL)/package.json $(LOCAL)/package-lock.json
+	cd $(LOCAL) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+run: deps
+	$(GO) run ./$(LOCAL)
+
+test: deps
+	$(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -race -count=1 ./...
+
+bench: deps
+	$(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	$(GO) vet ./...
+	cfn-lint template.yaml
+
+# make build: every function into build/<Name>Function/bootstrap.
+build: $(addprefix build-,$(addsuffix Function,$(FUNCTIONS)))
+
+# sam build calls build-<LogicalId> with ARTIFACTS_DIR set (BuildMethod: makefile).
+build-%Function:
+	$(eval ARTIFACTS_DIR ?= build/$*Function)
+	@mkdir -p $(ARTIFACTS_DIR)
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap \
+		./functions/$$(echo '$*' | sed -E 's/([a-z0-9])([A-Z])/\1-\2/g' | tr 'A-Z' 'a-z')
+
+clean:
+	rm -rf build .aws-sam

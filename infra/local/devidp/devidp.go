@@ -1,0 +1,115 @@
+// Package devidp is the local stack's development identity provider: an
+// ES256 key made at start, its JWKS, and `POST /dev/session` that signs a
+// session JWT for any email. It exists only in the local stack and the tests,
+// so browser-session flows run without a real IdP. Never deployed.
+package devidp
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
+
+	"secscan/shared/httpapi"
+)
+
+// Provider signs session tokens.
+type Provider struct {
+	Issuer   string
+	Audience string
+	key      *ecdsa.PrivateKey
+	kid      string
+	jwks     []byte
+}
+
+// New makes a provider with a fresh key.
+func New(issuer, audience string) (*Provider, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	p := &Provider{Issuer: issuer, Audience: audience, key: key, kid: fmt.Sprintf("dev-%d", time.Now().Unix())}
+	pad := func(b []byte) string {
+		out := make([]byte, 32)
+		copy(out[32-len(b):], b)
+		return base64.RawURLEncoding.EncodeToString(out)
+	}
+	p.jwks, err = json.Marshal(map[string]any{"keys": []map[string]string{{
+		"kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": p.kid,
+		"x": pad(key.PublicKey.X.Bytes()), "y": pad(key.PublicKey.Y.Bytes()),
+	}}})
+	return p, err
+}
+
+// JWKS is the provider's public key set.
+func (p *Provider) JWKS() []byte { return p.jwks }
+
+// Keyfunc verifies the provider's tokens through the same JWKS code path a
+// remote identity provider uses.
+func (p *Provider) Keyfunc() (jwt.Keyfunc, error) {
+	k, err := keyfunc.NewJWKSetJSON(p.jwks)
+	if err != nil {
+		return nil, err
+	}
+	return k.Keyfunc, nil
+}
+
+// Sign signs claims with the provider's key (tests use it to craft tokens).
+func (p *Provider) Sign(claims jwt.MapClaims) (string, error) {
+	t := jwt.NewWithClaims(jwt.SigningMethodES256, claims)
+	t.Header["kid"] = p.kid
+	return t.SignedString(p.key)
+}
+
+// SessionToken returns a one-hour session token for email.
+func (p *Provider) SessionToken(email string, verified bool) (string, error) {
+	now := time.Now()
+	return p.Sign(jwt.MapClaims{
+		"iss": p.Issuer, "aud": p.Audience, "sub": "dev|" + email,
+		"email": email, "email_verified": verified,
+		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+	})
+}
+
+// ServeJWKS answers GET /dev/jwks.json.
+func (p *Provider) ServeJWKS(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(p.jwks)
+}
+
+// ServeSession answers POST /dev/session {"email": "...", "email_verified": true}.
+func (p *Provider) ServeSession(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Email         *string `json:"email"`
+		EmailVerified *bool   `json:"email_verified"`
+	}
+	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	if in.Email == nil {
+		httpapi.WriteJSON(w, http.StatusUnprocessableEntity, map[string]string{"detail": "email: is required"})
+		return
+	}
+	email := strings.ToLower(strings.TrimSpace(*in.Email))
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		httpapi.WriteJSON(w, http.StatusUnprocessableEntity, map[string]string{"detail": "email: must be an email address"})
+		return
+	}
+	verified := in.EmailVerified == nil || *in.EmailVerified
+	token, err := p.SessionToken(email, verified)
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"token": token})
+}

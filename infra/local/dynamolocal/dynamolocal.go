@@ -1,0 +1,156 @@
+// Package dynamolocal starts the official DynamoDB Local (the jar shipped by
+// the npm package amplify-dynamodb-simulator, installed in infra/local from
+// its lockfile) in memory on a free loopback port, and creates tables from
+// template.yaml. The local stack and the tests use it.
+package dynamolocal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"secscan/shared/samtemplate"
+)
+
+// Server is a running DynamoDB Local.
+type Server struct {
+	Endpoint string
+	cmd      *exec.Cmd
+	done     chan error
+}
+
+// InstallHint says how to get what Start needs.
+const InstallHint = "run `make deps` (npm ci in infra/local installs DynamoDB Local) and make sure `java` (a JDK 17+, e.g. Debian's openjdk-17-jdk-headless) is on PATH"
+
+// Start launches DynamoDB Local from localDir (the infra/local folder).
+// Output goes to logw. The process dies with its parent (Pdeathsig), so an
+// interrupted test run leaves nothing behind.
+func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error) {
+	emulator := filepath.Join(localDir, "node_modules", "amplify-dynamodb-simulator", "emulator")
+	jar := filepath.Join(emulator, "DynamoDBLocal.jar")
+	if _, err := os.Stat(jar); err != nil {
+		return nil, fmt.Errorf("DynamoDB Local not found at %s: %s", jar, InstallHint)
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return nil, fmt.Errorf("java not found: %s", InstallHint)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	lib := filepath.Join(emulator, "DynamoDBLocal_lib")
+	// The launcher binds 127.0.0.1 only (the jar itself has no bind flag).
+	cmd := exec.Command(java, "-Djava.library.path="+lib, "-Xmx512m",
+		"-cp", jar+string(os.PathListSeparator)+filepath.Join(lib, "*"),
+		filepath.Join(localDir, "dynamodb", "LoopbackDynamoDB.java"),
+		"-inMemory", "-sharedDb", "-disableTelemetry", "-port", strconv.Itoa(port))
+	cmd.Stdout, cmd.Stderr = logw, logw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start DynamoDB Local: %w", err)
+	}
+	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, done: make(chan error, 1)}
+	go func() { s.done <- cmd.Wait() }()
+	if err := s.waitReady(ctx, 60*time.Second); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// waitReady polls until the endpoint answers HTTP (any status).
+func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	client := &http.Client{Timeout: time.Second}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-s.done:
+			return fmt.Errorf("DynamoDB Local exited during start-up: %v (%s)", err, InstallHint)
+		case <-ctx.Done():
+			return fmt.Errorf("DynamoDB Local did not answer on %s within %s", s.Endpoint, limit)
+		case <-tick.C:
+			if res, err := client.Get(s.Endpoint); err == nil {
+				res.Body.Close()
+				return nil
+			}
+		}
+	}
+}
+
+// Stop ends the process (and its group) and waits for it.
+func (s *Server) Stop() {
+	if s.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.done
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// CreateTables creates every table of the template (the logical id "Table"
+// gets name; others get name-<logical id>), waits until they are active and
+// turns TTL on where the template does. Existing tables are left as they are.
+func CreateTables(ctx context.Context, db *dynamodb.Client, tpl *samtemplate.Template, name string) error {
+	defs, err := tpl.Tables()
+	if err != nil {
+		return err
+	}
+	for logical, def := range defs {
+		tableName := name
+		if logical != "Table" {
+			tableName = name + "-" + logical
+		}
+		in := def.Create
+		in.TableName = aws.String(tableName)
+		_, err := db.CreateTable(ctx, &in)
+		var exists *types.ResourceInUseException
+		if errors.As(err, &exists) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("create table %s: %w", tableName, err)
+		}
+		waiter := dynamodb.NewTableExistsWaiter(db)
+		if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName}, 30*time.Second); err != nil {
+			return fmt.Errorf("wait for table %s: %w", tableName, err)
+		}
+		if def.TTLAttribute != "" {
+			_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: in.TableName,
+				TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(def.TTLAttribute), Enabled: aws.Bool(true)}})
+			if err != nil {
+				return fmt.Errorf("ttl on %s: %w", tableName, err)
+			}
+		}
+	}
+	return nil
+}

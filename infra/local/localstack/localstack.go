@@ -1,0 +1,101 @@
+// Package localstack assembles the local stack's HTTP server: the routes of
+// template.yaml mounted on the very handlers the Lambdas run, the development
+// identity provider, and the bootstrap admin. `go run ./infra/local` and the
+// end-to-end tests both use it.
+package localstack
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"secscan/infra/local/devidp"
+	"secscan/shared/auth"
+	"secscan/shared/httpapi"
+	"secscan/shared/ids"
+	"secscan/shared/plans"
+	"secscan/shared/samtemplate"
+	"secscan/shared/store"
+)
+
+// NewRouter mounts every template route on its function's handler. A route
+// whose function has no handler, or a handler no route uses, is an error:
+// the template and the code must agree. idp (optional) adds /dev/session and
+// /dev/jwks.json.
+func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, idp *devidp.Provider) (http.Handler, error) {
+	mux := http.NewServeMux()
+	used := map[string]bool{}
+	methods := map[string][]string{}
+	for _, rt := range routes {
+		h, ok := endpoints[rt.Function]
+		if !ok {
+			return nil, fmt.Errorf("template route %s: no handler for %s", rt.Pattern(), rt.Function)
+		}
+		mux.Handle(rt.Pattern(), h)
+		used[rt.Function] = true
+		methods[rt.Path] = append(methods[rt.Path], rt.Method)
+	}
+	for name := range endpoints {
+		if !used[name] {
+			return nil, fmt.Errorf("handler %s has no route in template.yaml", name)
+		}
+	}
+	// A known path with another method is a JSON 405, an unknown path a JSON
+	// 404, like the API Gateway in front of the Lambdas would refuse them.
+	for path, ms := range methods {
+		sort.Strings(ms)
+		allow := strings.Join(ms, ", ")
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			httpapi.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"detail": "Method " + r.Method + " not allowed; use " + allow})
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteJSON(w, http.StatusNotFound, map[string]string{"detail": "Not found"})
+	})
+	if idp != nil {
+		mux.HandleFunc("POST /dev/session", idp.ServeSession)
+		mux.HandleFunc("GET /dev/jwks.json", idp.ServeJWKS)
+	}
+	return mux, nil
+}
+
+// BootstrapAdmin makes sure an admin user with email exists and that token
+// (a pt_ value) authenticates as that user, so scripts can drive a fresh stack.
+func BootstrapAdmin(ctx context.Context, st *store.Store, email, token string, now time.Time) (string, error) {
+	email = auth.NormalizeEmail(email)
+	userID, err := st.UserIDByEmail(ctx, email)
+	switch {
+	case store.IsNotFound(err):
+		userID = ids.New(ids.User, now)
+		err = st.CreateUser(ctx, store.NewUser{
+			User:       store.User{ID: userID, Email: email, Plan: string(plans.Enterprise), IsAdmin: true, CreatedAt: now.UTC()},
+			ClaimEmail: true,
+		})
+		if err != nil {
+			return "", fmt.Errorf("bootstrap admin: %w", err)
+		}
+	case err != nil:
+		return "", fmt.Errorf("bootstrap admin: %w", err)
+	default:
+		yes := true
+		if _, err := st.UpdateUser(ctx, userID, nil, &yes); err != nil {
+			return "", fmt.Errorf("bootstrap admin: %w", err)
+		}
+	}
+	hash := auth.HashToken(token)
+	if _, err := st.TokenByHash(ctx, hash); err == nil {
+		return userID, nil
+	} else if !store.IsNotFound(err) {
+		return "", fmt.Errorf("bootstrap token: %w", err)
+	}
+	err = st.CreateToken(ctx, store.Token{ID: ids.New(ids.Token, now), UserID: userID, Name: "bootstrap",
+		Prefix: auth.DisplayPrefix(token), Hash: hash, CreatedAt: now.UTC()})
+	if err != nil && !store.IsConflict(err) {
+		return "", fmt.Errorf("bootstrap token: %w", err)
+	}
+	return userID, nil
+}

@@ -1,0 +1,151 @@
+// Command local runs the whole service on one machine, without Docker:
+// DynamoDB Local (unless DYNAMODB_ENDPOINT points at one), the table(s) of
+// template.yaml, the development identity provider and the API on
+// http://127.0.0.1:3000 with the same handlers the Lambdas run.
+//
+//	make run            # or: go run ./infra/local -addr 127.0.0.1:3000
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"secscan/infra/local/devidp"
+	"secscan/infra/local/dynamolocal"
+	"secscan/infra/local/localstack"
+	"secscan/shared/app"
+	"secscan/shared/config"
+	"secscan/shared/samtemplate"
+	"secscan/shared/store"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "local stack:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	addr := flag.String("addr", envOr("ADDR", "127.0.0.1:3000"), "address to serve the API on (loopback)")
+	root := flag.String("root", ".", "repository root (where template.yaml is)")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return err
+	}
+	logger := app.NewLogger(cfg.LogLevel)
+	tpl, err := samtemplate.Load(filepath.Join(*root, "template.yaml"))
+	if err != nil {
+		return err
+	}
+
+	if cfg.DynamoDBEndpoint == "" {
+		fmt.Println("Starting DynamoDB Local (in memory, 127.0.0.1 only)…")
+		ddbLog, err := os.Create(filepath.Join(os.TempDir(), "secscan-dynamodb-local.log"))
+		if err != nil {
+			return err
+		}
+		defer ddbLog.Close()
+		ddb, err := dynamolocal.Start(ctx, filepath.Join(*root, "infra", "local"), ddbLog)
+		if err != nil {
+			return err
+		}
+		defer ddb.Stop()
+		cfg.DynamoDBEndpoint = ddb.Endpoint
+	}
+	db, err := store.NewClient(ctx, cfg.DynamoDBEndpoint)
+	if err != nil {
+		return err
+	}
+	if err := dynamolocal.CreateTables(ctx, db, tpl, cfg.TableName); err != nil {
+		return err
+	}
+
+	var idp *devidp.Provider
+	opts := app.Options{Logger: logger}
+	if cfg.JWTJWKSURL == "" {
+		cfg.JWTIssuer, cfg.JWTAudience = "http://"+*addr+"/dev", "secscan-local"
+		if idp, err = devidp.New(cfg.JWTIssuer, cfg.JWTAudience); err != nil {
+			return err
+		}
+		if opts.SessionKeys, err = idp.Keyfunc(); err != nil {
+			return err
+		}
+	}
+	api, err := app.Build(ctx, cfg, opts)
+	if err != nil {
+		return err
+	}
+	if cfg.BootstrapAdminEmail != "" {
+		if _, err := localstack.BootstrapAdmin(ctx, api.Store, cfg.BootstrapAdminEmail, cfg.BootstrapAdminToken, time.Now()); err != nil {
+			return err
+		}
+	}
+	routes, err := tpl.Routes()
+	if err != nil {
+		return err
+	}
+	handler, err := localstack.NewRouter(routes, api.Endpoints(), idp)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another local stack running? set ADDR to use another port)", *addr, err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	printBanner(os.Stdout, *addr, cfg, idp != nil, len(routes))
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		fmt.Println("\nShutting down…")
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}
+
+func printBanner(w io.Writer, addr string, cfg config.Config, devIdP bool, routes int) {
+	base := "http://" + addr
+	fmt.Fprintf(w, "\nAPI listening on %s (%d routes from template.yaml)\n", base, routes)
+	fmt.Fprintf(w, "DynamoDB: %s, table %q\n", cfg.DynamoDBEndpoint, cfg.TableName)
+	if devIdP {
+		fmt.Fprintf(w, "\nGet a browser-session token from the development identity provider:\n")
+		fmt.Fprintf(w, "  export SESSION=$(curl -s -X POST %s/dev/session -d '{\"email\":\"you@example.com\"}' | sed -E 's/.*\"token\":\"([^\"]+)\".*/\\1/')\n", base)
+		fmt.Fprintf(w, "  curl -s %s/api/auth/me -H \"Authorization: Bearer $SESSION\"\n", base)
+	}
+	if cfg.BootstrapAdminEmail != "" {
+		fmt.Fprintf(w, "\nAdmin %s can use the token in BOOTSTRAP_ADMIN_TOKEN.\n", cfg.BootstrapAdminEmail)
+	}
+	fmt.Fprintf(w, "\nPress Ctrl-C to stop.\n")
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,183 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"secscan/shared/apierr"
+	"secscan/shared/auth"
+	"secscan/shared/httpapi"
+	"secscan/shared/ids"
+	"secscan/shared/plans"
+	"secscan/shared/store"
+)
+
+// accountAction guards the account's credentials: minting and revoking
+// tokens and handling the webhook secret need a browser session, so a leaked
+// API token cannot mint itself successors or read the signing secret.
+func accountAction(h httpapi.AuthedHandler) httpapi.AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		if p.Via != auth.ViaSession {
+			return apierr.New(apierr.Forbidden, "This action requires a browser session")
+		}
+		return h(w, r, p)
+	}
+}
+
+type tokenJSON struct {
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Token       string  `json:"token,omitempty"`
+	TokenPrefix string  `json:"token_prefix"`
+	CreatedAt   string  `json:"created_at"`
+	ExpiresAt   *string `json:"expires_at"`
+	LastUsedAt  *string `json:"last_used_at"`
+}
+
+func renderToken(t store.Token) tokenJSON {
+	return tokenJSON{ID: t.ID, Name: t.Name, TokenPrefix: t.Prefix, CreatedAt: timestamp(t.CreatedAt),
+		ExpiresAt: optionalTimestamp(t.ExpiresAt), LastUsedAt: optionalTimestamp(t.LastUsedAt)}
+}
+
+// newTokenRecord mints a token value and the record that stores only its hash.
+func newTokenRecord(userID, name string, expiresAt *time.Time, now time.Time) (string, store.Token, error) {
+	value, err := auth.NewAPIToken()
+	if err != nil {
+		return "", store.Token{}, err
+	}
+	return value, store.Token{
+		ID: ids.New(ids.Token, now), UserID: userID, Name: name, Prefix: auth.DisplayPrefix(value),
+		Hash: auth.HashToken(value), CreatedAt: now, ExpiresAt: expiresAt,
+	}, nil
+}
+
+type tokenCreate struct {
+	Name          *string `json:"name"`
+	ExpiresInDays *int    `json:"expires_in_days"`
+}
+
+func (a *API) createToken(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	if !plans.Plan(p.User.Plan).CanMintTokens() {
+		return apierr.New(apierr.Forbidden, "API tokens are available on the starter plan and above; your plan is %s", p.User.Plan)
+	}
+	var in tokenCreate
+	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if in.Name == nil {
+		return apierr.Field("name", "is required")
+	}
+	if n := utf8.RuneCountInString(*in.Name); n < 1 || n > 100 || !utf8.ValidString(*in.Name) {
+		return apierr.Field("name", "must be 1 to 100 characters")
+	}
+	now := a.Now().UTC()
+	var expiresAt *time.Time
+	if in.ExpiresInDays != nil {
+		if *in.ExpiresInDays < 1 || *in.ExpiresInDays > 365 {
+			return apierr.Field("expires_in_days", "must be an integer from 1 to 365")
+		}
+		t := now.AddDate(0, 0, *in.ExpiresInDays)
+		expiresAt = &t
+	}
+	value, record, err := newTokenRecord(p.User.ID, *in.Name, expiresAt, now)
+	if err != nil {
+		return err
+	}
+	if err := a.Store.CreateToken(r.Context(), record); err != nil {
+		return err
+	}
+	out := renderToken(record)
+	out.Token = value
+	httpapi.WriteJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+func (a *API) listTokens(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	page, err := httpapi.PageOf(r)
+	if err != nil {
+		return err
+	}
+	tokens, next, err := a.Store.ListTokens(r.Context(), p.User.ID, page)
+	if errors.Is(err, store.ErrBadCursor) {
+		return httpapi.BadCursor()
+	}
+	if err != nil {
+		return err
+	}
+	out := make([]tokenJSON, len(tokens))
+	for i, t := range tokens {
+		out[i] = renderToken(t)
+	}
+	httpapi.SetNextLink(w, r, page, next)
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (a *API) deleteToken(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	id, err := httpapi.PathID(r, ids.Token, ids.Valid, "Token")
+	if err != nil {
+		return err
+	}
+	err = a.Store.DeleteToken(r.Context(), p.User.ID, id)
+	if store.IsNotFound(err) {
+		return apierr.New(apierr.NotFound, "Token %s not found", id)
+	}
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type webhookSecretJSON struct {
+	Secret    string `json:"secret"`
+	CreatedAt string `json:"created_at"`
+}
+
+func (a *API) newWebhookSecret() (store.WebhookSecret, error) {
+	body, err := auth.RandomBase62(32)
+	if err != nil {
+		return store.WebhookSecret{}, err
+	}
+	return store.WebhookSecret{Secret: "whsec_" + body, CreatedAt: a.Now().UTC()}, nil
+}
+
+func webhooksOnPlan(p auth.Principal) error {
+	if !plans.Plan(p.User.Plan).HasWebhooks() {
+		return apierr.New(apierr.Forbidden, "Webhooks are available on the starter plan and above; your plan is %s", p.User.Plan)
+	}
+	return nil
+}
+
+func (a *API) getWebhookSecret(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	if err := webhooksOnPlan(p); err != nil {
+		return err
+	}
+	candidate, err := a.newWebhookSecret()
+	if err != nil {
+		return err
+	}
+	s, err := a.Store.WebhookSecret(r.Context(), p.User.ID, candidate)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, webhookSecretJSON{Secret: s.Secret, CreatedAt: timestamp(s.CreatedAt)})
+	return nil
+}
+
+func (a *API) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	if err := webhooksOnPlan(p); err != nil {
+		return err
+	}
+	next, err := a.newWebhookSecret()
+	if err != nil {
+		return err
+	}
+	if err := a.Store.RotateWebhookSecret(r.Context(), p.User.ID, next); err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, webhookSecretJSON{Secret: next.Secret, CreatedAt: timestamp(next.CreatedAt)})
+	return nil
+}

@@ -1,0 +1,130 @@
+package api
+
+import (
+	"net/http"
+	"net/mail"
+	"strings"
+
+	"secscan/shared/apierr"
+	"secscan/shared/auth"
+	"secscan/shared/httpapi"
+	"secscan/shared/ids"
+	"secscan/shared/plans"
+	"secscan/shared/store"
+)
+
+type userJSON struct {
+	ID        string `json:"id"`
+	Email     string `json:"email"`
+	Plan      string `json:"plan"`
+	IsAdmin   bool   `json:"is_admin"`
+	CreatedAt string `json:"created_at"`
+}
+
+func renderUser(u store.User) userJSON {
+	return userJSON{ID: u.ID, Email: u.Email, Plan: u.Plan, IsAdmin: u.IsAdmin, CreatedAt: timestamp(u.CreatedAt)}
+}
+
+func (a *API) me(w http.ResponseWriter, _ *http.Request, p auth.Principal) error {
+	httpapi.WriteJSON(w, http.StatusOK, renderUser(p.User))
+	return nil
+}
+
+func adminOnly(h httpapi.AuthedHandler) httpapi.AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		if !p.User.IsAdmin {
+			return apierr.New(apierr.Forbidden, "Admin privileges required")
+		}
+		return h(w, r, p)
+	}
+}
+
+type adminUserCreate struct {
+	Email   *string `json:"email"`
+	Plan    *string `json:"plan"`
+	IsAdmin *bool   `json:"is_admin"`
+}
+
+func validPlan(field string, plan *string) error {
+	if plan != nil && !plans.Valid(*plan) {
+		return apierr.Field(field, "must be one of free, starter, pro, enterprise")
+	}
+	return nil
+}
+
+func (a *API) adminCreateUser(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	var in adminUserCreate
+	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if in.Email == nil {
+		return apierr.Field("email", "is required")
+	}
+	email := auth.NormalizeEmail(*in.Email)
+	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
+		return apierr.Field("email", "must be an email address like name@example.com")
+	}
+	if in.Plan == nil {
+		return apierr.Field("plan", "is required (free, starter, pro or enterprise)")
+	}
+	if err := validPlan("plan", in.Plan); err != nil {
+		return err
+	}
+	if in.IsAdmin == nil {
+		return apierr.Field("is_admin", "is required (true or false)")
+	}
+	plan := *in.Plan
+	now := a.Now().UTC()
+	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: plan, IsAdmin: *in.IsAdmin, CreatedAt: now}
+	token, record, err := newTokenRecord(u.ID, "initial", nil, now)
+	if err != nil {
+		return err
+	}
+	err = a.Store.CreateUser(r.Context(), store.NewUser{User: u, ClaimEmail: true, FirstToken: &record})
+	if store.IsConflict(err) {
+		detail := "A user with email " + email + " already exists"
+		if id, err := a.Store.UserIDByEmail(r.Context(), email); err == nil {
+			detail += " (" + id + ")"
+		}
+		return apierr.New(apierr.Conflict, "%s", detail)
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusCreated, struct {
+		userJSON
+		Token string `json:"token"`
+	}{renderUser(u), token})
+	return nil
+}
+
+type adminUserUpdate struct {
+	Plan    *string `json:"plan"`
+	IsAdmin *bool   `json:"is_admin"`
+}
+
+func (a *API) adminUpdateUser(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	id, err := httpapi.PathID(r, ids.User, ids.Valid, "User")
+	if err != nil {
+		return err
+	}
+	var in adminUserUpdate
+	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if in.Plan == nil && in.IsAdmin == nil {
+		return apierr.Field("plan", "give plan and/or is_admin to change")
+	}
+	if err := validPlan("plan", in.Plan); err != nil {
+		return err
+	}
+	u, err := a.Store.UpdateUser(r.Context(), id, in.Plan, in.IsAdmin)
+	if store.IsNotFound(err) {
+		return apierr.New(apierr.NotFound, "User %s not found", id)
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, renderUser(u))
+	return nil
+}

@@ -1,0 +1,90 @@
+// Package config reads the service's settings from the environment, with the
+// names CONTRACT.md fixes. It only parses; building clients is the wiring's job.
+package config
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Config is every setting a function or the local stack reads.
+type Config struct {
+	TableName        string // TABLE_NAME
+	DynamoDBEndpoint string // DYNAMODB_ENDPOINT; empty means AWS
+	DNSServer        string // DNS_SERVER host:port; empty means the system resolver
+
+	AllowPrivateNetworks   bool // ALLOW_PRIVATE_NETWORKS
+	AllowInsecureCallbacks bool // ALLOW_INSECURE_CALLBACKS
+
+	JWTJWKSURL  string // JWT_JWKS_URL
+	JWTIssuer   string // JWT_ISSUER
+	JWTAudience string // JWT_AUDIENCE
+
+	BootstrapAdminEmail string // BOOTSTRAP_ADMIN_EMAIL
+	BootstrapAdminToken string // BOOTSTRAP_ADMIN_TOKEN
+
+	Version  string // VERSION, shown by /health
+	LogLevel string // LOG_LEVEL: DEBUG, INFO, WARN, ERROR
+}
+
+// FromEnv reads the configuration from the process environment.
+func FromEnv() (Config, error) { return Parse(os.Getenv) }
+
+// Parse reads the configuration through getenv, so tests can pass a map.
+func Parse(getenv func(string) string) (Config, error) {
+	c := Config{
+		TableName:           strings.TrimSpace(getenv("TABLE_NAME")),
+		DynamoDBEndpoint:    strings.TrimSpace(getenv("DYNAMODB_ENDPOINT")),
+		DNSServer:           strings.TrimSpace(getenv("DNS_SERVER")),
+		JWTJWKSURL:          strings.TrimSpace(getenv("JWT_JWKS_URL")),
+		JWTIssuer:           strings.TrimSpace(getenv("JWT_ISSUER")),
+		JWTAudience:         strings.TrimSpace(getenv("JWT_AUDIENCE")),
+		BootstrapAdminEmail: strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_EMAIL")),
+		BootstrapAdminToken: strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_TOKEN")),
+		Version:             strings.TrimSpace(getenv("VERSION")),
+		LogLevel:            strings.ToUpper(strings.TrimSpace(getenv("LOG_LEVEL"))),
+	}
+	var err error
+	if c.AllowPrivateNetworks, err = parseBool(getenv, "ALLOW_PRIVATE_NETWORKS"); err != nil {
+		return Config{}, err
+	}
+	if c.AllowInsecureCallbacks, err = parseBool(getenv, "ALLOW_INSECURE_CALLBACKS"); err != nil {
+		return Config{}, err
+	}
+	if c.TableName == "" {
+		c.TableName = "secscan"
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	if c.DNSServer != "" {
+		if _, _, err := net.SplitHostPort(c.DNSServer); err != nil {
+			return Config{}, fmt.Errorf("DNS_SERVER must be host:port, got %q", c.DNSServer)
+		}
+	}
+	if (c.BootstrapAdminEmail == "") != (c.BootstrapAdminToken == "") {
+		return Config{}, fmt.Errorf("BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_TOKEN must be set together")
+	}
+	if c.BootstrapAdminToken != "" && !strings.HasPrefix(c.BootstrapAdminToken, "pt_") {
+		return Config{}, fmt.Errorf("BOOTSTRAP_ADMIN_TOKEN must start with pt_")
+	}
+	if c.JWTJWKSURL != "" && (c.JWTIssuer == "" || c.JWTAudience == "") {
+		return Config{}, fmt.Errorf("JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE")
+	}
+	return c, nil
+}
+
+func parseBool(getenv func(string) string, name string) (bool, error) {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s must be true or false, got %q", name, v)
+	}
+	return b, nil
+}

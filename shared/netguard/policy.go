@@ -1,0 +1,191 @@
+// Package netguard owns the one guarded dialer that every outbound
+// connection of the product (verification, scanners, webhooks) goes through.
+// It resolves names with package resolver, refuses non-public addresses
+// (loopback, private, link-local, cloud metadata, ...) after resolution, and
+// dials exactly the address it checked; the same check runs again as the
+// socket's Control hook on the address actually dialled, which defeats DNS
+// rebinding.
+//
+// The address policy builds on code.dny.dev/ssrf (the IANA special-purpose
+// registries); this package adds IPv4-mapped and NAT64 handling, the
+// ALLOW_PRIVATE_NETWORKS switch and human-readable refusals.
+package netguard
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+
+	"code.dny.dev/ssrf"
+)
+
+// ErrForbiddenAddress is matched (errors.Is) by every refusal of the policy.
+var ErrForbiddenAddress = errors.New("forbidden address")
+
+// Policy decides which IP addresses outbound connections may reach. The zero
+// value allows public addresses only. Ports are not restricted: scanners
+// need every port.
+type Policy struct {
+	// AllowPrivate lets connections reach loopback, RFC 1918, carrier-grade
+	// NAT and IPv6 unique-local addresses (ALLOW_PRIVATE_NETWORKS, for local
+	// stacks and tests).
+	AllowPrivate bool
+}
+
+// AddressError is the refusal of one address. It matches ErrForbiddenAddress.
+type AddressError struct {
+	// Host is the name that resolved to Addr; empty when Addr was given as a
+	// literal.
+	Host string
+	// Addr is the refused address as resolved or given (before unmapping).
+	Addr netip.Addr
+	// Reason describes the address class, e.g. "a loopback address".
+	Reason string
+	// Private is true when AllowPrivate would have allowed the address.
+	Private bool
+
+	cause error // the code.dny.dev/ssrf refusal, when there is one
+}
+
+func (e *AddressError) Error() string {
+	subject := e.Addr.String() + " is"
+	if e.Host != "" && e.Host != e.Addr.String() {
+		subject = e.Host + " resolves to " + e.Addr.String() + ","
+	}
+	rule := "such addresses are never allowed"
+	if e.Private {
+		rule = "private networks are not allowed"
+	}
+	return fmt.Sprintf("%s %s; %s", subject, e.Reason, rule)
+}
+
+// Unwrap exposes ErrForbiddenAddress and the underlying ssrf error.
+func (e *AddressError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrForbiddenAddress}
+	}
+	return []error{ErrForbiddenAddress, e.cause}
+}
+
+var (
+	// privatePrefixes are what AllowPrivate opens. Link-local (including
+	// 169.254.169.254, the cloud metadata service), multicast and unspecified
+	// addresses are deliberately absent: defense in depth, a local stack
+	// never needs them and a metadata endpoint is the classic SSRF prize.
+	privateV4Prefixes = []netip.Prefix{
+		netip.MustParsePrefix("127.0.0.0/8"),
+		netip.MustParsePrefix("10.0.0.0/8"),
+		netip.MustParsePrefix("172.16.0.0/12"),
+		netip.MustParsePrefix("192.168.0.0/16"),
+		netip.MustParsePrefix("100.64.0.0/10"),
+	}
+	privateV6Prefixes = []netip.Prefix{
+		netip.MustParsePrefix("::1/128"),
+		netip.MustParsePrefix("fc00::/7"),
+	}
+
+	// Networks and ports are not this policy's business (the dialer checks
+	// networks itself; scanners need every port), so both are opened.
+	publicOnly   = ssrf.New(ssrf.WithAnyPort(), ssrf.WithAnyNetwork())
+	allowPrivate = ssrf.New(ssrf.WithAnyPort(), ssrf.WithAnyNetwork(),
+		ssrf.WithAllowedV4Prefixes(privateV4Prefixes...),
+		ssrf.WithAllowedV6Prefixes(privateV6Prefixes...))
+)
+
+// Check returns nil when ip may be connected to, else an *AddressError
+// (matching ErrForbiddenAddress) saying why. It never touches the network.
+func (p Policy) Check(ip netip.Addr) error {
+	return p.check("", ip)
+}
+
+func (p Policy) check(host string, ip netip.Addr) error {
+	if !ip.IsValid() {
+		return &AddressError{Host: host, Addr: ip, Reason: "not a valid IP address"}
+	}
+	// Zones only scope link-local and multicast addresses; netip prefixes
+	// never contain a zoned address, so judge the address without it.
+	bare := ip.WithZone("").Unmap()
+
+	// NAT64 (64:ff9b::/96) reaches the embedded IPv4 address through a
+	// gateway: judge that address, and never open it for private networks
+	// (a local stack reaches them directly, not through NAT64).
+	if ssrf.IPv6NAT64Prefix.Contains(bare) {
+		b := bare.As16()
+		v4 := netip.AddrFrom4([4]byte(b[12:16]))
+		if err := publicOnly.SafeAddr(v4); err != nil {
+			reason, _ := classify(v4)
+			return &AddressError{Host: host, Addr: ip, cause: err,
+				Reason: fmt.Sprintf("a NAT64 address for %s, %s", v4, reason)}
+		}
+		return nil
+	}
+
+	guard := publicOnly
+	if p.AllowPrivate {
+		guard = allowPrivate
+	}
+	err := guard.SafeAddr(bare)
+	if err == nil {
+		return nil
+	}
+	reason, private := classify(bare)
+	if bare != ip.WithZone("") {
+		reason = fmt.Sprintf("an IPv4-mapped form of %s, %s", bare, reason)
+	}
+	return &AddressError{Host: host, Addr: ip, Reason: reason, Private: private, cause: err}
+}
+
+// Named classes for readable refusals; anything else the ssrf registry
+// denies is reported as special-purpose with its prefix.
+var addressClasses = []struct {
+	prefix netip.Prefix
+	reason string
+}{
+	{netip.MustParsePrefix("0.0.0.0/32"), "the unspecified address"},
+	{netip.MustParsePrefix("::/128"), "the unspecified address"},
+	{netip.MustParsePrefix("0.0.0.0/8"), `a "this network" address (0.0.0.0/8)`},
+	{netip.MustParsePrefix("127.0.0.0/8"), "a loopback address"},
+	{netip.MustParsePrefix("::1/128"), "a loopback address"},
+	{netip.MustParsePrefix("10.0.0.0/8"), "a private address (RFC 1918)"},
+	{netip.MustParsePrefix("172.16.0.0/12"), "a private address (RFC 1918)"},
+	{netip.MustParsePrefix("192.168.0.0/16"), "a private address (RFC 1918)"},
+	{netip.MustParsePrefix("100.64.0.0/10"), "a carrier-grade NAT address (RFC 6598)"},
+	{netip.MustParsePrefix("169.254.169.254/32"), "a link-local address (the cloud metadata service)"},
+	{netip.MustParsePrefix("169.254.0.0/16"), "a link-local address"},
+	{netip.MustParsePrefix("fe80::/10"), "a link-local address"},
+	{netip.MustParsePrefix("fc00::/7"), "a unique local address (IPv6 ULA)"},
+	{netip.MustParsePrefix("224.0.0.0/4"), "a multicast address"},
+	{netip.MustParsePrefix("ff00::/8"), "a multicast address"},
+	{netip.MustParsePrefix("255.255.255.255/32"), "the broadcast address"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "a reserved address (240.0.0.0/4)"},
+}
+
+// classify names the class of a refused (unmapped, zoneless) address and
+// whether AllowPrivate opens it.
+func classify(ip netip.Addr) (reason string, private bool) {
+	for _, p := range privateV4Prefixes {
+		private = private || p.Contains(ip)
+	}
+	for _, p := range privateV6Prefixes {
+		private = private || p.Contains(ip)
+	}
+	for _, c := range addressClasses {
+		if c.prefix.Contains(ip) {
+			return c.reason, private
+		}
+	}
+	for _, p := range ssrf.IPv4DeniedPrefixes {
+		if p.Contains(ip) {
+			return "a special-purpose address (" + p.String() + ")", private
+		}
+	}
+	for _, p := range ssrf.IPv6DeniedPrefixes {
+		if p.Contains(ip) {
+			return "a special-purpose address (" + p.String() + ")", private
+		}
+	}
+	if ip.Is6() && !ssrf.IPv6GlobalUnicast.Contains(ip) {
+		return "outside the IPv6 global unicast range", private
+	}
+	return "not a public address", private
+}

@@ -1,0 +1,82 @@
+// Package plans holds the commercial rules of CONTRACT.md: which tiers,
+// report formats and features each plan has, and the credit ceiling of each
+// tier. Everything that asks "may this user do X" asks here.
+package plans
+
+import "slices"
+
+// Plan is a subscription plan (the user's `plan` field).
+type Plan string
+
+// The plans, cheapest first.
+const (
+	Free       Plan = "free"
+	Starter    Plan = "starter"
+	Pro        Plan = "pro"
+	Enterprise Plan = "enterprise"
+)
+
+// All lists the plans in ascending order.
+var All = []Plan{Free, Starter, Pro, Enterprise}
+
+// Valid reports whether p names a plan.
+func Valid(p string) bool { return slices.Contains(All, Plan(p)) }
+
+// Tier is a scan depth.
+type Tier string
+
+// The tiers.
+const (
+	Quick    Tier = "quick"
+	Standard Tier = "standard"
+	Deep     Tier = "deep"
+)
+
+// CreditCeiling is each tier's max_credits ceiling (and default).
+var CreditCeiling = map[Tier]int{Quick: 50, Standard: 200, Deep: 1000}
+
+// AllowsTier reports whether the plan may run scans of tier t.
+func (p Plan) AllowsTier(t Tier) bool {
+	if t == Deep {
+		return p == Pro || p == Enterprise
+	}
+	return Valid(string(p))
+}
+
+// CheapestAllowing names the cheapest plan that allows tier t, for 403 details.
+func CheapestAllowing(t Tier) Plan {
+	for _, p := range All {
+		if p.AllowsTier(t) {
+			return p
+		}
+	}
+	return Enterprise
+}
+
+// IsPaid reports whether the plan is above free.
+func (p Plan) IsPaid() bool { return Valid(string(p)) && p != Free }
+
+// CanMintTokens: the free plan cannot create API tokens.
+func (p Plan) CanMintTokens() bool { return p.IsPaid() }
+
+// HasWebhooks: webhooks start at starter; on free, callback_url is ignored.
+func (p Plan) HasWebhooks() bool { return p.IsPaid() }
+
+// AllowsReportFormat reports whether the plan may download format (md, html, pdf, csv).
+func (p Plan) AllowsReportFormat(format string) bool {
+	switch format {
+	case "md", "html":
+		return Valid(string(p))
+	case "pdf", "csv":
+		return p.IsPaid()
+	}
+	return false
+}
+
+// ReportRetentionDays is how long reports stay downloadable; 0 means forever.
+func (p Plan) ReportRetentionDays() int {
+	if p == Free {
+		return 7
+	}
+	return 0
+}

@@ -1,0 +1,175 @@
+// Package store keeps the service's records in one DynamoDB table.
+//
+// The table has a string partition key `pk`, a string sort key `sk` and a TTL
+// attribute `ttl`. Items, and the access pattern each serves:
+//
+//	pk                      sk                 what / served access pattern
+//	USER#<usr id>           PROFILE            user record; also carries the user's rate-limit
+//	                                           logs, so authentication reads the user and
+//	                                           counts the request in one UpdateItem
+//	USER#<usr id>           TARGET#<tgt id>    a target; list a user's targets newest first
+//	                                           (Query, ScanIndexForward=false), get one by id
+//	USER#<usr id>           DOMAIN#<domain>    claim: one target per domain per user (409 with id)
+//	USER#<usr id>           TOKEN#<tok id>     token metadata for listing and revoking
+//	USER#<usr id>           WEBHOOK_SECRET     the account's webhook signing secret
+//	TOKEN#<sha256 hex>      TOKEN              authentication by API token (GetItem, consistent)
+//	IDENTITY#<iss> <sub>    IDENTITY           authentication by JWT: (iss, sub) -> user
+//	EMAIL#<email>           EMAIL              email -> user, for admin-created users and uniqueness
+//	AUTHFAIL#<ip>           AUTHFAIL           failed authentications per source IP (TTL)
+//
+// Every request-path operation is keyed (GetItem, Query on one partition,
+// conditional writes); nothing scans the table. Every user-owned record lives
+// in the user's partition, so reading another user's id simply finds nothing.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"secscan/shared/apierr"
+)
+
+// DB is the part of the DynamoDB client the store uses.
+type DB interface {
+	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+}
+
+// Store reads and writes the service's records.
+type Store struct {
+	db    DB
+	table string
+}
+
+// New returns a Store on table.
+func New(db DB, table string) *Store { return &Store{db: db, table: table} }
+
+// DB returns the client, for packages that share the table (rate limits).
+func (s *Store) DB() DB { return s.db }
+
+// Table returns the table name.
+func (s *Store) Table() string { return s.table }
+
+// Domain errors of the store.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("already exists")
+)
+
+// Key builders. Kept in one place so the layout above stays true.
+func userPK(userID string) string       { return "USER#" + userID }
+func tokenHashPK(hash string) string    { return "TOKEN#" + hash }
+func identityPK(iss, sub string) string { return "IDENTITY#" + iss + " " + sub }
+func emailPK(email string) string       { return "EMAIL#" + email }
+func authFailPK(ip string) string       { return "AUTHFAIL#" + ip }
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: pk},
+		"sk": &types.AttributeValueMemberS{Value: sk},
+	}
+}
+
+// UserKey is the key of a user's profile item (where rate-limit logs live).
+func UserKey(userID string) map[string]types.AttributeValue { return key(userPK(userID), "PROFILE") }
+
+// AuthFailureKey is the key of the failed-authentication log of a source IP.
+func AuthFailureKey(ip string) map[string]types.AttributeValue {
+	return key(authFailPK(ip), "AUTHFAIL")
+}
+
+func (s *Store) get(ctx context.Context, k map[string]types.AttributeValue, out any) error {
+	res, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: k, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return dbError("get item", err)
+	}
+	if res.Item == nil {
+		return ErrNotFound
+	}
+	if err := attributevalue.UnmarshalMap(res.Item, out); err != nil {
+		return fmt.Errorf("decode item: %w", err)
+	}
+	return nil
+}
+
+func marshal(v any) map[string]types.AttributeValue {
+	item, err := attributevalue.MarshalMap(v)
+	if err != nil {
+		// Only our own item structs are marshalled; failing here is a programming error.
+		panic(fmt.Sprintf("store: marshal %T: %v", v, err))
+	}
+	return item
+}
+
+func putNew(table string, item any) types.TransactWriteItem {
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName:           &table,
+		Item:                marshal(item),
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	}}
+}
+
+// transactionConflict reports whether a transaction was cancelled because the
+// condition of item i failed, returning that item's old attributes when sent.
+func transactionConflict(err error, i int) (map[string]types.AttributeValue, bool) {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) {
+		return nil, false
+	}
+	r := tce.CancellationReasons[i]
+	if aws.ToString(r.Code) != "ConditionalCheckFailed" {
+		return nil, false
+	}
+	return r.Item, true
+}
+
+// IsConditionFailed reports whether err is a failed condition of a single write.
+func IsConditionFailed(err error) (*types.ConditionalCheckFailedException, bool) {
+	var ccf *types.ConditionalCheckFailedException
+	ok := errors.As(err, &ccf)
+	return ccf, ok
+}
+
+// dbError turns an SDK error into a 503 for transient causes (throttling,
+// network, the service being down) and a plain wrapped error otherwise.
+func dbError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("dynamodb %s: %w", op, err)
+	}
+	var apiErr smithy.APIError
+	transient := true
+	if errors.As(err, &apiErr) {
+		switch apiErr.ErrorCode() {
+		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+			"InternalServerError", "ServiceUnavailable", "TransactionInProgressException":
+		default:
+			transient = false
+		}
+	}
+	if !transient {
+		return fmt.Errorf("dynamodb %s: %w", op, err)
+	}
+	return &apierr.Error{
+		Kind:       apierr.Unavailable,
+		Detail:     "The database is temporarily unavailable; please retry shortly",
+		RetryAfter: 2,
+		Err:        fmt.Errorf("dynamodb %s: %w", op, err),
+	}
+}
+
+// ttlAfter is the epoch-seconds TTL value for t.
+func ttlAfter(t time.Time) int64 { return t.Unix() }

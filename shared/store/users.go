@@ -1,0 +1,169 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// User is an account.
+type User struct {
+	ID        string    `dynamodbav:"id"`
+	Email     string    `dynamodbav:"email"`
+	Plan      string    `dynamodbav:"plan"`
+	IsAdmin   bool      `dynamodbav:"is_admin"`
+	CreatedAt time.Time `dynamodbav:"created_at"`
+}
+
+type userItem struct {
+	PK   string `dynamodbav:"pk"`
+	SK   string `dynamodbav:"sk"`
+	Type string `dynamodbav:"type"`
+	User
+}
+
+func newUserItem(u User) userItem {
+	return userItem{PK: userPK(u.ID), SK: "PROFILE", Type: "user", User: u}
+}
+
+type identityItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	UserID string `dynamodbav:"user_id"`
+}
+
+type emailItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	UserID string `dynamodbav:"user_id"`
+}
+
+// DecodeUser reads a user from a profile item's attributes (as returned by
+// the rate limiter's update, which is how authentication loads the user).
+func DecodeUser(item map[string]types.AttributeValue) (User, error) {
+	var u userItem
+	if err := attributevalue.UnmarshalMap(item, &u); err != nil {
+		return User{}, fmt.Errorf("decode user: %w", err)
+	}
+	if u.ID == "" {
+		return User{}, ErrNotFound
+	}
+	return u.User, nil
+}
+
+// GetUser returns the user with id.
+func (s *Store) GetUser(ctx context.Context, id string) (User, error) {
+	var u userItem
+	if err := s.get(ctx, UserKey(id), &u); err != nil {
+		return User{}, fmt.Errorf("get user %s: %w", id, err)
+	}
+	return u.User, nil
+}
+
+// UserIDByIdentity returns the user linked to the identity provider's (iss, sub).
+func (s *Store) UserIDByIdentity(ctx context.Context, iss, sub string) (string, error) {
+	var it identityItem
+	if err := s.get(ctx, key(identityPK(iss, sub), "IDENTITY"), &it); err != nil {
+		return "", fmt.Errorf("get identity: %w", err)
+	}
+	return it.UserID, nil
+}
+
+// UserIDByEmail returns the user that holds email.
+func (s *Store) UserIDByEmail(ctx context.Context, email string) (string, error) {
+	var it emailItem
+	if err := s.get(ctx, key(emailPK(email), "EMAIL"), &it); err != nil {
+		return "", fmt.Errorf("get email %s: %w", email, err)
+	}
+	return it.UserID, nil
+}
+
+// LinkIdentity links (iss, sub) to an existing user. ErrConflict when the
+// identity is already linked (a concurrent first request won the race).
+func (s *Store) LinkIdentity(ctx context.Context, iss, sub, userID string) error {
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           &s.table,
+		Item:                marshal(identityItem{PK: identityPK(iss, sub), SK: "IDENTITY", UserID: userID}),
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	})
+	if _, ok := IsConditionFailed(err); ok {
+		return ErrConflict
+	}
+	return dbError("link identity", err)
+}
+
+// NewUser describes a user to create, with what should point at it.
+type NewUser struct {
+	User        User
+	ClaimEmail  bool      // also register the email -> user mapping (must be free)
+	IdentityISS string    // when set, link (IdentityISS, IdentitySub) to the user
+	IdentitySub string    //
+	FirstToken  *NewToken // when set, create this API token for the user
+}
+
+// CreateUser writes the user and its links in one transaction. ErrConflict
+// when the email is claimed already or the identity is linked already.
+func (s *Store) CreateUser(ctx context.Context, n NewUser) error {
+	items := []types.TransactWriteItem{putNew(s.table, newUserItem(n.User))}
+	if n.ClaimEmail {
+		items = append(items, putNew(s.table, emailItem{PK: emailPK(n.User.Email), SK: "EMAIL", UserID: n.User.ID}))
+	}
+	if n.IdentityISS != "" {
+		items = append(items, putNew(s.table, identityItem{PK: identityPK(n.IdentityISS, n.IdentitySub), SK: "IDENTITY", UserID: n.User.ID}))
+	}
+	if n.FirstToken != nil {
+		t := *n.FirstToken
+		t.UserID = n.User.ID
+		items = append(items, tokenItems(s.table, t)...)
+	}
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	for i := range items {
+		if _, ok := transactionConflict(err, i); ok {
+			return ErrConflict
+		}
+	}
+	return dbError("create user", err)
+}
+
+// UpdateUser changes a user's plan and/or admin flag and returns the result.
+func (s *Store) UpdateUser(ctx context.Context, id string, plan *string, isAdmin *bool) (User, error) {
+	expr, names, values := "SET #type = :type", map[string]string{"#type": "type"},
+		map[string]types.AttributeValue{":type": &types.AttributeValueMemberS{Value: "user"}}
+	if plan != nil {
+		expr += ", #plan = :plan"
+		names["#plan"] = "plan"
+		values[":plan"] = &types.AttributeValueMemberS{Value: *plan}
+	}
+	if isAdmin != nil {
+		expr += ", is_admin = :admin"
+		values[":admin"] = &types.AttributeValueMemberBOOL{Value: *isAdmin}
+	}
+	res, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       UserKey(id),
+		UpdateExpression:          &expr,
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if _, ok := IsConditionFailed(err); ok {
+		return User{}, ErrNotFound
+	}
+	if err != nil {
+		return User{}, dbError("update user", err)
+	}
+	return DecodeUser(res.Attributes)
+}
+
+// IsNotFound reports whether err means a record does not exist.
+func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// IsConflict reports whether err means a record exists already.
+func IsConflict(err error) bool { return errors.Is(err, ErrConflict) }
