@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/golang-jwt/jwt/v5"
 
 	"secscan/shared/api"
@@ -28,6 +29,8 @@ type Options struct {
 	// (the local stack's development identity provider).
 	SessionKeys jwt.Keyfunc
 	Logger      *slog.Logger
+	// DynamoDBOptions adjust the DynamoDB client (tests count round trips).
+	DynamoDBOptions []func(*dynamodb.Options)
 }
 
 // Build returns the API of cfg.
@@ -36,7 +39,7 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*api.API, erro
 	if logger == nil {
 		logger = NewLogger(cfg.LogLevel)
 	}
-	db, err := store.NewClient(ctx, cfg.DynamoDBEndpoint)
+	db, err := store.NewClient(ctx, cfg.DynamoDBEndpoint, opts.DynamoDBOptions...)
 	if err != nil {
 		return nil, err
 	}

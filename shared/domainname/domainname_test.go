@@ -29,9 +29,9 @@ func TestNormalize(t *testing.T) {
 		{in: "xn--bcher-kva.de", want: "xn--bcher-kva.de"},
 		{in: "münchen.example.com", want: "xn--mnchen-3ya.example.com"},
 		{in: "пример.рф", want: "xn--e1afmkfd.xn--p1ai"},
-		{in: "faß.de", want: "xn--fa-hia.de"}, // non-transitional: ß is kept
-		{in: "ｅｘａｍｐｌｅ．ｃｏｍ", want: "example.com"}, // fullwidth forms map to ASCII
-		{in: "ex\u200bample.com", want: "example.com"}, // UTS #46 drops zero-width space, as browsers do
+		{in: "faß.de", want: "xn--fa-hia.de"},                         // non-transitional: ß is kept
+		{in: "ｅｘａｍｐｌｅ．ｃｏｍ", want: "example.com"},                      // fullwidth forms map to ASCII
+		{in: "ex\u200bample.com", want: "example.com"},                // UTS #46 drops zero-width space, as browsers do
 		{in: "ex\u200dample.com", wantErr: "not a valid domain name"}, // a joiner outside its context is refused
 		{in: "my-site.example", want: "my-site.example"},
 		{in: "123.example.com", want: "123.example.com"},
@@ -81,7 +81,7 @@ func TestNormalize(t *testing.T) {
 		{in: "exa%41mple.com", wantErr: "not a valid domain name"},
 		{in: "ab--cd.com", wantErr: "not a valid domain name"}, // reserved "--" in positions 3-4
 		{in: "xn--zzzz-.com", wantErr: "hyphen"},
-		{in: "xn--a.com", wantErr: "not a valid domain name"}, // broken punycode
+		{in: "xn--a.com", wantErr: "not a valid domain name"},        // broken punycode
 		{in: "example.com／path", wantErr: "not a valid domain name"}, // fullwidth solidus
 		{in: strings.Repeat("a.", 600) + "com", wantErr: "too long"},
 	}

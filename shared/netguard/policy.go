@@ -48,15 +48,24 @@ type AddressError struct {
 }
 
 func (e *AddressError) Error() string {
-	subject := e.Addr.String() + " is"
+	return e.Summary() + "; " + e.Rule()
+}
+
+// Summary says what the address is, e.g. "example.com resolves to
+// 127.0.0.1, a loopback address" or "10.0.0.1 is a private address (RFC 1918)".
+func (e *AddressError) Summary() string {
 	if e.Host != "" && e.Host != e.Addr.String() {
-		subject = e.Host + " resolves to " + e.Addr.String() + ","
+		return e.Host + " resolves to " + e.Addr.String() + ", " + e.Reason
 	}
-	rule := "such addresses are never allowed"
+	return e.Addr.String() + " is " + e.Reason
+}
+
+// Rule says which rule refused the address.
+func (e *AddressError) Rule() string {
 	if e.Private {
-		rule = "private networks are not allowed"
+		return "private networks are not allowed"
 	}
-	return fmt.Sprintf("%s %s; %s", subject, e.Reason, rule)
+	return "such addresses are never allowed"
 }
 
 // Unwrap exposes ErrForbiddenAddress and the underlying ssrf error.

@@ -11,7 +11,7 @@ import (
 )
 
 // NewClient returns a DynamoDB client for endpoint (DynamoDB Local) or, when empty, AWS.
-func NewClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
+func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
 	var loadOpts []func(*awsconfig.LoadOptions) error
 	if endpoint != "" {
 		// DynamoDB Local accepts any credentials; fixed ones keep a developer's
@@ -24,11 +24,12 @@ func NewClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("aws config: %w", err)
 	}
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+	local := func(o *dynamodb.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 			// DynamoDB Local's x-amz-crc32 does not always match its body.
 			o.DisableValidateResponseChecksum = true
 		}
-	}), nil
+	}
+	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){local}, optFns...)...), nil
 }

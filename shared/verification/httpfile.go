@@ -118,7 +118,7 @@ func fetchChallenge(ctx context.Context, client *http.Client, rawURL, token stri
 		return "reading the body failed: " + describeError(err, time.Since(start)), false
 	}
 	if len(body) > maxBodyBytes {
-		return fmt.Sprintf("the body is larger than %d KiB%s; it must contain only the verification token", maxBodyBytes>>10, where), false
+		return fmt.Sprintf("the body is larger than %d KiB%s (it must contain only the verification token)", maxBodyBytes>>10, where), false
 	}
 	if found := strings.TrimSpace(string(body)); found != token {
 		return fmt.Sprintf("body does not match the verification token (found %s)%s", quote(found), where), false
@@ -147,7 +147,8 @@ func describeError(err error, elapsed time.Duration) string {
 	case errors.As(err, &redirect):
 		return redirect.reason
 	case errors.As(err, &refused):
-		return "refused: " + refused.Error()
+		// No "; " inside: that separates the https and http attempts.
+		return "refused: " + refused.Summary() + " (" + refused.Rule() + ")"
 	case errors.Is(err, resolver.ErrNXDomain):
 		return host + " does not exist (NXDOMAIN)"
 	case errors.Is(err, resolver.ErrNoRecords):

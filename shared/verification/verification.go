@@ -46,8 +46,8 @@ const (
 	// DefaultHTTPTimeout bounds both http_file attempts together.
 	DefaultHTTPTimeout = 10 * time.Second
 
-	tokenBytes     = 24 // 192 random bits, above the contract's 128
-	tokenDigits    = 33 // base62 digits needed for 24 bytes: ceil(192 / log2(62))
+	tokenBytes  = 24 // 192 random bits, above the contract's 128
+	tokenDigits = 33 // base62 digits needed for 24 bytes: ceil(192 / log2(62))
 
 	maxShownValue  = 64 // characters of a target-supplied value put in a Detail
 	maxShownValues = 5  // TXT values listed in a Detail
@@ -156,7 +156,7 @@ func (v *Verifier) verifyDNSTXT(ctx context.Context, domain, token string) error
 	name := ChallengeLabel + "." + domain
 	values, err := v.Resolver.LookupTXT(ctx, name)
 	if err != nil {
-		if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
+		if errors.Is(ctx.Err(), context.Canceled) {
 			return fmt.Errorf("verify %s: %w", domain, ctx.Err())
 		}
 		var rcode *resolver.RcodeError

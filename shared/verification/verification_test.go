@@ -97,15 +97,15 @@ func TestInstructions(t *testing.T) {
 func TestQuoteSanitizes(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
-		"plain":                      `"plain"`,
-		"with \"quotes\"":            `"with \"quotes\""`,
-		"esc\x1b[31mred\x00\n":       `"esc[31mred"`,
-		"bidi\u202eoverride":         `"bidioverride"`,
-		"bad\xffutf8":                `"badutf8"`,
-		strings.Repeat("x", 100):     `"` + strings.Repeat("x", 64) + `…"`,
-		strings.Repeat("ü", 64):      `"` + strings.Repeat("ü", 64) + `"`,
-		"":                           `""`,
-		"\u00a0nbsp and tab\there": `"` + "\u00a0" + `nbsp and tabhere"`,
+		"plain":                    `"plain"`,
+		"with \"quotes\"":          `"with \"quotes\""`,
+		"esc\x1b[31mred\x00\n":     `"esc[31mred"`,
+		"bidi\u202eoverride":       `"bidioverride"`,
+		"bad\xffutf8":              `"badutf8"`,
+		strings.Repeat("x", 100):   `"` + strings.Repeat("x", 64) + `…"`,
+		strings.Repeat("ü", 64):    `"` + strings.Repeat("ü", 64) + `"`,
+		"":                         `""`,
+		"\u00a0nbsp and tab\there": `"\u00a0nbsp and tabhere"`, // strconv.Quote escapes non-printable spaces
 	}
 	for in, want := range tests {
 		if got := quote(in); got != want {

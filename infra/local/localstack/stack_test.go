@@ -1,0 +1,211 @@
+package localstack_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
+	"secscan/infra/local/devidp"
+	"secscan/infra/local/dynamotest"
+	"secscan/infra/local/localstack"
+	"secscan/shared/api"
+	"secscan/shared/apispec"
+	"secscan/shared/app"
+	"secscan/shared/auth"
+	"secscan/shared/config"
+	"secscan/shared/ids"
+	"secscan/shared/resolver/resolvertest"
+	"secscan/shared/samtemplate"
+	"secscan/shared/store"
+)
+
+// stack is the local API over real HTTP on 127.0.0.1, with a fresh
+// DynamoDB Local table, the development identity provider and a local DNS
+// server. Every response it receives is checked against openapi.yaml.
+type stack struct {
+	t         *testing.T
+	base      string
+	api       *api.API
+	idp       *devidp.Provider
+	dns       *resolvertest.Server
+	spec      *apispec.Spec
+	roundTrip atomic.Int64 // DynamoDB operations made by the API
+}
+
+var specOnce = struct {
+	spec *apispec.Spec
+	err  error
+}{}
+
+func startStack(t *testing.T) *stack {
+	t.Helper()
+	ctx := context.Background()
+	_, table := dynamotest.NewTable(t)
+	s := &stack{t: t, dns: resolvertest.Start(t)}
+	var err error
+	if s.idp, err = devidp.New("https://idp.test/", "secscan-test"); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := s.idp.Keyfunc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Config{
+		TableName: table, DynamoDBEndpoint: dynamotest.Endpoint(t), DNSServer: s.dns.Addr,
+		AllowPrivateNetworks: true, JWTIssuer: s.idp.Issuer, JWTAudience: s.idp.Audience, Version: "e2e",
+	}
+	count := func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("CountRoundTrips",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					s.roundTrip.Add(1)
+					return next.HandleInitialize(ctx, in)
+				}), middleware.After)
+		})
+	}
+	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if s.api, err = app.Build(ctx, cfg, app.Options{SessionKeys: keys, Logger: logger, DynamoDBOptions: []func(*dynamodb.Options){count}}); err != nil {
+		t.Fatal(err)
+	}
+	root, err := dynamotest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := tpl.Routes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := localstack.NewRouter(routes, s.api.Endpoints(), s.idp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h) // 127.0.0.1
+	t.Cleanup(srv.Close)
+	s.base = srv.URL
+	if s.spec, err = apispec.LoadRepoSpec(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// account is a user of the stack with both kinds of credential.
+type account struct {
+	user    store.User
+	token   string // pt_ API token
+	session string // session JWT of the dev identity provider
+}
+
+// newAccount creates a user directly in the store (setup, not under test),
+// with an API token and an identity the dev provider's sessions map to.
+func (s *stack) newAccount(plan string, admin bool) account {
+	s.t.Helper()
+	now := time.Now().UTC()
+	email := strings.ToLower(ids.New("u", now)) + "@example.com"
+	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: plan, IsAdmin: admin, CreatedAt: now}
+	value, err := auth.NewAPIToken()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	tok := store.Token{ID: ids.New(ids.Token, now), Name: "setup", Prefix: auth.DisplayPrefix(value), Hash: auth.HashToken(value), CreatedAt: now}
+	err = s.api.Store.CreateUser(context.Background(), store.NewUser{User: u, ClaimEmail: true,
+		IdentityISS: s.idp.Issuer, IdentitySub: "dev|" + email, FirstToken: &tok})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	session, err := s.idp.SessionToken(email, true)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return account{user: u, token: value, session: session}
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.body, err)
+	}
+}
+
+func (r response) detail(t *testing.T) string {
+	t.Helper()
+	var e struct{ Detail string }
+	r.json(t, &e)
+	return e.Detail
+}
+
+// call sends a request; body is a string (sent raw) or a value (sent as JSON).
+func (s *stack) call(method, path, bearer string, body any) response {
+	s.t.Helper()
+	return s.callWith(method, path, body, http.Header{"Authorization": {"Bearer " + bearer}})
+}
+
+func (s *stack) callWith(method, path string, body any, header http.Header) response {
+	s.t.Helper()
+	var reader io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		reader = strings.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		reader = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, s.base+path, reader)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for k, v := range header {
+		if k == "Authorization" && v[0] == "Bearer " {
+			continue
+		}
+		req.Header[k] = v
+	}
+	client := &http.Client{Timeout: 20 * time.Second}
+	res, err := client.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if !strings.HasPrefix(path, "/dev/") {
+		if err := s.spec.ValidateResponse(req, res.StatusCode, res.Header, raw); err != nil {
+			s.t.Errorf("response does not match openapi.yaml: %v\nbody: %s", err, raw)
+		}
+	}
+	return response{status: res.StatusCode, header: res.Header, body: raw}
+}
+
+func expect(t *testing.T, r response, status int) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
+	}
+}
