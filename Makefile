@@ -43,9 +43,8 @@ build: $(addprefix build-,$(addsuffix Function,$(FUNCTIONS)))
 
 # sam build calls build-<LogicalId> with ARTIFACTS_DIR set (BuildMethod: makefile).
 build-%Function:
-	$(eval ARTIFACTS_DIR ?= build/$*Function)
-	@mkdir -p $(ARTIFACTS_DIR)
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap \
+	@mkdir -p $(or $(ARTIFACTS_DIR),build/$*Function)
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(or $(ARTIFACTS_DIR),build/$*Function)/bootstrap \
 		./functions/$$(echo '$*' | sed -E 's/([a-z0-9])([A-Z])/\1-\2/g' | tr 'A-Z' 'a-z')
 
 clean:

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
@@ -151,6 +150,3 @@ func SetNextLink(w http.ResponseWriter, r *http.Request, page store.Page, next s
 
 // BadCursor is the 422 of a cursor the store rejected.
 func BadCursor() error { return apierr.Field("cursor", "is not a cursor this API returned") }
-
-// Detach returns a context for work that must finish even if the client leaves.
-func Detach(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }

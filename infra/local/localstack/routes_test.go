@@ -1,0 +1,93 @@
+package localstack_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"secscan/infra/local/dynamotest"
+	"secscan/infra/local/localstack"
+	"secscan/shared/api"
+	"secscan/shared/apispec"
+	"secscan/shared/samtemplate"
+)
+
+// template.yaml, the handlers, openapi.yaml, the Makefile and functions/ all
+// name the same endpoints: drift in any of them fails here.
+func TestTemplateRoutesMatchEverything(t *testing.T) {
+	root, err := dynamotest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := tpl.Routes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoints := (&api.API{}).Endpoints()
+
+	fromTemplate := map[string]bool{}
+	for _, r := range routes {
+		fromTemplate[r.Function] = true
+	}
+	if got, want := sortedKeys(fromTemplate), sortedKeys(endpoints); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("template functions %v\nhandlers           %v", got, want)
+	}
+	if _, err := localstack.NewRouter(routes, endpoints, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	spec, err := apispec.LoadRepoSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range routes {
+		item := spec.Doc().Paths.Find(r.Path)
+		if item == nil || item.GetOperation(r.Method) == nil {
+			t.Errorf("openapi.yaml does not document %s", r.Pattern())
+		}
+	}
+
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)FUNCTIONS := (.*?)\n\n`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("no FUNCTIONS list in the Makefile")
+	}
+	var fromMake []string
+	for _, f := range strings.Fields(strings.ReplaceAll(string(m[1]), `\`, " ")) {
+		fromMake = append(fromMake, f+"Function")
+		dir := filepath.Join(root, "functions", strings.ToLower(regexp.MustCompile(`([a-z0-9])([A-Z])`).ReplaceAllString(f, "$1-$2")))
+		if _, err := os.Stat(filepath.Join(dir, "main.go")); err != nil {
+			t.Errorf("function %s has no %s/main.go", f, dir)
+		}
+	}
+	sort.Strings(fromMake)
+	if strings.Join(fromMake, " ") != strings.Join(sortedKeys(fromTemplate), " ") {
+		t.Errorf("Makefile FUNCTIONS %v differ from the template's %v", fromMake, sortedKeys(fromTemplate))
+	}
+
+	raw, _ := os.ReadFile(filepath.Join(root, "template.yaml"))
+	for _, forbidden := range []string{"ALLOW_PRIVATE_NETWORKS", "ALLOW_INSECURE_CALLBACKS"} {
+		if strings.Contains(string(raw), forbidden) {
+			t.Errorf("template.yaml mentions %s: it must never be on in a deployment", forbidden)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,52 @@
+package plans
+
+import "testing"
+
+// The plan table of CONTRACT.md, row by row.
+func TestPlanTable(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		plan          Plan
+		deep, mint    bool
+		pdf, csv, md  bool
+		retentionDays int
+	}{
+		{Free, false, false, false, false, true, 7},
+		{Starter, false, true, true, true, true, 0},
+		{Pro, true, true, true, true, true, 0},
+		{Enterprise, true, true, true, true, true, 0},
+	}
+	for _, c := range cases {
+		if got := c.plan.AllowsTier(Deep); got != c.deep {
+			t.Errorf("%s deep = %v", c.plan, got)
+		}
+		if !c.plan.AllowsTier(Quick) || !c.plan.AllowsTier(Standard) {
+			t.Errorf("%s must allow quick and standard", c.plan)
+		}
+		if got := c.plan.CanMintTokens(); got != c.mint {
+			t.Errorf("%s mint = %v", c.plan, got)
+		}
+		if got := c.plan.HasWebhooks(); got != c.mint {
+			t.Errorf("%s webhooks = %v", c.plan, got)
+		}
+		if c.plan.AllowsReportFormat("pdf") != c.pdf || c.plan.AllowsReportFormat("csv") != c.csv ||
+			c.plan.AllowsReportFormat("md") != c.md || !c.plan.AllowsReportFormat("html") {
+			t.Errorf("%s report formats wrong", c.plan)
+		}
+		if c.plan.AllowsReportFormat("docx") {
+			t.Errorf("%s allows an unknown format", c.plan)
+		}
+		if got := c.plan.ReportRetentionDays(); got != c.retentionDays {
+			t.Errorf("%s retention = %d", c.plan, got)
+		}
+	}
+	if Plan("gold").AllowsTier(Quick) || Plan("gold").IsPaid() {
+		t.Error("an unknown plan has rights")
+	}
+	if CheapestAllowing(Deep) != Pro || CheapestAllowing(Quick) != Free {
+		t.Error("CheapestAllowing wrong")
+	}
+	if CreditCeiling[Quick] != 50 || CreditCeiling[Standard] != 200 || CreditCeiling[Deep] != 1000 {
+		t.Errorf("credit ceilings %v", CreditCeiling)
+	}
+}
