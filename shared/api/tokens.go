@@ -11,6 +11,7 @@ import (
 	"secscan/shared/httpapi"
 	"secscan/shared/ids"
 	"secscan/shared/plans"
+	"secscan/shared/randtoken"
 	"secscan/shared/store"
 )
 
@@ -137,7 +138,7 @@ type webhookSecretJSON struct {
 }
 
 func (a *API) newWebhookSecret() (store.WebhookSecret, error) {
-	body, err := auth.RandomBase62(32)
+	body, err := randtoken.Base62(32)
 	if err != nil {
 		return store.WebhookSecret{}, err
 	}

@@ -17,7 +17,9 @@ func TestParse(t *testing.T) {
 			return c.TableName == "secscan" && c.Version == "dev" && !c.AllowPrivateNetworks && !c.AllowInsecureCallbacks
 		}},
 		{name: "flags", env: map[string]string{"ALLOW_PRIVATE_NETWORKS": "true", "ALLOW_INSECURE_CALLBACKS": "1", "DNS_SERVER": "127.0.0.1:5353"},
-			check: func(c Config) bool { return c.AllowPrivateNetworks && c.AllowInsecureCallbacks && c.DNSServer == "127.0.0.1:5353" }},
+			check: func(c Config) bool {
+				return c.AllowPrivateNetworks && c.AllowInsecureCallbacks && c.DNSServer == "127.0.0.1:5353"
+			}},
 		{name: "bad bool", env: map[string]string{"ALLOW_PRIVATE_NETWORKS": "yes please"}, wantErr: "ALLOW_PRIVATE_NETWORKS"},
 		{name: "dns without port", env: map[string]string{"DNS_SERVER": "127.0.0.1"}, wantErr: "DNS_SERVER"},
 		{name: "admin email alone", env: map[string]string{"BOOTSTRAP_ADMIN_EMAIL": "a@example.com"}, wantErr: "together"},

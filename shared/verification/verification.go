@@ -12,12 +12,10 @@ package verification
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +24,7 @@ import (
 
 	"secscan/shared/domainname"
 	"secscan/shared/netguard"
+	"secscan/shared/randtoken"
 	"secscan/shared/resolver"
 )
 
@@ -46,8 +45,7 @@ const (
 	// DefaultHTTPTimeout bounds both http_file attempts together.
 	DefaultHTTPTimeout = 10 * time.Second
 
-	tokenBytes  = 24 // 192 random bits, above the contract's 128
-	tokenDigits = 33 // base62 digits needed for 24 bytes: ceil(192 / log2(62))
+	tokenBytes = 24 // 192 random bits, above the contract's 128
 
 	maxShownValue  = 64 // characters of a target-supplied value put in a Detail
 	maxShownValues = 5  // TXT values listed in a Detail
@@ -59,23 +57,13 @@ func ValidMethod(method string) bool {
 }
 
 // NewToken returns a fresh verification token: TokenPrefix followed by 24
-// random bytes from crypto/rand in base62 (33 characters, fixed width).
+// random bytes in base62 (33 characters, fixed width).
 func NewToken() (string, error) {
-	b := make([]byte, tokenBytes)
-	if _, err := rand.Read(b); err != nil {
+	body, err := randtoken.Base62(tokenBytes)
+	if err != nil {
 		return "", fmt.Errorf("new verification token: %w", err)
 	}
-	return TokenPrefix + base62(b, tokenDigits), nil
-}
-
-// base62 encodes b as a big-endian number in the digits 0-9a-zA-Z,
-// left-padded with '0' to width so every token has the same length.
-func base62(b []byte, width int) string {
-	digits := new(big.Int).SetBytes(b).Text(62)
-	if pad := width - len(digits); pad > 0 {
-		return strings.Repeat("0", pad) + digits
-	}
-	return digits
+	return TokenPrefix + body, nil
 }
 
 // Instructions returns the short, copy-pasteable text that tells the user

@@ -34,33 +34,6 @@ func TestNewToken(t *testing.T) {
 	}
 }
 
-func TestBase62(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in    []byte
-		width int
-		want  string
-	}{
-		{[]byte{0}, 3, "000"},
-		{[]byte{61}, 1, "Z"},
-		{[]byte{62}, 1, "10"},
-		{[]byte{0xff, 0xff}, 0, "h31"}, // 65535 = 17*62^2 + 3*62 + 1
-	}
-	for _, tt := range tests {
-		if got := base62(tt.in, tt.width); got != tt.want {
-			t.Errorf("base62(%v, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
-		}
-	}
-	// The largest 24-byte value still fits the fixed width.
-	maxVal := make([]byte, tokenBytes)
-	for i := range maxVal {
-		maxVal[i] = 0xff
-	}
-	if got := base62(maxVal, tokenDigits); len(got) != tokenDigits {
-		t.Errorf("base62(max) has %d digits, want %d", len(got), tokenDigits)
-	}
-}
-
 func TestInstructions(t *testing.T) {
 	t.Parallel()
 	const token = "service-verify-abc123"
