@@ -12,7 +12,6 @@ import (
 	"secscan/infra/local/localstack"
 	"secscan/shared/api"
 	"secscan/shared/apispec"
-	"secscan/shared/samtemplate"
 )
 
 // template.yaml, the handlers, openapi.yaml, the Makefile and functions/ all
@@ -22,14 +21,7 @@ func TestTemplateRoutesMatchEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	routes, err := tpl.Routes()
-	if err != nil {
-		t.Fatal(err)
-	}
+	routes := templateRoutes(t)
 	endpoints := (&api.API{}).Endpoints()
 
 	fromTemplate := map[string]bool{}

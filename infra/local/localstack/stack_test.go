@@ -79,19 +79,7 @@ func startStack(t *testing.T) *stack {
 	if s.api, err = app.Build(ctx, cfg, app.Options{SessionKeys: keys, Logger: logger, DynamoDBOptions: []func(*dynamodb.Options){count}}); err != nil {
 		t.Fatal(err)
 	}
-	root, err := dynamotest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	routes, err := tpl.Routes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := localstack.NewRouter(routes, s.api.Endpoints(), s.idp)
+	h, err := localstack.NewRouter(templateRoutes(t), s.api.Endpoints(), s.idp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,4 +196,22 @@ func expect(t *testing.T, r response, status int) {
 	if r.status != status {
 		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
 	}
+}
+
+// templateRoutes reads the routes of the repository's template.yaml.
+func templateRoutes(t *testing.T) []samtemplate.Route {
+	t.Helper()
+	root, err := dynamotest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := tpl.Routes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return routes
 }
