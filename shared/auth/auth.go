@@ -81,7 +81,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request, reque
 	if until, ok := a.blocked.get(ip, now); ok {
 		return Principal{}, ratelimit.Decision{}, tooManyFailures(until.Sub(now))
 	}
-	p, userItemKey, touch, err := a.identify(ctx, r)
+	p, userItemKey, touch, err := a.identify(ctx, r, now)
 	if err != nil {
 		if errors.Is(err, errInvalid) {
 			return Principal{}, ratelimit.Decision{}, a.failed(ctx, ip, requestID, now, err)
@@ -123,7 +123,7 @@ func invalid(format string, args ...any) error {
 }
 
 // identify resolves the bearer credential to a user id, without the user record.
-func (a *Authenticator) identify(ctx context.Context, r *http.Request) (Principal, map[string]types.AttributeValue, *store.Token, error) {
+func (a *Authenticator) identify(ctx context.Context, r *http.Request, now time.Time) (Principal, map[string]types.AttributeValue, *store.Token, error) {
 	raw, ok := bearer(r)
 	if !ok {
 		return Principal{}, nil, nil, invalid("no bearer token")
@@ -138,7 +138,7 @@ func (a *Authenticator) identify(ctx context.Context, r *http.Request) (Principa
 			return Principal{}, nil, nil, invalid("unknown api token")
 		case err != nil:
 			return Principal{}, nil, nil, dependencyDown(err)
-		case t.ExpiresAt != nil && !a.Now().Before(*t.ExpiresAt):
+		case t.ExpiresAt != nil && !now.Before(*t.ExpiresAt):
 			return Principal{}, nil, nil, invalid("expired api token %s", t.ID)
 		}
 		return Principal{Via: ViaAPIToken, TokenID: t.ID}, store.UserKey(t.UserID), &t, nil
@@ -150,7 +150,7 @@ func (a *Authenticator) identify(ctx context.Context, r *http.Request) (Principa
 	if err != nil {
 		return Principal{}, nil, nil, invalid("jwt: %v", err)
 	}
-	userID, err := a.userForIdentity(ctx, claims)
+	userID, err := a.userForIdentity(ctx, claims, now)
 	if err != nil {
 		return Principal{}, nil, nil, err
 	}
@@ -158,7 +158,7 @@ func (a *Authenticator) identify(ctx context.Context, r *http.Request) (Principa
 }
 
 // userForIdentity finds (or on first use creates) the user of a session.
-func (a *Authenticator) userForIdentity(ctx context.Context, c *SessionClaims) (string, error) {
+func (a *Authenticator) userForIdentity(ctx context.Context, c *SessionClaims, now time.Time) (string, error) {
 	cacheKey := c.Issuer + " " + c.Subject
 	if id, ok := a.identities.Load(cacheKey); ok {
 		return id.(string), nil
@@ -174,7 +174,7 @@ func (a *Authenticator) userForIdentity(ctx context.Context, c *SessionClaims) (
 		if !store.IsNotFound(err) {
 			return "", dependencyDown(err)
 		}
-		id, err = a.provision(ctx, c)
+		id, err = a.provision(ctx, c, now)
 		if err == nil {
 			a.identities.Store(cacheKey, id)
 			return id, nil
@@ -188,7 +188,7 @@ func (a *Authenticator) userForIdentity(ctx context.Context, c *SessionClaims) (
 
 // provision links a session's identity to the user an admin created for its
 // verified email, or creates a new free user.
-func (a *Authenticator) provision(ctx context.Context, c *SessionClaims) (string, error) {
+func (a *Authenticator) provision(ctx context.Context, c *SessionClaims, now time.Time) (string, error) {
 	email := NormalizeEmail(c.Email)
 	if c.EmailVerified && email != "" {
 		id, err := a.Store.UserIDByEmail(ctx, email)
@@ -199,7 +199,7 @@ func (a *Authenticator) provision(ctx context.Context, c *SessionClaims) (string
 			return "", err
 		}
 	}
-	u := store.User{ID: ids.New(ids.User, a.Now()), Email: email, Plan: string(plans.Free), CreatedAt: a.Now().UTC()}
+	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: string(plans.Free), CreatedAt: now.UTC()}
 	err := a.Store.CreateUser(ctx, store.NewUser{
 		User:        u,
 		ClaimEmail:  c.EmailVerified && email != "",
