@@ -257,7 +257,10 @@ func decide(rule Rule, item map[string]types.AttributeValue, now time.Time, allo
 	sort.Slice(live, func(i, j int) bool { return live[i] < live[j] })
 	d := Decision{Allowed: allowed, Limit: rule.Limit, Remaining: max(0, rule.Limit-len(live)), Item: item}
 	if len(live) > 0 {
-		d.Reset = time.UnixMilli(live[0]).Add(rule.Window).Sub(now)
+		// A concurrent request may have logged an instant a few milliseconds
+		// after this request's clock reading; no wait is ever longer than
+		// the window itself.
+		d.Reset = min(time.UnixMilli(live[0]).Add(rule.Window).Sub(now), rule.Window)
 	}
 	if !allowed {
 		// The next admission becomes possible when the oldest live entry ages out.

@@ -152,3 +152,25 @@ func TestReleaseFreesTheSlot(t *testing.T) {
 		t.Fatalf("after release: %+v %v", d, err)
 	}
 }
+
+// Concurrent requests read the clock a few milliseconds apart: a refusal whose
+// own instant is earlier than every logged one still waits at most a window.
+func TestRetryAfterNeverExceedsTheWindow(t *testing.T) {
+	t.Parallel()
+	l, _, _ := newLimiter(t)
+	rule := ratelimit.Rule{Name: "s", Limit: 2, Window: time.Minute}
+	target := ratelimit.Target{Key: itemKey("skew")}
+	t0 := time.UnixMilli(1_700_000_000_000)
+	for i := range 2 {
+		if d, err := l.Take(context.Background(), target, rule, fmt.Sprint("a", i), t0.Add(5*time.Millisecond)); err != nil || !d.Allowed {
+			t.Fatalf("request %d: %+v %v", i, d, err)
+		}
+	}
+	d, err := l.Take(context.Background(), target, rule, "late", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Allowed || ratelimit.Seconds(d.RetryAfter) != 60 || ratelimit.Seconds(d.Reset) != 60 {
+		t.Fatalf("allowed=%v Retry-After=%v Reset=%v, want refused with both capped at 60 s", d.Allowed, d.RetryAfter, d.Reset)
+	}
+}
