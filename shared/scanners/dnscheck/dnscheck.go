@@ -1,0 +1,422 @@
+// Package dnscheck owns the dns_check tool: the DNS configuration of an
+// in-scope domain as seen through the configured resolver. This first
+// version checks e-mail authentication, SPF (RFC 7208) and DMARC (RFC
+// 7489), which decide whether anyone can send mail in the domain's name,
+// and reports the domain's addresses in the outcome.
+//
+// CAA, DNSSEC, zone transfers and dangling CNAMEs need query types the
+// shared resolver does not offer yet (CAA, DS/DNSKEY with the AD bit, NS,
+// CNAME without following, AXFR over TCP); they belong here once it does.
+package dnscheck
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"secscan/shared/domainname"
+	"secscan/shared/resolver"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+const (
+	toolName = "dns_check"
+	toolCost = 2
+	// callTimeout covers two rounds of lookups (the DMARC fallback to the
+	// scan's domain waits for the first round), each bounded by the
+	// resolver's own timeout.
+	callTimeout = 12 * time.Second
+	// maxSPFLookups is RFC 7208 section 4.6.4's limit on DNS-querying terms.
+	maxSPFLookups = 10
+	// maxShown caps one record in evidence; maxRecordsShown the records.
+	maxShown        = 300
+	maxRecordsShown = 5
+	maxAddrsShown   = 8
+)
+
+// Checker is the dns_check tool. Build it with New.
+type Checker struct{}
+
+// New returns the dns_check tool.
+func New() tools.Tool { return Checker{} }
+
+// Name implements tools.Tool.
+func (Checker) Name() string { return toolName }
+
+// Description implements tools.Tool.
+func (Checker) Description() string {
+	return "Checks the e-mail authentication DNS records of an in-scope domain (default: the scan's domain): " +
+		"SPF (missing, several records, +all or ?all, no all, more than 10 DNS lookups) and DMARC at _dmarc " +
+		"(missing, several records, no valid policy, p=none, pct below 100). Only DNS queries, no connection to " +
+		"the target. The outcome also lists the domain's A/AAAA addresses."
+}
+
+// InputSchema implements tools.Tool.
+func (Checker) InputSchema() json.RawMessage { return json.RawMessage(inputSchema) }
+
+const inputSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "domain": {"type": "string", "description": "Domain to check: the scan's domain or one of its subdomains. Default: the scan's domain."}
+  }
+}`
+
+// Cost implements tools.Tool.
+func (Checker) Cost() int { return toolCost }
+
+// Timeout implements tools.Tool.
+func (Checker) Timeout() time.Duration { return callTimeout }
+
+type input struct {
+	Domain string `json:"domain"`
+}
+
+// txtAnswer is one TXT lookup: the records, or why there are none.
+type txtAnswer struct {
+	name    string
+	records []string
+	err     error
+}
+
+// absent reports whether the lookup proved there is no record: the name
+// does not exist or has no TXT record. Other errors prove nothing.
+func (a txtAnswer) absent() bool {
+	return errors.Is(a.err, resolver.ErrNXDomain) || errors.Is(a.err, resolver.ErrNoRecords)
+}
+
+// Run implements tools.Tool.
+func (c Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var in input
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return tools.Result{}, err
+	}
+	domain := in.Domain
+	if domain == "" {
+		domain = env.Domain
+	}
+	name, err := domainname.Normalize(domain)
+	if err != nil {
+		return tools.Result{}, tools.Refuse("domain: %v", err)
+	}
+	if !env.InScope(name) {
+		return tools.Result{}, tools.Refuse("domain %s is outside the scan's domain %s", name, env.Domain)
+	}
+	if env.Resolver == nil {
+		return tools.Result{}, errors.New("dns_check: the environment has no resolver")
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout())
+	defer cancel()
+
+	var (
+		wg         sync.WaitGroup
+		spf, dmarc txtAnswer
+		addrs      []netip.Addr
+		addrErr    error
+	)
+	wg.Go(func() { spf = lookupTXT(ctx, env.Resolver, name) })
+	wg.Go(func() { dmarc = lookupTXT(ctx, env.Resolver, "_dmarc."+name) })
+	wg.Go(func() { addrs, addrErr = env.Resolver.LookupIP(ctx, name) })
+	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return tools.Result{}, fmt.Errorf("dns_check %s: %w", name, err)
+	}
+	if errors.Is(spf.err, resolver.ErrNXDomain) && errors.Is(addrErr, resolver.ErrNXDomain) {
+		return tools.Result{}, fmt.Errorf("dns_check: %s does not exist (NXDOMAIN)", name)
+	}
+
+	rep := &report{domain: name, subdomain: !strings.EqualFold(name, strings.TrimSuffix(env.Domain, "."))}
+	rep.spf(spf)
+	// A subdomain without its own DMARC record is covered by its
+	// organizational domain's (RFC 7489 section 6.6.3). The scan's domain
+	// stands in for the organizational domain, which would need the public
+	// suffix list to find.
+	if rep.subdomain && dmarc.absent() {
+		org := lookupTXT(ctx, env.Resolver, "_dmarc."+strings.TrimSuffix(strings.ToLower(env.Domain), "."))
+		if !org.absent() {
+			rep.dmarc(org, true)
+		} else {
+			rep.dmarc(dmarc, false)
+		}
+	} else {
+		rep.dmarc(dmarc, false)
+	}
+	if err := parent.Err(); err != nil {
+		return tools.Result{}, fmt.Errorf("dns_check %s: %w", name, err)
+	}
+	rep.addresses(addrs, addrErr)
+	return rep.result(), nil
+}
+
+func lookupTXT(ctx context.Context, res *resolver.Resolver, name string) txtAnswer {
+	records, err := res.LookupTXT(ctx, name)
+	return txtAnswer{name: name, records: records, err: err}
+}
+
+// report accumulates what one call found.
+type report struct {
+	domain    string
+	subdomain bool
+	findings  []scans.Finding
+	notes     []string // one per check, for the outcome line
+}
+
+func (r *report) add(c check, evidence string) {
+	r.findings = append(r.findings, c.finding(r.domain, evidence))
+}
+
+// spf checks the SPF record of the domain.
+func (r *report) spf(a txtAnswer) {
+	if a.err != nil && !a.absent() {
+		r.notes = append(r.notes, "SPF: not checked ("+sanitize(a.err.Error(), maxShown)+")")
+		return
+	}
+	var records []string
+	for _, txt := range a.records {
+		if isSPF(txt) {
+			records = append(records, txt)
+		}
+	}
+	switch len(records) {
+	case 0:
+		f := spfMissing.finding(r.domain, fmt.Sprintf("no TXT record at %s starts with v=spf1 (%s)", a.name, answered(a)))
+		if r.subdomain {
+			// Subdomains that send no mail often go without; the domain's
+			// own record matters most.
+			f.Severity = scans.Low
+		}
+		r.findings = append(r.findings, f)
+		r.notes = append(r.notes, "SPF: none")
+		return
+	case 1:
+	default:
+		r.add(spfMultiple, fmt.Sprintf("%d SPF records at %s: %s", len(records), a.name, quoteAll(records)))
+		r.notes = append(r.notes, fmt.Sprintf("SPF: %d records", len(records)))
+		return
+	}
+	record := records[0]
+	r.notes = append(r.notes, "SPF: "+sanitize(record, 120))
+	evidence := fmt.Sprintf("TXT %s: %q", a.name, sanitize(record, maxShown))
+	policy := parseSPF(record)
+	switch {
+	case policy.all == '+':
+		r.add(spfPassAll, evidence+"; the all mechanism without a qualifier, or with +, lets every sender pass")
+	case policy.all == '?':
+		r.add(spfNeutral, evidence+"; ?all gives no verdict for unlisted senders")
+	case policy.all == 0 && !policy.redirect:
+		r.add(spfNoAll, evidence+"; without an all mechanism or a redirect, unlisted senders get a neutral result")
+	}
+	if policy.lookups > maxSPFLookups {
+		r.add(spfTooManyLookups, fmt.Sprintf("%s; the record itself has %d DNS-querying terms (include, a, mx, ptr, exists, redirect), more than the limit of %d",
+			evidence, policy.lookups, maxSPFLookups))
+	}
+}
+
+// isSPF reports whether a TXT record is an SPF record (RFC 7208 section
+// 4.5: "v=spf1" alone or followed by a space, case-insensitive).
+func isSPF(txt string) bool {
+	const prefix = "v=spf1"
+	return len(txt) >= len(prefix) && strings.EqualFold(txt[:len(prefix)], prefix) &&
+		(len(txt) == len(prefix) || txt[len(prefix)] == ' ')
+}
+
+// spfPolicy is what matters in an SPF record for these checks.
+type spfPolicy struct {
+	all      byte // qualifier of the first all mechanism: '+', '-', '~', '?', or 0 when absent
+	redirect bool
+	lookups  int // DNS-querying terms in the record itself (includes are not followed)
+}
+
+func parseSPF(record string) spfPolicy {
+	var p spfPolicy
+	for i, term := range strings.Fields(record) {
+		if i == 0 {
+			continue // v=spf1
+		}
+		term = strings.ToLower(term)
+		qualifier := byte('+')
+		if strings.ContainsRune("+-~?", rune(term[0])) {
+			qualifier, term = term[0], term[1:]
+		}
+		name := term
+		if j := strings.IndexAny(term, ":/="); j >= 0 {
+			name = term[:j]
+		}
+		switch {
+		case name == "all" && p.all == 0:
+			p.all = qualifier
+		case strings.HasPrefix(term, "redirect="):
+			p.redirect = true
+			p.lookups++
+		case name == "include" || name == "a" || name == "mx" || name == "ptr" || name == "exists":
+			p.lookups++
+		}
+	}
+	return p
+}
+
+// dmarc checks the DMARC record. inherited is true when the record is the
+// scan's domain's, applied to a subdomain without its own.
+func (r *report) dmarc(a txtAnswer, inherited bool) {
+	if a.err != nil && !a.absent() {
+		r.notes = append(r.notes, "DMARC: not checked ("+sanitize(a.err.Error(), maxShown)+")")
+		return
+	}
+	var records []string
+	for _, txt := range a.records {
+		if isDMARC(txt) {
+			records = append(records, txt)
+		}
+	}
+	switch len(records) {
+	case 0:
+		r.add(dmarcMissing, fmt.Sprintf("no TXT record at %s starts with v=DMARC1 (%s)", a.name, answered(a)))
+		r.notes = append(r.notes, "DMARC: none")
+		return
+	case 1:
+	default:
+		r.add(dmarcMultiple, fmt.Sprintf("%d DMARC records at %s: %s", len(records), a.name, quoteAll(records)))
+		r.notes = append(r.notes, fmt.Sprintf("DMARC: %d records", len(records)))
+		return
+	}
+	record := records[0]
+	tags := parseTags(record)
+	policy, key := tags["p"], "p"
+	if inherited && tags["sp"] != "" {
+		policy, key = tags["sp"], "sp"
+	}
+	evidence := fmt.Sprintf("TXT %s: %q", a.name, sanitize(record, maxShown))
+	if inherited {
+		evidence += fmt.Sprintf(" (%s has no DMARC record of its own, so this one applies, with its %s= tag)", r.domain, key)
+	}
+	r.notes = append(r.notes, fmt.Sprintf("DMARC (%s): %s=%s", a.name, key, sanitize(policy, 20)))
+	switch strings.ToLower(policy) {
+	case "none":
+		r.add(dmarcNone, evidence+"; "+key+"=none only monitors, receivers still deliver spoofed mail")
+	case "quarantine", "reject":
+		if pct, ok := tags["pct"]; ok {
+			if n, err := strconv.Atoi(pct); err == nil && n >= 0 && n < 100 {
+				r.add(dmarcPartial, fmt.Sprintf("%s; pct=%d applies the policy to %d%% of failing mail", evidence, n, n))
+			}
+		}
+	default:
+		r.add(dmarcInvalid, fmt.Sprintf("%s; the %s= tag is missing or not none, quarantine or reject", evidence, key))
+	}
+}
+
+// isDMARC reports whether a TXT record is a DMARC record: it starts with
+// the v=DMARC1 tag, whose value must match exactly (RFC 7489 sections
+// 6.3 and 6.6.3).
+func isDMARC(txt string) bool {
+	first, _, _ := strings.Cut(txt, ";")
+	name, value, ok := strings.Cut(first, "=")
+	return ok && strings.TrimSpace(name) == "v" && strings.TrimSpace(value) == "DMARC1"
+}
+
+// parseTags splits a DMARC record into its tags (names lowercased, values
+// trimmed; the first occurrence wins). At most 32 tags are read.
+func parseTags(record string) map[string]string {
+	tags := map[string]string{}
+	for i, part := range strings.Split(record, ";") {
+		if i == 32 {
+			break
+		}
+		name, value, ok := strings.Cut(part, "=")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if _, dup := tags[name]; ok && !dup {
+			tags[name] = strings.TrimSpace(value)
+		}
+	}
+	return tags
+}
+
+// addresses notes the domain's addresses in the outcome.
+func (r *report) addresses(addrs []netip.Addr, err error) {
+	if err != nil {
+		r.notes = append(r.notes, "A/AAAA: none ("+sanitize(err.Error(), 120)+")")
+		return
+	}
+	shown := make([]string, 0, min(len(addrs), maxAddrsShown))
+	for _, ip := range addrs[:min(len(addrs), maxAddrsShown)] {
+		shown = append(shown, ip.String())
+	}
+	text := strings.Join(shown, ", ")
+	if len(addrs) > maxAddrsShown {
+		text += fmt.Sprintf(" and %d more", len(addrs)-maxAddrsShown)
+	}
+	r.notes = append(r.notes, "A/AAAA: "+text)
+}
+
+func (r *report) result() tools.Result {
+	return tools.Result{
+		Outcome:  fmt.Sprintf("%s: %s; %d findings", r.domain, strings.Join(r.notes, "; "), len(r.findings)),
+		Findings: r.findings,
+	}
+}
+
+// answered says how a lookup ended, for evidence.
+func answered(a txtAnswer) string {
+	switch {
+	case errors.Is(a.err, resolver.ErrNXDomain):
+		return "the name does not exist: NXDOMAIN"
+	case errors.Is(a.err, resolver.ErrNoRecords):
+		return "the name has no TXT records"
+	case len(a.records) == 0:
+		return "no TXT records"
+	}
+	return "TXT records found: " + quoteAll(a.records)
+}
+
+func quoteAll(records []string) string {
+	quoted := make([]string, 0, maxRecordsShown)
+	for _, rec := range records[:min(len(records), maxRecordsShown)] {
+		quoted = append(quoted, strconv.Quote(sanitize(rec, maxShown)))
+	}
+	text := strings.Join(quoted, ", ")
+	if len(records) > maxRecordsShown {
+		text += fmt.Sprintf(" and %d more", len(records)-maxRecordsShown)
+	}
+	return text
+}
+
+// sanitize makes text from DNS safe to store and show: line breaks and tabs
+// become spaces (collapsed), other control, format (bidi) and invalid bytes
+// become '.', and the result is cut to max bytes on a rune boundary, marked
+// with "…".
+func sanitize(text string, max int) string {
+	var b strings.Builder
+	space := false
+	for i, r := range text {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(text[i:]); size <= 1 {
+				r = '.'
+			}
+		}
+		switch {
+		case unicode.IsSpace(r):
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		case !unicode.IsPrint(r) || unicode.Is(unicode.Cf, r):
+			r = '.'
+		}
+		space = false
+		if b.Len()+utf8.RuneLen(r) > max {
+			return strings.TrimSpace(b.String()) + "…"
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,231 @@
+package dnscheck
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"secscan/shared/resolver"
+	"secscan/shared/resolver/resolvertest"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+// zones is the local DNS data of every test: each case is its own scan
+// domain, so DMARC lookups of one never fall back to another's.
+var zones = []string{
+	// control: strict SPF and DMARC
+	`good.test. A 192.0.2.10`,
+	`good.test. TXT "v=spf1 include:_spf.mail.example -all"`,
+	`good.test. TXT "google-site-verification=abc"`,
+	`_dmarc.good.test. TXT "v=DMARC1; p=reject; rua=mailto:dmarc@good.test"`,
+	// control: softfail SPF split over two strings, quarantine
+	`soft.test. TXT "v=spf1 ip4:192.0.2.0/24 " "include:_spf.mail.example ~all"`,
+	`_dmarc.soft.test. TXT "v=DMARC1; p=quarantine; pct=100"`,
+
+	`passall.test. TXT "v=spf1 +all"`,
+	`_dmarc.passall.test. TXT "v=DMARC1; p=reject"`,
+	`bareall.test. TXT "v=spf1 mx all"`,
+	`_dmarc.bareall.test. TXT "v=DMARC1; p=reject"`,
+	`neutral.test. TXT "v=spf1 mx ?all"`,
+	`_dmarc.neutral.test. TXT "v=DMARC1; p=reject"`,
+	`noall.test. TXT "v=spf1 mx"`,
+	`_dmarc.noall.test. TXT "v=DMARC1; p=reject"`,
+	`redirect.test. TXT "v=spf1 redirect=_spf.good.test"`,
+	`_dmarc.redirect.test. TXT "v=DMARC1; p=reject"`,
+	`twospf.test. TXT "v=spf1 mx -all"`,
+	`twospf.test. TXT "v=spf1 include:_spf.mail.example -all"`,
+	`_dmarc.twospf.test. TXT "v=DMARC1; p=reject"`,
+	`lookups.test. TXT "v=spf1 a mx include:a.example include:b.example include:c.example include:d.example include:e.example include:f.example include:g.example include:h.example exists:%{i}.x.example -all"`,
+	`_dmarc.lookups.test. TXT "v=DMARC1; p=reject"`,
+
+	`nospf.test. A 192.0.2.20`,
+	`_dmarc.nospf.test. TXT "v=DMARC1; p=reject"`,
+	`nodmarc.test. TXT "v=spf1 -all"`,
+	`dmarcnone.test. TXT "v=spf1 -all"`,
+	`_dmarc.dmarcnone.test. TXT "v=DMARC1; p=none; rua=mailto:d@dmarcnone.test"`,
+	`dmarcpct.test. TXT "v=spf1 -all"`,
+	`_dmarc.dmarcpct.test. TXT "v=DMARC1; p=reject; pct=20"`,
+	`dmarcbad.test. TXT "v=spf1 -all"`,
+	`_dmarc.dmarcbad.test. TXT "v=DMARC1; p=block"`,
+	`dmarclower.test. TXT "v=spf1 -all"`,
+	`_dmarc.dmarclower.test. TXT "v=dmarc1; p=reject"`,
+	`twodmarc.test. TXT "v=spf1 -all"`,
+	`_dmarc.twodmarc.test. TXT "v=DMARC1; p=reject"`,
+	`_dmarc.twodmarc.test. TXT "v=DMARC1; p=none"`,
+
+	// A subdomain without records of its own under a domain whose DMARC
+	// record sets a weaker policy for subdomains.
+	`org.test. TXT "v=spf1 -all"`,
+	`_dmarc.org.test. TXT "v=DMARC1; p=reject; sp=none"`,
+	`mail.org.test. A 192.0.2.30`,
+
+	`servfail.test. TXT "v=spf1 -all"`,
+}
+
+func testResolver(t testing.TB) *resolver.Resolver {
+	t.Helper()
+	srv := resolvertest.Start(t)
+	srv.Add(t, zones...)
+	srv.SetRcode("_dmarc.servfail.test", dns.RcodeServerFailure)
+	res, err := resolver.New(srv.Addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestRunFindsPlantedWeaknesses(t *testing.T) {
+	t.Parallel()
+	res := testResolver(t)
+	type want map[string]scans.Severity
+	cases := []struct {
+		scope  string // the scan's domain
+		domain string // the input ("" for the default)
+		want   want
+		note   string // substring of the outcome
+	}{
+		{scope: "good.test", want: want{}, note: "A/AAAA: 192.0.2.10"},
+		{scope: "soft.test", want: want{}, note: "SPF: v=spf1 ip4:192.0.2.0/24 include:_spf.mail.example ~all"},
+		{scope: "redirect.test", want: want{}},
+		{scope: "passall.test", want: want{"SPF record allows any sender (+all)": scans.High}},
+		{scope: "bareall.test", want: want{"SPF record allows any sender (+all)": scans.High}},
+		{scope: "neutral.test", want: want{"SPF record ends in ?all (neutral)": scans.Medium}},
+		{scope: "noall.test", want: want{"SPF record has no all mechanism": scans.Low}},
+		{scope: "twospf.test", want: want{"Multiple SPF records": scans.Medium}},
+		{scope: "lookups.test", want: want{"SPF record needs more than 10 DNS lookups": scans.Medium}},
+		{scope: "nospf.test", want: want{"No SPF record": scans.Medium}},
+		{scope: "nodmarc.test", want: want{"No DMARC record": scans.Medium}},
+		{scope: "dmarcnone.test", want: want{"DMARC policy is none (monitoring only)": scans.Low}},
+		{scope: "dmarcpct.test", want: want{"DMARC policy applies to only part of the mail (pct below 100)": scans.Low}},
+		{scope: "dmarcbad.test", want: want{"DMARC record has no valid policy": scans.Medium}},
+		{scope: "dmarclower.test", want: want{"No DMARC record": scans.Medium}},
+		{scope: "twodmarc.test", want: want{"Multiple DMARC records": scans.Medium}},
+		{
+			scope: "org.test", domain: "mail.org.test",
+			want: want{"No SPF record": scans.Low, "DMARC policy is none (monitoring only)": scans.Low},
+			note: "DMARC (_dmarc.org.test): sp=none",
+		},
+		{scope: "servfail.test", want: want{}, note: "DMARC: not checked"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.scope, func(t *testing.T) {
+			t.Parallel()
+			env := tools.Env{Domain: tc.scope, Resolver: res}
+			input := json.RawMessage(`{}`)
+			if tc.domain != "" {
+				input = json.RawMessage(`{"domain": "` + tc.domain + `"}`)
+			}
+			out, err := New().Run(context.Background(), env, input)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			t.Logf("outcome: %s", out.Outcome)
+			if !strings.Contains(out.Outcome, tc.note) {
+				t.Errorf("outcome %q does not mention %q", out.Outcome, tc.note)
+			}
+			host := tc.domain
+			if host == "" {
+				host = tc.scope
+			}
+			got := map[string]scans.Finding{}
+			for _, f := range out.Findings {
+				got[f.Title] = f
+				t.Logf("%s [%s]: %s", f.Title, f.Severity, f.Evidence)
+				if f.Category != scans.CategoryDNS || f.Host != host || f.Port != nil || f.Evidence == "" ||
+					f.Description == "" || f.Remediation == "" || len(f.References) == 0 || f.CWE == nil {
+					t.Errorf("finding %q is incomplete: %+v", f.Title, f)
+				}
+				for _, ref := range f.References {
+					if !strings.HasPrefix(ref, "https://") {
+						t.Errorf("finding %q: reference %q is not https", f.Title, ref)
+					}
+				}
+			}
+			for title, sev := range tc.want {
+				if f, ok := got[title]; !ok {
+					t.Errorf("missing finding %q", title)
+				} else if f.Severity != sev {
+					t.Errorf("%q severity = %s, want %s", title, f.Severity, sev)
+				}
+			}
+			for title := range got {
+				if _, ok := tc.want[title]; !ok {
+					t.Errorf("unexpected finding %q (false positive)", title)
+				}
+			}
+		})
+	}
+}
+
+func TestRunNonexistentDomain(t *testing.T) {
+	t.Parallel()
+	env := tools.Env{Domain: "ghost.test", Resolver: testResolver(t)}
+	out, err := New().Run(context.Background(), env, nil)
+	if err == nil || tools.IsInputError(err) || !strings.Contains(err.Error(), "does not exist") || len(out.Findings) != 0 {
+		t.Errorf("Run = %+v, %v; want a does-not-exist error and no findings", out, err)
+	}
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	env := tools.Env{Domain: "good.test", Resolver: testResolver(t)}
+	for _, input := range []string{
+		`{"domain": "example.com"}`,
+		`{"domain": "notgood.test"}`,
+		`{"domain": "192.0.2.10"}`,
+		`{"domain": "good.test/x"}`,
+		`{"domain": "_dmarc.good.test"}`,
+		`{"domain": "good.test", "type": "AXFR"}`,
+		`{"domain": 7}`,
+	} {
+		if _, err := New().Run(context.Background(), env, json.RawMessage(input)); !tools.IsInputError(err) {
+			t.Errorf("Run(%s) error = %v, want an input error", input, err)
+		}
+	}
+}
+
+func TestToolContract(t *testing.T) {
+	t.Parallel()
+	tool := New()
+	tools.NewRegistry(tool)
+	if tool.Name() != "dns_check" || tool.Cost() != 2 || tool.Timeout() > tools.MaxCallDuration {
+		t.Errorf("name %q cost %d timeout %s", tool.Name(), tool.Cost(), tool.Timeout())
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
+		t.Errorf("schema: %v", err)
+	}
+}
+
+func TestParseSPF(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		record   string
+		all      byte
+		redirect bool
+		lookups  int
+	}{
+		{"v=spf1 -all", '-', false, 0},
+		{"v=spf1 ALL", '+', false, 0},
+		{"v=spf1 a:mail.example mx/24 ptr exists:x.example include:y.example ~all", '~', false, 5},
+		{"v=spf1 ip4:192.0.2.1 redirect=_spf.example", 0, true, 1},
+		{"v=spf1 -all +all", '-', false, 0},
+		{"v=spf1 allow", 0, false, 0},
+	}
+	for _, tc := range cases {
+		p := parseSPF(tc.record)
+		if p.all != tc.all || p.redirect != tc.redirect || p.lookups != tc.lookups {
+			t.Errorf("parseSPF(%q) = %+v; want all=%q redirect=%v lookups=%d", tc.record, p, tc.all, tc.redirect, tc.lookups)
+		}
+	}
+	for txt, want := range map[string]bool{"v=spf1": true, "V=SPF1 -all": true, "v=spf10 -all": false, "spf1": false, "v=spf1-all": false} {
+		if isSPF(txt) != want {
+			t.Errorf("isSPF(%q) = %v", txt, !want)
+		}
+	}
+}

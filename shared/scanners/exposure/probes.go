@@ -1,0 +1,529 @@
+package exposure
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"secscan/shared/scans"
+)
+
+// probe is one sensitive path and how to recognise the real thing there.
+// match sees a 200 body that is not the site's soft-404 page and returns
+// the evidence line (secrets redacted) when the content is what the path
+// promises; a catch-all page never matches, because every matcher looks
+// for content specific to the file.
+type probe struct {
+	path        string
+	title       string
+	severity    scans.Severity
+	cwe         string
+	description string
+	remediation string
+	references  []string
+	match       func(body []byte) (string, bool)
+}
+
+const sourceMapsPath = "*.js.map"
+
+var (
+	vcsRemediation = "Block access to version-control directories at the web server (e.g. nginx: location ~ /\\.(git|svn|hg) { deny all; }), deploy from a build artifact instead of a checkout, and rotate any credential ever committed to the repository."
+	vcsReferences  = []string{
+		"https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information",
+		"https://cwe.mitre.org/data/definitions/527.html",
+	}
+	secretFileRemediation = "Remove the file from the web root (or deny dotfiles at the web server), then rotate every credential it contained: assume they are compromised."
+	backupRemediation     = "Remove backups and dumps from the web root, store them outside it with access control, and rotate any credential they contain."
+	backupReferences      = []string{
+		"https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information",
+		"https://cwe.mitre.org/data/definitions/530.html",
+	}
+	debugReferences = []string{
+		"https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/02-Fingerprint_Web_Server",
+		"https://cwe.mitre.org/data/definitions/200.html",
+	}
+)
+
+func vcsProbe(path, title string, match func([]byte) (string, bool)) probe {
+	return probe{
+		path: path, title: title, severity: scans.High, cwe: "CWE-527",
+		description: "Version-control metadata is downloadable from the web root. With it an attacker can reconstruct the site's source code and history, including credentials and internal URLs ever committed.",
+		remediation: vcsRemediation, references: vcsReferences, match: match,
+	}
+}
+
+func envProbe(path string) probe {
+	return probe{
+		path: path, title: "Exposed environment file (" + path + ")", severity: scans.High, cwe: "CWE-538",
+		description: "An environment file with configuration variables is downloadable. Such files usually hold database passwords, API keys and signing secrets.",
+		remediation: secretFileRemediation,
+		references:  []string{"https://cwe.mitre.org/data/definitions/538.html", "https://12factor.net/config"},
+		match:       matchEnvFile,
+	}
+}
+
+func listingProbe(path string) probe {
+	return probe{
+		path: path, title: "Directory listing of " + path, severity: scans.Medium, cwe: "CWE-548",
+		description: "The web server lists the files of a backup directory, so anyone can find and download backups without guessing their names.",
+		remediation: "Disable directory listings (Options -Indexes in Apache, autoindex off in nginx) and move backups out of the web root.",
+		references:  []string{"https://cwe.mitre.org/data/definitions/548.html"},
+		match:       matchDirectoryListing,
+	}
+}
+
+func dumpProbe(path string) probe {
+	return probe{
+		path: path, title: "Exposed database dump (" + path + ")", severity: scans.High, cwe: "CWE-530",
+		description: "A SQL dump is downloadable: it holds the database's structure and data, typically including user records and password hashes.",
+		remediation: backupRemediation, references: backupReferences, match: matchSQLDump,
+	}
+}
+
+func archiveProbe(path string) probe {
+	return probe{
+		path: path, title: "Exposed backup archive (" + path + ")", severity: scans.High, cwe: "CWE-530",
+		description: "A backup archive is downloadable from the web root; such archives usually contain the site's source code and configuration.",
+		remediation: backupRemediation, references: backupReferences, match: matchArchive,
+	}
+}
+
+func sourceBackupProbe(path string) probe {
+	return probe{
+		path: path, title: "Exposed PHP source backup (" + path + ")", severity: scans.High, cwe: "CWE-530",
+		description: "A backup copy of a PHP file is served as text instead of being executed, revealing source code and often database credentials.",
+		remediation: backupRemediation, references: backupReferences, match: matchPHPSource,
+	}
+}
+
+func phpinfoProbe(path string) probe {
+	return probe{
+		path: path, title: "phpinfo() page exposed (" + path + ")", severity: scans.Medium, cwe: "CWE-200",
+		description: "A phpinfo() page shows the PHP version, loaded modules, file paths and environment variables (sometimes secrets), which helps attackers target the server.",
+		remediation: "Delete phpinfo pages from production.",
+		references:  debugReferences, match: matchPHPInfo,
+	}
+}
+
+// builtin is the list of paths the tool knows, in probe order.
+var builtin = []probe{
+	vcsProbe("/.git/HEAD", "Exposed Git repository (/.git/HEAD)", matchGitHEAD),
+	vcsProbe("/.git/config", "Exposed Git configuration (/.git/config)", matchGitConfig),
+	vcsProbe("/.svn/entries", "Exposed Subversion metadata (/.svn/entries)", matchSVNEntries),
+	vcsProbe("/.svn/wc.db", "Exposed Subversion database (/.svn/wc.db)", matchPrefix("SQLite format 3\x00", "SQLite database (Subversion working copy)")),
+	vcsProbe("/.hg/requires", "Exposed Mercurial repository (/.hg/requires)", matchHgRequires),
+	envProbe("/.env"),
+	envProbe("/.env.local"),
+	envProbe("/.env.production"),
+	{
+		path: "/.aws/credentials", title: "Exposed AWS credentials file", severity: scans.Critical, cwe: "CWE-538",
+		description: "An AWS shared credentials file is downloadable: its access keys let anyone act on the AWS account with the keys' permissions.",
+		remediation: "Deactivate and delete the exposed access keys in IAM at once, review CloudTrail for their use, and remove the file from the web root.",
+		references:  []string{"https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html", "https://cwe.mitre.org/data/definitions/538.html"},
+		match:       matchAWSCredentials,
+	},
+	{
+		path: "/.npmrc", title: "Exposed npm configuration with auth token (/.npmrc)", severity: scans.High, cwe: "CWE-538",
+		description: "An .npmrc with a registry auth token is downloadable; the token can publish or read private packages.",
+		remediation: "Revoke the token in the registry, remove the file from the web root and inject tokens at build time instead.",
+		references:  []string{"https://docs.npmjs.com/cli/v10/configuring-npm/npmrc", "https://cwe.mitre.org/data/definitions/538.html"},
+		match:       matchNpmrc,
+	},
+	{
+		path: "/.htpasswd", title: "Exposed password file (/.htpasswd)", severity: scans.High, cwe: "CWE-538",
+		description: "An Apache password file is downloadable: its user names and password hashes can be cracked offline.",
+		remediation: "Move the file out of the web root (Apache denies .ht* by default: restore that rule) and change every password it holds.",
+		references:  []string{"https://httpd.apache.org/docs/2.4/programs/htpasswd.html", "https://cwe.mitre.org/data/definitions/538.html"},
+		match:       matchHtpasswd,
+	},
+	listingProbe("/backup/"),
+	listingProbe("/backups/"),
+	dumpProbe("/backup.sql"),
+	dumpProbe("/dump.sql"),
+	dumpProbe("/database.sql"),
+	dumpProbe("/db.sql"),
+	archiveProbe("/backup.zip"),
+	archiveProbe("/backup.tar.gz"),
+	sourceBackupProbe("/index.php.bak"),
+	sourceBackupProbe("/config.php.bak"),
+	sourceBackupProbe("/wp-config.php.bak"),
+	{
+		path: "/server-status", title: "Apache server-status page exposed", severity: scans.Medium, cwe: "CWE-200",
+		description: "mod_status is reachable from the internet: it shows the server version, uptime, client IP addresses and the URLs being requested right now (which may carry session tokens).",
+		remediation: "Restrict /server-status to localhost or an admin network (Require local / Require ip ...), or disable mod_status.",
+		references:  []string{"https://httpd.apache.org/docs/2.4/mod/mod_status.html", "https://cwe.mitre.org/data/definitions/200.html"},
+		match:       matchContains("Apache Server Status for"),
+	},
+	{
+		path: "/server-info", title: "Apache server-info page exposed", severity: scans.Medium, cwe: "CWE-200",
+		description: "mod_info is reachable from the internet: it shows the server's full configuration, modules and file paths.",
+		remediation: "Restrict /server-info to localhost or an admin network, or disable mod_info.",
+		references:  []string{"https://httpd.apache.org/docs/2.4/mod/mod_info.html", "https://cwe.mitre.org/data/definitions/200.html"},
+		match:       matchContains("Apache Server Information"),
+	},
+	phpinfoProbe("/phpinfo.php"),
+	phpinfoProbe("/info.php"),
+	{
+		path: "/debug", title: "Debug error page exposed (/debug)", severity: scans.Medium, cwe: "CWE-489",
+		description: "The application runs with its framework's debug mode on: error pages show stack traces, settings and source code, and some debuggers allow running code.",
+		remediation: "Turn debug mode off in production (DEBUG = False in Django, no Werkzeug debugger, APP_DEBUG=false in Laravel).",
+		references:  []string{"https://cwe.mitre.org/data/definitions/489.html"},
+		match:       matchDebugPage,
+	},
+	{
+		path: "/debug/pprof/", title: "Go pprof profiling endpoint exposed", severity: scans.Medium, cwe: "CWE-200",
+		description: "net/http/pprof is reachable: anyone can read goroutine stacks, the command line and heap contents, and start CPU profiles that load the server.",
+		remediation: "Serve pprof on a separate, internal-only listener or remove the net/http/pprof import from the public server.",
+		references:  []string{"https://pkg.go.dev/net/http/pprof", "https://cwe.mitre.org/data/definitions/200.html"},
+		match:       matchAny("Types of profiles available", "<title>/debug/pprof/</title>"),
+	},
+	{
+		path: "/debug/vars", title: "Go expvar endpoint exposed", severity: scans.Low, cwe: "CWE-200",
+		description: "expvar is reachable: it shows the process command line (which may contain flags with secrets) and memory statistics.",
+		remediation: "Serve expvar on an internal-only listener.",
+		references:  []string{"https://pkg.go.dev/expvar", "https://cwe.mitre.org/data/definitions/200.html"},
+		match:       matchExpvar,
+	},
+	{
+		path: "/actuator/env", title: "Spring Boot actuator env endpoint exposed", severity: scans.High, cwe: "CWE-200",
+		description: "The Spring Boot actuator env endpoint is reachable: it lists configuration properties and environment variables, often including credentials, and eases further attacks on the actuator.",
+		remediation: "Expose only health (and info) over HTTP: management.endpoints.web.exposure.include=health, and protect the actuator with authentication.",
+		references:  []string{"https://docs.spring.io/spring-boot/reference/actuator/endpoints.html", "https://cwe.mitre.org/data/definitions/200.html"},
+		match:       matchActuatorEnv,
+	},
+	{
+		path: "/.DS_Store", title: "Exposed .DS_Store file", severity: scans.Low, cwe: "CWE-538",
+		description: "A macOS Finder .DS_Store file is downloadable; it lists the names of files in the directory, including ones not linked anywhere.",
+		remediation: "Delete .DS_Store files from the web root, exclude them from deployments and deny dotfiles at the web server.",
+		references:  []string{"https://cwe.mitre.org/data/definitions/538.html"},
+		match:       matchPrefix("\x00\x00\x00\x01Bud1", "Finder .DS_Store (Bud1 signature)"),
+	},
+	{
+		path: sourceMapsPath, title: "JavaScript source map exposed", severity: scans.Low, cwe: "CWE-540",
+		description: "Source maps of the site's scripts are public: they reveal the original, unminified source code, file layout and comments, and make finding flaws and embedded secrets easier.",
+		remediation: "Do not deploy .map files to production (or restrict them to internal networks), and remove sourceMappingURL comments from served bundles.",
+		references:  []string{"https://developer.mozilla.org/en-US/docs/Glossary/Source_map", "https://cwe.mitre.org/data/definitions/540.html"},
+	},
+}
+
+// builtinPaths lists the paths of builtin, for the schema and refusals.
+func builtinPaths() []string {
+	out := make([]string, len(builtin))
+	for i, p := range builtin {
+		out[i] = p.path
+	}
+	return out
+}
+
+// lines splits a body into at most maxLines lines without their line
+// endings.
+func lines(body []byte, maxLines int) []string {
+	var out []string
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if len(out) == maxLines {
+			break
+		}
+		out = append(out, strings.TrimRight(line, "\r"))
+	}
+	return out
+}
+
+// looksLikeMarkup reports a body that starts like HTML or XML, which no
+// dotfile, dump or config matched here does.
+func looksLikeMarkup(body []byte) bool {
+	return bytes.HasPrefix(bytes.TrimSpace(body), []byte("<"))
+}
+
+var (
+	gitRef      = regexp.MustCompile(`^ref: refs/\S+$`)
+	gitSHA      = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+	remoteURL   = regexp.MustCompile(`^\s*url\s*=\s*(\S+)`)
+	credInURL   = regexp.MustCompile(`(://)[^/@\s]+@`)
+	envLine     = regexp.MustCompile(`^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)$`)
+	secretKey   = regexp.MustCompile(`(?i)(secret|password|passwd|pwd|token|api_?key|access_?key|private|credential|auth|dsn|database_url)`)
+	sqlLine     = regexp.MustCompile(`^(?:(-- (?:MySQL dump|PostgreSQL database dump|phpMyAdmin SQL Dump|MariaDB dump)).*|(CREATE TABLE|INSERT INTO|DROP TABLE IF EXISTS|DROP TABLE)\s+([^\s(]{1,64}))`)
+	phpDefine   = regexp.MustCompile(`define\(\s*['"]([A-Za-z_][A-Za-z0-9_]{0,40})['"]`)
+	phpinfoHTML = regexp.MustCompile(`(?i)<title>[^<]{0,80}phpinfo\(\)[^<]{0,40}</title>`)
+	phpVersion  = regexp.MustCompile(`PHP Version \d+\.\d+\.\d+`)
+	htpasswd    = regexp.MustCompile(`^([^:\s]{1,64}):(\$apr1\$|\$2[aby]\$|\{SHA\}|\$1\$|\$5\$|\$6\$)(\S*)$`)
+	listing     = regexp.MustCompile(`(?i)<(?:title|h1)>\s*(Index of /[^<]{0,100})</`)
+	awsKeyLine  = regexp.MustCompile(`^\s*(aws_access_key_id|aws_secret_access_key|aws_session_token)\s*=\s*(\S+)`)
+	npmToken    = regexp.MustCompile(`^\s*(\S*_authToken)\s*=\s*(\S+)`)
+)
+
+// redact shows the first characters of a secret and its length, never
+// enough to use it: at most 4 characters and at most a third of it.
+func redact(v string) string {
+	v = strings.Trim(strings.TrimSpace(v), `"'`)
+	r := []rune(v)
+	show := min(4, len(r)/3)
+	return string(r[:show]) + fmt.Sprintf("… (%d chars)", len(r))
+}
+
+func matchGitHEAD(body []byte) (string, bool) {
+	first := strings.TrimSpace(lines(body, 1)[0])
+	if gitRef.MatchString(first) || gitSHA.MatchString(first) {
+		return first, true
+	}
+	return "", false
+}
+
+func matchGitConfig(body []byte) (string, bool) {
+	if looksLikeMarkup(body) {
+		return "", false
+	}
+	found := false
+	remote := ""
+	for _, l := range lines(body, 200) {
+		t := strings.TrimSpace(l)
+		if t == "[core]" {
+			found = true
+		}
+		if m := remoteURL.FindStringSubmatch(l); m != nil && remote == "" {
+			remote = credInURL.ReplaceAllString(m[1], "${1}[credentials redacted]@")
+		}
+	}
+	if !found {
+		return "", false
+	}
+	if remote != "" {
+		return "[core] section; remote url = " + remote, true
+	}
+	return "[core] section", true
+}
+
+func matchSVNEntries(body []byte) (string, bool) {
+	if bytes.Contains(body, []byte("<wc-entries")) {
+		return "<wc-entries> (Subversion working copy, XML format)", true
+	}
+	ls := lines(body, 2)
+	first := strings.TrimSpace(ls[0])
+	if n, err := strconv.Atoi(first); err == nil && n >= 8 && n <= 12 && len(bytes.TrimSpace(body)) < 64<<10 {
+		return first + " (Subversion entries format number)", true
+	}
+	return "", false
+}
+
+// hgRequirements are the tokens Mercurial writes into .hg/requires.
+var hgRequirements = map[string]bool{
+	"revlogv1": true, "store": true, "fncache": true, "dotencode": true, "generaldelta": true,
+	"sparserevlog": true, "share-safe": true, "persistent-nodemap": true, "revlog-compression-zstd": true,
+	"treemanifest": true, "shared": true, "relshared": true, "largefiles": true, "lfs": true,
+}
+
+func matchHgRequires(body []byte) (string, bool) {
+	var seen []string
+	for _, l := range lines(body, 50) {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		if !hgRequirements[t] && !strings.HasPrefix(t, "exp-") {
+			return "", false
+		}
+		seen = append(seen, t)
+	}
+	if len(seen) < 2 || (!slices.Contains(seen, "revlogv1") && !slices.Contains(seen, "store")) {
+		return "", false
+	}
+	return strings.Join(seen, " "), true
+}
+
+// matchEnvFile accepts a body whose meaningful lines are KEY=VALUE
+// assignments (at least two, and at least four in five lines), and shows
+// one assignment with its value redacted — a secret-looking key first.
+func matchEnvFile(body []byte) (string, bool) {
+	if looksLikeMarkup(body) || !utf8.Valid(body) {
+		return "", false
+	}
+	total, assignments := 0, 0
+	evidence, secret := "", false
+	for _, l := range lines(body, 500) {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		total++
+		m := envLine.FindStringSubmatch(t)
+		if m == nil {
+			continue
+		}
+		assignments++
+		if evidence == "" || (!secret && secretKey.MatchString(m[1])) {
+			evidence = m[1] + "=" + redact(m[2])
+			secret = secretKey.MatchString(m[1])
+		}
+	}
+	if assignments < 2 || assignments*5 < total*4 {
+		return "", false
+	}
+	return fmt.Sprintf("%s (%d variables in the file, values redacted)", evidence, assignments), true
+}
+
+func matchDirectoryListing(body []byte) (string, bool) {
+	if m := listing.FindSubmatch(body); m != nil {
+		return strings.TrimSpace(string(m[1])), true
+	}
+	return "", false
+}
+
+func matchSQLDump(body []byte) (string, bool) {
+	if looksLikeMarkup(body) {
+		return "", false
+	}
+	for _, l := range lines(body, 400) {
+		m := sqlLine.FindStringSubmatch(strings.TrimSpace(l))
+		switch {
+		case m == nil:
+		case m[1] != "":
+			return m[1], true // a dump tool's header comment: no data in it
+		default:
+			return m[2] + " " + m[3] + " … (statement cut; data not shown)", true
+		}
+	}
+	return "", false
+}
+
+func matchArchive(body []byte) (string, bool) {
+	switch {
+	case bytes.HasPrefix(body, []byte("PK\x03\x04")):
+		return "ZIP archive (PK\\x03\\x04 signature)", true
+	case bytes.HasPrefix(body, []byte{0x1f, 0x8b}):
+		return "gzip archive (\\x1f\\x8b signature)", true
+	}
+	return "", false
+}
+
+func matchPHPSource(body []byte) (string, bool) {
+	if !bytes.Contains(body, []byte("<?php")) {
+		return "", false
+	}
+	evidence := "PHP source starting with <?php"
+	var names []string
+	for _, m := range phpDefine.FindAllSubmatch(body, 5) {
+		names = append(names, string(m[1]))
+	}
+	if len(names) > 0 {
+		evidence += "; defines " + strings.Join(names, ", ") + " (values not shown)"
+	}
+	return evidence, true
+}
+
+func matchPHPInfo(body []byte) (string, bool) {
+	m := phpinfoHTML.Find(body)
+	if m == nil {
+		return "", false
+	}
+	evidence := string(m)
+	if v := phpVersion.Find(body); v != nil {
+		evidence += "; " + string(v)
+	}
+	return evidence, true
+}
+
+// debugSignatures are texts only framework debug pages contain.
+var debugSignatures = []string{
+	"Werkzeug Debugger",
+	"You're seeing this error because you have <code>DEBUG = True</code>",
+	"Whoops! There was an error.",
+	"Symfony Exception",
+}
+
+func matchDebugPage(body []byte) (string, bool) {
+	for _, s := range debugSignatures {
+		if bytes.Contains(body, []byte(s)) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func matchExpvar(body []byte) (string, bool) {
+	t := bytes.TrimSpace(body)
+	if bytes.HasPrefix(t, []byte("{")) && bytes.Contains(t, []byte(`"cmdline":`)) && bytes.Contains(t, []byte(`"memstats":`)) {
+		return `JSON with "cmdline" and "memstats" (values not shown)`, true
+	}
+	return "", false
+}
+
+func matchActuatorEnv(body []byte) (string, bool) {
+	t := bytes.TrimSpace(body)
+	if bytes.HasPrefix(t, []byte("{")) && bytes.Contains(t, []byte(`"propertySources"`)) && bytes.Contains(t, []byte(`"activeProfiles"`)) {
+		return fmt.Sprintf(`JSON with "activeProfiles" and %d "propertySources" entries (values not shown)`,
+			bytes.Count(t, []byte(`"name"`))), true
+	}
+	return "", false
+}
+
+func matchAWSCredentials(body []byte) (string, bool) {
+	if looksLikeMarkup(body) {
+		return "", false
+	}
+	for _, l := range lines(body, 200) {
+		if m := awsKeyLine.FindStringSubmatch(l); m != nil {
+			return m[1] + " = " + redact(m[2]), true
+		}
+	}
+	return "", false
+}
+
+func matchNpmrc(body []byte) (string, bool) {
+	if looksLikeMarkup(body) {
+		return "", false
+	}
+	for _, l := range lines(body, 200) {
+		if m := npmToken.FindStringSubmatch(l); m != nil {
+			return m[1] + "=" + redact(m[2]), true
+		}
+	}
+	return "", false
+}
+
+func matchHtpasswd(body []byte) (string, bool) {
+	evidence, users := "", 0
+	for _, l := range lines(body, 200) {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		m := htpasswd.FindStringSubmatch(t)
+		if m == nil {
+			return "", false
+		}
+		users++
+		if evidence == "" {
+			evidence = m[1] + ":" + redact(m[2]+m[3])
+		}
+	}
+	if users == 0 {
+		return "", false
+	}
+	return fmt.Sprintf("%s (%d users, hashes redacted)", evidence, users), true
+}
+
+func matchPrefix(prefix, evidence string) func([]byte) (string, bool) {
+	return func(body []byte) (string, bool) {
+		return evidence, bytes.HasPrefix(body, []byte(prefix))
+	}
+}
+
+func matchContains(s string) func([]byte) (string, bool) {
+	return func(body []byte) (string, bool) {
+		return s, bytes.Contains(body, []byte(s))
+	}
+}
+
+func matchAny(ss ...string) func([]byte) (string, bool) {
+	return func(body []byte) (string, bool) {
+		for _, s := range ss {
+			if bytes.Contains(body, []byte(s)) {
+				return s, true
+			}
+		}
+		return "", false
+	}
+}

@@ -1,0 +1,135 @@
+package exposure
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"secscan/shared/scanners/internal/httpprobe"
+)
+
+const (
+	// maxScripts bounds the scripts (and so the maps) fetched per call.
+	maxScripts = 5
+	// maxMapEvidence bounds the maps listed in the evidence.
+	maxMapEvidence = 3
+)
+
+var (
+	sourceMappingURL = regexp.MustCompile(`//[#@][ \t]*sourceMappingURL[ \t]*=[ \t]*(\S+)`)
+	mapVersion       = regexp.MustCompile(`"version"\s*:\s*3\b`)
+	mapMappings      = regexp.MustCompile(`"(?:mappings|sources|sections)"\s*:`)
+	mapFirstSource   = regexp.MustCompile(`"sources"\s*:\s*\[\s*"([^"]{1,120})"`)
+)
+
+// probeSourceMaps fetches the home page's same-host scripts, finds the
+// source maps they announce (sourceMappingURL comment, SourceMap header,
+// or the conventional "<script>.map" name) and reports the maps that are
+// served.
+func (s *scan) probeSourceMaps(ctx context.Context, p probe) {
+	var maps []*url.URL
+	seen := map[string]bool{}
+	fetched := 0
+	for _, script := range httpprobe.ScriptSources(s.home.Body, s.home.URL, 50) {
+		if fetched == maxScripts || ctx.Err() != nil {
+			break
+		}
+		if !httpprobe.SameHost(script, s.home.URL) || httpprobe.CheckURL(s.env, script) != nil {
+			continue
+		}
+		fetched++
+		resp, err := s.client.Do(ctx, httpprobe.Request{URL: script, MaxBody: maxBody})
+		if err != nil {
+			s.countFailure()
+			continue
+		}
+		if resp.Status != http.StatusOK || s.isSoft404(resp) {
+			continue
+		}
+		if m := announcedMap(resp); m != nil && !seen[m.String()] {
+			seen[m.String()] = true
+			maps = append(maps, m)
+		}
+	}
+
+	var evidence []string
+	var first *url.URL
+	for _, m := range maps {
+		if !httpprobe.SameHost(m, s.home.URL) || httpprobe.CheckURL(s.env, m) != nil {
+			continue
+		}
+		resp, err := s.client.Do(ctx, httpprobe.Request{URL: m, MaxBody: maxBody})
+		if err != nil {
+			s.countFailure()
+			continue
+		}
+		if resp.Status != http.StatusOK || s.isSoft404(resp) || !isSourceMap(resp.Body) {
+			continue
+		}
+		if first == nil {
+			first = resp.URL
+		}
+		if len(evidence) < maxMapEvidence {
+			line := resp.Summary() + ": source map version 3"
+			if src := mapFirstSource.FindSubmatch(resp.Body); src != nil {
+				line += fmt.Sprintf(", first source %q", httpprobe.Clean(string(src[1]), 120))
+			}
+			evidence = append(evidence, line)
+		}
+	}
+	if first != nil {
+		s.report(p, first, strings.Join(evidence, "; "))
+	}
+}
+
+func (s *scan) countFailure() {
+	s.mu.Lock()
+	s.failed++
+	s.mu.Unlock()
+}
+
+// announcedMap returns the source map URL a script names, or the
+// conventional "<script path>.map" when it names none; inline (data:) maps
+// are not fetched.
+func announcedMap(resp *httpprobe.Response) *url.URL {
+	ref := ""
+	for _, h := range []string{"SourceMap", "X-SourceMap"} {
+		if v := strings.TrimSpace(resp.Header.Get(h)); v != "" {
+			ref = v
+			break
+		}
+	}
+	if ref == "" {
+		// The comment ends the file: take the last one.
+		if all := sourceMappingURL.FindAllSubmatch(resp.Body, -1); len(all) > 0 {
+			ref = string(all[len(all)-1][1])
+		}
+	}
+	if strings.HasPrefix(strings.ToLower(ref), "data:") {
+		return nil
+	}
+	if ref == "" {
+		u := *resp.URL
+		u.RawQuery, u.RawPath = "", ""
+		u.Path += ".map"
+		return &u
+	}
+	u, err := resp.URL.Parse(ref)
+	if err != nil {
+		return nil
+	}
+	u.Fragment = ""
+	return u
+}
+
+// isSourceMap reports a body that starts like a version 3 source map
+// (optionally behind the ")]}'" anti-JSON-hijacking prefix).
+func isSourceMap(body []byte) bool {
+	t := bytes.TrimSpace(body)
+	t = bytes.TrimSpace(bytes.TrimPrefix(t, []byte(")]}'")))
+	return bytes.HasPrefix(t, []byte("{")) && mapVersion.Match(t) && mapMappings.Match(t)
+}

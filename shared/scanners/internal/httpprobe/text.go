@@ -1,0 +1,148 @@
+package httpprobe
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+	"unicode"
+
+	"golang.org/x/net/html"
+
+	"secscan/shared/netguard"
+	"secscan/shared/resolver"
+)
+
+// Clean makes target-supplied text safe for evidence and outcomes: control
+// characters become spaces, runs of spaces collapse, and the result is cut
+// to max runes with an ellipsis.
+func Clean(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	space := false
+	for _, r := range s {
+		if n >= max {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsControl(r) || unicode.IsSpace(r) || r == unicode.ReplacementChar {
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+				n++
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+		n++
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// Describe turns a failed request into a few words for an outcome line.
+func Describe(err error) string {
+	if err == nil {
+		return "no answer"
+	}
+	var (
+		refused *netguard.AddressError
+		certErr *tls.CertificateVerificationError
+		header  tls.RecordHeaderError
+		netErr  net.Error
+	)
+	switch {
+	case errors.As(err, &refused):
+		return "refused: " + refused.Summary() + " (" + refused.Rule() + ")"
+	case strings.HasPrefix(err.Error(), "refused: "):
+		return Clean(err.Error(), 200)
+	case errors.Is(err, resolver.ErrNXDomain):
+		return "the name does not exist (NXDOMAIN)"
+	case errors.Is(err, resolver.ErrNoRecords):
+		return "the name has no A or AAAA record"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timed out"
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.As(err, &certErr):
+		return "TLS certificate not accepted"
+	case errors.As(err, &header):
+		return "the server did not answer with TLS"
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err
+	}
+	return Clean(err.Error(), 200)
+}
+
+// ScriptSources returns the absolute http(s) URLs of the <script src>
+// elements of an HTML page, resolved against page (and its <base href>),
+// deduplicated, in document order, at most max. They are not checked
+// against the scope: callers decide whether to fetch them.
+func ScriptSources(body []byte, page *url.URL, max int) []*url.URL {
+	base := page
+	seen := map[string]bool{}
+	var out []*url.URL
+	z := html.NewTokenizer(bytes.NewReader(body))
+	// The tokenizer's own buffer is bounded by the body, which callers
+	// have already capped.
+	for len(out) < max {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		name, hasAttr := z.TagName()
+		tag := string(name)
+		if (tag != "script" && tag != "base") || !hasAttr {
+			continue
+		}
+		for {
+			key, val, more := z.TagAttr()
+			attr := string(key)
+			if (tag == "script" && attr == "src") || (tag == "base" && attr == "href") {
+				ref := strings.TrimSpace(string(val))
+				u, err := base.Parse(ref)
+				if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+					u.Fragment = ""
+					if tag == "base" {
+						base = u
+					} else if !seen[u.String()] {
+						seen[u.String()] = true
+						out = append(out, u)
+					}
+				}
+				break
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// SameOrigin reports whether a and b share scheme, host and port.
+func SameOrigin(a, b *url.URL) bool {
+	ha, pa := HostPort(a)
+	hb, pb := HostPort(b)
+	return a.Scheme == b.Scheme && ha == hb && pa == pb
+}
+
+// SameHost reports whether a and b name the same host (any scheme or port).
+func SameHost(a, b *url.URL) bool {
+	ha, _ := HostPort(a)
+	hb, _ := HostPort(b)
+	return ha == hb
+}

@@ -1,0 +1,163 @@
+// Package scantest builds what the web scanners' tests run against: a
+// local DNS server that resolves the test names to 127.0.0.1, the guarded
+// dialer (private networks allowed, as with ALLOW_PRIVATE_NETWORKS), and
+// plain and TLS test servers on 127.0.0.1 whose certificates come from a
+// CA generated for the test. Nothing here sends a packet off loopback.
+package scantest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"secscan/shared/netguard"
+	"secscan/shared/resolver"
+	"secscan/shared/resolver/resolvertest"
+	"secscan/shared/tools"
+)
+
+// Site is a test target: domain resolves to 127.0.0.1 and is served over
+// http and https by the given handlers.
+type Site struct {
+	Env   tools.Env
+	DNS   *resolvertest.Server
+	Roots *x509.CertPool
+	HTTP  *httptest.Server // nil when no http handler was given
+	HTTPS *httptest.Server // nil when no https handler was given
+}
+
+// NewSite starts a DNS server resolving domain and names (e.g. subdomains)
+// to 127.0.0.1, and servers for the non-nil handlers; env.Ports point at
+// them. policy is the dialer's policy (netguard.Policy{AllowPrivate: true}
+// for tests that connect).
+func NewSite(t testing.TB, domain string, policy netguard.Policy, httpHandler, httpsHandler http.Handler, names ...string) *Site {
+	t.Helper()
+	dns := resolvertest.Start(t)
+	for _, name := range append([]string{domain}, names...) {
+		dns.Add(t, name+". A 127.0.0.1")
+	}
+	res, err := resolver.New(dns.Addr, 2*time.Second)
+	if err != nil {
+		t.Fatalf("resolver: %v", err)
+	}
+	s := &Site{DNS: dns}
+	s.Env = tools.Env{Domain: domain, Dialer: netguard.New(res, policy), Resolver: res}
+	if httpHandler != nil {
+		s.HTTP = httptest.NewServer(httpHandler)
+		t.Cleanup(s.HTTP.Close)
+		s.Env.Ports.HTTP = port(t, s.HTTP.URL)
+	} else {
+		// A port nothing listens on, so the http attempt is refused
+		// instead of reaching a random local service on port 80.
+		s.Env.Ports.HTTP = closedPort(t)
+	}
+	if httpsHandler != nil {
+		var cert tls.Certificate
+		cert, s.Roots = Certificate(t, append([]string{domain, "*." + domain}, names...)...)
+		s.HTTPS = httptest.NewUnstartedServer(httpsHandler)
+		s.HTTPS.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+		// Handshakes a scanner rejects on purpose are expected here.
+		s.HTTPS.Config.ErrorLog = log.New(io.Discard, "", 0)
+		s.HTTPS.StartTLS()
+		t.Cleanup(s.HTTPS.Close)
+		s.Env.Ports.HTTPS = port(t, s.HTTPS.URL)
+	} else {
+		s.Env.Ports.HTTPS = closedPort(t)
+	}
+	return s
+}
+
+// URL returns scheme://host:port/path for the site's server of scheme.
+func (s *Site) URL(scheme, host, path string) string {
+	p := s.Env.Ports.HTTPPort()
+	if scheme == "https" {
+		p = s.Env.Ports.HTTPSPort()
+	}
+	return scheme + "://" + net.JoinHostPort(host, strconv.Itoa(p)) + path
+}
+
+func port(t testing.TB, rawURL string) int {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := strconv.Atoi(u.Port())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// closedPort returns a loopback port that was free a moment ago.
+func closedPort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return p
+}
+
+// Certificate returns a leaf certificate for names signed by a fresh CA,
+// and a pool holding that CA.
+func Certificate(t testing.TB, names ...string) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "scantest CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leafTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: names[0]},
+		DNSNames:     names,
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	return tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: key}, pool
+}

@@ -1,0 +1,383 @@
+package network
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// wellKnownPorts names the service usually listening on a port. It decides
+// the probe sent to services that wait for the client, and names services
+// that say nothing (then the finding says it was identified by port only).
+var wellKnownPorts = map[int]string{
+	21: "ftp", 22: "ssh", 23: "telnet", 25: "smtp", 53: "domain",
+	80: "http", 81: "http", 110: "pop3", 111: "rpcbind", 135: "msrpc",
+	139: "netbios-ssn", 143: "imap", 443: "https", 445: "smb", 465: "smtps",
+	587: "submission", 636: "ldaps", 993: "imaps", 995: "pop3s",
+	1433: "mssql", 1521: "oracle-tns", 2375: "docker", 2376: "docker-tls",
+	3000: "http", 3306: "mysql", 3389: "rdp", 5432: "postgresql",
+	5900: "vnc", 5901: "vnc", 5902: "vnc", 5903: "vnc",
+	6379: "redis", 8000: "http", 8008: "http", 8080: "http", 8081: "http",
+	8443: "https", 8888: "http", 9200: "elasticsearch", 11211: "memcached",
+	27017: "mongodb",
+}
+
+// tlsWrapped are services that speak TLS first: a plaintext probe only
+// earns an error page, so they are named by port and left to tls_check.
+var tlsWrapped = map[string]bool{
+	"https": true, "smtps": true, "ldaps": true, "imaps": true, "pop3s": true, "docker-tls": true,
+}
+
+// probeFor returns the bytes sent first to a service that waits for the
+// client, or nil to just listen. Every probe is read-only: a HEAD or GET of
+// "/", Redis PING, memcached "version", PostgreSQL's SSLRequest.
+func probeFor(hint, host string) []byte {
+	switch hint {
+	case "http", "docker":
+		return httpRequest("HEAD", host)
+	case "elasticsearch":
+		// GET, not HEAD: the body names the product on versions that do
+		// not send X-Elastic-Product.
+		return httpRequest("GET", host)
+	case "redis":
+		return []byte("PING\r\n")
+	case "memcached":
+		return []byte("version\r\n")
+	case "postgresql":
+		// SSLRequest: length 8, code 80877103. The server answers with one
+		// byte, S or N, before any authentication.
+		return []byte{0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}
+	}
+	return nil
+}
+
+func httpRequest(method, host string) []byte {
+	return fmt.Appendf(nil, "%s / HTTP/1.0\r\nHost: %s\r\nAccept: */*\r\n\r\n", method, host)
+}
+
+// grab reads what the service on conn says (after a probe, for services
+// that wait for the client) and identifies it. No read outlives deadline.
+func (s *Scanner) grab(conn net.Conn, host string, port int, deadline time.Time) observation {
+	hint := s.hints[port]
+	if tlsWrapped[hint] {
+		return observation{Name: hint, ByPort: true}
+	}
+	raw := s.exchange(conn, probeFor(hint, host), s.bannerTimeout, deadline)
+	if len(raw) == 0 && hint == "" {
+		// A silent service on a port we know nothing about: HTTP servers
+		// are the most common such service, so ask like a browser would.
+		raw = s.exchange(conn, httpRequest("HEAD", host), s.bannerTimeout/2, deadline)
+	}
+	return identify(hint, raw)
+}
+
+// exchange sends probe (if any) and reads at most maxBannerBytes for at most
+// wait, and at most bannerTail once the first bytes arrived.
+func (s *Scanner) exchange(conn net.Conn, probe []byte, wait time.Duration, deadline time.Time) []byte {
+	end := time.Now().Add(wait)
+	if end.After(deadline) {
+		end = deadline
+	}
+	if err := conn.SetDeadline(end); err != nil {
+		return nil
+	}
+	if len(probe) > 0 {
+		if _, err := conn.Write(probe); err != nil {
+			return nil
+		}
+	}
+	buf := make([]byte, maxBannerBytes)
+	n := 0
+	for n < len(buf) {
+		m, err := conn.Read(buf[n:])
+		if m > 0 && n == 0 {
+			if tail := time.Now().Add(bannerTail); tail.Before(end) {
+				_ = conn.SetReadDeadline(tail)
+			}
+		}
+		n += m
+		if err != nil { // EOF, the deadline, a reset: what we have is the banner
+			break
+		}
+	}
+	return buf[:n]
+}
+
+// observation is what one open port told us.
+type observation struct {
+	// Name is the service, e.g. "ssh", "mysql", or "unknown".
+	Name string
+	// Product and Version are the software the banner announces, when it
+	// does, e.g. "OpenSSH" and "7.4p1".
+	Product, Version string
+	// Banner is what the service said, sanitised and truncated; for
+	// binary greetings a readable summary.
+	Banner string
+	// ByPort is true when nothing the service said identified it: Name
+	// comes from the port number alone.
+	ByPort bool
+	// NoAuth is true when the service answered a command that only an
+	// unauthenticated service answers (Redis PING, memcached version, an
+	// Elasticsearch or Docker API request); Answer says what it answered.
+	NoAuth bool
+	Answer string
+}
+
+// identify names the service from what it said, falling back on the port.
+func identify(hint string, raw []byte) observation {
+	text := string(raw)
+	switch {
+	case len(raw) == 0:
+		if hint == "" {
+			return observation{Name: "unknown"}
+		}
+		return observation{Name: hint, ByPort: true}
+	case strings.HasPrefix(text, "SSH-"):
+		return identifySSH(text)
+	case strings.HasPrefix(text, "HTTP/"):
+		return identifyHTTP(text)
+	}
+	if obs, ok := identifyMySQL(raw); ok {
+		return obs
+	}
+	banner := sanitize(text, maxBannerShown)
+	obs := observation{Name: hint, Banner: banner}
+	if obs.Name == "" {
+		obs.Name = "unknown"
+	}
+	switch {
+	case strings.HasPrefix(text, "+PONG"):
+		obs.Name, obs.NoAuth, obs.Answer = "redis", true, "answered PING with +PONG without authentication"
+	case strings.HasPrefix(text, "-NOAUTH"), strings.HasPrefix(text, "-DENIED"), strings.HasPrefix(text, "-ERR") && hint == "redis":
+		obs.Name = "redis"
+	case strings.HasPrefix(text, "VERSION ") && hint == "memcached", strings.HasPrefix(text, "VERSION ") && hint == "":
+		obs.Name, obs.Product, obs.Version = "memcached", "memcached", firstField(text[len("VERSION "):])
+		obs.NoAuth, obs.Answer = true, "answered the version command without authentication"
+	case strings.HasPrefix(text, "220"):
+		identify220(text, hint, &obs)
+	case strings.HasPrefix(text, "+OK"):
+		obs.Name = "pop3"
+	case strings.HasPrefix(text, "* OK"):
+		obs.Name = "imap"
+	case strings.HasPrefix(text, "RFB "):
+		obs.Name, obs.Product, obs.Version = "vnc", "RFB", strings.TrimSpace(text[len("RFB "):min(len(text), 11)])
+	case len(raw) >= 2 && raw[0] == 0xff && raw[1] >= 0xfb && raw[1] <= 0xfe:
+		// IAC WILL/WONT/DO/DONT: Telnet option negotiation.
+		obs.Name = "telnet"
+		obs.Banner = telnetText(raw)
+	case hint == "postgresql" && (text == "S" || text == "N"):
+		obs.Name = "postgresql"
+		obs.Banner = fmt.Sprintf("PostgreSQL SSLRequest answer %q", text)
+	case hint == "postgresql" && raw[0] == 'E' && strings.Contains(text, "SFATAL"):
+		obs.Name = "postgresql"
+	default:
+		obs.ByPort = hint != ""
+	}
+	return obs
+}
+
+var sshSoftware = regexp.MustCompile(`^SSH-[0-9.]+-([A-Za-z][A-Za-z-]*)[_-]([0-9][0-9A-Za-z.]*)`)
+
+func identifySSH(text string) observation {
+	line, _, _ := strings.Cut(text, "\n")
+	obs := observation{Name: "ssh", Banner: sanitize(line, maxBannerShown)}
+	if m := sshSoftware.FindStringSubmatch(line); m != nil {
+		obs.Product, obs.Version = m[1], m[2]
+	}
+	return obs
+}
+
+var (
+	ftpProducts = []*regexp.Regexp{
+		regexp.MustCompile(`(vsFTPd) ([0-9][0-9.]*[0-9])`),
+		regexp.MustCompile(`(ProFTPD) ([0-9][0-9.a-z]*)`),
+		regexp.MustCompile(`(FileZilla Server) (?:version )?([0-9][0-9.a-z]*)`),
+		regexp.MustCompile(`(Pure-FTPd)`),
+	}
+	smtpProducts = []*regexp.Regexp{
+		regexp.MustCompile(`(Exim) ([0-9][0-9.]*[0-9])`),
+		regexp.MustCompile(`(Postfix)`),
+		regexp.MustCompile(`(Sendmail) ([0-9][0-9.]*[0-9])`),
+		regexp.MustCompile(`(Microsoft ESMTP MAIL Service)`),
+	}
+)
+
+// identify220 tells FTP from SMTP: both greet with "220".
+func identify220(text, hint string, obs *observation) {
+	upper := strings.ToUpper(text)
+	switch {
+	case strings.Contains(upper, "FTP"):
+		obs.Name = "ftp"
+		setProduct(obs, text, ftpProducts)
+	case strings.Contains(upper, "SMTP") || strings.Contains(upper, "MAIL"):
+		obs.Name = "smtp"
+		setProduct(obs, text, smtpProducts)
+	case hint == "ftp" || hint == "smtp" || hint == "submission":
+		obs.Name = hint
+	}
+}
+
+func setProduct(obs *observation, text string, patterns []*regexp.Regexp) {
+	for _, re := range patterns {
+		if m := re.FindStringSubmatch(text); m != nil {
+			obs.Product = m[1]
+			if len(m) > 2 {
+				obs.Version = m[2]
+			}
+			return
+		}
+	}
+}
+
+// identifyHTTP reads the status line and headers of a (possibly truncated)
+// HTTP response.
+func identifyHTTP(text string) observation {
+	head, body, _ := strings.Cut(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n")
+	lines := strings.Split(head, "\n")
+	status := strings.TrimSpace(lines[0])
+	headers := map[string]string{}
+	for _, line := range lines[1:] {
+		name, value, ok := strings.Cut(line, ":")
+		if ok {
+			headers[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
+		}
+	}
+	code := ""
+	if f := strings.Fields(status); len(f) > 1 {
+		code = f[1]
+	}
+	obs := observation{Name: "http"}
+	shown := status
+	if server := headers["server"]; server != "" {
+		shown += " | Server: " + server
+		obs.Product, obs.Version, _ = strings.Cut(firstField(server), "/")
+	}
+	switch {
+	case headers["api-version"] != "" && strings.Contains(strings.ToLower(headers["server"]), "docker"):
+		obs.Name = "docker"
+		shown += " | Api-Version: " + headers["api-version"]
+		obs.NoAuth, obs.Answer = true, "answered as the Docker Engine API over plain HTTP without authentication ("+status+")"
+	case strings.EqualFold(headers["x-elastic-product"], "Elasticsearch") ||
+		strings.Contains(body, `"cluster_name"`) || strings.Contains(body, "You Know, for Search"):
+		obs.Name, obs.Product = "elasticsearch", "Elasticsearch"
+		if headers["x-elastic-product"] != "" {
+			shown += " | X-Elastic-Product: " + headers["x-elastic-product"]
+		}
+		if m := esVersion.FindStringSubmatch(body); m != nil {
+			obs.Version = m[1]
+			shown += " | version " + m[1]
+		}
+		if code == "200" {
+			obs.NoAuth, obs.Answer = true, "answered GET / with the cluster information without authentication ("+status+")"
+		}
+	}
+	obs.Banner = sanitize(shown, maxBannerShown)
+	return obs
+}
+
+var esVersion = regexp.MustCompile(`"number"\s*:\s*"([0-9][0-9.]*)"`)
+
+// identifyMySQL parses a MySQL/MariaDB initial handshake packet (protocol
+// 10) or the error packet a server sends to hosts it does not accept.
+func identifyMySQL(raw []byte) (observation, bool) {
+	if len(raw) < 6 || raw[3] != 0 {
+		return observation{}, false
+	}
+	length := int(raw[0]) | int(raw[1])<<8 | int(raw[2])<<16
+	if length < 2 || length > 4096 {
+		return observation{}, false
+	}
+	switch raw[4] {
+	case 0x0a: // protocol version 10, then the server version, NUL-terminated
+		end := bytes.IndexByte(raw[5:], 0)
+		if end < 1 {
+			return observation{}, false
+		}
+		version := string(raw[5 : 5+end])
+		if !utf8.ValidString(version) || version[0] < '0' || version[0] > '9' {
+			return observation{}, false
+		}
+		obs := observation{Name: "mysql", Product: "MySQL", Version: version}
+		// MariaDB announces "5.5.5-<real version>-MariaDB" for old clients.
+		if i := strings.Index(version, "-MariaDB"); i >= 0 {
+			obs.Product = "MariaDB"
+			obs.Version = strings.TrimPrefix(version[:i], "5.5.5-")
+		} else if v, _, ok := strings.Cut(version, "-"); ok {
+			obs.Version = v
+		}
+		obs.Banner = sanitize("MySQL protocol 10 greeting, server version "+version, maxBannerShown)
+		return obs, true
+	case 0xff: // error packet: 2-byte code, then the message
+		msg := string(raw[7:min(len(raw), 4+length)])
+		if !strings.Contains(msg, "MySQL") && !strings.Contains(msg, "MariaDB") {
+			return observation{}, false
+		}
+		return observation{Name: "mysql", Banner: sanitize("MySQL error packet: "+msg, maxBannerShown)}, true
+	}
+	return observation{}, false
+}
+
+// telnetText shows a Telnet greeting without its option negotiation bytes.
+func telnetText(raw []byte) string {
+	var b []byte
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == 0xff && i+1 < len(raw) {
+			if raw[i+1] >= 0xfb && raw[i+1] <= 0xfe {
+				i += 2 // IAC, verb, option
+			} else {
+				i++
+			}
+			continue
+		}
+		b = append(b, raw[i])
+	}
+	text := sanitize(string(b), maxBannerShown)
+	if text == "" {
+		return "Telnet option negotiation (IAC)"
+	}
+	return "Telnet option negotiation, then: " + text
+}
+
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// sanitize makes text from a target safe to store and show: line breaks
+// and tabs become spaces (collapsed), other control, format (bidi) and
+// invalid bytes become '.', and the result is cut to max bytes on a rune
+// boundary, marked with "…".
+func sanitize(text string, max int) string {
+	var b strings.Builder
+	space := false
+	for i, r := range text {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(text[i:]); size <= 1 {
+				r = '.'
+			}
+		}
+		switch {
+		case unicode.IsSpace(r):
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		case !unicode.IsPrint(r) || unicode.Is(unicode.Cf, r):
+			r = '.'
+		}
+		space = false
+		if b.Len()+utf8.RuneLen(r) > max {
+			return strings.TrimSpace(b.String()) + "…"
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
+}

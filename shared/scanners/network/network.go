@@ -1,0 +1,423 @@
+// Package network owns the port_scan tool: a TCP connect scan of one
+// in-scope host through the guarded dialer, a banner grab on every open
+// port, service identification from the banner (or the port number when the
+// service says nothing), and findings for risky exposures (databases,
+// caches, remote administration, cleartext protocols) and for outdated or
+// backdoored software announced in banners.
+//
+// One call scans at most MaxPortsPerCall ports within its time bound; the
+// quick and standard tiers use the top100 and top1000 presets, and a deep
+// scan of all 65,535 ports is a series of calls with port ranges.
+package network
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"secscan/shared/domainname"
+	"secscan/shared/netguard"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+const (
+	// MaxPortsPerCall bounds one call: a scan of every port is split by the
+	// planner into ranges of at most this many ports.
+	MaxPortsPerCall = 1000
+
+	// MaxPort is the highest TCP port.
+	MaxPort = 65535
+
+	toolName = "port_scan"
+	toolCost = 5
+
+	// callTimeout leaves the agent 2 s of tools.MaxCallDuration to record
+	// the step.
+	callTimeout = 18 * time.Second
+
+	// defaultConcurrency and defaultConnectTimeout size the scan so that
+	// 1,000 silently filtered ports (every SYN dropped) still fit the call:
+	// 1000/100 rounds × 1.5 s = 15 s.
+	defaultConcurrency    = 100
+	defaultConnectTimeout = 1500 * time.Millisecond
+	// defaultBannerTimeout is how long an open port has to say something.
+	defaultBannerTimeout = 2 * time.Second
+	// bannerTail is how much longer we read once the first bytes arrived:
+	// banners come in one or two segments, and most services then wait.
+	bannerTail = 250 * time.Millisecond
+	// maxBannerBytes caps what we read from any port.
+	maxBannerBytes = 512
+	// maxBannerShown caps a banner in services and evidence.
+	maxBannerShown = 200
+	// endMargin keeps the last connection attempts clear of the deadline,
+	// so results are assembled before the call's bound.
+	endMargin = 250 * time.Millisecond
+	// maxListed caps the services named in the outcome line.
+	maxListed = 20
+)
+
+// Scanner is the port_scan tool. Build it with New.
+type Scanner struct {
+	connectTimeout time.Duration
+	bannerTimeout  time.Duration
+	concurrency    int
+	// hints names the service usually found on a port; it picks the probe
+	// sent to client-speaks-first services and names services that stay
+	// silent. Tests replace it to map their ephemeral ports.
+	hints map[int]string
+}
+
+// New returns the port_scan tool.
+func New() tools.Tool { return newScanner() }
+
+func newScanner() *Scanner {
+	return &Scanner{
+		connectTimeout: defaultConnectTimeout,
+		bannerTimeout:  defaultBannerTimeout,
+		concurrency:    defaultConcurrency,
+		hints:          wellKnownPorts,
+	}
+}
+
+// Name implements tools.Tool.
+func (*Scanner) Name() string { return toolName }
+
+// Description implements tools.Tool.
+func (*Scanner) Description() string {
+	return "TCP connect scan of one in-scope host (default: the scan's domain). Give exactly one of " +
+		"`ports` (a list of at most 1000), `preset` (\"top100\" or \"top1000\": nmap's most common TCP ports, " +
+		"the default is top100; \"exposures\": the default ports of databases, caches and remote administration, " +
+		"some of which nmap's lists miss) or `range` ({\"from\": a, \"to\": b}, at most 1000 ports; scan all 65,535 ports " +
+		"as 66 calls of consecutive ranges). Open ports are banner-grabbed and identified (ssh, ftp, smtp, http, " +
+		"mysql, postgresql, redis, memcached, elasticsearch, mongodb, vnc, telnet, ...) and returned as services " +
+		"for later steps (tls_check on TLS ports, web checks on HTTP ports). Findings: databases, caches and " +
+		"remote administration reachable from the network, cleartext protocols (FTP, Telnet), services that " +
+		"answer without authentication, and end-of-life or backdoored versions seen in banners."
+}
+
+// InputSchema implements tools.Tool.
+func (*Scanner) InputSchema() json.RawMessage { return json.RawMessage(inputSchema) }
+
+const inputSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "host": {"type": "string", "description": "Host to scan: the scan's domain or one of its subdomains. Default: the scan's domain."},
+    "ports": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 65535}, "minItems": 1, "maxItems": 1000, "description": "Ports to scan, at most 1000."},
+    "preset": {"type": "string", "enum": ["top100", "top1000", "exposures"], "description": "top100/top1000: nmap's 100 or 1000 most common TCP ports; exposures: the default ports of databases, caches and remote administration (Redis, MongoDB, memcached, ... which nmap's lists partly miss). Default when no ports or range is given: top100."},
+    "range": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": ["from", "to"],
+      "properties": {
+        "from": {"type": "integer", "minimum": 1, "maximum": 65535},
+        "to": {"type": "integer", "minimum": 1, "maximum": 65535}
+      },
+      "description": "Consecutive ports from..to inclusive, at most 1000."
+    }
+  }
+}`
+
+// Cost implements tools.Tool.
+func (*Scanner) Cost() int { return toolCost }
+
+// Timeout implements tools.Tool.
+func (*Scanner) Timeout() time.Duration { return callTimeout }
+
+// Run implements tools.Tool.
+func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	host, ports, err := parseInput(env, raw)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if env.Dialer == nil || env.Resolver == nil {
+		return tools.Result{}, errors.New("port_scan: the environment has no dialer or resolver")
+	}
+	callCtx, cancel := context.WithTimeout(ctx, s.Timeout())
+	defer cancel()
+
+	ip, err := resolveTarget(callCtx, env, host)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	results := s.scan(callCtx, env.Dialer, host, ip, ports)
+	if err := ctx.Err(); err != nil {
+		// The scan itself was cancelled, not merely bounded: say so.
+		return tools.Result{}, fmt.Errorf("port_scan %s: %w", host, err)
+	}
+	return report(host, ip, results), nil
+}
+
+// input is the tool's JSON input.
+type input struct {
+	Host   string     `json:"host"`
+	Ports  []int      `json:"ports"`
+	Preset string     `json:"preset"`
+	Range  *portRange `json:"range"`
+}
+
+type portRange struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// parseInput validates the untrusted input: it returns the host to scan and
+// the ports in scan order, or an *tools.InputError.
+func parseInput(env tools.Env, raw json.RawMessage) (string, []int, error) {
+	var in input
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return "", nil, err
+	}
+	host, err := scopedHost(env, in.Host)
+	if err != nil {
+		return "", nil, err
+	}
+	given := 0
+	for _, set := range []bool{in.Ports != nil, in.Preset != "", in.Range != nil} {
+		if set {
+			given++
+		}
+	}
+	if given > 1 {
+		return "", nil, tools.Refuse("give only one of ports, preset and range")
+	}
+	switch {
+	case in.Ports != nil:
+		ports, err := portList(in.Ports)
+		return host, ports, err
+	case in.Range != nil:
+		ports, err := in.Range.ports()
+		return host, ports, err
+	default:
+		ports, err := preset(in.Preset)
+		return host, ports, err
+	}
+}
+
+// scopedHost returns the normalized host to connect to: the scan's domain
+// when host is empty, else host if it is a valid name inside the scope.
+func scopedHost(env tools.Env, host string) (string, error) {
+	if host == "" {
+		host = env.Domain
+	}
+	name, err := domainname.Normalize(host)
+	if err != nil {
+		return "", tools.Refuse("host: %v", err)
+	}
+	if !env.InScope(name) {
+		return "", tools.Refuse("host %s is outside the scan's domain %s", name, env.Domain)
+	}
+	return name, nil
+}
+
+func portList(list []int) ([]int, error) {
+	if len(list) == 0 {
+		return nil, tools.Refuse("ports is empty")
+	}
+	if len(list) > MaxPortsPerCall {
+		return nil, tools.Refuse("ports lists %d ports; one call scans at most %d", len(list), MaxPortsPerCall)
+	}
+	seen := make(map[int]bool, len(list))
+	out := make([]int, 0, len(list))
+	for _, p := range list {
+		if p < 1 || p > MaxPort {
+			return nil, tools.Refuse("port %d is out of range (1-%d)", p, MaxPort)
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func (r portRange) ports() ([]int, error) {
+	if r.From < 1 || r.From > MaxPort || r.To < 1 || r.To > MaxPort {
+		return nil, tools.Refuse("range %d-%d is out of range (1-%d)", r.From, r.To, MaxPort)
+	}
+	if r.From > r.To {
+		return nil, tools.Refuse("range %d-%d is empty: from is above to", r.From, r.To)
+	}
+	if n := r.To - r.From + 1; n > MaxPortsPerCall {
+		return nil, tools.Refuse("range %d-%d has %d ports; one call scans at most %d", r.From, r.To, n, MaxPortsPerCall)
+	}
+	out := make([]int, 0, r.To-r.From+1)
+	for p := r.From; p <= r.To; p++ {
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// exposurePorts are the default ports of the services whose exposure is a
+// finding. nmap's top lists are about what is commonly open, not what is
+// dangerous: top1000 lacks Redis (6379), memcached (11211) and MongoDB
+// (27017), so a playbook adds this preset to a top100 or top1000 scan.
+var exposurePorts = []int{21, 23, 445, 1433, 1521, 2375, 3306, 3389, 5432, 5900, 5901, 5902, 5903, 6379, 9200, 11211, 27017}
+
+func preset(name string) ([]int, error) {
+	switch name {
+	case "", "top100":
+		return slices.Clone(topPorts[:100]), nil
+	case "top1000":
+		return slices.Clone(topPorts[:]), nil
+	case "exposures":
+		return slices.Clone(exposurePorts), nil
+	}
+	return nil, tools.Refuse("preset %q is unknown; use top100, top1000 or exposures", name)
+}
+
+// resolveTarget resolves host once (a scan dials up to 1,000 times) and
+// returns the address to scan. Like the guarded dialer, it refuses the whole
+// name when any of its addresses is forbidden: a name mixing public and
+// internal addresses is a rebinding attempt. The dialer checks the address
+// again when it connects.
+func resolveTarget(ctx context.Context, env tools.Env, host string) (netip.Addr, error) {
+	ips, err := env.Resolver.LookupIP(ctx, host)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("port_scan: resolve %s: %w", host, err)
+	}
+	policy := env.Dialer.Policy()
+	for _, ip := range ips {
+		if err := policy.Check(ip); err != nil {
+			return netip.Addr{}, tools.Refuse("host %s: %v", host, err)
+		}
+	}
+	return ips[0], nil
+}
+
+// portState is what a connection attempt found.
+type portState int
+
+const (
+	stateSkipped  portState = iota // not tried: the call's time ran out
+	stateClosed                    // refused or unreachable
+	stateFiltered                  // no answer within the connect timeout
+	stateOpen
+)
+
+type portResult struct {
+	port  int
+	state portState
+	obs   observation // set when open
+}
+
+// scan probes every port with bounded concurrency and returns the results
+// in the order of ports.
+func (s *Scanner) scan(ctx context.Context, dialer *netguard.Dialer, host string, ip netip.Addr, ports []int) []portResult {
+	results := make([]portResult, len(ports))
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(callTimeout)
+	}
+	// Ports not started by then are reported as not scanned: an attempt
+	// started later could outlive the call.
+	lastStart := deadline.Add(-s.connectTimeout - endMargin)
+
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(s.concurrency, len(ports)) {
+		wg.Go(func() {
+			for i := range jobs {
+				results[i] = s.probePort(ctx, dialer, host, ip, ports[i], lastStart, deadline)
+			}
+		})
+	}
+	for i := range ports {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return results
+}
+
+func (s *Scanner) probePort(ctx context.Context, dialer *netguard.Dialer, host string, ip netip.Addr, port int, lastStart, deadline time.Time) portResult {
+	res := portResult{port: port, state: stateSkipped}
+	if ctx.Err() != nil || time.Now().After(lastStart) {
+		return res
+	}
+	dialCtx, cancel := context.WithTimeout(ctx, s.connectTimeout)
+	conn, err := dialer.DialContext(dialCtx, "tcp", netip.AddrPortFrom(ip, uint16(port)).String())
+	cancel()
+	if err != nil {
+		res.state = dialState(ctx, err)
+		return res
+	}
+	defer conn.Close()
+	res.state = stateOpen
+	res.obs = s.grab(conn, host, port, deadline.Add(-endMargin/2))
+	return res
+}
+
+// dialState classifies a failed connection attempt.
+func dialState(ctx context.Context, err error) portState {
+	var netErr net.Error
+	switch {
+	case ctx.Err() != nil:
+		return stateSkipped
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return stateClosed
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return stateFiltered
+	default:
+		return stateClosed // unreachable, reset: nothing listening for us
+	}
+}
+
+// report turns the results into the tool's result: services, findings and
+// the outcome line.
+func report(host string, ip netip.Addr, results []portResult) tools.Result {
+	var (
+		res                     tools.Result
+		open, filtered, skipped int
+		firstSkipped            = -1
+		listed                  []string
+	)
+	for _, r := range results {
+		switch r.state {
+		case stateFiltered:
+			filtered++
+		case stateSkipped:
+			skipped++
+			if firstSkipped < 0 {
+				firstSkipped = r.port
+			}
+		case stateOpen:
+			open++
+			res.Services = append(res.Services, scans.Service{Host: host, Port: r.port, Name: r.obs.Name, Banner: r.obs.Banner})
+			res.Findings = append(res.Findings, findingsFor(host, ip, r.port, r.obs)...)
+		}
+	}
+	slices.SortFunc(res.Services, func(a, b scans.Service) int { return a.Port - b.Port })
+	for i, svc := range res.Services {
+		if i == maxListed {
+			listed = append(listed, fmt.Sprintf("and %d more", len(res.Services)-maxListed))
+			break
+		}
+		listed = append(listed, fmt.Sprintf("%d/%s", svc.Port, svc.Name))
+	}
+
+	scanned := len(results) - skipped
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d ports open on %s (%s)", open, scanned, host, ip)
+	if len(listed) > 0 {
+		b.WriteString(": " + strings.Join(listed, ", "))
+	}
+	if filtered > 0 {
+		fmt.Fprintf(&b, "; %d filtered (no answer)", filtered)
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "; %d of %d ports not scanned within the time bound (from port %d on, in the order given): scan them in another call",
+			skipped, len(results), firstSkipped)
+	}
+	res.Outcome = b.String()
+	return res
+}

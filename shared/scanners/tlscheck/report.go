@@ -1,0 +1,380 @@
+package tlscheck
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+const (
+	expiryWarning = 30 * 24 * time.Hour
+	expiryUrgent  = 7 * 24 * time.Hour
+	minRSABits    = 2048
+	// hstsMinMaxAge is 180 days, in seconds.
+	hstsMinMaxAge = 180 * 24 * 60 * 60
+	maxNamesShown = 10
+)
+
+// report accumulates what one call observed.
+type report struct {
+	target   target
+	session  string // negotiated by the main handshake
+	leaf     string // one-line description of the leaf certificate
+	leafName string // its subject and expiry, for the outcome line
+	findings []scans.Finding
+	accepted []string // probes the server accepted
+	refused  []string
+	unknown  []string // probes that proved nothing (could not connect, timed out)
+	hstsNote string
+	https    bool // the port answered HTTP
+}
+
+// certificates checks the chain the server presented.
+func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, now time.Time) {
+	chain := state.PeerCertificates
+	if len(chain) == 0 {
+		r.leaf, r.leafName = "no certificate", "none"
+		return
+	}
+	leaf := chain[0]
+	r.leaf = describeCert(leaf)
+	r.leafName = fmt.Sprintf("%q expiring %s", sanitize(leaf.Subject.String(), 80), day(leaf.NotAfter))
+	evidence := func(what string) string {
+		return what + "; leaf certificate: " + r.leaf + "; session: " + r.session
+	}
+
+	// Validity dates, of the leaf and of the intermediates the server sends
+	// (a root sent along is not used by clients, so its dates do not count).
+	var expired, notYet []string
+	for i, c := range chain {
+		if i > 0 && selfSigned(c) {
+			continue
+		}
+		switch {
+		case now.After(c.NotAfter):
+			expired = append(expired, fmt.Sprintf("%s %q expired on %s (%d day(s) ago)",
+				position(i), sanitize(c.Subject.String(), maxShown), day(c.NotAfter), int(now.Sub(c.NotAfter).Hours()/24)))
+		case now.Before(c.NotBefore):
+			notYet = append(notYet, fmt.Sprintf("%s %q is valid only from %s",
+				position(i), sanitize(c.Subject.String(), maxShown), day(c.NotBefore)))
+		}
+	}
+	if len(expired) > 0 {
+		r.add(certExpired, evidence(strings.Join(expired, "; ")))
+	}
+	if len(notYet) > 0 {
+		r.add(certNotYetValid, evidence(strings.Join(notYet, "; ")))
+	}
+	if left := leaf.NotAfter.Sub(now); left >= 0 && left < expiryWarning && !now.Before(leaf.NotBefore) {
+		f := certExpiringSoon.finding(r.target, evidence(fmt.Sprintf("the certificate expires on %s, in %d day(s)",
+			leaf.NotAfter.UTC().Format(time.RFC3339), int(left.Hours()/24))))
+		if left < expiryUrgent {
+			f.Severity = scans.Medium
+		}
+		r.findings = append(r.findings, f)
+	}
+
+	// Trust. Dates are reported above, so the chain is judged at a time the
+	// leaf was valid, and a date problem x509 still sees is not reported
+	// twice.
+	at := now
+	if now.After(leaf.NotAfter) {
+		at = leaf.NotAfter.Add(-time.Minute)
+	} else if now.Before(leaf.NotBefore) {
+		at = leaf.NotBefore.Add(time.Minute)
+	}
+	err := verifyChain(chain, roots, at)
+	var invalid x509.CertificateInvalidError
+	if errors.As(err, &invalid) && invalid.Reason == x509.Expired && len(expired)+len(notYet) > 0 {
+		err = nil
+	}
+	weakHash := weakHashSignatures(chain)
+	var unknownCA x509.UnknownAuthorityError
+	switch {
+	case err == nil:
+	case len(weakHash) > 0 && strings.Contains(err.Error(), "insecure algorithm"):
+		// x509 refuses SHA-1/MD5 signatures outright; that is the weak hash
+		// finding below, not a second one.
+	case errors.As(err, &unknownCA) && selfSigned(leaf):
+		r.add(certSelfSigned, evidence(fmt.Sprintf("the certificate is issued by itself (issuer = subject %q) and is not a trusted root",
+			sanitize(leaf.Subject.String(), maxShown))))
+	case errors.As(err, &unknownCA):
+		r.add(certUntrusted, evidence(fmt.Sprintf("the server sent %d certificate(s); no chain from issuer %q leads to a trusted root (%s)",
+			len(chain), sanitize(leaf.Issuer.String(), maxShown), sanitize(err.Error(), maxShown))))
+	default:
+		r.add(certUntrusted, evidence("chain verification failed: "+sanitize(err.Error(), maxShown)))
+	}
+
+	if err := leaf.VerifyHostname(r.target.host); err != nil {
+		r.add(certHostMismatch, evidence(fmt.Sprintf("requested host %s; the certificate is valid for %s",
+			r.target.host, certNames(leaf))))
+	}
+
+	var weakKeys []string
+	for i, c := range chain {
+		if i > 0 && selfSigned(c) {
+			continue
+		}
+		if key, ok := c.PublicKey.(*rsa.PublicKey); ok && key.N.BitLen() < minRSABits {
+			weakKeys = append(weakKeys, fmt.Sprintf("%s %q has a %d-bit RSA key",
+				position(i), sanitize(c.Subject.String(), maxShown), key.N.BitLen()))
+		}
+	}
+	if len(weakKeys) > 0 {
+		r.add(certWeakRSA, evidence(strings.Join(weakKeys, "; ")))
+	}
+	if len(weakHash) > 0 {
+		r.add(certWeakHash, evidence(strings.Join(weakHash, "; ")))
+	}
+}
+
+func (r *report) add(c check, evidence string) {
+	r.findings = append(r.findings, c.finding(r.target, evidence))
+}
+
+// verifyChain verifies the presented chain for server authentication at the
+// given time, against roots (nil: the system roots).
+func verifyChain(chain []*x509.Certificate, roots *x509.CertPool, at time.Time) error {
+	intermediates := x509.NewCertPool()
+	for _, c := range chain[1:] {
+		intermediates.AddCert(c)
+	}
+	_, err := chain[0].Verify(x509.VerifyOptions{
+		Roots:         roots,
+		Intermediates: intermediates,
+		CurrentTime:   at,
+		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	})
+	return err
+}
+
+// selfSigned reports whether c names itself as issuer and is signed by its
+// own key (a SHA-1 self-signature counts: x509 refuses to check those).
+func selfSigned(c *x509.Certificate) bool {
+	if !bytes.Equal(c.RawSubject, c.RawIssuer) {
+		return false
+	}
+	err := c.CheckSignature(c.SignatureAlgorithm, c.RawTBSCertificate, c.Signature)
+	var insecure x509.InsecureAlgorithmError
+	return err == nil || errors.As(err, &insecure)
+}
+
+// weakHashSignatures lists the certificates of the chain signed with MD5
+// or SHA-1; self-signed roots are skipped, their signature is never checked.
+func weakHashSignatures(chain []*x509.Certificate) []string {
+	var out []string
+	for i, c := range chain {
+		if i > 0 && selfSigned(c) {
+			continue
+		}
+		switch c.SignatureAlgorithm {
+		case x509.SHA1WithRSA, x509.ECDSAWithSHA1, x509.DSAWithSHA1, x509.MD5WithRSA, x509.MD2WithRSA:
+			out = append(out, fmt.Sprintf("%s %q is signed with %s", position(i),
+				sanitize(c.Subject.String(), maxShown), c.SignatureAlgorithm))
+		}
+	}
+	return out
+}
+
+func position(i int) string {
+	if i == 0 {
+		return "leaf certificate"
+	}
+	return "intermediate certificate " + strconv.Itoa(i)
+}
+
+// describeCert is the evidence line of a certificate.
+func describeCert(c *x509.Certificate) string {
+	return fmt.Sprintf("subject %q, issuer %q, valid %s to %s, %s key, signature %s, names %s",
+		sanitize(c.Subject.String(), maxShown), sanitize(c.Issuer.String(), maxShown),
+		c.NotBefore.UTC().Format(time.RFC3339), c.NotAfter.UTC().Format(time.RFC3339),
+		keyDescription(c), c.SignatureAlgorithm, certNames(c))
+}
+
+func keyDescription(c *x509.Certificate) string {
+	switch key := c.PublicKey.(type) {
+	case *rsa.PublicKey:
+		return fmt.Sprintf("RSA %d-bit", key.N.BitLen())
+	case *ecdsa.PublicKey:
+		return "ECDSA " + key.Curve.Params().Name
+	case ed25519.PublicKey:
+		return "Ed25519"
+	}
+	return c.PublicKeyAlgorithm.String()
+}
+
+func certNames(c *x509.Certificate) string {
+	names := c.DNSNames
+	for _, ip := range c.IPAddresses {
+		names = append(names[:len(names):len(names)], ip.String())
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("no subjectAltName (subject CN %q, which clients ignore)", sanitize(c.Subject.CommonName, maxShown))
+	}
+	shown := names[:min(len(names), maxNamesShown)]
+	text := sanitize(strings.Join(shown, ", "), maxShown*2)
+	if len(names) > len(shown) {
+		text += fmt.Sprintf(" and %d more", len(names)-len(shown))
+	}
+	return "[" + text + "]"
+}
+
+func day(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
+// probeOutcome is the result of one probe handshake.
+type probeOutcome struct {
+	state tls.ConnectionState
+	err   error
+}
+
+func (r *report) probe(p probe, out probeOutcome) {
+	var dialErr *dialError
+	var netErr net.Error
+	switch {
+	case out.err == nil:
+		r.accepted = append(r.accepted, p.name)
+		r.add(p.check, fmt.Sprintf("a client offering only %s completed a handshake with %s: %s",
+			offered(p), r.target, tls.VersionName(out.state.Version)+", "+tls.CipherSuiteName(out.state.CipherSuite)))
+	case errors.As(out.err, &dialErr), errors.Is(out.err, context.DeadlineExceeded),
+		errors.As(out.err, &netErr) && netErr.Timeout():
+		r.unknown = append(r.unknown, p.name)
+	default:
+		r.refused = append(r.refused, p.name)
+	}
+}
+
+func offered(p probe) string {
+	if p.minVersion == p.maxVersion {
+		return tls.VersionName(p.minVersion)
+	}
+	names := make([]string, len(p.suites))
+	for i, id := range p.suites {
+		names[i] = tls.CipherSuiteName(id)
+	}
+	return strings.Join(names, ", ") + " (TLS 1.0-1.2)"
+}
+
+// hstsResult is what the HTTPS request for the HSTS header saw.
+type hstsResult struct {
+	url    string
+	status string   // "" when there was no HTTP response
+	values []string // Strict-Transport-Security header fields
+	err    error
+}
+
+// checkHSTS makes one GET / over HTTPS to the target's address (the body is
+// not read) and returns the Strict-Transport-Security header fields.
+// Redirects are not followed: the header must be on this host's response.
+func checkHSTS(ctx context.Context, env tools.Env, tgt target) hstsResult {
+	url := "https://" + tgt.String() + "/"
+	if tgt.port == 443 {
+		url = "https://" + tgt.host + "/"
+	}
+	client := env.Dialer.HTTPClient(hstsTimeout, baseConfig(tgt.host, tls.VersionTLS10, 0, allSuites))
+	transport, ok := client.Transport.(*http.Transport)
+	if !ok {
+		return hstsResult{url: url, err: fmt.Errorf("unexpected HTTP transport %T", client.Transport)}
+	}
+	// Same address as the handshakes, still through the guarded dialer.
+	transport.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return env.Dialer.DialContext(ctx, network, tgt.addr)
+	}
+	defer transport.CloseIdleConnections()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return hstsResult{url: url, err: err}
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return hstsResult{url: url, err: err}
+	}
+	resp.Body.Close()
+	return hstsResult{url: url, status: resp.Status, values: resp.Header.Values("Strict-Transport-Security")}
+}
+
+func (r *report) hsts(h hstsResult) {
+	if h.err != nil {
+		r.hstsNote = "not checked, no HTTPS response (" + sanitize(h.err.Error(), maxShown) + ")"
+		return
+	}
+	r.https = true
+	seen := fmt.Sprintf("GET %s answered %q", h.url, sanitize(h.status, 80))
+	if len(h.values) == 0 {
+		r.hstsNote = "missing"
+		r.add(hstsMissing, seen+" without a Strict-Transport-Security header")
+		return
+	}
+	// Browsers obey only the first field (RFC 6797 section 8.1).
+	value := sanitize(h.values[0], maxShown)
+	age, ok := hstsMaxAge(h.values[0])
+	switch {
+	case !ok:
+		r.hstsNote = "invalid"
+		r.add(hstsMissing, fmt.Sprintf("%s with Strict-Transport-Security: %q, which has no valid max-age, so browsers ignore it", seen, value))
+	case age == 0:
+		r.hstsNote = "max-age=0"
+		r.add(hstsMissing, fmt.Sprintf("%s with Strict-Transport-Security: %q; max-age=0 tells browsers to forget HSTS", seen, value))
+	case age < hstsMinMaxAge:
+		r.hstsNote = fmt.Sprintf("max-age=%d", age)
+		r.add(hstsShort, fmt.Sprintf("%s with Strict-Transport-Security: %q (%d day(s))", seen, value, age/86400))
+	default:
+		r.hstsNote = fmt.Sprintf("max-age=%d", age)
+	}
+}
+
+// hstsMaxAge returns the max-age directive of a Strict-Transport-Security
+// value (RFC 6797 section 6.1: case-insensitive, optionally quoted).
+func hstsMaxAge(value string) (int64, bool) {
+	for directive := range strings.SplitSeq(value, ";") {
+		name, arg, _ := strings.Cut(strings.TrimSpace(directive), "=")
+		if strings.EqualFold(strings.TrimSpace(name), "max-age") {
+			n, err := strconv.ParseInt(strings.Trim(strings.TrimSpace(arg), `"`), 10, 64)
+			if err != nil || n < 0 {
+				return 0, false
+			}
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// result assembles the tool's result.
+func (r *report) result() tools.Result {
+	name := "tls"
+	if r.https {
+		name = "https"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s; certificate %s", r.target, r.session, r.leafName)
+	if len(r.accepted) > 0 {
+		fmt.Fprintf(&b, "; accepted: %s", strings.Join(r.accepted, ", "))
+	}
+	if len(r.refused) > 0 {
+		fmt.Fprintf(&b, "; refused: %s", strings.Join(r.refused, ", "))
+	}
+	if len(r.unknown) > 0 {
+		fmt.Fprintf(&b, "; inconclusive (no connection or no answer): %s", strings.Join(r.unknown, ", "))
+	}
+	fmt.Fprintf(&b, "; HSTS: %s; %d findings", r.hstsNote, len(r.findings))
+	return tools.Result{
+		Outcome:  b.String(),
+		Findings: r.findings,
+		Services: []scans.Service{{Host: r.target.host, Port: r.target.port, Name: name, Banner: sanitize(r.session, maxShown)}},
+	}
+}

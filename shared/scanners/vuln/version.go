@@ -1,0 +1,184 @@
+package vuln
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Version is a software version as products print it: "1.12.4", "2.4.49",
+// OpenSSH's "7.2p2", OpenSSL's "1.0.1f", "3.0.0-rc.1". Distribution
+// suffixes ("5.5.62-0ubuntu0.14.04.1", "10.3.34-MariaDB") are dropped: they
+// name a package build, not the upstream version the dataset speaks of.
+type Version struct {
+	raw   string
+	parts []part
+}
+
+// part is one run of digits or of letters.
+type part struct {
+	num   int64
+	str   string
+	isNum bool
+}
+
+const (
+	maxVersionLength = 64
+	maxVersionParts  = 16
+)
+
+// preReleaseRank orders pre-release words; they sort before the release
+// itself ("3.0.0-rc1" < "3.0.0"), while other letters are post-release
+// patch levels ("7.2" < "7.2p2", "1.0.1" < "1.0.1f").
+var preReleaseRank = map[string]int{"dev": 1, "snapshot": 1, "alpha": 2, "beta": 3, "pre": 4, "preview": 4, "rc": 5}
+
+// ParseVersion parses a version; it errs on text that does not start with
+// a digit (after an optional "v") or is too long.
+func ParseVersion(s string) (Version, error) {
+	raw := strings.TrimSpace(s)
+	s = strings.TrimPrefix(strings.TrimPrefix(raw, "v"), "V")
+	if len(s) > maxVersionLength {
+		return Version{}, fmt.Errorf("version %q is too long", s[:maxVersionLength])
+	}
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return Version{}, fmt.Errorf("version %q does not start with a digit", raw)
+	}
+	core, rest := splitCore(s)
+	parts, err := splitParts(core)
+	if err != nil {
+		return Version{}, fmt.Errorf("version %q: %w", raw, err)
+	}
+	// After "-" or "+", only a pre-release word belongs to the version
+	// ("-rc.1", "-beta2"); anything else is a distribution's build label.
+	if rest != "" && rest[0] == '-' {
+		tail, _ := splitCore(rest[1:])
+		if pre, err := splitParts(tail); err == nil && len(pre) > 0 && !pre[0].isNum && preReleaseRank[pre[0].str] > 0 {
+			parts = append(parts, pre...)
+		}
+	}
+	if len(parts) > maxVersionParts {
+		return Version{}, fmt.Errorf("version %q has too many parts", raw)
+	}
+	return Version{raw: raw, parts: parts}, nil
+}
+
+// MustParseVersion is ParseVersion for constants; it panics on error.
+func MustParseVersion(s string) Version {
+	v, err := ParseVersion(s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// splitCore returns the leading run of digits, letters and dots, and the
+// rest.
+func splitCore(s string) (string, string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '.') {
+			return strings.TrimRight(s[:i], "."), s[i:]
+		}
+	}
+	return strings.TrimRight(s, "."), ""
+}
+
+// splitParts cuts "2p2.10rc1" into 2, "p", 2, 10, "rc", 1.
+func splitParts(s string) ([]part, error) {
+	var out []part
+	for seg := range strings.SplitSeq(s, ".") {
+		if seg == "" {
+			return nil, fmt.Errorf("empty component")
+		}
+		for seg != "" {
+			i := 0
+			digits := seg[0] >= '0' && seg[0] <= '9'
+			for i < len(seg) && (seg[i] >= '0' && seg[i] <= '9') == digits {
+				i++
+			}
+			if digits {
+				if i > 18 {
+					return nil, fmt.Errorf("number %q is too long", seg[:i])
+				}
+				n, _ := strconv.ParseInt(seg[:i], 10, 64)
+				out = append(out, part{num: n, isNum: true})
+			} else {
+				out = append(out, part{str: strings.ToLower(seg[:i])})
+			}
+			seg = seg[i:]
+		}
+	}
+	return out, nil
+}
+
+// String returns the version as given.
+func (v Version) String() string { return v.raw }
+
+// Compare returns -1, 0 or +1 as v is older than, the same as, or newer
+// than w. Missing trailing numbers count as zero ("1.2" == "1.2.0").
+func (v Version) Compare(w Version) int {
+	for i := 0; i < max(len(v.parts), len(w.parts)); i++ {
+		var a, b *part
+		if i < len(v.parts) {
+			a = &v.parts[i]
+		}
+		if i < len(w.parts) {
+			b = &w.parts[i]
+		}
+		if c := comparePart(a, b); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// comparePart orders one position; nil is a missing part.
+func comparePart(a, b *part) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -comparePart(b, nil)
+	case b == nil:
+		if a.isNum {
+			return sign(a.num) // "1.2.0" == "1.2", "1.2.1" > "1.2"
+		}
+		if preReleaseRank[a.str] > 0 {
+			return -1 // "3.0.0rc1" < "3.0.0"
+		}
+		return 1 // "7.2p2" > "7.2"
+	case a.isNum && b.isNum:
+		return cmpInt(a.num, b.num)
+	case a.isNum:
+		return 1 // a new number outranks a letter suffix: "1.0.2" > "1.0.1f" is decided earlier; "7.3" > "7.p"
+	case b.isNum:
+		return -1
+	}
+	ra, rb := preReleaseRank[a.str], preReleaseRank[b.str]
+	switch {
+	case ra > 0 && rb > 0:
+		return cmpInt(int64(ra), int64(rb))
+	case ra > 0:
+		return -1
+	case rb > 0:
+		return 1
+	}
+	return strings.Compare(a.str, b.str)
+}
+
+func sign(n int64) int {
+	if n > 0 {
+		return 1
+	}
+	return 0
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

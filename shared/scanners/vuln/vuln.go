@@ -1,0 +1,367 @@
+// Package vuln owns the version_check tool: passive fingerprinting of
+// software versions — the Server and X-Powered-By headers of one page, the
+// JavaScript libraries it loads (file names and license headers of
+// same-host scripts), and the banners earlier steps recorded (env.Known) —
+// matched against an embedded, versioned dataset of CVEs (with CVSS and
+// affected version ranges) and end-of-life branches. It never exploits or
+// confirms anything actively: findings say they rest on the announced
+// version. Requests are bounded GETs, in scope, through the guarded dialer.
+package vuln
+
+import (
+	"cmp"
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+const (
+	// Name is the tool's name in plans and the cost table.
+	Name    = "version_check"
+	cost    = 5
+	timeout = 18 * time.Second
+	// pageBody bounds the page read; scriptBody each script (license
+	// headers sit at the top).
+	pageBody   = 256 << 10
+	scriptBody = 64 << 10
+	// maxScripts bounds the same-host scripts fetched.
+	maxScripts = 6
+	// maxKnown bounds the services from earlier steps that are read.
+	maxKnown = 200
+	// maxWhere bounds the places listed per sighting.
+	maxWhere = 3
+)
+
+// Option configures the tool.
+type Option func(*Tool)
+
+// WithRootCAs verifies certificates with pool instead of the system pool.
+func WithRootCAs(pool *x509.CertPool) Option { return func(t *Tool) { t.rootCAs = pool } }
+
+// withClock replaces time.Now for end-of-life decisions (tests).
+func withClock(now func() time.Time) Option { return func(t *Tool) { t.now = now } }
+
+// Tool is the version_check tool.
+type Tool struct {
+	rootCAs *x509.CertPool
+	now     func() time.Time
+}
+
+// New returns the version_check tool.
+func New(opts ...Option) tools.Tool {
+	t := &Tool{now: time.Now}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// Name implements tools.Tool.
+func (*Tool) Name() string { return Name }
+
+// Description implements tools.Tool.
+func (*Tool) Description() string {
+	d, _ := builtinDataset()
+	edition, count := "", 0
+	if d != nil {
+		edition, count = d.Version, len(d.Vulnerabilities)
+	}
+	return fmt.Sprintf("Passively fingerprints software versions (Server/X-Powered-By headers of one page, JavaScript "+
+		"libraries the page loads, banners found by earlier steps such as the port scan) and matches them against an "+
+		"embedded vulnerability dataset (edition %s, %d CVE entries, plus end-of-life branches). No exploitation; "+
+		"findings rest on announced versions.", edition, count)
+}
+
+// InputSchema implements tools.Tool.
+func (*Tool) InputSchema() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "url": {
+      "type": "string",
+      "maxLength": 2048,
+      "description": "http(s) URL of a page on the scan's domain or a subdomain to fingerprint; default: https://<domain>/, falling back to http://<domain>/"
+    }
+  },
+  "additionalProperties": false
+}`)
+}
+
+// Cost implements tools.Tool.
+func (*Tool) Cost() int { return cost }
+
+// Timeout implements tools.Tool.
+func (*Tool) Timeout() time.Duration { return timeout }
+
+type input struct {
+	URL string `json:"url"`
+}
+
+// Run implements tools.Tool.
+func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var in input
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return tools.Result{}, err
+	}
+	var target *url.URL
+	if in.URL != "" {
+		u, err := httpprobe.ParseTarget(env, in.URL)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		target = u
+	}
+	data, err := builtinDataset()
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
+	defer cancel()
+
+	s := &scan{env: env, data: data}
+	s.readKnown()
+	if err := s.readWeb(ctx, t.rootCAs, target); err != nil {
+		if s.bannersRead == 0 {
+			return tools.Result{}, fmt.Errorf("%s: nothing to examine: %w", Name, err)
+		}
+		s.notes = append(s.notes, "web page not examined: "+httpprobe.Clean(err.Error(), 300))
+	}
+	return s.result(t.now()), nil
+}
+
+// scan is the state of one call.
+type scan struct {
+	env       tools.Env
+	data      *Dataset
+	sightings []sighting
+	services  []scans.Service
+	notes     []string
+	// bannersRead counts the in-scope known services with a banner.
+	bannersRead int
+}
+
+// readKnown fingerprints the banners earlier steps recorded; services
+// outside the scope are ignored (they cannot be reported on).
+func (s *scan) readKnown() {
+	skipped := 0
+	for i, svc := range s.env.Known {
+		if i == maxKnown {
+			s.notes = append(s.notes, fmt.Sprintf("only the first %d known services were read", maxKnown))
+			break
+		}
+		if !s.env.InScope(svc.Host) {
+			skipped++
+			continue
+		}
+		if svc.Banner != "" {
+			s.bannersRead++
+		}
+		s.sightings = append(s.sightings, bannerSightings(svc)...)
+	}
+	if skipped > 0 {
+		s.notes = append(s.notes, fmt.Sprintf("%d known services outside the scope ignored", skipped))
+	}
+}
+
+// readWeb fetches the page (target, or the domain's home page) and its
+// same-host scripts.
+func (s *scan) readWeb(ctx context.Context, rootCAs *x509.CertPool, target *url.URL) error {
+	client, err := httpprobe.NewClient(s.env, rootCAs)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	chain, err := client.Open(ctx, target, pageBody)
+	if err != nil {
+		return err
+	}
+	for _, hop := range chain {
+		host, port := httpprobe.HostPort(hop.URL)
+		for _, name := range []string{"Server", "X-Powered-By"} {
+			for _, v := range hop.Header.Values(name) {
+				s.sightings = append(s.sightings, headerSightings(v, host, port, name+" header of "+httpprobe.Clean(hop.URL.String(), 200))...)
+			}
+		}
+		if !slices.ContainsFunc(s.services, func(svc scans.Service) bool { return svc.Host == host && svc.Port == port }) {
+			s.services = append(s.services, scans.Service{Host: host, Port: port, Name: hop.URL.Scheme,
+				Banner: httpprobe.Clean(hop.Header.Get("Server"), 120)})
+		}
+	}
+	page := chain[len(chain)-1]
+	if page.IsRedirect() || page.Status != http.StatusOK {
+		return nil
+	}
+	fetched := 0
+	for _, script := range httpprobe.ScriptSources(page.Body, page.URL, 50) {
+		s.sightings = append(s.sightings, scriptNameSightings(script, page.URL)...)
+		if fetched == maxScripts || ctx.Err() != nil || !httpprobe.SameHost(script, page.URL) || httpprobe.CheckURL(s.env, script) != nil {
+			continue
+		}
+		fetched++
+		resp, err := client.Do(ctx, httpprobe.Request{URL: script, MaxBody: scriptBody})
+		if err != nil || resp.Status != http.StatusOK {
+			continue
+		}
+		s.sightings = append(s.sightings, scriptBodySightings(resp.Body, script, page.URL)...)
+	}
+	return nil
+}
+
+// component is one product version on one host and port, with every place
+// it was seen.
+type component struct {
+	product string
+	version Version
+	host    string
+	port    int
+	where   []string
+}
+
+// components merges sightings of the same version on the same service.
+func (s *scan) components() []*component {
+	var out []*component
+	for _, si := range s.sightings {
+		i := slices.IndexFunc(out, func(c *component) bool {
+			return c.product == si.product && c.version.Compare(si.version) == 0 && c.host == si.host && c.port == si.port
+		})
+		if i < 0 {
+			out = append(out, &component{product: si.product, version: si.version, host: si.host, port: si.port})
+			i = len(out) - 1
+		}
+		if c := out[i]; len(c.where) < maxWhere && !slices.Contains(c.where, si.where) {
+			c.where = append(c.where, si.where)
+		}
+	}
+	return out
+}
+
+func (s *scan) result(now time.Time) tools.Result {
+	comps := s.components()
+	var findings []scans.Finding
+	var seen []string
+	cves, eols := 0, 0
+	for _, c := range comps {
+		name := s.data.ProductName(c.product)
+		seen = append(seen, name+" "+c.version.String())
+		for _, m := range s.data.Match(c.product, c.version) {
+			findings = append(findings, vulnFinding(name, s.data.ProductKind(c.product), c, m))
+			cves++
+		}
+		if e, ok := s.data.EndOfLifeAt(c.product, c.version, now); ok {
+			findings = append(findings, eolFinding(name, c, e))
+			eols++
+		}
+	}
+	slices.SortStableFunc(findings, func(a, b scans.Finding) int {
+		return cmp.Compare(a.Severity.Rank(), b.Severity.Rank())
+	})
+	outcome := "no versions fingerprinted"
+	if len(seen) > 0 {
+		outcome = fmt.Sprintf("fingerprinted %d components (%s); %d known vulnerabilities, %d end-of-life",
+			len(seen), strings.Join(seen, ", "), cves, eols)
+	}
+	outcome += fmt.Sprintf(" (dataset %s)", s.data.Version)
+	for _, n := range s.notes {
+		outcome += "; " + n
+	}
+	return tools.Result{Outcome: outcome, Findings: findings, Services: s.services}
+}
+
+// orLater names the first release to upgrade to: the range's fix, or "a
+// release after" its last affected version.
+func orLater(r Range, v Version) string {
+	switch {
+	case r.Fixed != "":
+		return r.Fixed + " or later"
+	case r.LastAffected != "":
+		return "a release after " + r.LastAffected
+	}
+	return "a release after " + v.String()
+}
+
+// severityOf maps a CVSS base score to the finding's severity (the CVSS
+// v3 qualitative scale).
+func severityOf(cvss float64) scans.Severity {
+	switch {
+	case cvss >= 9:
+		return scans.Critical
+	case cvss >= 7:
+		return scans.High
+	case cvss >= 4:
+		return scans.Medium
+	case cvss > 0:
+		return scans.Low
+	}
+	return scans.Info
+}
+
+func vulnFinding(product, kind string, c *component, m Matched) scans.Finding {
+	desc := m.Summary
+	if m.Condition != "" {
+		desc += " Applies only when: " + m.Condition + "."
+	}
+	remediation := m.Remediation
+	if kind == KindJavaScript {
+		desc += " Found from the library version the site serves (script file name or license header); whether the page uses the affected function is not checked."
+		if remediation == "" {
+			remediation = fmt.Sprintf("Upgrade %s to %s and redeploy the site's scripts.", product, orLater(m.Range, c.version))
+		}
+	} else {
+		desc += " This finding rests on the version the software announces; distributions often backport fixes without changing it, so confirm with the installed package's changelog."
+		if remediation == "" {
+			remediation = fmt.Sprintf("Upgrade %s to %s (or a distribution package that includes the fix for %s).", product, orLater(m.Range, c.version), m.CVE)
+		}
+	}
+	cve, cvss, port := m.CVE, m.CVSS, c.port
+	f := scans.Finding{
+		Title:    fmt.Sprintf("%s: %s (%s)", product, m.Title, m.CVE),
+		Severity: severityOf(m.CVSS),
+		Category: scans.CategoryVuln,
+		Host:     c.host,
+		Port:     &port,
+		Evidence: httpprobe.Clean(fmt.Sprintf("%s %s seen in %s. Affected versions: %s (CVSS %s %.1f).",
+			product, c.version, strings.Join(c.where, "; "), m.Range, m.CVSSVersion, m.CVSS), 1500),
+		Description: desc,
+		Remediation: remediation,
+		References:  slices.Clone(m.References),
+		CVE:         &cve,
+		CVSS:        &cvss,
+	}
+	if m.CWE != "" {
+		cwe := m.CWE
+		f.CWE = &cwe
+	}
+	return f
+}
+
+func eolFinding(product string, c *component, e EndOfLife) scans.Finding {
+	branch := e.Branch
+	if !strings.Contains(branch, ".") {
+		branch += ".x"
+	}
+	cwe, port := "CWE-1104", c.port
+	return scans.Finding{
+		Title:    fmt.Sprintf("%s %s is end of life", product, branch),
+		Severity: e.Severity,
+		Category: scans.CategoryVuln,
+		Host:     c.host,
+		Port:     &port,
+		Evidence: httpprobe.Clean(fmt.Sprintf("%s %s seen in %s. The %s branch reached end of life on %s.",
+			product, c.version, strings.Join(c.where, "; "), branch, e.EOL), 1500),
+		Description: fmt.Sprintf("%s %s stopped receiving security fixes on %s: vulnerabilities found since then stay unpatched, "+
+			"and scanners and advisories often no longer track them. This finding rests on the announced version.", product, branch, e.EOL),
+		Remediation: fmt.Sprintf("Upgrade to a supported %s release (or a vendor that still supports this branch, such as an extended-support distribution).", product),
+		References:  slices.Clone(e.References),
+		CWE:         &cwe,
+	}
+}

@@ -1,0 +1,225 @@
+// Package web owns the http_check tool: one bounded look at how a site of
+// the scan's domain answers over HTTP — security headers, cookie flags,
+// CORS, TRACE, HTTP→HTTPS redirection, version disclosure, security.txt and
+// a safe open-redirect probe — reported as web findings that carry the
+// response evidence. Every request stays in scope and goes through the
+// guarded dialer (package httpprobe); no request writes anything.
+package web
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+const (
+	// Name is the tool's name in plans and the cost table.
+	Name = "http_check"
+	cost = 5
+	// timeout leaves the agent margin under tools.MaxCallDuration.
+	timeout = 18 * time.Second
+	// maxBody bounds each body read.
+	maxBody = 256 << 10
+)
+
+// Option configures the tool.
+type Option func(*Tool)
+
+// WithRootCAs verifies certificates with pool instead of the system pool
+// (tests, private CAs).
+func WithRootCAs(pool *x509.CertPool) Option { return func(t *Tool) { t.rootCAs = pool } }
+
+// Tool is the http_check tool.
+type Tool struct {
+	rootCAs *x509.CertPool
+}
+
+// New returns the http_check tool.
+func New(opts ...Option) tools.Tool {
+	t := &Tool{}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// Name implements tools.Tool.
+func (*Tool) Name() string { return Name }
+
+// Description implements tools.Tool.
+func (*Tool) Description() string {
+	return "Fetches one page of the target over HTTP(S) (default: the domain's home page, https then http) " +
+		"and checks security headers (CSP, HSTS, X-Frame-Options, X-Content-Type-Options, Referrer-Policy, " +
+		"Permissions-Policy), cookie flags, CORS origin reflection with credentials, TRACE, HTTP-to-HTTPS " +
+		"redirection, version disclosure, security.txt and open redirects (safe probe, Location header only). " +
+		"At most about 20 small requests."
+}
+
+// InputSchema implements tools.Tool.
+func (*Tool) InputSchema() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "url": {
+      "type": "string",
+      "maxLength": 2048,
+      "description": "http(s) URL of a page on the scan's domain or a subdomain; default: https://<domain>/, falling back to http://<domain>/"
+    }
+  },
+  "additionalProperties": false
+}`)
+}
+
+// Cost implements tools.Tool.
+func (*Tool) Cost() int { return cost }
+
+// Timeout implements tools.Tool.
+func (*Tool) Timeout() time.Duration { return timeout }
+
+type input struct {
+	URL string `json:"url"`
+}
+
+// Run implements tools.Tool.
+func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var in input
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return tools.Result{}, err
+	}
+	var target *url.URL
+	if in.URL != "" {
+		u, err := httpprobe.ParseTarget(env, in.URL)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		target = u
+	}
+	client, err := httpprobe.NewClient(env, t.rootCAs)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
+	defer cancel()
+
+	chain, err := client.Open(ctx, target, maxBody)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+	}
+	s := &scan{env: env, client: client, chain: chain, page: chain[len(chain)-1]}
+	s.run(ctx)
+	return s.result(), nil
+}
+
+// scan is the state of one call.
+type scan struct {
+	env    tools.Env
+	client *httpprobe.Client
+	chain  []*httpprobe.Response
+	page   *httpprobe.Response // where the chain ended
+
+	mu       sync.Mutex
+	findings []scans.Finding
+	notes    []string
+	services []scans.Service
+}
+
+func (s *scan) run(ctx context.Context) {
+	s.addService(s.page)
+	switch {
+	case s.page.IsRedirect() && s.page.NextError != nil:
+		s.note(fmt.Sprintf("the page redirects to %s, which failed (%s); header checks skipped",
+			httpprobe.Clean(s.page.Location.String(), 200), httpprobe.Describe(s.page.NextError)))
+	case s.page.IsRedirect():
+		s.note(fmt.Sprintf("the page redirects to %s, which was not followed (out of scope or past %d redirects); header checks skipped",
+			httpprobe.Clean(s.page.Location.String(), 200), httpprobe.MaxRedirects))
+	default:
+		s.add(headerFindings(s.page)...)
+		s.add(versionFindings(s.page)...)
+	}
+	s.add(cookieFindings(s.chain)...)
+
+	// The probes are independent; the client bounds how many requests are
+	// in flight at once.
+	probes := []func(context.Context) []scans.Finding{
+		s.probeCORS, s.probeTrace, s.probeHTTPS, s.probeSecurityTxt, s.probeOpenRedirect,
+	}
+	results := make([][]scans.Finding, len(probes))
+	var wg sync.WaitGroup
+	for i, p := range probes {
+		wg.Go(func() { results[i] = p(ctx) })
+	}
+	wg.Wait()
+	for _, r := range results {
+		s.add(r...)
+	}
+	if ctx.Err() != nil {
+		s.note("the call's time ran out before every probe finished")
+	}
+}
+
+func (s *scan) add(fs ...scans.Finding) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.findings = append(s.findings, fs...)
+}
+
+func (s *scan) note(n string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, n)
+}
+
+// addService records the web service that produced r, once per port.
+func (s *scan) addService(r *httpprobe.Response) {
+	host, port := httpprobe.HostPort(r.URL)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, svc := range s.services {
+		if svc.Host == host && svc.Port == port {
+			return
+		}
+	}
+	s.services = append(s.services, scans.Service{
+		Host: host, Port: port, Name: r.URL.Scheme,
+		Banner: httpprobe.Clean(r.Header.Get("Server"), 120),
+	})
+}
+
+func (s *scan) result() tools.Result {
+	counts := map[scans.Severity]int{}
+	for _, f := range s.findings {
+		counts[f.Severity]++
+	}
+	var parts []string
+	for _, sev := range scans.Severities {
+		if counts[sev] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[sev], sev))
+		}
+	}
+	outcome := fmt.Sprintf("%s answered %d", httpprobe.Clean(s.page.URL.String(), 200), s.page.Status)
+	if server := s.page.Header.Get("Server"); server != "" {
+		outcome += " (Server: " + httpprobe.Clean(server, 60) + ")"
+	}
+	if s.page.Unverified {
+		outcome += "; its TLS certificate did not verify (see the TLS checks)"
+	}
+	if len(s.findings) == 0 {
+		outcome += "; no findings"
+	} else {
+		outcome += fmt.Sprintf("; %d findings: %s", len(s.findings), strings.Join(parts, ", "))
+	}
+	for _, n := range s.notes {
+		outcome += "; " + n
+	}
+	return tools.Result{Outcome: outcome, Findings: s.findings, Services: s.services}
+}

@@ -1,0 +1,199 @@
+// Package scans owns the scan as the customer sees it (CONTRACT "Scans"):
+// scan types, statuses and their transitions, findings, agent steps and the
+// executive summary, and the rules that decide how a scan is created (tier
+// on plan, credit ceilings, callback URLs). It has no I/O: the store keeps
+// these types, the agent produces them and the API renders them.
+package scans
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"secscan/shared/plans"
+)
+
+// Type is what a scan looks at.
+type Type string
+
+// The scan types of SPEC.md section 2.
+const (
+	Full    Type = "full"
+	Network Type = "network"
+	Web     Type = "web"
+	Vuln    Type = "vuln"
+	SSL     Type = "ssl"
+	Code    Type = "code"
+)
+
+// Types lists every scan type in the spec's order.
+var Types = []Type{Full, Network, Web, Vuln, SSL, Code}
+
+// ValidType reports whether t names a scan type.
+func ValidType(t string) bool { return slices.Contains(Types, Type(t)) }
+
+// Status is where a scan is in its life.
+type Status string
+
+// Statuses: queued → running → completed | failed | cancelled; queued → cancelled.
+const (
+	Queued    Status = "queued"
+	Running   Status = "running"
+	Completed Status = "completed"
+	Failed    Status = "failed"
+	Cancelled Status = "cancelled"
+)
+
+// Statuses lists every status in lifecycle order.
+var Statuses = []Status{Queued, Running, Completed, Failed, Cancelled}
+
+// ValidStatus reports whether s names a status.
+func ValidStatus(s string) bool { return slices.Contains(Statuses, Status(s)) }
+
+// Terminal reports whether s never changes again.
+func (s Status) Terminal() bool { return s == Completed || s == Failed || s == Cancelled }
+
+// Severity ranks a finding.
+type Severity string
+
+// Severities, most severe first.
+const (
+	Critical Severity = "critical"
+	High     Severity = "high"
+	Medium   Severity = "medium"
+	Low      Severity = "low"
+	Info     Severity = "info"
+)
+
+// Severities lists the severities, most severe first.
+var Severities = []Severity{Critical, High, Medium, Low, Info}
+
+// Rank orders severities: critical 0 … info 4; unknown values sort last.
+func (s Severity) Rank() int {
+	if i := slices.Index(Severities, s); i >= 0 {
+		return i
+	}
+	return len(Severities)
+}
+
+// Category is the kind of check that produced a finding.
+type Category string
+
+// Finding categories (CONTRACT "Scans").
+const (
+	CategoryNetwork Category = "network"
+	CategorySSL     Category = "ssl"
+	CategoryWeb     Category = "web"
+	CategoryVuln    Category = "vuln"
+	CategoryCode    Category = "code"
+	CategoryDNS     Category = "dns"
+)
+
+// Finding is one issue a tool observed, with the evidence it collected.
+type Finding struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Severity    Severity `json:"severity"`
+	Category    Category `json:"category"`
+	Host        string   `json:"host"`
+	Port        *int     `json:"port"`
+	Evidence    string   `json:"evidence"`
+	Description string   `json:"description"`
+	Remediation string   `json:"remediation"`
+	References  []string `json:"references"`
+	CWE         *string  `json:"cwe"`
+	CVE         *string  `json:"cve"`
+	CVSS        *float64 `json:"cvss"`
+}
+
+// Fingerprint identifies "the same issue": the same check (title) on the
+// same host, port and CVE, whichever tool saw it (a TLS and a web check both
+// see a missing HSTS header). Found twice, it is recorded once.
+func (f Finding) Fingerprint() string {
+	port := ""
+	if f.Port != nil {
+		port = fmt.Sprint(*f.Port)
+	}
+	cve := ""
+	if f.CVE != nil {
+		cve = *f.CVE
+	}
+	sum := sha256.Sum256([]byte(strings.Join([]string{f.Title, strings.ToLower(f.Host), port, cve}, "\x00")))
+	return hex.EncodeToString(sum[:12])
+}
+
+// Step is one entry of the agent's audit trail.
+type Step struct {
+	Seq           int             `json:"seq"`
+	Tool          string          `json:"tool"`
+	Input         json.RawMessage `json:"input"`
+	Outcome       string          `json:"outcome"`
+	FindingsAdded int             `json:"findings_added"`
+	Credits       int             `json:"credits"`
+	StartedAt     time.Time       `json:"started_at"`
+	DurationMS    int64           `json:"duration_ms"`
+	Reasoning     string          `json:"reasoning,omitempty"`
+	// Services are what the step discovered (host, port, service), kept for
+	// the report's coverage section and for later steps of the playbook.
+	Services []Service `json:"services,omitempty"`
+}
+
+// Service is a network service a tool found listening.
+type Service struct {
+	Host   string `json:"host"`
+	Port   int    `json:"port"`
+	Name   string `json:"name"`             // e.g. "http", "mysql", "unknown"
+	Banner string `json:"banner,omitempty"` // what it said first, sanitised and truncated
+}
+
+// RiskRating is the summary's overall verdict.
+type RiskRating string
+
+// Risk ratings: the highest severity found, or none.
+const (
+	RiskCritical RiskRating = "critical"
+	RiskHigh     RiskRating = "high"
+	RiskMedium   RiskRating = "medium"
+	RiskLow      RiskRating = "low"
+	RiskNone     RiskRating = "none"
+)
+
+// Summary is the executive summary of a completed scan.
+type Summary struct {
+	RiskRating   RiskRating `json:"risk_rating"`
+	Summary      string     `json:"summary"`
+	AttackChains []string   `json:"attack_chains"`
+}
+
+// Scan is the scan record.
+type Scan struct {
+	ID              string
+	UserID          string
+	TargetID        string
+	Target          string // the verified domain
+	Type            Type
+	Tier            plans.Tier
+	Status          Status
+	CancelRequested bool
+	CreditsUsed     int
+	MaxCredits      int
+	CallbackURL     string // empty: none
+	FindingsCount   int
+	StepsCount      int // steps recorded
+	ChargedSeq      int // the last step charged (a step is charged before it runs)
+	Error           string
+	Summary         *Summary
+	CreatedAt       time.Time
+	StartedAt       time.Time // zero until running
+	FinishedAt      time.Time // zero until terminal
+}
+
+// BudgetExceeded is the error of a scan whose next step would pass its cap
+// (CONTRACT "Tiers and credits").
+func BudgetExceeded(used, max int) string {
+	return fmt.Sprintf("Credit budget exceeded: %d of %d credits used", used, max)
+}

@@ -1,0 +1,534 @@
+package summary
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"secscan/shared/scans"
+)
+
+// maxChains is how many attack chains a summary lists.
+const maxChains = 5
+
+// maxAnchors bounds the candidates tried per host and link, so a scan with
+// thousands of findings on one host stays linear.
+const maxAnchors = 32
+
+// chain is one detected attack path.
+type chain struct {
+	rule    int // position in chainRules: the tie-breaker after severity
+	rank    int // the most severe link
+	text    string
+	impact  string // what it leads to, for the narrative ("a data breach")
+	members []*entry
+}
+
+// match is one place (a host) where every link of a chain is present.
+type match struct {
+	host  string
+	links []*entry // one per link, in the rule's order
+	rank  int
+}
+
+// index groups the entries that are evidence of anything, per host, most
+// important first.
+type index struct {
+	domain string
+	hosts  []string // sorted
+	byHost map[string][]*entry
+	all    []*entry // sorted by importance
+}
+
+func newIndex(domain string, entries []*entry) *index {
+	ix := &index{domain: domain, byHost: map[string][]*entry{}}
+	for _, e := range entries {
+		if e.kinds == 0 {
+			continue
+		}
+		if _, seen := ix.byHost[e.host]; !seen {
+			ix.hosts = append(ix.hosts, e.host)
+		}
+		ix.byHost[e.host] = append(ix.byHost[e.host], e)
+		ix.all = append(ix.all, e)
+	}
+	slices.Sort(ix.hosts)
+	return ix
+}
+
+// first returns up to limit entries of kind k from list (already sorted).
+func first(list []*entry, k kind, limit int) []*entry {
+	var out []*entry
+	for _, e := range list {
+		if e.is(k) {
+			out = append(out, e)
+			if len(out) == limit {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// onSameHost finds, per host, entries for every link, at least one of them
+// a finding above info. With related set, the links must also be about the
+// same service as the first link: the same port, or (when a port is
+// missing) an entry related says is about that service.
+func (ix *index) onSameHost(links []kind, related func(*entry) bool) []match {
+	var out []match
+	for _, h := range ix.hosts {
+		list := ix.byHost[h]
+	anchors:
+		for _, a := range first(list, links[0], maxAnchors) {
+			m := match{host: h, links: []*entry{a}, rank: a.rank}
+			for _, k := range links[1:] {
+				var pick *entry
+				for _, c := range first(list, k, maxAnchors) {
+					if related == nil || sameService(a, c, related) {
+						pick = c
+						break
+					}
+				}
+				if pick == nil {
+					continue anchors
+				}
+				m.links = append(m.links, pick)
+				m.rank = min(m.rank, pick.rank)
+			}
+			if hasIssue(m.links) {
+				out = append(out, m)
+			}
+			break
+		}
+	}
+	sortMatches(out)
+	return out
+}
+
+func sameService(a, c *entry, related func(*entry) bool) bool {
+	if a == c {
+		return true
+	}
+	if a.port != 0 && c.port != 0 {
+		return a.port == c.port
+	}
+	return related(c)
+}
+
+func sortMatches(ms []match) {
+	slices.SortFunc(ms, func(a, b match) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.host, b.host))
+	})
+}
+
+// alsoOn is the parenthesis naming the other hosts where a chain exists.
+func alsoOn(ms []match) string {
+	if len(ms) < 2 {
+		return ""
+	}
+	var names []string
+	for _, m := range ms[1:min(len(ms), 3)] {
+		names = append(names, m.host)
+	}
+	if rest := len(ms) - 3; rest > 0 {
+		names = append(names, plural(rest, "other host", "other hosts"))
+	}
+	return " (the same combination is present on " + joinAnd(names) + ")"
+}
+
+func membersOf(ms []match) ([]*entry, int) {
+	var out []*entry
+	rank := len(scans.Severities)
+	for _, m := range ms {
+		out = append(out, m.links...)
+		rank = min(rank, m.rank)
+	}
+	return out, rank
+}
+
+// chainRule detects one kind of attack path; ok is false unless every link
+// is present.
+type chainRule func(ix *index) (c chain, ok bool)
+
+// chainRules in the order the brief lists them; the order breaks ties
+// between chains of equal severity.
+var chainRules = []chainRule{
+	repoSecretChain,
+	databaseChain,
+	sessionHijackChain,
+	corsChain,
+	phishingChain,
+	xssChain,
+	cleartextRCEChain,
+	certificateChain,
+	takeoverChain,
+	spoofingChain,
+}
+
+// detectChains returns at most maxChains chains, most severe first.
+func detectChains(ix *index) []chain {
+	var out []chain
+	for i, rule := range chainRules {
+		if c, ok := rule(ix); ok && hasIssue(c.members) {
+			c.rule = i
+			c.text = clean(c.text, maxChain)
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b chain) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.rule, b.rule))
+	})
+	return out[:min(len(out), maxChains)]
+}
+
+// hasIssue reports whether a chain rests on at least one finding rated
+// above info: services from the audit trail and informational findings can
+// complete a chain but never make one on their own, so a scan rated "none"
+// never lists an attack path.
+func hasIssue(members []*entry) bool {
+	return slices.ContainsFunc(members, func(e *entry) bool { return !e.synthetic && e.rank < scans.Info.Rank() })
+}
+
+// repoSecretChain: an exposed repository and a leaked secret. The secret may
+// have been reported against another host of the domain (a code scan often
+// reports the domain), so the same host is preferred but not required.
+func repoSecretChain(ix *index) (chain, bool) {
+	repos := first(ix.all, kindRepoExposed, maxAnchors)
+	secrets := first(ix.all, kindSecret, maxAnchors)
+	if len(repos) == 0 || len(secrets) == 0 {
+		return chain{}, false
+	}
+	repo, secret := repos[0], secrets[0]
+pick:
+	for _, r := range repos {
+		for _, s := range secrets {
+			if r.host == s.host {
+				repo, secret = r, s
+				break pick
+			}
+		}
+	}
+	vcs, path := "Git", firstMatch(repoPathRE, repo.title, repo.evidence)
+	switch {
+	case strings.Contains(repo.text, ".svn") || strings.Contains(path, ".svn"):
+		vcs = "Subversion"
+	case strings.Contains(repo.text, ".hg") || strings.Contains(path, ".hg"):
+		vcs = "Mercurial"
+	}
+	where := repo.location()
+	if path != "" {
+		where += " (" + path + ")"
+	}
+	secretWhere := secret.location()
+	if file := firstMatch(secretFileRE, secret.title, secret.evidence); file != "" {
+		secretWhere = file + " on " + secretWhere
+	}
+	var text string
+	if repo == secret {
+		text = "Credential theft leading to account takeover: " + quote(repo.title) + " on " + where +
+			" lets anyone download the source and its history together with the credentials in it, " +
+			"which an attacker can use to sign in to the systems they unlock."
+	} else {
+		text = "Credential theft leading to account takeover: the " + vcs + " repository exposed on " + where +
+			" lets anyone download the source and its history, and " + quote(secret.title) + " (" + secretWhere +
+			") shows that credentials are in there for the taking, ready to sign in to the systems they unlock."
+	}
+	return chain{
+		text: text, impact: "credential theft and account takeover",
+		rank: min(repo.rank, secret.rank), members: []*entry{repo, secret},
+	}, true
+}
+
+func relatedToDatabase(e *entry) bool { return databaseName(e.text, e.port) != "" }
+
+// databaseChain: a database reachable from outside that also runs
+// vulnerable software or answers without authentication (the same service:
+// same port, or the finding names a database).
+func databaseChain(ix *index) (chain, bool) {
+	ms := ix.onSameHost([]kind{kindDatabase, kindOutdated | kindNoAuth}, relatedToDatabase)
+	if len(ms) == 0 {
+		return chain{}, false
+	}
+	db, weak := ms[0].links[0], ms[0].links[1]
+	name := databaseName(db.text, db.port)
+	if name == "" {
+		name = "database"
+	}
+	service := "the " + name + " service on " + db.location()
+	var text string
+	switch {
+	case weak.is(kindNoAuth) && !weak.is(kindOutdated) && db == weak:
+		text = "Data breach: " + quote(weak.title) + " on " + db.location() +
+			" means anyone on the internet can read or destroy the data it holds, no exploit needed"
+	case weak.is(kindNoAuth) && !weak.is(kindOutdated):
+		text = "Data breach: " + service + " is reachable from the internet (" + quote(db.title) + ") and " +
+			quote(weak.title) + ", so anyone can read or destroy the data it holds, no exploit needed"
+	default:
+		weakness := quote(weak.title)
+		if weak.cve != "" && !strings.Contains(strings.ToUpper(weak.title), weak.cve) {
+			weakness += " (" + weak.cve + ")"
+		}
+		reach := " is reachable from the internet and "
+		if db != weak {
+			reach = " is reachable from the internet (" + quote(db.title) + ") and "
+		}
+		text = "Data breach: " + service + reach + weakness +
+			" means it can be attacked directly, bypassing the application, to read or destroy the data it holds"
+	}
+	members, rank := membersOf(ms)
+	return chain{text: text + alsoOn(ms) + ".", impact: "a data breach", rank: rank, members: members}, true
+}
+
+// sessionHijackChain: no HSTS, no redirect to HTTPS and a cookie without the
+// Secure flag, all on one host.
+func sessionHijackChain(ix *index) (chain, bool) {
+	ms := ix.onSameHost([]kind{kindNoHSTS, kindNoHTTPSRedirect, kindInsecureCookie}, nil)
+	if len(ms) == 0 {
+		return chain{}, false
+	}
+	m := ms[0]
+	cookie := "its cookies lack"
+	if name := cookieName(m.links[2]); name != "" {
+		cookie = "its cookie " + quote(name) + " lacks"
+	}
+	text := "Session hijacking on hostile networks: " + m.host + " sends no effective HSTS header and does not redirect HTTP to HTTPS, and " +
+		cookie + " the Secure flag, so anyone on the same Wi-Fi or network path can keep a visitor on plain HTTP and read the session cookie in cleartext" +
+		alsoOn(ms) + "."
+	members, rank := membersOf(ms)
+	return chain{text: text, impact: "session hijacking", rank: rank, members: members}, true
+}
+
+// corsChain: CORS trusting foreign origins with credentials, on a host that
+// sets cookies (a cookie finding there, or cookies in the CORS finding's
+// evidence; a description saying "cookies" in general is not evidence).
+func corsChain(ix *index) (chain, bool) {
+	var ms []match
+	for _, h := range ix.hosts {
+		list := ix.byHost[h]
+		for _, c := range first(list, kindCORSCredentials, maxAnchors) {
+			var cookie *entry
+			if strings.Contains(strings.ToLower(c.evidence), "cookie") {
+				cookie = c
+			} else if cs := first(list, kindCookie, 1); len(cs) > 0 {
+				cookie = cs[0]
+			}
+			if cookie != nil && hasIssue([]*entry{c, cookie}) {
+				ms = append(ms, match{host: h, links: []*entry{c, cookie}, rank: min(c.rank, cookie.rank)})
+				break
+			}
+		}
+	}
+	if len(ms) == 0 {
+		return chain{}, false
+	}
+	sortMatches(ms)
+	m := ms[0]
+	trust := "accepts untrusted origins in its CORS policy"
+	if hasAny(m.links[0].text+" "+m.links[0].detail, "reflect", "any origin", "arbitrary origin") {
+		trust = "reflects any Origin in Access-Control-Allow-Origin"
+	}
+	cookies := "sets cookies"
+	if name := cookieName(m.links[1]); name != "" && m.links[1] != m.links[0] {
+		cookies = "sets cookies such as " + quote(name)
+	}
+	text := "Cross-site data theft: " + m.host + " " + trust + " with credentials allowed and " + cookies +
+		", so any web page a logged-in user visits can read their data from " + m.host + " using their own session" + alsoOn(ms) + "."
+	members, rank := membersOf(ms)
+	return chain{text: text, impact: "cross-site data theft", rank: rank, members: members}, true
+}
+
+// phishingChain: an open redirect on a host without a Content-Security-Policy.
+func phishingChain(ix *index) (chain, bool) {
+	ms := ix.onSameHost([]kind{kindOpenRedirect, kindNoCSP}, nil)
+	if len(ms) == 0 {
+		return chain{}, false
+	}
+	m := ms[0]
+	where := m.host
+	if p := firstMatch(redirectRE, m.links[0].title, m.links[0].evidence); p != "" {
+		where += " (" + p + ")"
+	}
+	text := "Phishing from a trusted name: the open redirect on " + where + " turns genuine " + ix.domain +
+		" links into a springboard to attacker pages, and with no Content-Security-Policy there is no second line of defence if the redirect target can also carry script" +
+		alsoOn(ms) + "."
+	members, rank := membersOf(ms)
+	return chain{text: text, impact: "phishing", rank: rank, members: members}, true
+}
+
+// xssChain: a JavaScript library with known XSS flaws on a host without a
+// Content-Security-Policy.
+func xssChain(ix *index) (chain, bool) {
+	ms := ix.onSameHost([]kind{kindVulnerableJS, kindNoCSP}, nil)
+	if len(ms) == 0 {
+		return chain{}, false
+	}
+	m := ms[0]
+	lib := m.links[0]
+	name := quote(lib.title)
+	if lib.cve != "" && !strings.Contains(strings.ToUpper(lib.title), lib.cve) {
+		name += " (" + lib.cve + ")"
+	}
+	text := "Cross-site scripting: " + m.host + " loads " + name + ", a library with known XSS flaws, and sends no Content-Security-Policy to contain injected script, " +
+		"so an attacker who reaches the vulnerable code path can run script in visitors' sessions" + alsoOn(ms) + "."
+	members, rank := membersOf(ms)
+	return chain{text: text, impact: "cross-site scripting", rank: rank, members: members}, true
+}
+
+func relatedToCleartext(e *entry) bool {
+	return e.is(kindCleartextLogin) || e.port == 21 || e.port == 23
+}
+
+// cleartextRCEChain: FTP or Telnet exposed, running outdated or backdoored
+// software on the same service.
+func cleartextRCEChain(ix *index) (chain, bool) {
+	ms := ix.onSameHost([]kind{kindCleartextLogin, kindOutdated}, relatedToCleartext)
+	if len(ms) == 0 {
+		return chain{}, false
+	}
+	m := ms[0]
+	svc, old := m.links[0], m.links[1]
+	proto := "FTP"
+	if hasWord(svc.text, "telnet", "telnetd") || svc.port == 23 {
+		proto = "Telnet"
+	}
+	where := svc.location()
+	if svc.port == 0 {
+		where = old.location()
+	}
+	version := softwareVersion(old.title, old.evidence, svc.title, svc.evidence)
+	var text string
+	switch {
+	case strings.EqualFold(version, "vsftpd 2.3.4"):
+		text = "Remote code execution: " + proto + " on " + where + " sends logins in cleartext and identifies as vsFTPd 2.3.4, " +
+			"the release distributed with a backdoor that opens a root shell on port 6200 to anyone who logs in with a smiley in the user name"
+	case old.is(kindBackdoor):
+		what := quote(old.title)
+		if old.synthetic && version != "" {
+			what = version
+		}
+		text = "Remote code execution: " + proto + " on " + where + " sends logins in cleartext and runs " + what +
+			", a release known to contain a backdoor, so anyone who reaches the port can run commands on the host"
+	default:
+		what := quote(old.title)
+		if old.cve != "" && !strings.Contains(strings.ToUpper(old.title), old.cve) {
+			what += " (" + old.cve + ")"
+		}
+		text = "Remote code execution risk: " + proto + " on " + where + " sends logins in cleartext and runs outdated software (" + what +
+			"), so sniffed credentials or a public exploit for that version can give an attacker a foothold on the host"
+	}
+	members, rank := membersOf(ms)
+	return chain{text: text + alsoOn(ms) + ".", impact: "remote code execution", rank: rank, members: members}, true
+}
+
+// certificateChain: an untrusted certificate teaches users to click through
+// the browser's warning, which is what an interceptor needs.
+func certificateChain(ix *index) (chain, bool) {
+	certs := first(ix.all, kindBadCertificate, maxAnchors)
+	if len(certs) == 0 {
+		return chain{}, false
+	}
+	c := certs[0]
+	adjective := "untrusted"
+	switch {
+	case hasAny(c.text, "expired"):
+		adjective = "expired"
+	case hasAny(c.text, "self-signed", "self signed"):
+		adjective = "self-signed"
+	case hasAny(c.text, "mismatch", "does not match", "doesn't match"):
+		adjective = "mismatched"
+	case hasAny(c.text, "revoked"):
+		adjective = "revoked"
+	}
+	var others []string
+	for _, o := range certs[1:] {
+		if loc := o.location(); loc != c.location() && !slices.Contains(others, loc) {
+			others = append(others, loc)
+		}
+	}
+	also := ""
+	if len(others) > 0 {
+		if len(others) > 2 {
+			others = append(others[:2], plural(len(others)-2, "other", "others"))
+		}
+		also = " (certificate problems also on " + joinAnd(others) + ")"
+	}
+	text := "Man-in-the-middle: the " + adjective + " certificate on " + c.location() +
+		" makes browsers warn on every visit, training users to click through certificate warnings, which is exactly what an attacker intercepting the connection with a forged certificate relies on" +
+		also + "."
+	return chain{text: text, impact: "man-in-the-middle attacks", rank: c.rank, members: certs}, true
+}
+
+// takeoverChain: a CNAME pointing at a resource anyone can claim.
+func takeoverChain(ix *index) (chain, bool) {
+	ds := first(ix.all, kindDanglingCNAME, maxAnchors)
+	if len(ds) == 0 {
+		return chain{}, false
+	}
+	d := ds[0]
+	points := "points (CNAME) to a resource that no longer exists"
+	if target := strings.ToLower(firstMatch(cnameRE, d.title, d.evidence)); target != "" && target != d.host {
+		points = "is a CNAME to " + target + ", which nobody has claimed"
+	}
+	parent := ix.domain
+	if parent == "" {
+		parent = "your domain"
+	}
+	also := ""
+	var others []string
+	for _, o := range ds[1:] {
+		if o.host != d.host && !slices.Contains(others, o.host) {
+			others = append(others, o.host)
+		}
+	}
+	if len(others) > 0 {
+		if len(others) > 2 {
+			others = append(others[:2], plural(len(others)-2, "other", "others"))
+		}
+		also = " (also " + joinAnd(others) + ")"
+	}
+	text := "Subdomain takeover: " + d.host + also + " " + points + "; whoever claims it can serve content under the trusted " + parent +
+		" name, read cookies scoped to the parent domain and run convincing phishing."
+	return chain{text: text, impact: "subdomain takeover", rank: d.rank, members: ds}, true
+}
+
+// spoofingChain: no DMARC enforcement, or no SPF at all. A weak SPF record
+// alone is not a chain: an enforcing DMARC policy still stops spoofing.
+func spoofingChain(ix *index) (chain, bool) {
+	dmarc := first(ix.all, kindDMARC, 1)
+	spfMissing := first(ix.all, kindSPFMissing, 1)
+	if len(dmarc) == 0 && len(spfMissing) == 0 {
+		return chain{}, false
+	}
+	var parts []string
+	var members []*entry
+	rank := len(scans.Severities)
+	if len(spfMissing) > 0 {
+		parts = append(parts, "publishes no SPF record")
+		members = append(members, spfMissing[0])
+	} else if weak := first(ix.all, kindSPFWeak, 1); len(weak) > 0 {
+		parts = append(parts, "has a weak SPF record ("+quote(weak[0].title)+")")
+		members = append(members, weak[0])
+	}
+	if len(dmarc) > 0 {
+		if hasAny(dmarc[0].text, "missing", "no dmarc", "not found", "absent", "not published", "without", "no record") {
+			parts = append(parts, "no DMARC policy")
+		} else {
+			parts = append(parts, "a DMARC policy that does not tell receivers to reject spoofed mail")
+		}
+		members = append(members, dmarc[0])
+	}
+	for _, m := range members {
+		rank = min(rank, m.rank)
+	}
+	domain := ix.domain
+	if domain == "" {
+		domain = members[0].host
+	}
+	verb := joinAnd(parts)
+	if !strings.HasPrefix(verb, "publishes") && !strings.HasPrefix(verb, "has") {
+		verb = "has " + verb
+	}
+	text := "Email spoofing: " + domain + " " + verb + ", so anyone can send mail that appears to come from @" + domain +
+		", a ready-made tool for phishing your customers and staff."
+	return chain{text: text, impact: "email spoofing", rank: rank, members: members}, true
+}

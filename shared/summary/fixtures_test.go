@@ -1,0 +1,89 @@
+package summary
+
+import (
+	"encoding/json"
+
+	"secscan/shared/plans"
+	"secscan/shared/scans"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func finding(sev scans.Severity, cat scans.Category, title, host string, port int) scans.Finding {
+	f := scans.Finding{Title: title, Severity: sev, Category: cat, Host: host}
+	if port > 0 {
+		f.Port = ptr(port)
+	}
+	return f
+}
+
+func withCVE(f scans.Finding, cve string) scans.Finding       { f.CVE = ptr(cve); return f }
+func withCWE(f scans.Finding, cwe string) scans.Finding       { f.CWE = ptr(cwe); return f }
+func withEvidence(f scans.Finding, ev string) scans.Finding   { f.Evidence = ev; return f }
+func withRemediation(f scans.Finding, r string) scans.Finding { f.Remediation = r; return f }
+
+func step(seq int, tool, outcome string, services ...scans.Service) scans.Step {
+	return scans.Step{Seq: seq, Tool: tool, Input: json.RawMessage(`{}`), Outcome: outcome, Services: services}
+}
+
+func demoSteps() []scans.Step {
+	return []scans.Step{
+		step(1, "dns_records", "4 records"),
+		step(2, "port_scan", "4 of 100 ports open", scans.Service{Host: "example.com", Port: 21, Name: "ftp", Banner: "220 (vsFTPd 2.3.4)"},
+			scans.Service{Host: "db.example.com", Port: 3306, Name: "mysql"},
+			scans.Service{Host: "www.example.com", Port: 80, Name: "http"},
+			scans.Service{Host: "www.example.com", Port: 443, Name: "https"}),
+		step(3, "http_headers", "6 headers checked"),
+		step(4, "tls_check", "certificate checked"),
+		step(5, "exposed_files", "2 files found"),
+		step(6, "secret_scan", "1 secret"),
+		step(7, "port_scan", "input refused: host out of scope"),
+	}
+}
+
+func demoCritical() Input {
+	return Input{
+		Domain: "example.com", ScanType: scans.Full, Tier: plans.Standard, Steps: demoSteps(),
+		Findings: []scans.Finding{
+			withRemediation(withEvidence(finding(scans.Critical, scans.CategoryWeb, "Exposed Git repository", "www.example.com", 443), "GET /.git/HEAD -> 200 ref: refs/heads/main"),
+				"Block public access to /.git/ in the web server configuration. Then rotate every secret that was ever committed."),
+			withEvidence(finding(scans.Critical, scans.CategoryCode, "AWS access key in .env", "www.example.com", 443), "AWS_ACCESS_KEY_ID=AKIA…"),
+			withCVE(finding(scans.High, scans.CategoryVuln, "Outdated MySQL 5.5.23", "db.example.com", 3306), "CVE-2012-2122"),
+			finding(scans.Medium, scans.CategoryNetwork, "MySQL port 3306 exposed to the internet", "db.example.com", 3306),
+			finding(scans.Medium, scans.CategoryWeb, "Missing Strict-Transport-Security header", "www.example.com", 443),
+			finding(scans.Medium, scans.CategoryWeb, "HTTP does not redirect to HTTPS", "www.example.com", 80),
+			finding(scans.Low, scans.CategoryWeb, "Cookie 'sid' without Secure flag", "www.example.com", 443),
+			finding(scans.Info, scans.CategoryNetwork, "Open port 22 (ssh)", "example.com", 22),
+		},
+	}
+}
+
+func demoMedium() Input {
+	return Input{
+		Domain: "shop.example", ScanType: scans.Web, Tier: plans.Quick,
+		Steps: []scans.Step{step(1, "http_headers", "ok"), step(2, "tls_check", "ok")},
+		Findings: []scans.Finding{
+			withRemediation(finding(scans.Medium, scans.CategoryWeb, "Missing Content-Security-Policy header", "www.shop.example", 443), "Send a Content-Security-Policy header that allows only your own scripts."),
+			finding(scans.Medium, scans.CategoryWeb, "Missing Content-Security-Policy header", "api.shop.example", 443),
+			withCVE(finding(scans.Medium, scans.CategoryWeb, "Vulnerable jQuery 1.12.4", "www.shop.example", 443), "CVE-2020-11022"),
+			finding(scans.Low, scans.CategoryWeb, "Missing X-Content-Type-Options header", "www.shop.example", 443),
+		},
+		Partial: "the credit budget ran out after 48 of 50 credits",
+	}
+}
+
+func demoClean() Input {
+	return Input{Domain: "example.org", ScanType: scans.SSL, Tier: plans.Quick,
+		Steps: []scans.Step{step(1, "tls_check", "certificate valid", scans.Service{Host: "example.org", Port: 443, Name: "https"})}}
+}
+
+func demoInfo() Input {
+	return Input{Domain: "example.org", ScanType: scans.Network, Tier: plans.Deep, Steps: demoSteps()[:2],
+		Findings: []scans.Finding{finding(scans.Info, scans.CategoryNetwork, "Open port 443 (https)", "example.org", 443), finding(scans.Info, scans.CategoryNetwork, "Open port 80 (http)", "example.org", 80)}}
+}
+
+func demoLow() Input {
+	return Input{Domain: "example.net", ScanType: scans.Web, Tier: plans.Standard, Steps: demoSteps()[2:4],
+		Findings: []scans.Finding{withRemediation(finding(scans.Low, scans.CategoryDNS, "No DMARC record", "example.net", 0), "Publish a DMARC record with p=quarantine or p=reject."),
+			finding(scans.Low, scans.CategoryWeb, "Server header discloses nginx version", "www.example.net", 443)}}
+}

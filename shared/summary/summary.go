@@ -1,0 +1,205 @@
+// Package summary owns the rule-based executive summary of a completed scan
+// (CONTRACT "Scans": risk_rating, summary, attack_chains), the one used when
+// no language model is configured. It derives everything from the scan's
+// findings and audit trail: the risk rating is the highest severity found,
+// attack chains are recognised from combinations of findings on the same
+// hosts, and the narrative names the most important issues, what to fix
+// first and why, and how much of the target was covered.
+//
+// Titles, hosts and evidence come from tools that quote what targets
+// answered, so all of it is treated as untrusted text: control and format
+// characters are stripped and every quoted piece is length-capped. The output
+// is deterministic: the same input always gives the same text, whatever
+// order the findings arrive in.
+package summary
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"secscan/shared/plans"
+	"secscan/shared/scans"
+)
+
+// Input is a completed scan, as far as its summary needs it.
+type Input struct {
+	Domain   string
+	ScanType scans.Type
+	Tier     plans.Tier
+	Findings []scans.Finding
+	// Steps are the audit trail: tools run, services discovered, refused or
+	// failed steps.
+	Steps []scans.Step
+	// Partial is empty, or why coverage was cut short (e.g. "the credit
+	// budget ran out").
+	Partial string
+}
+
+// Bounds on the audit trail read for tools, failures and services (steps
+// beyond them are still counted).
+const (
+	maxSteps    = 10000
+	maxServices = 5000
+)
+
+// Write derives the executive summary of a completed scan.
+func Write(in Input) scans.Summary {
+	domain := strings.TrimSuffix(lower(in.Domain, maxDomain), ".")
+	entries := make([]*entry, 0, len(in.Findings))
+	for i := range in.Findings {
+		entries = append(entries, newEntry(i, &in.Findings[i], domain))
+	}
+	slices.SortFunc(entries, byImportance)
+
+	cov := readCoverage(in.Steps, entries, domain)
+	// Services seen in the audit trail can complete a chain (a listening FTP
+	// server, a backdoored banner) but are never counted as findings.
+	withServices := append(slices.Clip(entries), cov.synthetic...)
+	slices.SortFunc(withServices, byImportance)
+	chains := detectChains(newIndex(domain, withServices))
+
+	texts := make([]string, 0, len(chains))
+	for _, c := range chains {
+		texts = append(texts, c.text)
+	}
+	n := narrative{
+		domain:   domain,
+		scanType: in.ScanType,
+		tier:     in.Tier,
+		entries:  entries,
+		chains:   chains,
+		cov:      cov,
+		partial:  clean(in.Partial, maxPartial),
+	}
+	return scans.Summary{
+		RiskRating:   rating(entries),
+		Summary:      n.write(),
+		AttackChains: texts,
+	}
+}
+
+// rating is the highest severity among the findings; none when there are
+// none or only informational ones.
+func rating(sorted []*entry) scans.RiskRating {
+	if len(sorted) == 0 {
+		return scans.RiskNone
+	}
+	switch sorted[0].sev {
+	case scans.Critical:
+		return scans.RiskCritical
+	case scans.High:
+		return scans.RiskHigh
+	case scans.Medium:
+		return scans.RiskMedium
+	case scans.Low:
+		return scans.RiskLow
+	}
+	return scans.RiskNone
+}
+
+// coverage is what the audit trail says was looked at.
+type coverage struct {
+	steps      int
+	incomplete int      // refused, failed or timed-out steps
+	tools      []string // distinct, in first-use order, humanised
+	hosts      int
+	services   int
+	synthetic  []*entry
+}
+
+func readCoverage(steps []scans.Step, entries []*entry, domain string) coverage {
+	var c coverage
+	hosts := map[string]bool{}
+	services := map[string]bool{}
+	seenTools := map[string]bool{}
+	readServices := 0
+	c.steps = len(steps)
+	for i := range steps[:min(len(steps), maxSteps)] {
+		s := &steps[i]
+		if tool := lower(s.Tool, maxToolName); tool != "" && !seenTools[tool] {
+			seenTools[tool] = true
+			c.tools = append(c.tools, toolWords.Replace(tool))
+		}
+		if failedOutcome(lower(s.Outcome, 200)) {
+			c.incomplete++
+		}
+		for j := range s.Services {
+			if readServices == maxServices {
+				break
+			}
+			readServices++
+			svc := &s.Services[j]
+			host := cleanHost(svc.Host, domain)
+			if host == "" {
+				continue
+			}
+			hosts[host] = true
+			key := host + ":" + itoaPort(svc.Port)
+			if services[key] {
+				continue
+			}
+			services[key] = true
+			if e := serviceEntry(len(entries)+len(c.synthetic), svc, host); e != nil {
+				c.synthetic = append(c.synthetic, e)
+			}
+		}
+	}
+	for _, e := range entries {
+		hosts[e.host] = true
+	}
+	c.hosts, c.services = len(hosts), len(services)
+	return c
+}
+
+// toolWords turns tool names into words: "port_scan" → "port scan".
+var toolWords = strings.NewReplacer("_", " ", "-", " ")
+
+func itoaPort(p int) string {
+	if p <= 0 || p > 65535 {
+		return "0"
+	}
+	return strconv.Itoa(p)
+}
+
+// failedOutcome recognises a step that did not do its job from its outcome
+// line ("input refused: …", "failed: timeout", "error: …").
+func failedOutcome(o string) bool {
+	return hasAny(o, "refused", "failed", "error", "timed out", "timeout", "deadline exceeded", "cancelled", "canceled")
+}
+
+// serviceEntry turns a discovered service into chain evidence when it is one
+// a chain cares about: FTP/Telnet, a database, or a banner of a backdoored
+// release.
+func serviceEntry(order int, svc *scans.Service, host string) *entry {
+	name := lower(svc.Name, 40)
+	banner := clean(svc.Banner, maxDetail)
+	e := &entry{
+		order: order, sev: scans.Info, rank: scans.Info.Rank(), cvss: -1,
+		category: scans.CategoryNetwork, host: host, synthetic: true, evidence: banner,
+		detail: strings.ToLower(banner),
+	}
+	if svc.Port > 0 && svc.Port < 65536 {
+		e.port = svc.Port
+	}
+	e.text = name
+	if hasWord(name, "ftp", "telnet") || e.port == 21 || e.port == 23 {
+		e.kinds |= kindCleartextLogin
+	}
+	if db := databaseName(name, e.port); db != "" {
+		e.kinds |= kindDatabase
+		e.text += " " + strings.ToLower(db)
+	}
+	if hasAny(e.detail, "vsftpd 2.3.4", "proftpd 1.3.3c", "unrealircd 3.2.8.1") {
+		e.kinds |= kindBackdoor | kindOutdated
+	}
+	if e.kinds == 0 {
+		return nil
+	}
+	e.title = strings.ToUpper(name) + " service"
+	if v := softwareVersion(banner); v != "" {
+		e.title = v
+	}
+	e.titleKey = strings.ToLower(e.title)
+	return e
+}
