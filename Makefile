@@ -10,7 +10,8 @@ NPM_STAMP := $(LOCAL)/node_modules/.package-lock.json
 # The Lambda functions of template.yaml (logical id minus "Function").
 FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
              CreateToken ListTokens DeleteToken GetWebhookSecret RotateWebhookSecret \
-             AdminCreateUser AdminUpdateUser
+             AdminCreateUser AdminUpdateUser \
+             CreateScan ListScans GetScan CancelScan ScanAgent ScanStep
 
 # Lambda build flags: static, no RPC shim, reproducible, stripped.
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0

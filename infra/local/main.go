@@ -1,7 +1,9 @@
 // Command local runs the whole service on one machine, without Docker:
 // DynamoDB Local (unless DYNAMODB_ENDPOINT points at one), the table(s) of
-// template.yaml, the development identity provider and the API on
-// http://127.0.0.1:3000 with the same handlers the Lambdas run.
+// template.yaml, the development identity provider, the API on
+// http://127.0.0.1:3000 with the same handlers the Lambdas run, the scan
+// state machine of infra/statemachine executed by aws-local-stepfunctions,
+// and a deliberately weak demo target on loopback (DEMO_TARGET=false: off).
 //
 //	make run            # or: go run ./infra/local -addr 127.0.0.1:3000
 package main
@@ -18,9 +20,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/miekg/dns"
+
+	"secscan/infra/local/demotarget"
 	"secscan/infra/local/devidp"
 	"secscan/infra/local/dynamolocal"
 	"secscan/infra/local/localstack"
@@ -28,6 +35,7 @@ import (
 	"secscan/shared/config"
 	"secscan/shared/samtemplate"
 	"secscan/shared/store"
+	"secscan/shared/tools"
 )
 
 func main() {
@@ -77,8 +85,31 @@ func run() error {
 		return err
 	}
 
-	var idp *devidp.Provider
 	opts := app.Options{Logger: logger}
+	var demo *demotarget.Target
+	if demoOn, err := demoEnabled(); err != nil {
+		return err
+	} else if demoOn {
+		if demo, err = startDemo(ctx, &cfg); err != nil {
+			return err
+		}
+		defer demo.Close()
+		opts.WebPorts = tools.Ports{HTTP: demo.Config().HTTPPort, HTTPS: demo.Config().HTTPSPort}
+	}
+
+	sfnLog, err := os.Create(filepath.Join(os.TempDir(), "secscan-stepfunctions.log"))
+	if err != nil {
+		return err
+	}
+	defer sfnLog.Close()
+	scans, err := localstack.StartScans(ctx, *root, tpl, sfnLog)
+	if err != nil {
+		return err
+	}
+	defer scans.Close()
+	cfg.StepFunctionsEndpoint, cfg.StateMachineARN = scans.Endpoint(), scans.StateMachineARN()
+
+	var idp *devidp.Provider
 	if cfg.JWTJWKSURL == "" {
 		cfg.JWTIssuer, cfg.JWTAudience = "http://"+*addr+"/dev", "secscan-local"
 		if idp, err = devidp.New(cfg.JWTIssuer, cfg.JWTAudience); err != nil {
@@ -88,10 +119,12 @@ func run() error {
 			return err
 		}
 	}
-	api, err := app.Build(ctx, cfg, opts)
+	svc, err := app.Build(ctx, cfg, opts)
 	if err != nil {
 		return err
 	}
+	scans.Serve(svc.Agent)
+	api := svc.API
 	if cfg.BootstrapAdminEmail != "" {
 		if _, err := localstack.BootstrapAdmin(ctx, api.Store, cfg.BootstrapAdminEmail, cfg.BootstrapAdminToken, time.Now()); err != nil {
 			return err
@@ -111,7 +144,7 @@ func run() error {
 		return fmt.Errorf("listen on %s: %w (is another local stack running? set ADDR to use another port)", *addr, err)
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	printBanner(os.Stdout, *addr, cfg, idp != nil, len(routes))
+	printBanner(os.Stdout, *addr, cfg, idp != nil, len(routes), demo, sfnLog.Name())
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -128,10 +161,11 @@ func run() error {
 	return srv.Shutdown(shutdownCtx)
 }
 
-func printBanner(w io.Writer, addr string, cfg config.Config, devIdP bool, routes int) {
+func printBanner(w io.Writer, addr string, cfg config.Config, devIdP bool, routes int, demo *demotarget.Target, sfnLog string) {
 	base := "http://" + addr
 	fmt.Fprintf(w, "\nAPI listening on %s (%d routes from template.yaml)\n", base, routes)
 	fmt.Fprintf(w, "DynamoDB: %s, table %q\n", cfg.DynamoDBEndpoint, cfg.TableName)
+	fmt.Fprintf(w, "Scans: infra/statemachine/scan.asl.json on aws-local-stepfunctions (log: %s)\n", sfnLog)
 	if devIdP {
 		fmt.Fprintf(w, "\nGet a browser-session token from the development identity provider:\n")
 		fmt.Fprintf(w, "  export SESSION=$(curl -s -X POST %s/dev/session -d '{\"email\":\"you@example.com\"}' | sed -E 's/.*\"token\":\"([^\"]+)\".*/\\1/')\n", base)
@@ -140,7 +174,56 @@ func printBanner(w io.Writer, addr string, cfg config.Config, devIdP bool, route
 	if cfg.BootstrapAdminEmail != "" {
 		fmt.Fprintf(w, "\nAdmin %s can use the token in BOOTSTRAP_ADMIN_TOKEN.\n", cfg.BootstrapAdminEmail)
 	}
+	if demo != nil {
+		fmt.Fprintf(w, "\n%s", demo.Summary())
+		fmt.Fprintf(w, "  The README's walkthrough registers, verifies and scans %s in a few commands.\n", demo.Domain())
+	}
 	fmt.Fprintf(w, "\nPress Ctrl-C to stop.\n")
+}
+
+// demoEnabled reads DEMO_TARGET (default true).
+func demoEnabled() (bool, error) {
+	v := strings.TrimSpace(os.Getenv("DEMO_TARGET"))
+	if v == "" {
+		return true, nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("DEMO_TARGET must be true or false, got %q", v)
+	}
+	return on, nil
+}
+
+// startDemo starts the demo target. Without DNS_SERVER, the stack resolves
+// through the demo's DNS server, which answers the demo zone and forwards
+// every other name to the system's resolver; the stack may reach loopback.
+func startDemo(ctx context.Context, cfg *config.Config) (*demotarget.Target, error) {
+	dcfg, err := demotarget.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DNSServer == "" {
+		dcfg.Upstream = systemResolver()
+	}
+	demo, err := demotarget.Start(ctx, dcfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DNSServer == "" {
+		cfg.DNSServer = demo.DNSAddr()
+	}
+	// The demo lives on loopback: the local stack must be allowed to reach it.
+	cfg.AllowPrivateNetworks = true
+	return demo, nil
+}
+
+// systemResolver is the first nameserver of /etc/resolv.conf ("" when none).
+func systemResolver() string {
+	conf, err := dns.ClientConfigFromFile("/etc/resolv.conf")
+	if err != nil || len(conf.Servers) == 0 {
+		return ""
+	}
+	return net.JoinHostPort(conf.Servers[0], conf.Port)
 }
 
 func envOr(name, def string) string {

@@ -25,9 +25,12 @@ type API struct {
 	Store    *store.Store
 	Auth     *auth.Authenticator
 	Verifier Verifier
-	Now      func() time.Time
-	Version  string
-	Logger   *slog.Logger
+	// Scans starts scan executions; Callbacks says where webhooks may go.
+	Scans     ScanStarter
+	Callbacks CallbackPolicy
+	Now       func() time.Time
+	Version   string
+	Logger    *slog.Logger
 }
 
 // Endpoints returns every handler keyed by its function's logical id in
@@ -48,6 +51,10 @@ func (a *API) Endpoints() map[string]http.Handler {
 		"RotateWebhookSecretFunction": authed(accountAction(a.rotateWebhookSecret)),
 		"AdminCreateUserFunction":     authed(adminOnly(a.adminCreateUser)),
 		"AdminUpdateUserFunction":     authed(adminOnly(a.adminUpdateUser)),
+		"CreateScanFunction":          authed(a.createScan),
+		"ListScansFunction":           authed(a.listScans),
+		"GetScanFunction":             authed(a.getScan),
+		"CancelScanFunction":          authed(a.cancelScan),
 	}
 	for name, h := range endpoints {
 		endpoints[name] = httpapi.Observe(a.Logger, h)

@@ -13,13 +13,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"secscan/shared/agent"
 	"secscan/shared/api"
 	"secscan/shared/auth"
 	"secscan/shared/config"
 	"secscan/shared/lambdahttp"
 	"secscan/shared/netguard"
+	"secscan/shared/planner"
 	"secscan/shared/resolver"
+	"secscan/shared/scanners"
+	"secscan/shared/stepfn"
 	"secscan/shared/store"
+	"secscan/shared/tools"
 	"secscan/shared/verification"
 )
 
@@ -31,10 +38,20 @@ type Options struct {
 	Logger      *slog.Logger
 	// DynamoDBOptions adjust the DynamoDB client (tests count round trips).
 	DynamoDBOptions []func(*dynamodb.Options)
+	// WebPorts replace 80 and 443 for verification and scans (the local
+	// stack's demo target listens on unprivileged ports).
+	WebPorts tools.Ports
 }
 
-// Build returns the API of cfg.
-func Build(ctx context.Context, cfg config.Config, opts Options) (*api.API, error) {
+// Service is everything the functions run: the API endpoints and the scan
+// agent, sharing one store, resolver and guarded dialer.
+type Service struct {
+	API   *api.API
+	Agent *agent.Agent
+}
+
+// Build returns the service of cfg.
+func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = NewLogger(cfg.LogLevel)
@@ -61,13 +78,27 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*api.API, erro
 	if keys != nil {
 		verifier = auth.NewJWTVerifier(keys, cfg.JWTIssuer, cfg.JWTAudience)
 	}
-	return &api.API{
-		Store:    st,
-		Auth:     auth.New(st, verifier, logger),
-		Verifier: &verification.Verifier{Resolver: res, Dialer: dialer},
-		Now:      time.Now,
-		Version:  cfg.Version,
-		Logger:   logger,
+	sfnClient, err := stepfn.NewClient(ctx, cfg.StepFunctionsEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	registry := scanners.Registry()
+	return &Service{
+		API: &api.API{
+			Store: st,
+			Auth:  auth.New(st, verifier, logger),
+			Verifier: &verification.Verifier{Resolver: res, Dialer: dialer,
+				HTTPPort: opts.WebPorts.HTTP, HTTPSPort: opts.WebPorts.HTTPS},
+			Scans:     &stepfn.Starter{Client: sfnClient, StateMachineARN: cfg.StateMachineARN},
+			Callbacks: api.CallbackPolicy{AllowInsecure: cfg.AllowInsecureCallbacks, AllowPrivate: cfg.AllowPrivateNetworks},
+			Now:       time.Now,
+			Version:   cfg.Version,
+			Logger:    logger,
+		},
+		Agent: &agent.Agent{
+			Store: st, Tools: registry, Planner: planner.Playbook{Tools: registry},
+			Dialer: dialer, Resolver: res, Ports: opts.WebPorts, Now: time.Now, Logger: logger,
+		},
 	}, nil
 }
 
@@ -84,20 +115,31 @@ func NewLogger(level string) *slog.Logger {
 // process's Lambda. Configuration errors stop the process: Lambda reports
 // them in the function's logs and the invocation fails.
 func ServeLambda(logicalID string) {
+	svc := mustBuild()
+	h, ok := svc.API.Endpoints()[logicalID]
+	if !ok {
+		fail(fmt.Errorf("no endpoint for %s", logicalID))
+	}
+	lambdahttp.Start(h)
+}
+
+// ServeAgent runs the scan agent (ScanAgentFunction, ScanStepFunction) as
+// this process's Lambda; the state machine says which action to perform.
+func ServeAgent() {
+	lambda.Start(mustBuild().Agent.Handle)
+}
+
+func mustBuild() *Service {
 	ctx := context.Background()
 	cfg, err := config.FromEnv()
 	if err != nil {
 		fail(err)
 	}
-	a, err := Build(ctx, cfg, Options{})
+	svc, err := Build(ctx, cfg, Options{})
 	if err != nil {
 		fail(err)
 	}
-	h, ok := a.Endpoints()[logicalID]
-	if !ok {
-		fail(fmt.Errorf("no endpoint for %s", logicalID))
-	}
-	lambdahttp.Start(h)
+	return svc
 }
 
 func fail(err error) {

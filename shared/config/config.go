@@ -16,6 +16,9 @@ type Config struct {
 	DynamoDBEndpoint string // DYNAMODB_ENDPOINT; empty means AWS
 	DNSServer        string // DNS_SERVER host:port; empty means the system resolver
 
+	StateMachineARN       string // STATE_MACHINE_ARN: the scan state machine
+	StepFunctionsEndpoint string // STEPFUNCTIONS_ENDPOINT: a local Step Functions; empty means AWS
+
 	AllowPrivateNetworks   bool // ALLOW_PRIVATE_NETWORKS
 	AllowInsecureCallbacks bool // ALLOW_INSECURE_CALLBACKS
 
@@ -36,16 +39,18 @@ func FromEnv() (Config, error) { return Parse(os.Getenv) }
 // Parse reads the configuration through getenv, so tests can pass a map.
 func Parse(getenv func(string) string) (Config, error) {
 	c := Config{
-		TableName:           strings.TrimSpace(getenv("TABLE_NAME")),
-		DynamoDBEndpoint:    strings.TrimSpace(getenv("DYNAMODB_ENDPOINT")),
-		DNSServer:           strings.TrimSpace(getenv("DNS_SERVER")),
-		JWTJWKSURL:          strings.TrimSpace(getenv("JWT_JWKS_URL")),
-		JWTIssuer:           strings.TrimSpace(getenv("JWT_ISSUER")),
-		JWTAudience:         strings.TrimSpace(getenv("JWT_AUDIENCE")),
-		BootstrapAdminEmail: strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_EMAIL")),
-		BootstrapAdminToken: strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_TOKEN")),
-		Version:             strings.TrimSpace(getenv("VERSION")),
-		LogLevel:            strings.ToUpper(strings.TrimSpace(getenv("LOG_LEVEL"))),
+		TableName:             strings.TrimSpace(getenv("TABLE_NAME")),
+		DynamoDBEndpoint:      strings.TrimSpace(getenv("DYNAMODB_ENDPOINT")),
+		DNSServer:             strings.TrimSpace(getenv("DNS_SERVER")),
+		StateMachineARN:       strings.TrimSpace(getenv("STATE_MACHINE_ARN")),
+		StepFunctionsEndpoint: strings.TrimSpace(getenv("STEPFUNCTIONS_ENDPOINT")),
+		JWTJWKSURL:            strings.TrimSpace(getenv("JWT_JWKS_URL")),
+		JWTIssuer:             strings.TrimSpace(getenv("JWT_ISSUER")),
+		JWTAudience:           strings.TrimSpace(getenv("JWT_AUDIENCE")),
+		BootstrapAdminEmail:   strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_EMAIL")),
+		BootstrapAdminToken:   strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_TOKEN")),
+		Version:               strings.TrimSpace(getenv("VERSION")),
+		LogLevel:              strings.ToUpper(strings.TrimSpace(getenv("LOG_LEVEL"))),
 	}
 	var err error
 	if c.AllowPrivateNetworks, err = parseBool(getenv, "ALLOW_PRIVATE_NETWORKS"); err != nil {

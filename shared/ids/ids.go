@@ -1,5 +1,5 @@
 // Package ids mints the public identifiers of the service: a type prefix and a
-// ULID body, so ids say what they name (usr_, tgt_, scn_, tok_) and sort by
+// ULID body, so ids say what they name (usr_, tgt_, scn_, tok_, fnd_) and sort by
 // creation time, which lets the store list "newest first" from the key alone.
 package ids
 
@@ -13,10 +13,11 @@ import (
 
 // Prefixes of the identifier kinds.
 const (
-	User   = "usr_"
-	Target = "tgt_"
-	Scan   = "scn_"
-	Token  = "tok_"
+	User    = "usr_"
+	Target  = "tgt_"
+	Scan    = "scn_"
+	Token   = "tok_"
+	Finding = "fnd_"
 )
 
 // New returns prefix + a ULID made at now with crypto-random entropy.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -28,6 +29,9 @@ func (r Route) Pattern() string { return r.Method + " " + r.Path }
 
 // Template is the parsed part of template.yaml.
 type Template struct {
+	Globals struct {
+		Function map[string]any `yaml:"Function"`
+	} `yaml:"Globals"`
 	Resources map[string]resource `yaml:"Resources"`
 }
 
@@ -155,4 +159,63 @@ func remarshal(in any, out any) error {
 		return err
 	}
 	return yaml.Unmarshal(raw, out)
+}
+
+// StateMachine is an AWS::Serverless::StateMachine's definition wiring.
+type StateMachine struct {
+	DefinitionURI string // relative to the template's folder
+	// Substitutions maps each ${Name} placeholder of the definition to the
+	// logical id of the function whose ARN (Fn::GetAtt [Id, Arn]) it takes.
+	Substitutions map[string]string
+}
+
+// StateMachine returns the state machine logicalID. Every substitution must
+// be a function's ARN: that is all the local stack knows how to provide.
+func (t *Template) StateMachine(logicalID string) (StateMachine, error) {
+	res, ok := t.Resources[logicalID]
+	if !ok || res.Type != "AWS::Serverless::StateMachine" {
+		return StateMachine{}, fmt.Errorf("template has no state machine %s", logicalID)
+	}
+	sm := StateMachine{Substitutions: map[string]string{}}
+	sm.DefinitionURI, _ = res.Properties["DefinitionUri"].(string)
+	if sm.DefinitionURI == "" {
+		return StateMachine{}, fmt.Errorf("%s: DefinitionUri must be a path", logicalID)
+	}
+	subs, _ := res.Properties["DefinitionSubstitutions"].(map[string]any)
+	for name, v := range subs {
+		m, _ := v.(map[string]any)
+		att, _ := m["Fn::GetAtt"].([]any)
+		if len(att) != 2 || att[1] != "Arn" {
+			return StateMachine{}, fmt.Errorf("%s: substitution %s must be Fn::GetAtt [<Function>, Arn]", logicalID, name)
+		}
+		fn, _ := att[0].(string)
+		if r, ok := t.Resources[fn]; !ok || r.Type != "AWS::Serverless::Function" {
+			return StateMachine{}, fmt.Errorf("%s: substitution %s names %q, which is not a function", logicalID, name, fn)
+		}
+		sm.Substitutions[name] = fn
+	}
+	return sm, nil
+}
+
+// Functions lists the logical ids of every serverless function, sorted.
+func (t *Template) Functions() []string {
+	var out []string
+	for name, res := range t.Resources {
+		if res.Type == "AWS::Serverless::Function" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FunctionTimeout is a function's Timeout, or the Globals' when it sets none
+// (Lambda's default of 3 s when neither does).
+func (t *Template) FunctionTimeout(logicalID string) time.Duration {
+	for _, props := range []map[string]any{t.Resources[logicalID].Properties, t.Globals.Function} {
+		if n, ok := props["Timeout"].(int); ok {
+			return time.Duration(n) * time.Second
+		}
+	}
+	return 3 * time.Second
 }

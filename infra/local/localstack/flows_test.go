@@ -340,10 +340,14 @@ func TestFailedAuthenticationsAreLimitedPerIP(t *testing.T) {
 func TestDynamoDBRoundTrips(t *testing.T) {
 	s := startStack(t)
 	a := s.newAccount("starter", false)
+	scanID := seedScan(t, s, a, 30, 50)
 	cases := []struct {
 		name, path, bearer string
 		max                int64
 	}{
+		{"GET /api/scans/<id> (30 steps, 50 findings) with an API token", "/api/scans/" + scanID, a.token, 4},
+		{"GET /api/scans/<id> (30 steps, 50 findings) with a session", "/api/scans/" + scanID, a.session, 3},
+		{"GET /api/scans with an API token", "/api/scans", a.token, 3},
 		{"GET /api/targets with an API token", "/api/targets", a.token, 3},
 		{"GET /api/auth/me with an API token", "/api/auth/me", a.token, 2},
 		{"GET /api/targets with a session", "/api/targets", a.session, 2},

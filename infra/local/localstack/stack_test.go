@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,6 +30,7 @@ import (
 	"secscan/shared/resolver/resolvertest"
 	"secscan/shared/samtemplate"
 	"secscan/shared/store"
+	"secscan/shared/tools"
 )
 
 // stack is the local API over real HTTP on 127.0.0.1, with a fresh
@@ -49,7 +51,27 @@ var specOnce = struct {
 	err  error
 }{}
 
-func startStack(t *testing.T) *stack {
+// stackOption changes how startStack builds the stack.
+type stackOption func(*config.Config, *app.Options)
+
+// withWebPorts points verification and scans at local web servers instead
+// of ports 80 and 443 (as make run does for its demo target).
+func withWebPorts(http, https int) stackOption {
+	return func(_ *config.Config, o *app.Options) { o.WebPorts = tools.Ports{HTTP: http, HTTPS: https} }
+}
+
+// withDNS resolves through addr instead of the stack's resolvertest server.
+func withDNS(addr string) stackOption {
+	return func(c *config.Config, _ *app.Options) { c.DNSServer = addr }
+}
+
+// withoutPrivateNetworks keeps the deployed default: no loopback or private
+// addresses for verification, scans and callbacks.
+func withoutPrivateNetworks() stackOption {
+	return func(c *config.Config, _ *app.Options) { c.AllowPrivateNetworks = false }
+}
+
+func startStack(t *testing.T, options ...stackOption) *stack {
 	t.Helper()
 	ctx := context.Background()
 	_, table := dynamotest.NewTable(t)
@@ -75,10 +97,38 @@ func startStack(t *testing.T) *stack {
 				}), middleware.After)
 		})
 	}
-	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	if s.api, err = app.Build(ctx, cfg, app.Options{SessionKeys: keys, Logger: logger, DynamoDBOptions: []func(*dynamodb.Options){count}}); err != nil {
+	logs := &lockedBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("stack logs:\n%s", logs.String())
+		}
+	})
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	opts := app.Options{SessionKeys: keys, Logger: logger, DynamoDBOptions: []func(*dynamodb.Options){count}}
+	for _, o := range options {
+		o(&cfg, &opts)
+	}
+	// Scans run on the real state machine: the ASL file in aws-local-stepfunctions.
+	root, err := dynamotest.RepoRoot()
+	if err != nil {
 		t.Fatal(err)
 	}
+	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scans, err := localstack.StartScans(ctx, root, tpl, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(scans.Close)
+	cfg.StepFunctionsEndpoint, cfg.StateMachineARN = scans.Endpoint(), scans.StateMachineARN()
+	svc, err := app.Build(ctx, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scans.Serve(svc.Agent)
+	s.api = svc.API
 	h, err := localstack.NewRouter(templateRoutes(t), s.api.Endpoints(), s.idp)
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +246,24 @@ func expect(t *testing.T, r response, status int) {
 	if r.status != status {
 		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
 	}
+}
+
+// lockedBuffer collects the logs of a stack's goroutines and processes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // templateRoutes reads the routes of the repository's template.yaml.

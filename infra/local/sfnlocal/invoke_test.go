@@ -1,0 +1,161 @@
+package sfnlocal_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"secscan/infra/local/sfnlocal"
+)
+
+type valueError struct{}
+
+func (valueError) Error() string { return "a value error" }
+
+// invoke sends one Invoke API request the way the AWS SDKs do (FunctionName path-escaped).
+func invoke(inv *sfnlocal.Invoker, functionName string, payload []byte, header http.Header) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/2015-03-31/functions/"+url.PathEscape(functionName)+"/invocations", bytes.NewReader(payload))
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	rec := httptest.NewRecorder()
+	inv.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestFunctionNameOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{sfnlocal.FunctionARN("ScanFunction"), "ScanFunction"},
+		{"arn:aws:lambda:eu-west-1:210987654321:function:ScanFunction:live", "ScanFunction"},
+		{"123456789012:function:ScanFunction", "ScanFunction"},
+		{"ScanFunction", "ScanFunction"},
+		{"ScanFunction:$LATEST", "ScanFunction"},
+	}
+	for _, tt := range tests {
+		if got := sfnlocal.FunctionNameOf(tt.in); got != tt.want {
+			t.Errorf("FunctionNameOf(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestInvoker(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	inv := &sfnlocal.Invoker{
+		Functions: map[string]lambda.Handler{
+			"Echo": lambda.NewHandler(func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+				if lc, ok := lambdacontext.FromContext(ctx); !ok || lc.InvokedFunctionArn != sfnlocal.FunctionARN("Echo") {
+					return nil, errors.New("no Lambda context")
+				}
+				if _, ok := ctx.Deadline(); !ok {
+					return nil, errors.New("no deadline")
+				}
+				return in, nil
+			}),
+			"Pointer":  lambda.NewHandler(func() error { return &PermanentError{Reason: "gone"} }),
+			"Plain":    lambda.NewHandler(func() error { return errors.New("plain") }),
+			"Wrapped":  lambda.NewHandler(func() error { return fmt.Errorf("wrapped: %w", &PermanentError{Reason: "gone"}) }),
+			"Value":    lambda.NewHandler(func() error { return valueError{} }),
+			"Declared": lambda.NewHandler(func() error { return messages.InvokeResponse_Error{Type: "Scan.Refused", Message: "out of scope"} }),
+			"Panics":   lambda.NewHandler(func() error { panic("boom") }),
+			"Slow": lambda.NewHandler(func() error { // ignores its context, like a stuck handler
+				<-release
+				return nil
+			}),
+		},
+		Timeouts: map[string]time.Duration{"Slow": 50 * time.Millisecond},
+	}
+
+	t.Run("result by name or ARN", func(t *testing.T) {
+		t.Parallel()
+		for _, name := range []string{"Echo", sfnlocal.FunctionARN("Echo"), sfnlocal.FunctionARN("Echo") + ":live"} {
+			rec := invoke(inv, name, []byte(`{"a":1}`), nil)
+			if rec.Code != http.StatusOK || rec.Header().Get("X-Amz-Function-Error") != "" || rec.Body.String() != `{"a":1}` {
+				t.Errorf("%s: %d %q %q", name, rec.Code, rec.Header().Get("X-Amz-Function-Error"), rec.Body)
+			}
+		}
+	})
+
+	t.Run("function errors carry the runtime's errorType", func(t *testing.T) {
+		t.Parallel()
+		tests := []struct{ function, wantType, wantMessage string }{
+			{"Pointer", "PermanentError", "permanent: gone"},
+			{"Plain", "errorString", "plain"},
+			{"Wrapped", "wrapError", "wrapped: permanent: gone"},
+			{"Value", "valueError", "a value error"},
+			{"Declared", "Scan.Refused", "out of scope"},
+			{"Panics", "string", "boom"},
+			{"Slow", "Sandbox.Timedout", "Task timed out after 0.05 seconds"},
+		}
+		for _, tt := range tests {
+			rec := invoke(inv, sfnlocal.FunctionARN(tt.function), []byte(`{}`), nil)
+			var body struct{ ErrorType, ErrorMessage string }
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+				t.Fatalf("%s: body %q: %v", tt.function, rec.Body, err)
+			}
+			if rec.Code != http.StatusOK || rec.Header().Get("X-Amz-Function-Error") != "Unhandled" ||
+				body.ErrorType != tt.wantType || !strings.Contains(body.ErrorMessage, tt.wantMessage) {
+				t.Errorf("%s: %d %q %+v, want Unhandled %s %q", tt.function, rec.Code, rec.Header().Get("X-Amz-Function-Error"), body, tt.wantType, tt.wantMessage)
+			}
+		}
+	})
+
+	t.Run("API errors", func(t *testing.T) {
+		t.Parallel()
+		tests := []struct {
+			name        string
+			function    string
+			payload     []byte
+			header      http.Header
+			wantStatus  int
+			wantType    string
+			wantMessage string
+		}{
+			{"unknown function", sfnlocal.FunctionARN("Nope"), []byte(`{}`), nil, http.StatusNotFound, "ResourceNotFoundException", "Function not found: " + sfnlocal.FunctionARN("Nope")},
+			{"payload over 6 MiB", "Echo", bytes.Repeat([]byte("a"), sfnlocal.MaxPayloadBytes+1), nil, http.StatusRequestEntityTooLarge, "RequestEntityTooLargeException", "Request must be smaller than 6291456 bytes"},
+			{"asynchronous invocation", "Echo", []byte(`{}`), http.Header{"X-Amz-Invocation-Type": {"Event"}}, http.StatusBadRequest, "InvalidParameterValueException", "RequestResponse"},
+		}
+		for _, tt := range tests {
+			rec := invoke(inv, tt.function, tt.payload, tt.header)
+			var body struct{ Type, Message string }
+			_ = json.Unmarshal(rec.Body.Bytes(), &body)
+			if rec.Code != tt.wantStatus || rec.Header().Get("X-Amzn-ErrorType") != tt.wantType || body.Type != "User" || !strings.Contains(body.Message, tt.wantMessage) {
+				t.Errorf("%s: %d %q %+v", tt.name, rec.Code, rec.Header().Get("X-Amzn-ErrorType"), body)
+			}
+		}
+		rec := httptest.NewRecorder()
+		inv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/2015-03-31/functions/Echo/configuration", nil))
+		if rec.Code != http.StatusNotFound || rec.Header().Get("X-Amzn-ErrorType") != "UnknownOperationException" {
+			t.Errorf("other API: %d %q", rec.Code, rec.Header().Get("X-Amzn-ErrorType"))
+		}
+	})
+
+	t.Run("concurrent invocations keep their own results", func(t *testing.T) {
+		t.Parallel()
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Go(func() {
+				payload := fmt.Sprintf(`{"n":%d}`, i)
+				if rec := invoke(inv, "Echo", []byte(payload), nil); rec.Body.String() != payload {
+					t.Errorf("invocation %d got %q", i, rec.Body)
+				}
+			})
+		}
+		wg.Wait()
+	})
+}

@@ -1,0 +1,387 @@
+// Package agent is the scan agent's side of the state machine in
+// infra/statemachine: each Task state of the loop calls Handle with one
+// action (start, plan, run, complete, cancel, fail) and the scan's ids, and
+// the ASL decides what comes next from the small answer it gets back.
+// Everything a scan accumulates (steps, findings, credits, status) lives in
+// DynamoDB, not in the execution's payload, and every write is conditional,
+// so a task Step Functions re-delivers changes nothing twice and a scan that
+// has ended never changes again.
+//
+// The same Handle also receives the Step Functions "Execution Status Change"
+// event of an execution that failed, timed out or was aborted, and fails its
+// scan, so no scan stays running after its execution is gone.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode"
+
+	"secscan/shared/apierr"
+	"secscan/shared/netguard"
+	"secscan/shared/planner"
+	"secscan/shared/resolver"
+	"secscan/shared/scans"
+	"secscan/shared/store"
+	"secscan/shared/summary"
+	"secscan/shared/tools"
+)
+
+// Actions of the state machine's Task states.
+const (
+	ActionStart    = "start"
+	ActionPlan     = "plan"
+	ActionRun      = "run"
+	ActionComplete = "complete"
+	ActionCancel   = "cancel"
+	ActionFail     = "fail"
+)
+
+// Plan outcomes, for the state machine's Choice state.
+const (
+	NextRun    = "run"
+	NextFinish = "finish"
+	NextCancel = "cancel"
+	NextFail   = "fail"
+	NextEnded  = "ended" // the scan has ended already (e.g. failed by the reaper)
+)
+
+// MaxRunDuration is how long a scan may run before the planner ends it
+// failed; the state machine's own TimeoutSeconds (3600) is the backstop.
+const MaxRunDuration = 55 * time.Minute
+
+// Agent performs the actions of the scan state machine.
+type Agent struct {
+	Store    *store.Store
+	Tools    *tools.Registry
+	Planner  planner.Planner
+	Dialer   *netguard.Dialer
+	Resolver *resolver.Resolver
+	Ports    tools.Ports // the local stack maps the web ports to its demo target
+	Now      func() time.Time
+	Logger   *slog.Logger
+}
+
+// Task is the input of every action. The state machine sends Action and the
+// ids; "run" adds the planned Step; "fail" adds Reason or the caught Error.
+type Task struct {
+	Action string     `json:"action"`
+	ScanID string     `json:"scan_id"`
+	UserID string     `json:"user_id"`
+	Step   *Planned   `json:"step,omitempty"`
+	Reason string     `json:"reason,omitempty"`
+	Error  *CaughtErr `json:"error,omitempty"`
+
+	// An EventBridge "Step Functions Execution Status Change" event.
+	DetailType string        `json:"detail-type,omitempty"`
+	Detail     *StatusChange `json:"detail,omitempty"`
+}
+
+// Planned is the plan action's answer: what the state machine does next and,
+// for "run", the step to run.
+type Planned struct {
+	Next      string          `json:"next"`
+	Seq       int             `json:"seq,omitempty"`
+	Tool      string          `json:"tool,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	Cost      int             `json:"cost,omitempty"`
+	Reasoning string          `json:"reasoning,omitempty"`
+	Reason    string          `json:"reason,omitempty"` // for "fail"
+}
+
+// CaughtErr is what a Catch puts at its ResultPath.
+type CaughtErr struct {
+	Error string `json:"Error"`
+	Cause string `json:"Cause"`
+}
+
+// StatusChange is the detail of an execution status change event.
+type StatusChange struct {
+	ExecutionArn string `json:"executionArn"`
+	Name         string `json:"name"`
+	Status       string `json:"status"`
+	Input        string `json:"input"`
+}
+
+// Result is the answer of start, run and the ending actions.
+type Result struct {
+	Status string `json:"status"`
+}
+
+// TransientError marks a failure worth retrying (the database throttled or
+// was briefly unavailable). The state machine retries on its name, which is
+// the error type Lambda reports.
+type TransientError struct{ Err error }
+
+func (e *TransientError) Error() string { return e.Err.Error() }
+func (e *TransientError) Unwrap() error { return e.Err }
+
+// Handle performs one action.
+func (a *Agent) Handle(ctx context.Context, t Task) (any, error) {
+	if t.DetailType == "Step Functions Execution Status Change" && t.Detail != nil {
+		return a.executionEnded(ctx, *t.Detail)
+	}
+	if t.ScanID == "" || t.UserID == "" {
+		return nil, fmt.Errorf("agent %s: scan_id and user_id are required", t.Action)
+	}
+	var (
+		out any
+		err error
+	)
+	switch t.Action {
+	case ActionStart:
+		out, err = a.start(ctx, t)
+	case ActionPlan:
+		out, err = a.plan(ctx, t)
+	case ActionRun:
+		out, err = a.run(ctx, t)
+	case ActionComplete:
+		out, err = a.complete(ctx, t)
+	case ActionCancel:
+		out, err = a.end(ctx, t, scans.Cancelled, "", nil)
+	case ActionFail:
+		out, err = a.end(ctx, t, scans.Failed, a.failureReason(t), nil)
+	default:
+		return nil, fmt.Errorf("agent: unknown action %q", t.Action)
+	}
+	if err != nil {
+		a.Logger.ErrorContext(ctx, "agent action failed", "action", t.Action, "scan_id", t.ScanID, "error", err.Error())
+		var ae *apierr.Error
+		if errors.As(err, &ae) && ae.Kind == apierr.Unavailable {
+			return nil, &TransientError{Err: err}
+		}
+	}
+	return out, err
+}
+
+func (a *Agent) start(ctx context.Context, t Task) (Result, error) {
+	sc, err := a.Store.StartScan(ctx, t.UserID, t.ScanID, a.Now())
+	if err != nil {
+		return Result{}, fmt.Errorf("start scan %s: %w", t.ScanID, err)
+	}
+	a.Logger.InfoContext(ctx, "scan started", "scan_id", sc.ID, "status", sc.Status, "type", sc.Type, "tier", sc.Tier)
+	return Result{Status: string(sc.Status)}, nil
+}
+
+// plan decides what follows the steps recorded so far: the cancellation flag
+// first, then the time limit, the planner, and the budget for its choice.
+func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
+	sc, err := a.Store.GetScan(ctx, t.UserID, t.ScanID)
+	if err != nil {
+		return Planned{}, fmt.Errorf("plan %s: %w", t.ScanID, err)
+	}
+	switch {
+	case sc.Status != scans.Running:
+		return Planned{Next: NextEnded}, nil
+	case sc.CancelRequested:
+		return Planned{Next: NextCancel}, nil
+	case a.Now().Sub(sc.StartedAt) > MaxRunDuration:
+		return Planned{Next: NextFail, Reason: fmt.Sprintf("Scan exceeded its time limit of %d minutes", int(MaxRunDuration.Minutes()))}, nil
+	}
+	steps, err := a.Store.Steps(ctx, sc.ID)
+	if err != nil {
+		return Planned{}, fmt.Errorf("plan %s: %w", sc.ID, err)
+	}
+	d, err := a.Planner.Next(ctx, planner.State{Scan: sc, Steps: steps})
+	if err != nil {
+		return Planned{}, fmt.Errorf("plan %s: %w", sc.ID, err)
+	}
+	if d.Done {
+		return Planned{Next: NextFinish}, nil
+	}
+	tool, ok := a.Tools.Get(d.Tool)
+	if !ok {
+		return Planned{}, fmt.Errorf("plan %s: the planner chose unknown tool %q", sc.ID, d.Tool)
+	}
+	if sc.CreditsUsed+tool.Cost() > sc.MaxCredits {
+		return Planned{Next: NextFail, Reason: scans.BudgetExceeded(sc.CreditsUsed, sc.MaxCredits)}, nil
+	}
+	return Planned{
+		Next: NextRun, Seq: sc.StepsCount + 1, Tool: d.Tool, Input: d.Input, Cost: tool.Cost(), Reasoning: d.Reasoning,
+	}, nil
+}
+
+// run charges the planned step, runs its tool within the tool's bound and
+// records the step and its findings. A step the scan can no longer pay for,
+// or a scan that stopped running meanwhile, records nothing: the next plan
+// sees why and ends the scan.
+func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
+	p := t.Step
+	if p == nil || p.Seq < 1 {
+		return Result{}, fmt.Errorf("run %s: no planned step", t.ScanID)
+	}
+	tool, ok := a.Tools.Get(p.Tool)
+	if !ok {
+		return Result{}, fmt.Errorf("run %s: unknown tool %q", t.ScanID, p.Tool)
+	}
+	sc, err := a.Store.ChargeStep(ctx, t.UserID, t.ScanID, p.Seq, tool.Cost())
+	switch {
+	case errors.Is(err, store.ErrScanNotRunning), errors.Is(err, store.ErrBudget):
+		return Result{Status: string(sc.Status)}, nil
+	case err != nil:
+		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
+	}
+	if sc.StepsCount >= p.Seq {
+		return Result{Status: string(sc.Status)}, nil // recorded by an earlier delivery
+	}
+	steps, err := a.Store.Steps(ctx, sc.ID)
+	if err != nil {
+		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
+	}
+	env := tools.Env{Domain: sc.Target, Dialer: a.Dialer, Resolver: a.Resolver, Ports: a.Ports, Known: knownServices(steps)}
+
+	started := a.Now()
+	res, runErr := runBounded(ctx, tool, env, p.Input)
+	step := scans.Step{
+		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Outcome: outcome(res, runErr), Credits: tool.Cost(),
+		StartedAt: started.UTC(), DurationMS: a.Now().Sub(started).Milliseconds(), Reasoning: p.Reasoning,
+		Services: res.Services,
+	}
+	if ctx.Err() != nil {
+		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, ctx.Err())
+	}
+	added, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, res.Findings, a.Now())
+	if err != nil {
+		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
+	}
+	a.Logger.InfoContext(ctx, "scan step", "scan_id", sc.ID, "seq", p.Seq, "tool", p.Tool,
+		"findings_added", len(added), "credits", tool.Cost(), "duration_ms", step.DurationMS)
+	return Result{Status: string(sc.Status)}, nil
+}
+
+// runBounded runs tool with its own time bound, capped at tools.MaxCallDuration,
+// and turns a panicking tool into an error rather than a lost step.
+func runBounded(ctx context.Context, tool tools.Tool, env tools.Env, input json.RawMessage) (res tools.Result, err error) {
+	ctx, cancel := context.WithTimeout(ctx, min(tool.Timeout(), tools.MaxCallDuration))
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = tools.Result{}, fmt.Errorf("tool %s crashed: %v", tool.Name(), r)
+		}
+	}()
+	return tool.Run(ctx, env, input)
+}
+
+// outcome is the audit trail's line for a call.
+func outcome(res tools.Result, err error) string {
+	var ie *tools.InputError
+	switch {
+	case errors.As(err, &ie):
+		return "Refused: " + ie.Reason
+	case errors.Is(err, context.DeadlineExceeded):
+		return "Stopped at the tool's time limit; partial results kept"
+	case err != nil:
+		return "Tool error: " + oneLine(err.Error(), 300)
+	case res.Outcome == "":
+		return fmt.Sprintf("%d findings", len(res.Findings))
+	}
+	return oneLine(res.Outcome, 500)
+}
+
+// compactInput keeps the input as the audit trail shows it: valid JSON, or
+// the refused text as a JSON string.
+func compactInput(in json.RawMessage) json.RawMessage {
+	if len(in) == 0 {
+		return json.RawMessage("{}")
+	}
+	if json.Valid(in) {
+		return in
+	}
+	quoted, _ := json.Marshal(oneLine(string(in), 500))
+	return quoted
+}
+
+func knownServices(steps []scans.Step) []scans.Service {
+	var out []scans.Service
+	for _, s := range steps {
+		out = append(out, s.Services...)
+	}
+	return out
+}
+
+func (a *Agent) complete(ctx context.Context, t Task) (Result, error) {
+	sc, err := a.Store.GetScan(ctx, t.UserID, t.ScanID)
+	if err != nil {
+		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
+	}
+	findings, err := a.Store.Findings(ctx, sc.ID)
+	if err != nil {
+		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
+	}
+	steps, err := a.Store.Steps(ctx, sc.ID)
+	if err != nil {
+		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
+	}
+	sum := summary.Write(summary.Input{Domain: sc.Target, ScanType: sc.Type, Tier: sc.Tier, Findings: findings, Steps: steps})
+	return a.end(ctx, t, scans.Completed, "", &sum)
+}
+
+// end writes a terminal status once; an ended scan keeps the status it has.
+func (a *Agent) end(ctx context.Context, t Task, status scans.Status, reason string, sum *scans.Summary) (Result, error) {
+	sc, err := a.Store.EndScan(ctx, t.UserID, t.ScanID, status, reason, sum, a.Now())
+	if cur, ended := store.IsEnded(err); ended {
+		return Result{Status: string(cur.Status)}, nil
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("end scan %s as %s: %w", t.ScanID, status, err)
+	}
+	a.Logger.InfoContext(ctx, "scan ended", "scan_id", sc.ID, "status", sc.Status, "credits_used", sc.CreditsUsed,
+		"findings", sc.FindingsCount, "error", reason)
+	return Result{Status: string(sc.Status)}, nil
+}
+
+// failureReason is the customer-readable error of a failed scan. Internal
+// error text (types, causes) goes to the log, never to the record.
+func (a *Agent) failureReason(t Task) string {
+	if t.Reason != "" {
+		return oneLine(t.Reason, 300)
+	}
+	if t.Error == nil {
+		return "The scan agent stopped unexpectedly"
+	}
+	a.Logger.Error("scan agent error", "scan_id", t.ScanID, "error_type", t.Error.Error, "cause", oneLine(t.Error.Cause, 2000))
+	if t.Error.Error == "States.Timeout" {
+		return "A step of the scan agent timed out; the steps and findings recorded before it are kept"
+	}
+	return "The scan agent hit an internal error; the steps and findings recorded before it are kept"
+}
+
+// executionEnded fails the scan of an execution that is gone (timed out,
+// failed outside any Catch, aborted).
+func (a *Agent) executionEnded(ctx context.Context, ev StatusChange) (Result, error) {
+	var in struct {
+		ScanID string `json:"scan_id"`
+		UserID string `json:"user_id"`
+	}
+	if err := json.Unmarshal([]byte(ev.Input), &in); err != nil || in.ScanID == "" || in.UserID == "" {
+		return Result{}, fmt.Errorf("execution %s ended %s with unusable input", ev.Name, ev.Status)
+	}
+	reason := "The scan stopped unexpectedly"
+	switch ev.Status {
+	case "TIMED_OUT":
+		reason = "The scan exceeded the maximum run time and was stopped"
+	case "ABORTED":
+		reason = "The scan was stopped by an operator"
+	}
+	a.Logger.WarnContext(ctx, "scan execution ended abnormally", "scan_id", in.ScanID, "execution", ev.Name, "status", ev.Status)
+	return a.end(ctx, Task{ScanID: in.ScanID, UserID: in.UserID}, scans.Failed, reason, nil)
+}
+
+// oneLine strips control characters and caps s at n runes.
+func oneLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

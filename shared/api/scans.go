@@ -1,0 +1,458 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"secscan/shared/apierr"
+	"secscan/shared/auth"
+	"secscan/shared/domainname"
+	"secscan/shared/httpapi"
+	"secscan/shared/ids"
+	"secscan/shared/netguard"
+	"secscan/shared/plans"
+	"secscan/shared/ratelimit"
+	"secscan/shared/scans"
+	"secscan/shared/store"
+)
+
+// ScanStarter starts the state machine execution of a scan (stepfn.Starter).
+type ScanStarter interface {
+	StartScan(ctx context.Context, scanID, userID string) error
+}
+
+// CallbackPolicy is what callback URLs may point at (CONTRACT "Webhooks").
+type CallbackPolicy struct {
+	AllowInsecure bool // ALLOW_INSECURE_CALLBACKS: http:// accepted
+	AllowPrivate  bool // ALLOW_PRIVATE_NETWORKS: localhost and private IP literals accepted
+}
+
+const (
+	maxCallbackURL       = 2048
+	maxIdempotencyKey    = 255
+	idempotencyRetention = 24 * time.Hour
+)
+
+type scanJSON struct {
+	ID              string  `json:"id"`
+	Target          string  `json:"target"`
+	TargetID        string  `json:"target_id"`
+	ScanType        string  `json:"scan_type"`
+	Tier            string  `json:"tier"`
+	Status          string  `json:"status"`
+	CancelRequested bool    `json:"cancel_requested"`
+	CreditsUsed     int     `json:"credits_used"`
+	MaxCredits      int     `json:"max_credits"`
+	CallbackURL     *string `json:"callback_url"`
+	FindingsCount   int     `json:"findings_count"`
+	Error           *string `json:"error"`
+	CreatedAt       string  `json:"created_at"`
+	StartedAt       *string `json:"started_at"`
+	FinishedAt      *string `json:"finished_at"`
+}
+
+type scanDetailJSON struct {
+	scanJSON
+	Findings          []findingJSON    `json:"findings"`
+	AgentSteps        []stepJSON       `json:"agent_steps"`
+	Summary           *scans.Summary   `json:"summary"`
+	WebhookDeliveries []webhookAttempt `json:"webhook_deliveries"`
+}
+
+// webhookAttempt is one delivery attempt (recorded by the webhook function).
+type webhookAttempt struct {
+	Attempt    int     `json:"attempt"`
+	At         string  `json:"at"`
+	StatusCode *int    `json:"status_code"`
+	Error      *string `json:"error"`
+}
+
+type findingJSON struct {
+	scans.Finding
+}
+
+// MarshalJSON renders absent references as [] rather than null.
+func (f findingJSON) MarshalJSON() ([]byte, error) {
+	if f.References == nil {
+		f.References = []string{}
+	}
+	return json.Marshal(f.Finding)
+}
+
+type stepJSON struct {
+	Seq           int             `json:"seq"`
+	Tool          string          `json:"tool"`
+	Input         json.RawMessage `json:"input"`
+	Outcome       string          `json:"outcome"`
+	FindingsAdded int             `json:"findings_added"`
+	Credits       int             `json:"credits"`
+	StartedAt     string          `json:"started_at"`
+	DurationMS    int64           `json:"duration_ms"`
+	Reasoning     string          `json:"reasoning,omitempty"`
+	Services      []scans.Service `json:"services,omitempty"`
+}
+
+func renderScan(s scans.Scan) scanJSON {
+	out := scanJSON{
+		ID: s.ID, Target: s.Target, TargetID: s.TargetID, ScanType: string(s.Type), Tier: string(s.Tier),
+		Status: string(s.Status), CancelRequested: s.CancelRequested, CreditsUsed: s.CreditsUsed,
+		MaxCredits: s.MaxCredits, FindingsCount: s.FindingsCount, CreatedAt: timestamp(s.CreatedAt),
+		StartedAt: optionalTimestamp(&s.StartedAt), FinishedAt: optionalTimestamp(&s.FinishedAt),
+	}
+	if s.CallbackURL != "" {
+		out.CallbackURL = &s.CallbackURL
+	}
+	if s.Error != "" {
+		out.Error = &s.Error
+	}
+	return out
+}
+
+func renderScanDetail(d store.ScanDetail) scanDetailJSON {
+	out := scanDetailJSON{
+		scanJSON: renderScan(d.Scan), Summary: d.Scan.Summary,
+		Findings: make([]findingJSON, len(d.Findings)), AgentSteps: make([]stepJSON, len(d.Steps)),
+		WebhookDeliveries: []webhookAttempt{},
+	}
+	for i, f := range d.Findings {
+		out.Findings[i] = findingJSON{f}
+	}
+	for i, s := range d.Steps {
+		input := s.Input
+		if !json.Valid(input) || len(bytes.TrimSpace(input)) == 0 || bytes.TrimSpace(input)[0] != '{' {
+			input = json.RawMessage("{}")
+		}
+		out.AgentSteps[i] = stepJSON{
+			Seq: s.Seq, Tool: s.Tool, Input: input, Outcome: s.Outcome, FindingsAdded: s.FindingsAdded,
+			Credits: s.Credits, StartedAt: timestamp(s.StartedAt), DurationMS: s.DurationMS,
+			Reasoning: s.Reasoning, Services: s.Services,
+		}
+	}
+	return out
+}
+
+type scanCreate struct {
+	Target      *string         `json:"target"`
+	ScanType    *string         `json:"scan_type"`
+	Tier        *string         `json:"tier"`
+	CallbackURL *string         `json:"callback_url"`
+	MaxCredits  *int            `json:"max_credits"`
+	Options     json.RawMessage `json:"options"`
+}
+
+// createScan queues a scan (CONTRACT "Scans"): body checks (422), the
+// target (422), the plan (403), then the hourly creation limit (429), so a
+// rejected creation never counts toward it.
+func (a *API) createScan(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var in scanCreate
+	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	idem, err := idempotencyOf(r, a.Now())
+	if err != nil {
+		return err
+	}
+	req, err := a.checkScanRequest(in, plans.Plan(p.User.Plan))
+	if err != nil {
+		return err
+	}
+	target, err := a.scannableTarget(r.Context(), p.User.ID, *in.Target)
+	if err != nil {
+		return err
+	}
+
+	now := a.Now().UTC()
+	slot := httpapi.RequestID(r.Context())
+	limitKey := ratelimit.Target{Key: store.UserKey(p.User.ID), MustExist: true}
+	d, err := a.Auth.Limiter.Take(r.Context(), limitKey, ratelimit.ScanCreation, slot, now)
+	if err != nil {
+		return err
+	}
+	if !d.Allowed {
+		e := apierr.New(apierr.RateLimited, "Rate limit exceeded: %d scans per hour", ratelimit.ScanCreation.Limit)
+		e.RetryAfter = ratelimit.Seconds(d.RetryAfter)
+		return e
+	}
+	release := func() {
+		// Best effort: a lost release only makes the limit stricter.
+		if err := a.Auth.Limiter.Release(context.WithoutCancel(r.Context()), limitKey, ratelimit.ScanCreation, slot); err != nil {
+			httpapi.Logger(r.Context()).WarnContext(r.Context(), "release scan slot", "error", err.Error())
+		}
+	}
+
+	sc := scans.Scan{
+		ID: ids.New(ids.Scan, now), UserID: p.User.ID, TargetID: target.ID, Target: target.Domain,
+		Type: req.scanType, Tier: req.tier, Status: scans.Queued, MaxCredits: req.maxCredits,
+		CallbackURL: req.callbackURL, CreatedAt: now,
+	}
+	sc, created, err := a.Store.CreateScan(r.Context(), sc, idem, now)
+	if err != nil {
+		release()
+		return err
+	}
+	if !created {
+		release() // a replay is not a creation
+	}
+	if sc.Status == scans.Queued {
+		// Also on a replay: the execution is named after the scan, so a
+		// second start of a started scan is a no-op, and a start that failed
+		// before is made good.
+		if err := a.Scans.StartScan(r.Context(), sc.ID, sc.UserID); err != nil {
+			return a.abandonScan(r, sc, idem, err, release)
+		}
+	}
+	if created {
+		httpapi.Logger(r.Context()).InfoContext(r.Context(), "scan queued", "scan_id", sc.ID, "type", sc.Type, "tier", sc.Tier)
+	}
+	w.Header().Set("Location", "/api/scans/"+sc.ID)
+	httpapi.WriteJSON(w, http.StatusAccepted, renderScan(sc))
+	return nil
+}
+
+// abandonScan records a scan whose execution could not be started as failed
+// (so nothing stays queued forever), frees its key and slot, and answers 503.
+func (a *API) abandonScan(r *http.Request, sc scans.Scan, idem *store.Idempotency, cause error, release func()) error {
+	ctx := context.WithoutCancel(r.Context())
+	if _, err := a.Store.EndScan(ctx, sc.UserID, sc.ID, scans.Failed, "The scan could not be started; no credits were used. Please retry.", nil, a.Now()); err != nil {
+		httpapi.Logger(ctx).ErrorContext(ctx, "abandon scan", "scan_id", sc.ID, "error", err.Error())
+	}
+	if idem != nil {
+		if err := a.Store.ReleaseIdempotency(ctx, sc.UserID, idem.KeyHash, sc.ID); err != nil {
+			httpapi.Logger(ctx).ErrorContext(ctx, "release idempotency key", "scan_id", sc.ID, "error", err.Error())
+		}
+	}
+	release()
+	return &apierr.Error{Kind: apierr.Unavailable, Detail: "The scan service is temporarily unavailable; please retry shortly",
+		RetryAfter: 5, Err: cause}
+}
+
+type scanRequest struct {
+	scanType    scans.Type
+	tier        plans.Tier
+	maxCredits  int
+	callbackURL string
+}
+
+// checkScanRequest validates the body against the rules of CONTRACT "Scans".
+func (a *API) checkScanRequest(in scanCreate, plan plans.Plan) (scanRequest, error) {
+	var req scanRequest
+	switch {
+	case in.Target == nil || strings.TrimSpace(*in.Target) == "":
+		return req, apierr.Field("target", "is required")
+	case in.ScanType == nil:
+		return req, apierr.Field("scan_type", "is required (one of full, network, web, vuln, ssl, code)")
+	case !scans.ValidType(*in.ScanType):
+		return req, apierr.Field("scan_type", "must be one of full, network, web, vuln, ssl, code")
+	case in.Tier == nil:
+		return req, apierr.Field("tier", "is required (quick, standard or deep)")
+	}
+	req.scanType, req.tier = scans.Type(*in.ScanType), plans.Tier(*in.Tier)
+	ceiling, ok := plans.CreditCeiling[req.tier]
+	switch {
+	case !ok:
+		return req, apierr.Field("tier", "must be one of quick, standard, deep")
+	case req.scanType == scans.Full && req.tier == plans.Quick:
+		return req, apierr.Field("tier", "a full scan needs tier standard or deep")
+	case in.MaxCredits != nil && *in.MaxCredits < 1:
+		return req, apierr.Field("max_credits", "must be a positive integer")
+	case len(in.Options) > 0 && !isJSONObject(in.Options):
+		return req, apierr.Field("options", "must be a JSON object")
+	}
+	req.maxCredits = ceiling
+	if in.MaxCredits != nil {
+		req.maxCredits = min(*in.MaxCredits, ceiling)
+	}
+	// Webhooks are not on the free plan: its callback_url is ignored without
+	// any error (SPEC 6), so it is not even checked.
+	if in.CallbackURL != nil && plan.HasWebhooks() {
+		u, err := a.checkCallbackURL(*in.CallbackURL)
+		if err != nil {
+			return req, err
+		}
+		req.callbackURL = u
+	}
+	if !plan.AllowsTier(req.tier) {
+		return req, apierr.New(apierr.Forbidden, "Tier %s is not available on the %s plan; it needs the %s plan or higher",
+			req.tier, plan, plans.CheapestAllowing(req.tier))
+	}
+	return req, nil
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && (t[0] == '{' || string(t) == "null")
+}
+
+// checkCallbackURL accepts an absolute https URL of at most 2048 characters
+// whose host is a name or a public IP literal. Names are checked again, after
+// resolution, by the guarded dialer at delivery time.
+func (a *API) checkCallbackURL(raw string) (string, error) {
+	if len(raw) > maxCallbackURL {
+		return "", apierr.Field("callback_url", "must be at most %d characters", maxCallbackURL)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return "", apierr.Field("callback_url", "must be an absolute https URL")
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && a.Callbacks.AllowInsecure:
+	default:
+		return "", apierr.Field("callback_url", "must use https")
+	}
+	if u.User != nil {
+		return "", apierr.Field("callback_url", "must not carry credentials")
+	}
+	if u.Fragment != "" {
+		return "", apierr.Field("callback_url", "must not have a fragment")
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if a.Callbacks.AllowPrivate {
+		return u.String(), nil
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return "", apierr.Field("callback_url", "must not point at localhost")
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		var refused *netguard.AddressError
+		if err := (netguard.Policy{}).Check(ip); errors.As(err, &refused) {
+			return "", apierr.Field("callback_url", "must point at a public address: %s", refused.Summary())
+		}
+	} else if net.ParseIP(host) == nil {
+		if _, err := domainname.Normalize(host); err != nil {
+			return "", apierr.Field("callback_url", "host %s", err.Error())
+		}
+	}
+	return u.String(), nil
+}
+
+// idempotencyOf reads the Idempotency-Key header: 1 to 255 visible ASCII
+// characters. Only its hash is stored.
+func idempotencyOf(r *http.Request, now time.Time) (*store.Idempotency, error) {
+	values := r.Header.Values("Idempotency-Key")
+	if len(values) == 0 {
+		return nil, nil
+	}
+	k := values[0]
+	if len(values) > 1 || k == "" || len(k) > maxIdempotencyKey || strings.IndexFunc(k, func(c rune) bool { return c < 0x21 || c > 0x7e }) >= 0 {
+		return nil, apierr.Field("Idempotency-Key", "must be one header of 1 to %d visible ASCII characters", maxIdempotencyKey)
+	}
+	sum := sha256.Sum256([]byte(k))
+	return &store.Idempotency{KeyHash: hex.EncodeToString(sum[:]), Until: now.Add(idempotencyRetention)}, nil
+}
+
+// scannableTarget finds the user's verified target by domain (or by id).
+func (a *API) scannableTarget(ctx context.Context, userID, ref string) (store.Target, error) {
+	ref = strings.TrimSpace(ref)
+	var (
+		t   store.Target
+		err error
+	)
+	if ids.Valid(ids.Target, ref) {
+		t, err = a.Store.GetTarget(ctx, userID, ref)
+	} else {
+		domain, nerr := domainname.Normalize(ref)
+		if nerr != nil {
+			return t, apierr.Field("target", "%s", nerr.Error())
+		}
+		ref = domain
+		t, err = a.Store.TargetByDomain(ctx, userID, domain)
+	}
+	if store.IsNotFound(err) {
+		return t, apierr.New(apierr.Unprocessable, "Target %s is not registered", ref)
+	}
+	if err != nil {
+		return t, err
+	}
+	if !t.Verified {
+		return t, apierr.New(apierr.Unprocessable, "Target %s is not verified; complete its %s challenge and call POST /api/targets/%s/verify",
+			t.Domain, t.Method, t.ID)
+	}
+	return t, nil
+}
+
+func (a *API) listScans(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	page, err := httpapi.PageOf(r)
+	if err != nil {
+		return err
+	}
+	var f store.ScanFilter
+	q := r.URL.Query()
+	if v := q.Get("status"); v != "" {
+		if !scans.ValidStatus(v) {
+			return apierr.Field("status", "must be one of queued, running, completed, failed, cancelled")
+		}
+		f.Status = scans.Status(v)
+	}
+	if v := q.Get("target"); v != "" {
+		domain, err := domainname.Normalize(v)
+		if err != nil {
+			return apierr.Field("target", "%s", err.Error())
+		}
+		f.Target = domain
+	}
+	list, next, err := a.Store.ListScans(r.Context(), p.User.ID, page, f)
+	if errors.Is(err, store.ErrBadCursor) {
+		return httpapi.BadCursor()
+	}
+	if err != nil {
+		return err
+	}
+	out := make([]scanJSON, len(list))
+	for i, s := range list {
+		out[i] = renderScan(s)
+	}
+	httpapi.SetNextLink(w, r, page, next)
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func scanID(r *http.Request) (string, error) {
+	return httpapi.PathID(r, ids.Scan, ids.Valid, "Scan")
+}
+
+func (a *API) getScan(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	id, err := scanID(r)
+	if err != nil {
+		return err
+	}
+	d, err := a.Store.GetScanDetail(r.Context(), p.User.ID, id)
+	if store.IsNotFound(err) {
+		return apierr.New(apierr.NotFound, "Scan %s not found", id)
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, renderScanDetail(d))
+	return nil
+}
+
+func (a *API) cancelScan(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	id, err := scanID(r)
+	if err != nil {
+		return err
+	}
+	sc, err := a.Store.RequestCancel(r.Context(), p.User.ID, id, a.Now())
+	var ended *store.ErrTerminal
+	switch {
+	case store.IsNotFound(err):
+		return apierr.New(apierr.NotFound, "Scan %s not found", id)
+	case errors.As(err, &ended):
+		return apierr.New(apierr.Conflict, "Scan %s has already ended (%s); only queued or running scans can be cancelled", id, ended.Status)
+	case err != nil:
+		return err
+	}
+	httpapi.Logger(r.Context()).InfoContext(r.Context(), "scan cancellation requested", "scan_id", id, "status", sc.Status)
+	httpapi.WriteJSON(w, http.StatusAccepted, renderScan(sc))
+	return nil
+}

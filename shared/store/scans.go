@@ -1,0 +1,752 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"secscan/shared/ids"
+	"secscan/shared/plans"
+	"secscan/shared/scans"
+)
+
+// Scan items. The record lives in the user's partition (USER#<usr>/SCAN#<scn>),
+// so listing is one Query and another user's id finds nothing. What a scan
+// accumulates (steps and findings) lives in the scan's own partition, so the
+// user's list never reads it and the full record is one more Query:
+//
+//	USER#<usr id>   SCAN#<scn id>          the scan record (status, credits, summary)
+//	USER#<usr id>   IDEMPOTENCY#<sha256>   Idempotency-Key -> scan id, 24 h (TTL)
+//	SCAN#<scn id>   STEP#<seq, 6 digits>   one agent step, written once
+//	SCAN#<scn id>   FINDING#<fingerprint>  one finding, written once per fingerprint
+const (
+	scanPrefix    = "SCAN#"
+	stepPrefix    = "STEP#"
+	findingPrefix = "FINDING#"
+
+	// maxScanChildren bounds the items one scan may hold, so reading a
+	// record is bounded whatever a run did.
+	maxScanChildren = 5000
+)
+
+// ErrScanNotRunning is the refusal to charge or record on a scan that is no
+// longer running (cancelled, failed by the reaper, completed).
+var ErrScanNotRunning = errors.New("scan is not running")
+
+// ErrTerminal is the refusal to cancel a scan that has ended.
+type ErrTerminal struct{ Status scans.Status }
+
+func (e *ErrTerminal) Error() string { return "scan is " + string(e.Status) }
+
+type scanItem struct {
+	PK              string     `dynamodbav:"pk"`
+	SK              string     `dynamodbav:"sk"`
+	ID              string     `dynamodbav:"id"`
+	UserID          string     `dynamodbav:"user_id"`
+	TargetID        string     `dynamodbav:"target_id"`
+	Target          string     `dynamodbav:"target"`
+	Type            string     `dynamodbav:"scan_type"`
+	Tier            string     `dynamodbav:"tier"`
+	Status          string     `dynamodbav:"status"`
+	CancelRequested bool       `dynamodbav:"cancel_requested"`
+	CreditsUsed     int        `dynamodbav:"credits_used"`
+	MaxCredits      int        `dynamodbav:"max_credits"`
+	ChargedSeq      int        `dynamodbav:"charged_seq"`
+	StepsCount      int        `dynamodbav:"steps_count"`
+	FindingsCount   int        `dynamodbav:"findings_count"`
+	CallbackURL     string     `dynamodbav:"callback_url,omitempty"`
+	Error           string     `dynamodbav:"error,omitempty"`
+	SummaryJSON     string     `dynamodbav:"summary,omitempty"`
+	CreatedAt       time.Time  `dynamodbav:"created_at"`
+	StartedAt       *time.Time `dynamodbav:"started_at,omitempty"`
+	FinishedAt      *time.Time `dynamodbav:"finished_at,omitempty"`
+}
+
+func scanKey(userID, id string) map[string]types.AttributeValue {
+	return key(userPK(userID), scanPrefix+id)
+}
+
+func toScanItem(s scans.Scan) scanItem {
+	it := scanItem{
+		PK: userPK(s.UserID), SK: scanPrefix + s.ID, ID: s.ID, UserID: s.UserID, TargetID: s.TargetID,
+		Target: s.Target, Type: string(s.Type), Tier: string(s.Tier), Status: string(s.Status),
+		CancelRequested: s.CancelRequested, CreditsUsed: s.CreditsUsed, MaxCredits: s.MaxCredits,
+		ChargedSeq: s.ChargedSeq, StepsCount: s.StepsCount, FindingsCount: s.FindingsCount, CallbackURL: s.CallbackURL,
+		Error: s.Error, CreatedAt: s.CreatedAt,
+	}
+	if !s.StartedAt.IsZero() {
+		it.StartedAt = &s.StartedAt
+	}
+	if !s.FinishedAt.IsZero() {
+		it.FinishedAt = &s.FinishedAt
+	}
+	return it
+}
+
+func (it scanItem) scan() (scans.Scan, error) {
+	s := scans.Scan{
+		ID: it.ID, UserID: it.UserID, TargetID: it.TargetID, Target: it.Target, Type: scans.Type(it.Type),
+		Tier: plans.Tier(it.Tier), Status: scans.Status(it.Status), CancelRequested: it.CancelRequested,
+		CreditsUsed: it.CreditsUsed, MaxCredits: it.MaxCredits, ChargedSeq: it.ChargedSeq, StepsCount: it.StepsCount,
+		FindingsCount: it.FindingsCount, CallbackURL: it.CallbackURL, Error: it.Error, CreatedAt: it.CreatedAt,
+	}
+	if it.StartedAt != nil {
+		s.StartedAt = *it.StartedAt
+	}
+	if it.FinishedAt != nil {
+		s.FinishedAt = *it.FinishedAt
+	}
+	if it.SummaryJSON != "" {
+		var sum scans.Summary
+		if err := json.Unmarshal([]byte(it.SummaryJSON), &sum); err != nil {
+			return scans.Scan{}, fmt.Errorf("decode summary of %s: %w", it.ID, err)
+		}
+		s.Summary = &sum
+	}
+	return s, nil
+}
+
+func decodeScan(item map[string]types.AttributeValue) (scans.Scan, error) {
+	var it scanItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return scans.Scan{}, fmt.Errorf("decode scan: %w", err)
+	}
+	return it.scan()
+}
+
+type idempotencyItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	ScanID string `dynamodbav:"scan_id"`
+	TTL    int64  `dynamodbav:"ttl"`
+}
+
+// Idempotency is an Idempotency-Key claim: KeyHash is the SHA-256 (hex) of
+// the header value, Until when the claim lapses.
+type Idempotency struct {
+	KeyHash string
+	Until   time.Time
+}
+
+// CreateScan stores a new queued scan. With idem, the key is claimed in the
+// same transaction; when the user already used the key within its window, the
+// original scan is returned with created == false and nothing is written.
+func (s *Store) CreateScan(ctx context.Context, sc scans.Scan, idem *Idempotency, now time.Time) (scans.Scan, bool, error) {
+	items := []types.TransactWriteItem{putNew(s.table, toScanItem(sc))}
+	if idem != nil {
+		claim := types.TransactWriteItem{Put: &types.Put{
+			TableName: &s.table,
+			Item: marshal(idempotencyItem{PK: userPK(sc.UserID), SK: "IDEMPOTENCY#" + idem.KeyHash,
+				ScanID: sc.ID, TTL: ttlAfter(idem.Until)}),
+			// TTL deletion is lazy: an expired claim may still be there.
+			ConditionExpression:                 aws.String("attribute_not_exists(pk) OR #ttl <= :now"),
+			ExpressionAttributeNames:            map[string]string{"#ttl": "ttl"},
+			ExpressionAttributeValues:           map[string]types.AttributeValue{":now": number(now.Unix())},
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}}
+		items = append(items, claim)
+	}
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if old, ok := transactionConflict(err, 1); ok && idem != nil {
+		var claim idempotencyItem
+		if err := attributevalue.UnmarshalMap(old, &claim); err != nil {
+			return scans.Scan{}, false, fmt.Errorf("decode idempotency claim: %w", err)
+		}
+		orig, err := s.GetScan(ctx, sc.UserID, claim.ScanID)
+		return orig, false, err
+	}
+	if err != nil {
+		return scans.Scan{}, false, dbError("create scan", err)
+	}
+	return sc, true, nil
+}
+
+// GetScan returns the user's scan record (without steps and findings);
+// another user's id is ErrNotFound.
+func (s *Store) GetScan(ctx context.Context, userID, id string) (scans.Scan, error) {
+	var it scanItem
+	if err := s.get(ctx, scanKey(userID, id), &it); err != nil {
+		return scans.Scan{}, fmt.Errorf("get scan %s: %w", id, err)
+	}
+	return it.scan()
+}
+
+// ScanDetail is the full record: the scan, its findings (most severe first,
+// then in discovery order) and its steps (in order).
+type ScanDetail struct {
+	Scan     scans.Scan
+	Findings []scans.Finding
+	Steps    []scans.Step
+}
+
+// GetScanDetail reads the record and what the scan accumulated concurrently:
+// two requests, whatever the number of steps and findings (up to 1 MB; more
+// pages follow when needed).
+func (s *Store) GetScanDetail(ctx context.Context, userID, id string) (ScanDetail, error) {
+	var (
+		d        ScanDetail
+		children []map[string]types.AttributeValue
+		childErr error
+		wg       sync.WaitGroup
+	)
+	wg.Go(func() { children, childErr = s.scanChildren(ctx, id, "") })
+	var err error
+	d.Scan, err = s.GetScan(ctx, userID, id)
+	wg.Wait()
+	if err != nil {
+		return ScanDetail{}, err
+	}
+	if childErr != nil {
+		return ScanDetail{}, childErr
+	}
+	if d.Steps, d.Findings, err = decodeChildren(children); err != nil {
+		return ScanDetail{}, err
+	}
+	return d, nil
+}
+
+// SortFindings orders findings most severe first, then by id (discovery order).
+func SortFindings(fs []scans.Finding) {
+	slices.SortStableFunc(fs, func(a, b scans.Finding) int {
+		if r := a.Severity.Rank() - b.Severity.Rank(); r != 0 {
+			return r
+		}
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+}
+
+type childItem struct {
+	PK   string `dynamodbav:"pk"`
+	SK   string `dynamodbav:"sk"`
+	Body string `dynamodbav:"body"`
+}
+
+func scanPK(id string) string { return scanPrefix + id }
+
+// scanChildren reads the items of the scan's partition whose sort key starts
+// with prefix ("" for all), following pages up to maxScanChildren.
+func (s *Store) scanChildren(ctx context.Context, id, prefix string) ([]map[string]types.AttributeValue, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              &s.table,
+		KeyConditionExpression: aws.String("pk = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: scanPK(id)},
+		},
+		ConsistentRead: aws.Bool(true),
+	}
+	if prefix != "" {
+		in.KeyConditionExpression = aws.String("pk = :pk AND begins_with(sk, :prefix)")
+		in.ExpressionAttributeValues[":prefix"] = &types.AttributeValueMemberS{Value: prefix}
+	}
+	var out []map[string]types.AttributeValue
+	for {
+		res, err := s.db.Query(ctx, in)
+		if err != nil {
+			return nil, dbError("query scan items", err)
+		}
+		out = append(out, res.Items...)
+		if res.LastEvaluatedKey == nil || len(out) >= maxScanChildren {
+			return out, nil
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
+	}
+}
+
+// ScanFilter narrows a scan list; zero values do not filter.
+type ScanFilter struct {
+	Status scans.Status
+	Target string // the domain
+}
+
+// maxFilterQueries bounds the queries one filtered page may cost; a sparse
+// filter returns a short page with a cursor rather than reading on and on.
+const maxFilterQueries = 8
+
+// ListScans returns a page of the user's scans, newest first, matching f.
+func (s *Store) ListScans(ctx context.Context, userID string, page Page, f ScanFilter) ([]scans.Scan, string, error) {
+	pk := userPK(userID)
+	in := &dynamodb.QueryInput{
+		TableName:              &s.table,
+		KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :prefix)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk":     &types.AttributeValueMemberS{Value: pk},
+			":prefix": &types.AttributeValueMemberS{Value: scanPrefix},
+		},
+		ScanIndexForward: aws.Bool(false),
+	}
+	var filters []string
+	if f.Status != "" {
+		filters = append(filters, "#status = :status")
+		in.ExpressionAttributeValues[":status"] = &types.AttributeValueMemberS{Value: string(f.Status)}
+	}
+	if f.Target != "" {
+		filters = append(filters, "#target = :target")
+		in.ExpressionAttributeValues[":target"] = &types.AttributeValueMemberS{Value: f.Target}
+	}
+	if len(filters) > 0 {
+		in.FilterExpression = aws.String(joinAnd(filters))
+		in.ExpressionAttributeNames = map[string]string{}
+		if f.Status != "" {
+			in.ExpressionAttributeNames["#status"] = "status"
+		}
+		if f.Target != "" {
+			in.ExpressionAttributeNames["#target"] = "target"
+		}
+	}
+	if page.Cursor != "" {
+		sk, err := decodeCursor(page.Cursor, scanPrefix)
+		if err != nil {
+			return nil, "", err
+		}
+		in.ExclusiveStartKey = key(pk, sk)
+	}
+	var items []map[string]types.AttributeValue
+	for q := 0; ; q++ {
+		// Ask for one more than needed so a full page knows a next one exists.
+		in.Limit = aws.Int32(int32(page.Limit + 1 - len(items)))
+		res, err := s.db.Query(ctx, in)
+		if err != nil {
+			return nil, "", dbError("list scans", err)
+		}
+		items = append(items, res.Items...)
+		if len(items) > page.Limit {
+			items = items[:page.Limit]
+			next := encodeCursor(items[len(items)-1]["sk"].(*types.AttributeValueMemberS).Value)
+			return decodeScans(items, next)
+		}
+		if res.LastEvaluatedKey == nil {
+			return decodeScans(items, "")
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
+		if q+1 == maxFilterQueries {
+			next := encodeCursor(res.LastEvaluatedKey["sk"].(*types.AttributeValueMemberS).Value)
+			return decodeScans(items, next)
+		}
+	}
+}
+
+func decodeScans(items []map[string]types.AttributeValue, next string) ([]scans.Scan, string, error) {
+	out := make([]scans.Scan, 0, len(items))
+	for _, item := range items {
+		sc, err := decodeScan(item)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, sc)
+	}
+	return out, next, nil
+}
+
+func joinAnd(parts []string) string {
+	out := parts[0]
+	for _, p := range parts[1:] {
+		out += " AND " + p
+	}
+	return out
+}
+
+func number(n int64) *types.AttributeValueMemberN {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func str(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
+
+func stamp(t time.Time) *types.AttributeValueMemberS { return str(t.UTC().Format(time.RFC3339Nano)) }
+
+// updateScan applies one conditional update and returns the record after it.
+// A failed condition returns a *conditionError carrying the record as it is.
+func (s *Store) updateScan(ctx context.Context, userID, id, update, cond string, values map[string]types.AttributeValue) (scans.Scan, error) {
+	names := map[string]string{}
+	for placeholder, attr := range map[string]string{"#status": "status", "#error": "error"} {
+		if strings.Contains(update+cond, placeholder) {
+			names[placeholder] = attr
+		}
+	}
+	// DynamoDB refuses unused values, so the statuses go in only when used.
+	for placeholder, st := range map[string]scans.Status{":queued": scans.Queued, ":running": scans.Running} {
+		if strings.Contains(update+cond, placeholder) {
+			values[placeholder] = str(string(st))
+		}
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:                           &s.table,
+		Key:                                 scanKey(userID, id),
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String("attribute_exists(pk) AND (" + cond + ")"),
+		ExpressionAttributeValues:           values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	if len(names) > 0 {
+		in.ExpressionAttributeNames = names
+	}
+	res, err := s.db.UpdateItem(ctx, in)
+	if ccf, ok := IsConditionFailed(err); ok {
+		if ccf.Item == nil {
+			return scans.Scan{}, ErrNotFound
+		}
+		old, derr := decodeScan(ccf.Item)
+		if derr != nil {
+			return scans.Scan{}, derr
+		}
+		return old, &conditionError{current: old}
+	}
+	if err != nil {
+		return scans.Scan{}, dbError("update scan", err)
+	}
+	return decodeScan(res.Attributes)
+}
+
+// conditionError carries the record that failed a transition's condition.
+type conditionError struct{ current scans.Scan }
+
+func (e *conditionError) Error() string {
+	return "scan " + e.current.ID + " is " + string(e.current.Status)
+}
+
+// RequestCancel sets the cooperative cancellation flag of a queued or running
+// scan; a queued scan is cancelled at once (the agent has not started it). A
+// terminal scan is an *ErrTerminal. It returns the record after the request.
+func (s *Store) RequestCancel(ctx context.Context, userID, id string, now time.Time) (scans.Scan, error) {
+	sc, err := s.updateScan(ctx, userID, id, "SET cancel_requested = :true",
+		"#status IN (:queued, :running)", map[string]types.AttributeValue{":true": &types.AttributeValueMemberBOOL{Value: true}})
+	var ce *conditionError
+	if errors.As(err, &ce) {
+		return sc, &ErrTerminal{Status: ce.current.Status}
+	}
+	if err != nil || sc.Status != scans.Queued {
+		return sc, err
+	}
+	ended, err := s.EndScan(ctx, userID, id, scans.Cancelled, "", nil, now)
+	if errors.As(err, &ce) {
+		// The agent started it meanwhile: it sees the flag before its first step.
+		return ce.current, nil
+	}
+	return ended, err
+}
+
+// StartScan moves a queued scan to running. A scan whose cancellation was
+// requested before it started is cancelled instead. Either way, and when the
+// transition already happened (a re-delivered task), it returns the record.
+func (s *Store) StartScan(ctx context.Context, userID, id string, now time.Time) (scans.Scan, error) {
+	sc, err := s.updateScan(ctx, userID, id, "SET #status = :running, started_at = :now",
+		"#status = :queued AND cancel_requested = :false", map[string]types.AttributeValue{
+			":now": stamp(now), ":false": &types.AttributeValueMemberBOOL{Value: false},
+		})
+	var ce *conditionError
+	if !errors.As(err, &ce) {
+		return sc, err
+	}
+	if ce.current.Status == scans.Queued { // cancellation requested before the start
+		if sc, err = s.EndScan(ctx, userID, id, scans.Cancelled, "", nil, now); errors.As(err, &ce) {
+			return ce.current, nil
+		}
+		return sc, err
+	}
+	return ce.current, nil
+}
+
+// EndScan writes a terminal status once: from queued or running only, so a
+// terminal status never changes and a late step cannot resurrect a scan. A
+// scan that has ended already is returned with an error matching
+// errors.As(*conditionError) — callers use IsEnded.
+func (s *Store) EndScan(ctx context.Context, userID, id string, status scans.Status, reason string, summary *scans.Summary, now time.Time) (scans.Scan, error) {
+	if !status.Terminal() {
+		return scans.Scan{}, fmt.Errorf("end scan %s: %s is not a terminal status", id, status)
+	}
+	update := "SET #status = :to, finished_at = :now"
+	values := map[string]types.AttributeValue{":to": str(string(status)), ":now": stamp(now)}
+	if reason != "" {
+		update += ", #error = :error"
+		values[":error"] = str(reason)
+	}
+	if summary != nil {
+		body, err := json.Marshal(summary)
+		if err != nil {
+			return scans.Scan{}, fmt.Errorf("encode summary: %w", err)
+		}
+		update += ", summary = :summary"
+		values[":summary"] = str(string(body))
+	}
+	return s.updateScan(ctx, userID, id, update, "#status IN (:queued, :running)", values)
+}
+
+// IsEnded reports whether err is the refusal of a transition because the
+// scan has ended, returning the record as it is.
+func IsEnded(err error) (scans.Scan, bool) {
+	var ce *conditionError
+	if errors.As(err, &ce) {
+		return ce.current, true
+	}
+	return scans.Scan{}, false
+}
+
+// Charge outcomes.
+var (
+	// ErrBudget: the step would take credits_used past max_credits.
+	ErrBudget = errors.New("credit budget exceeded")
+)
+
+// ChargeStep charges step seq its cost before it runs. The charge is made
+// once per seq (a re-delivered task finds it made and goes on), only while
+// the scan runs, and never past max_credits. It returns the record after it.
+func (s *Store) ChargeStep(ctx context.Context, userID, id string, seq, cost int) (scans.Scan, error) {
+	sc, err := s.GetScan(ctx, userID, id)
+	if err != nil {
+		return scans.Scan{}, err
+	}
+	switch {
+	case sc.Status != scans.Running:
+		return sc, ErrScanNotRunning
+	case sc.ChargedSeq >= seq:
+		return sc, nil // charged by an earlier delivery of this task
+	case sc.CreditsUsed+cost > sc.MaxCredits:
+		return sc, ErrBudget
+	}
+	res, err := s.updateScan(ctx, userID, id,
+		"SET credits_used = credits_used + :cost, charged_seq = :seq",
+		"#status = :running AND charged_seq = :prev AND credits_used <= :limit",
+		map[string]types.AttributeValue{
+			":cost": number(int64(cost)), ":seq": number(int64(seq)), ":prev": number(int64(seq - 1)),
+			":limit": number(int64(sc.MaxCredits - cost)),
+		})
+	if cur, ok := IsEnded(err); ok {
+		// Raced with a cancellation, an end or another delivery: decide on what is there now.
+		switch {
+		case cur.Status != scans.Running:
+			return cur, ErrScanNotRunning
+		case cur.ChargedSeq >= seq:
+			return cur, nil
+		case cur.CreditsUsed+cost > cur.MaxCredits:
+			return cur, ErrBudget
+		}
+		return cur, fmt.Errorf("charge step %d of %s: the last step charged is %d", seq, id, cur.ChargedSeq)
+	}
+	return res, err
+}
+
+// maxParallelWrites bounds the concurrent finding writes of one step.
+const maxParallelWrites = 8
+
+// RecordStep stores a step that ran and its findings, once: findings are keyed
+// by fingerprint (the same issue found twice is one finding) and the step by
+// its seq, so a re-delivered task writes nothing twice. It returns the
+// findings that were new, with their ids.
+func (s *Store) RecordStep(ctx context.Context, userID, id string, step scans.Step, findings []scans.Finding, now time.Time) ([]scans.Finding, error) {
+	added, err := s.putFindings(ctx, id, findings, now)
+	if err != nil {
+		return nil, err
+	}
+	count, err := s.countChildren(ctx, id, findingPrefix)
+	if err != nil {
+		return nil, err
+	}
+	step.FindingsAdded = len(added)
+	body, err := json.Marshal(step)
+	if err != nil {
+		return nil, fmt.Errorf("encode step: %w", err)
+	}
+	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		putNew(s.table, childItem{PK: scanPK(id), SK: stepSK(step.Seq), Body: string(body)}),
+		{Update: &types.Update{
+			TableName:           &s.table,
+			Key:                 scanKey(userID, id),
+			UpdateExpression:    aws.String("SET steps_count = :seq, findings_count = :count"),
+			ConditionExpression: aws.String("attribute_exists(pk) AND steps_count = :prev"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":seq": number(int64(step.Seq)), ":prev": number(int64(step.Seq - 1)), ":count": number(int64(count)),
+			},
+		}},
+	}})
+	if _, ok := transactionConflict(err, 0); ok {
+		return added, nil // recorded by an earlier delivery of this task
+	}
+	if _, ok := transactionConflict(err, 1); ok {
+		return nil, fmt.Errorf("record step %d of %s: it is not the next step", step.Seq, id)
+	}
+	if err != nil {
+		return nil, dbError("record step", err)
+	}
+	return added, nil
+}
+
+func stepSK(seq int) string { return fmt.Sprintf("%s%06d", stepPrefix, seq) }
+
+// putFindings writes each finding unless its fingerprint is there already.
+func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans.Finding, now time.Time) ([]scans.Finding, error) {
+	var (
+		mu    sync.Mutex
+		added []scans.Finding
+		first error
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, maxParallelWrites)
+	)
+	seen := map[string]bool{}
+	for i, f := range findings {
+		fp := f.Fingerprint()
+		if seen[fp] {
+			continue // the same issue twice in one step
+		}
+		seen[fp] = true
+		// Ids carry the step's time and the finding's position, so they sort
+		// in discovery order.
+		f.ID = ids.New(ids.Finding, now.Add(time.Duration(i)*time.Millisecond))
+		body, err := json.Marshal(f)
+		if err != nil {
+			return nil, fmt.Errorf("encode finding: %w", err)
+		}
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+				TableName:           &s.table,
+				Item:                marshal(childItem{PK: scanPK(scanID), SK: findingPrefix + fp, Body: string(body)}),
+				ConditionExpression: aws.String("attribute_not_exists(pk)"),
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			if _, dup := IsConditionFailed(err); dup {
+				return
+			}
+			if err != nil {
+				first = cmpOrErr(first, dbError("put finding", err))
+				return
+			}
+			added = append(added, f)
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	SortFindings(added)
+	return added, nil
+}
+
+func cmpOrErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// countChildren counts the scan's items whose sort key starts with prefix.
+func (s *Store) countChildren(ctx context.Context, scanID, prefix string) (int, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              &s.table,
+		KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :prefix)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": str(scanPK(scanID)), ":prefix": str(prefix),
+		},
+		Select:         types.SelectCount,
+		ConsistentRead: aws.Bool(true),
+	}
+	total := 0
+	for range maxScanChildren {
+		res, err := s.db.Query(ctx, in)
+		if err != nil {
+			return 0, dbError("count scan items", err)
+		}
+		total += int(res.Count)
+		if res.LastEvaluatedKey == nil {
+			break
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
+	}
+	return total, nil
+}
+
+// Steps returns the recorded steps of a scan, in order. Callers reach a scan
+// id only through its owner's record.
+func (s *Store) Steps(ctx context.Context, scanID string) ([]scans.Step, error) {
+	items, err := s.scanChildren(ctx, scanID, stepPrefix)
+	if err != nil {
+		return nil, err
+	}
+	steps, _, err := decodeChildren(items)
+	return steps, err
+}
+
+// Findings returns the findings of a scan, most severe first.
+func (s *Store) Findings(ctx context.Context, scanID string) ([]scans.Finding, error) {
+	items, err := s.scanChildren(ctx, scanID, findingPrefix)
+	if err != nil {
+		return nil, err
+	}
+	_, findings, err := decodeChildren(items)
+	return findings, err
+}
+
+// decodeChildren decodes a scan's step and finding items: steps in order,
+// findings most severe first.
+func decodeChildren(items []map[string]types.AttributeValue) ([]scans.Step, []scans.Finding, error) {
+	var (
+		steps    []scans.Step
+		findings []scans.Finding
+	)
+	for _, item := range items {
+		var c childItem
+		if err := attributevalue.UnmarshalMap(item, &c); err != nil {
+			return nil, nil, fmt.Errorf("decode scan item: %w", err)
+		}
+		var err error
+		switch {
+		case strings.HasPrefix(c.SK, stepPrefix):
+			var st scans.Step
+			err = json.Unmarshal([]byte(c.Body), &st)
+			steps = append(steps, st)
+		case strings.HasPrefix(c.SK, findingPrefix):
+			var f scans.Finding
+			err = json.Unmarshal([]byte(c.Body), &f)
+			findings = append(findings, f)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("decode %s: %w", c.SK, err)
+		}
+	}
+	slices.SortFunc(steps, func(a, b scans.Step) int { return a.Seq - b.Seq })
+	SortFindings(findings)
+	return steps, findings, nil
+}
+
+// ReleaseIdempotency drops the user's claim of a key when it still names
+// scanID, so a request whose scan could not be started can be retried with
+// the same key.
+func (s *Store) ReleaseIdempotency(ctx context.Context, userID, keyHash, scanID string) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 &s.table,
+		Key:                       key(userPK(userID), "IDEMPOTENCY#"+keyHash),
+		ConditionExpression:       aws.String("scan_id = :id"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":id": str(scanID)},
+	})
+	if _, ok := IsConditionFailed(err); ok {
+		return nil
+	}
+	return dbError("release idempotency key", err)
+}
+
+// TargetByDomain returns the user's target for domain.
+func (s *Store) TargetByDomain(ctx context.Context, userID, domain string) (Target, error) {
+	var claim domainClaimItem
+	if err := s.get(ctx, key(userPK(userID), "DOMAIN#"+domain), &claim); err != nil {
+		return Target{}, fmt.Errorf("target for %s: %w", domain, err)
+	}
+	return s.GetTarget(ctx, userID, claim.TargetID)
+}
