@@ -110,19 +110,24 @@ type Finding struct {
 	CVSS        *float64 `json:"cvss"`
 }
 
-// Fingerprint identifies "the same issue": the same check (title) on the
-// same host, port and CVE, whichever tool saw it (a TLS and a web check both
-// see a missing HSTS header). Found twice, it is recorded once.
+// Fingerprint identifies "the same issue", so it is recorded once however
+// many tools or ports show it: a known vulnerability (CVE) of a host is one
+// issue whichever tool matched it and on whichever port the software
+// answered; any other finding is the same check (title) on the same host and
+// port, whichever tool saw it (a TLS and a web check both see a missing HSTS
+// header).
 func (f Finding) Fingerprint() string {
-	port := ""
-	if f.Port != nil {
-		port = fmt.Sprint(*f.Port)
+	parts := []string{strings.ToLower(f.Host)}
+	if f.CVE != nil && *f.CVE != "" {
+		parts = append(parts, "cve", strings.ToUpper(*f.CVE))
+	} else {
+		port := ""
+		if f.Port != nil {
+			port = fmt.Sprint(*f.Port)
+		}
+		parts = append(parts, "check", f.Title, port)
 	}
-	cve := ""
-	if f.CVE != nil {
-		cve = *f.CVE
-	}
-	sum := sha256.Sum256([]byte(strings.Join([]string{f.Title, strings.ToLower(f.Host), port, cve}, "\x00")))
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:12])
 }
 
