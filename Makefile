@@ -17,7 +17,7 @@ FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w -buildid='
 
-.PHONY: run test deps build lint bench clean
+.PHONY: run test deps build lint lint-asl bench clean
 
 deps: $(NPM_STAMP)
 
@@ -35,9 +35,13 @@ test: deps
 bench: deps
 	$(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -run '^$$' -bench . -benchmem ./...
 
-lint:
+lint: lint-asl
 	$(GO) vet ./...
 	cfn-lint template.yaml
+
+# The state machine, with the Node 22 the npm tools bring.
+lint-asl: deps
+	$(LOCAL)/node_modules/.bin/node $(LOCAL)/node_modules/.bin/asl-validator --json-path infra/statemachine/scan.asl.json
 
 # make build: every function into build/<Name>Function/bootstrap.
 build: $(addprefix build-,$(addsuffix Function,$(FUNCTIONS)))
