@@ -1,6 +1,7 @@
 // Package agent is the scan agent's side of the state machine in
 // infra/statemachine: each Task state of the loop calls Handle with one
-// action (start, plan, run, complete, cancel, fail) and the scan's ids, and
+// action (start, plan, run, complete, cancel, fail, and deliver_webhook in
+// the final state) and the scan's ids, and
 // the ASL decides what comes next from the small answer it gets back.
 // Everything a scan accumulates (steps, findings, credits, status) lives in
 // DynamoDB, not in the execution's payload, and every write is conditional,
@@ -30,6 +31,7 @@ import (
 	"secscan/shared/store"
 	"secscan/shared/summary"
 	"secscan/shared/tools"
+	"secscan/shared/webhook"
 )
 
 // Actions of the state machine's Task states.
@@ -40,6 +42,8 @@ const (
 	ActionComplete = "complete"
 	ActionCancel   = "cancel"
 	ActionFail     = "fail"
+	// ActionDeliverWebhook sends the scan's one webhook, from the final state.
+	ActionDeliverWebhook = "deliver_webhook"
 )
 
 // Plan outcomes, for the state machine's Choice state.
@@ -63,6 +67,7 @@ type Agent struct {
 	Dialer   *netguard.Dialer
 	Resolver *resolver.Resolver
 	Ports    tools.Ports // the local stack maps the web ports to its demo target
+	Webhooks *webhook.Deliverer
 	Now      func() time.Time
 	Logger   *slog.Logger
 }
@@ -146,6 +151,8 @@ func (a *Agent) Handle(ctx context.Context, t Task) (any, error) {
 		out, err = a.end(ctx, t, scans.Cancelled, "", nil)
 	case ActionFail:
 		out, err = a.end(ctx, t, scans.Failed, a.failureReason(t), nil)
+	case ActionDeliverWebhook:
+		out, err = a.Webhooks.Deliver(ctx, t.UserID, t.ScanID)
 	default:
 		return nil, fmt.Errorf("agent: unknown action %q", t.Action)
 	}
@@ -324,7 +331,7 @@ func (a *Agent) complete(ctx context.Context, t Task) (Result, error) {
 // end writes a terminal status once; an ended scan keeps the status it has.
 func (a *Agent) end(ctx context.Context, t Task, status scans.Status, reason string, sum *scans.Summary) (Result, error) {
 	sc, err := a.Store.EndScan(ctx, t.UserID, t.ScanID, status, reason, sum, a.Now())
-	if cur, ended := store.IsEnded(err); ended {
+	if cur, ended := store.IsRefused(err); ended {
 		return Result{Status: string(cur.Status)}, nil
 	}
 	if err != nil {

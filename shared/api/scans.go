@@ -122,7 +122,10 @@ func renderScanDetail(d store.ScanDetail) scanDetailJSON {
 	out := scanDetailJSON{
 		scanJSON: renderScan(d.Scan), Summary: d.Scan.Summary,
 		Findings: make([]findingJSON, len(d.Findings)), AgentSteps: make([]stepJSON, len(d.Steps)),
-		WebhookDeliveries: []webhookAttempt{},
+		WebhookDeliveries: make([]webhookAttempt, len(d.Scan.WebhookAttempts)),
+	}
+	for i, a := range d.Scan.WebhookAttempts {
+		out.WebhookDeliveries[i] = webhookAttempt{Attempt: a.Attempt, At: timestamp(a.At), StatusCode: a.StatusCode, Error: a.Error}
 	}
 	for i, f := range d.Findings {
 		out.Findings[i] = findingJSON{f}

@@ -11,8 +11,8 @@ import (
 	"secscan/shared/httpapi"
 	"secscan/shared/ids"
 	"secscan/shared/plans"
-	"secscan/shared/randtoken"
 	"secscan/shared/store"
+	"secscan/shared/webhook"
 )
 
 // accountAction guards the account's credentials: minting and revoking
@@ -137,14 +137,6 @@ type webhookSecretJSON struct {
 	CreatedAt string `json:"created_at"`
 }
 
-func (a *API) newWebhookSecret() (store.WebhookSecret, error) {
-	body, err := randtoken.Base62(32)
-	if err != nil {
-		return store.WebhookSecret{}, err
-	}
-	return store.WebhookSecret{Secret: "whsec_" + body, CreatedAt: a.Now().UTC()}, nil
-}
-
 func webhooksOnPlan(p auth.Principal) error {
 	if !plans.Plan(p.User.Plan).HasWebhooks() {
 		return apierr.New(apierr.Forbidden, "Webhooks are available on the starter plan and above; your plan is %s", p.User.Plan)
@@ -156,7 +148,7 @@ func (a *API) getWebhookSecret(w http.ResponseWriter, r *http.Request, p auth.Pr
 	if err := webhooksOnPlan(p); err != nil {
 		return err
 	}
-	candidate, err := a.newWebhookSecret()
+	candidate, err := webhook.NewSecret(a.Now())
 	if err != nil {
 		return err
 	}
@@ -172,7 +164,7 @@ func (a *API) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p auth
 	if err := webhooksOnPlan(p); err != nil {
 		return err
 	}
-	next, err := a.newWebhookSecret()
+	next, err := webhook.NewSecret(a.Now())
 	if err != nil {
 		return err
 	}

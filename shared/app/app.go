@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"os"
@@ -28,6 +29,7 @@ import (
 	"secscan/shared/store"
 	"secscan/shared/tools"
 	"secscan/shared/verification"
+	"secscan/shared/webhook"
 )
 
 // Options are the parts a caller may supply instead of the configuration's.
@@ -41,6 +43,9 @@ type Options struct {
 	// WebPorts replace 80 and 443 for verification and scans (the local
 	// stack's demo target listens on unprivileged ports).
 	WebPorts tools.Ports
+	// WebhookTLS verifies webhook receivers instead of the system roots
+	// (tests with their own certificates).
+	WebhookTLS *tls.Config
 }
 
 // Service is everything the functions run: the API endpoints and the scan
@@ -98,6 +103,8 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 		Agent: &agent.Agent{
 			Store: st, Tools: registry, Planner: planner.Playbook{Tools: registry},
 			Dialer: dialer, Resolver: res, Ports: opts.WebPorts, Now: time.Now, Logger: logger,
+			Webhooks: &webhook.Deliverer{Store: st, Dialer: dialer, AllowInsecure: cfg.AllowInsecureCallbacks,
+				TLS: opts.WebhookTLS, Now: time.Now, Logger: logger},
 		},
 	}, nil
 }
@@ -123,7 +130,8 @@ func ServeLambda(logicalID string) {
 	lambdahttp.Start(h)
 }
 
-// ServeAgent runs the scan agent (ScanAgentFunction, ScanStepFunction) as
+// ServeAgent runs the scan agent (ScanAgentFunction, ScanStepFunction,
+// WebhookFunction) as
 // this process's Lambda; the state machine says which action to perform.
 func ServeAgent() {
 	lambda.Start(mustBuild().Agent.Handle)

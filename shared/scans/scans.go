@@ -195,6 +195,19 @@ type Scan struct {
 	CreatedAt       time.Time
 	StartedAt       time.Time // zero until running
 	FinishedAt      time.Time // zero until terminal
+
+	// WebhookDelivery is the id of the scan's one delivery sequence, empty
+	// until the webhook function claims it; WebhookAttempts are its attempts.
+	WebhookDelivery string
+	WebhookAttempts []WebhookAttempt
+}
+
+// WebhookAttempt is one delivery attempt of the scan's webhook.
+type WebhookAttempt struct {
+	Attempt    int       `json:"attempt"`
+	At         time.Time `json:"at"`
+	StatusCode *int      `json:"status_code"` // nil when no HTTP answer came
+	Error      *string   `json:"error"`       // nil when the receiver accepted (2xx)
 }
 
 // BudgetExceeded is the error of a scan whose next step would pass its cap

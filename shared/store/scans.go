@@ -71,6 +71,9 @@ type scanItem struct {
 	CreatedAt       time.Time  `dynamodbav:"created_at"`
 	StartedAt       *time.Time `dynamodbav:"started_at,omitempty"`
 	FinishedAt      *time.Time `dynamodbav:"finished_at,omitempty"`
+	WebhookDelivery string     `dynamodbav:"webhook_delivery,omitempty"`
+	// WebhookAttempts are JSON documents, appended one per attempt.
+	WebhookAttempts []string `dynamodbav:"webhook_attempts,omitempty"`
 }
 
 func scanKey(userID, id string) map[string]types.AttributeValue {
@@ -106,6 +109,14 @@ func (it scanItem) scan() (scans.Scan, error) {
 	}
 	if it.FinishedAt != nil {
 		s.FinishedAt = *it.FinishedAt
+	}
+	s.WebhookDelivery = it.WebhookDelivery
+	for _, raw := range it.WebhookAttempts {
+		var a scans.WebhookAttempt
+		if err := json.Unmarshal([]byte(raw), &a); err != nil {
+			return scans.Scan{}, fmt.Errorf("decode webhook attempt of %s: %w", it.ID, err)
+		}
+		s.WebhookAttempts = append(s.WebhookAttempts, a)
 	}
 	if it.SummaryJSON != "" {
 		var sum scans.Summary
@@ -380,7 +391,8 @@ func (s *Store) updateScan(ctx context.Context, userID, id, update, cond string,
 		}
 	}
 	// DynamoDB refuses unused values, so the statuses go in only when used.
-	for placeholder, st := range map[string]scans.Status{":queued": scans.Queued, ":running": scans.Running} {
+	for _, st := range scans.Statuses {
+		placeholder := ":" + string(st)
 		if strings.Contains(update+cond, placeholder) {
 			values[placeholder] = str(string(st))
 		}
@@ -465,8 +477,7 @@ func (s *Store) StartScan(ctx context.Context, userID, id string, now time.Time)
 
 // EndScan writes a terminal status once: from queued or running only, so a
 // terminal status never changes and a late step cannot resurrect a scan. A
-// scan that has ended already is returned with an error matching
-// errors.As(*conditionError) — callers use IsEnded.
+// scan that has ended already is refused: IsRefused returns it as it is.
 func (s *Store) EndScan(ctx context.Context, userID, id string, status scans.Status, reason string, summary *scans.Summary, now time.Time) (scans.Scan, error) {
 	if !status.Terminal() {
 		return scans.Scan{}, fmt.Errorf("end scan %s: %s is not a terminal status", id, status)
@@ -488,9 +499,10 @@ func (s *Store) EndScan(ctx context.Context, userID, id string, status scans.Sta
 	return s.updateScan(ctx, userID, id, update, "#status IN (:queued, :running)", values)
 }
 
-// IsEnded reports whether err is the refusal of a transition because the
-// scan has ended, returning the record as it is.
-func IsEnded(err error) (scans.Scan, bool) {
+// IsRefused reports whether err is a conditional write the scan's state
+// refused (it has ended, it is not the next step, ...), returning the record
+// as it is.
+func IsRefused(err error) (scans.Scan, bool) {
 	var ce *conditionError
 	if errors.As(err, &ce) {
 		return ce.current, true
@@ -527,7 +539,7 @@ func (s *Store) ChargeStep(ctx context.Context, userID, id string, seq, cost int
 			":cost": number(int64(cost)), ":seq": number(int64(seq)), ":prev": number(int64(seq - 1)),
 			":limit": number(int64(sc.MaxCredits - cost)),
 		})
-	if cur, ok := IsEnded(err); ok {
+	if cur, ok := IsRefused(err); ok {
 		// Raced with a cancellation, an end or another delivery: decide on what is there now.
 		switch {
 		case cur.Status != scans.Running:
@@ -749,4 +761,33 @@ func (s *Store) TargetByDomain(ctx context.Context, userID, domain string) (Targ
 		return Target{}, fmt.Errorf("target for %s: %w", domain, err)
 	}
 	return s.GetTarget(ctx, userID, claim.TargetID)
+}
+
+// ClaimWebhook claims the one delivery sequence of an ended scan for
+// deliveryID. It returns false, and the record as it is, when the scan has
+// not ended or its delivery was claimed before (a re-run of the final state):
+// a scan never gets a second delivery sequence.
+func (s *Store) ClaimWebhook(ctx context.Context, userID, id, deliveryID string) (scans.Scan, bool, error) {
+	sc, err := s.updateScan(ctx, userID, id, "SET webhook_delivery = :delivery",
+		"attribute_not_exists(webhook_delivery) AND #status IN (:completed, :failed, :cancelled)",
+		map[string]types.AttributeValue{":delivery": str(deliveryID)})
+	if cur, ok := IsRefused(err); ok {
+		return cur, false, nil
+	}
+	return sc, err == nil, err
+}
+
+// RecordWebhookAttempt appends one attempt to the scan's delivery record.
+func (s *Store) RecordWebhookAttempt(ctx context.Context, userID, id string, a scans.WebhookAttempt) error {
+	body, err := json.Marshal(a)
+	if err != nil {
+		return fmt.Errorf("encode webhook attempt: %w", err)
+	}
+	_, err = s.updateScan(ctx, userID, id,
+		"SET webhook_attempts = list_append(if_not_exists(webhook_attempts, :none), :attempt)", "attribute_exists(webhook_delivery)",
+		map[string]types.AttributeValue{
+			":none":    &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
+			":attempt": &types.AttributeValueMemberL{Value: []types.AttributeValue{str(string(body))}},
+		})
+	return err
 }

@@ -49,7 +49,7 @@ func TestScanTransitions(t *testing.T) {
 		t.Fatalf("complete: %+v %v", done, err)
 	}
 	_, err = st.EndScan(ctx, u.ID, sc.ID, scans.Failed, "late", nil, now)
-	if cur, ended := store.IsEnded(err); !ended || cur.Status != scans.Completed {
+	if cur, ended := store.IsRefused(err); !ended || cur.Status != scans.Completed {
 		t.Fatalf("a second terminal write: %v, want refused with the scan completed", err)
 	}
 	var terminal *store.ErrTerminal

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"secscan/infra/local/demotarget"
 	"secscan/shared/ids"
 	"secscan/shared/scans"
+	"secscan/shared/webhookverify"
 )
 
 // scanView is the part of a scan record the tests read.
@@ -42,6 +44,11 @@ type scanView struct {
 		Outcome string `json:"outcome"`
 		Credits int    `json:"credits"`
 	} `json:"agent_steps"`
+	WebhookDeliveries []struct {
+		Attempt    int     `json:"attempt"`
+		StatusCode *int    `json:"status_code"`
+		Error      *string `json:"error"`
+	} `json:"webhook_deliveries"`
 	Summary *struct {
 		RiskRating   string   `json:"risk_rating"`
 		Summary      string   `json:"summary"`
@@ -539,4 +546,49 @@ func seedScan(t *testing.T, s *stack, a account, steps, findings int) string {
 		}
 	}
 	return sc.ID
+}
+
+// End to end: a scan with a callback_url delivers one signed completion
+// webhook that the example receiver (package webhookverify) accepts, and the
+// scan record lists the attempt.
+func TestScanWebhookEndToEnd(t *testing.T) {
+	t.Parallel()
+	demo, err := demotarget.Start(context.Background(), demotarget.Config{
+		Domain: "hooked.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
+		MySQLPort: demotarget.PortDisabled, FTPPort: demotarget.PortDisabled, SSHPort: demotarget.PortDisabled,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { demo.Close() })
+	s := startStack(t, withDNS(demo.DNSAddr()), withWebPorts(portOf(t, demo.HTTPURL()), portOf(t, demo.HTTPSURL())), withInsecureCallbacks())
+	a := s.newAccount("starter", false)
+	r := s.call(http.MethodGet, "/api/webhook-secret", a.session, nil)
+	expect(t, r, http.StatusOK)
+	var secret struct{ Secret string }
+	r.json(t, &secret)
+
+	var mu sync.Mutex
+	var got []webhookverify.Delivery
+	receiver := httptest.NewServer(webhookverify.Handler(secret.Secret, func(d webhookverify.Delivery) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, d)
+	}))
+	t.Cleanup(receiver.Close)
+
+	s.verifiedTarget(a, demo.Domain(), func(token string) { _ = demo.PublishChallenge(token) })
+	sc := s.createScan(a, map[string]any{"target": demo.Domain(), "scan_type": "web", "tier": "quick",
+		"callback_url": receiver.URL + "/hooks/scans"})
+	done := s.awaitScan(a, sc.ID, func(v scanView) bool { return terminal(v) && len(v.WebhookDeliveries) > 0 })
+	if done.Status != "completed" || len(done.WebhookDeliveries) != 1 || done.WebhookDeliveries[0].StatusCode == nil ||
+		*done.WebhookDeliveries[0].StatusCode != http.StatusNoContent || done.WebhookDeliveries[0].Error != nil {
+		t.Fatalf("scan %s, deliveries %+v: want one accepted attempt", done.Status, done.WebhookDeliveries)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0].ScanID != sc.ID || got[0].Status != "completed" || got[0].FindingsCount != done.FindingsCount ||
+		!strings.Contains(string(got[0].Summary), `"risk_rating"`) {
+		t.Fatalf("receiver got %+v", got)
+	}
 }

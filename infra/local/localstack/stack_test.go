@@ -71,6 +71,11 @@ func withoutPrivateNetworks() stackOption {
 	return func(c *config.Config, _ *app.Options) { c.AllowPrivateNetworks = false }
 }
 
+// withInsecureCallbacks accepts http:// callback URLs (a receiver on loopback).
+func withInsecureCallbacks() stackOption {
+	return func(c *config.Config, _ *app.Options) { c.AllowInsecureCallbacks = true }
+}
+
 func startStack(t *testing.T, options ...stackOption) *stack {
 	t.Helper()
 	ctx := context.Background()
