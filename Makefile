@@ -11,7 +11,8 @@ NPM_STAMP := $(LOCAL)/node_modules/.package-lock.json
 FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
              CreateToken ListTokens DeleteToken GetWebhookSecret RotateWebhookSecret \
              AdminCreateUser AdminUpdateUser \
-             CreateScan ListScans GetScan CancelScan ScanAgent ScanStep Webhook
+             CreateScan ListScans GetScan CancelScan ScanAgent ScanStep Webhook \
+             ReportMarkdown ReportHTML ReportPDF FindingsCSV
 
 # Lambda build flags: static, no RPC shim, reproducible, stripped.
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0

@@ -55,6 +55,10 @@ func (a *API) Endpoints() map[string]http.Handler {
 		"ListScansFunction":           authed(a.listScans),
 		"GetScanFunction":             authed(a.getScan),
 		"CancelScanFunction":          authed(a.cancelScan),
+		"ReportMarkdownFunction":      authed(a.report(markdownReport)),
+		"ReportHTMLFunction":          authed(a.report(htmlReport)),
+		"ReportPDFFunction":           authed(a.report(pdfReport)),
+		"FindingsCSVFunction":         authed(a.report(csvReport)),
 	}
 	for name, h := range endpoints {
 		endpoints[name] = httpapi.Observe(a.Logger, h)

@@ -46,6 +46,8 @@ type Options struct {
 	// WebhookTLS verifies webhook receivers instead of the system roots
 	// (tests with their own certificates).
 	WebhookTLS *tls.Config
+	// Now is the API's clock (report retention); nil means time.Now.
+	Now func() time.Time
 }
 
 // Service is everything the functions run: the API endpoints and the scan
@@ -83,6 +85,10 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 	if keys != nil {
 		verifier = auth.NewJWTVerifier(keys, cfg.JWTIssuer, cfg.JWTAudience)
 	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
 	sfnClient, err := stepfn.NewClient(ctx, cfg.StepFunctionsEndpoint)
 	if err != nil {
 		return nil, err
@@ -96,7 +102,7 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 				HTTPPort: opts.WebPorts.HTTP, HTTPSPort: opts.WebPorts.HTTPS},
 			Scans:     &stepfn.Starter{Client: sfnClient, StateMachineARN: cfg.StateMachineARN},
 			Callbacks: api.CallbackPolicy{AllowInsecure: cfg.AllowInsecureCallbacks, AllowPrivate: cfg.AllowPrivateNetworks},
-			Now:       time.Now,
+			Now:       now,
 			Version:   cfg.Version,
 			Logger:    logger,
 		},

@@ -1,0 +1,92 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"secscan/shared/apierr"
+	"secscan/shared/auth"
+	"secscan/shared/plans"
+	"secscan/shared/report"
+	"secscan/shared/scans"
+	"secscan/shared/store"
+)
+
+// reportFormat is one downloadable rendering of a completed scan.
+type reportFormat struct {
+	name        string // the plan's name for it: md, html, pdf, csv
+	contentType string
+	render      func(r report.Report, req *http.Request) ([]byte, error)
+}
+
+var (
+	markdownReport = reportFormat{"md", "text/markdown; charset=utf-8",
+		func(r report.Report, _ *http.Request) ([]byte, error) { return report.Markdown(r), nil }}
+	htmlReport = reportFormat{"html", "text/html; charset=utf-8",
+		func(r report.Report, _ *http.Request) ([]byte, error) { return report.HTML(r), nil }}
+	pdfReport = reportFormat{"pdf", "application/pdf",
+		func(r report.Report, req *http.Request) ([]byte, error) {
+			paper := report.A4
+			switch req.URL.Query().Get("paper") {
+			case "", "a4":
+			case "letter":
+				paper = report.Letter
+			default:
+				return nil, apierr.Field("paper", "must be a4 or letter")
+			}
+			return report.PDF(r, paper)
+		}}
+	csvReport = reportFormat{"csv", "text/csv; charset=utf-8",
+		func(r report.Report, _ *http.Request) ([]byte, error) { return report.CSV(r), nil }}
+)
+
+// report serves format for a completed scan of the caller (CONTRACT
+// "Reports"): 403 when the plan lacks the format (decided before any read),
+// 404 for an unknown or foreign scan, 409 unless completed, 410 once a
+// free-plan report's retention has passed.
+func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Request, auth.Principal) error {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		id, err := scanID(r)
+		if err != nil {
+			return err
+		}
+		plan := plans.Plan(p.User.Plan)
+		if !plan.AllowsReportFormat(format.name) {
+			return apierr.New(apierr.Forbidden, "The %s report is not available on the %s plan; it needs the starter plan or higher",
+				format.name, plan)
+		}
+		d, err := a.Store.GetScanDetail(r.Context(), p.User.ID, id)
+		if store.IsNotFound(err) {
+			return apierr.New(apierr.NotFound, "Scan %s not found", id)
+		}
+		if err != nil {
+			return err
+		}
+		now := a.Now()
+		if d.Scan.Status != scans.Completed {
+			return apierr.New(apierr.Conflict, "Scan %s is %s; reports are available once it has completed", id, d.Scan.Status)
+		}
+		if days := plan.ReportRetentionDays(); days > 0 && now.Sub(d.Scan.FinishedAt) > time.Duration(days)*24*time.Hour {
+			return apierr.New(apierr.Gone, "Report expired: %s-plan reports are kept for %d days after the scan finished", plan, days)
+		}
+		body, err := format.render(report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Steps: d.Steps,
+			Watermarked: plan == plans.Free, GeneratedAt: now}), r)
+		if err != nil {
+			return err
+		}
+		h := w.Header()
+		h.Set("Content-Type", format.contentType)
+		h.Set("Content-Disposition", `attachment; filename="`+id+"."+format.name+`"`)
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		// Reports hold a customer's weaknesses: never cached on the way.
+		h.Set("Cache-Control", "private, no-store")
+		h.Set("X-Content-Type-Options", "nosniff")
+		if format.name == "html" {
+			h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+		}
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+		return nil
+	}
+}

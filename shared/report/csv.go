@@ -1,0 +1,56 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strconv"
+	"strings"
+)
+
+// csvHeader is the header row of findings.csv (CONTRACT "Reports"), in order.
+var csvHeader = []string{"id", "severity", "title", "category", "host", "port", "cve", "cwe", "cvss", "evidence", "remediation", "references"}
+
+// CSV renders the findings of r as RFC 4180 CSV (CRLF line endings), one row
+// per finding in report order under a fixed header row. A cell that a
+// spreadsheet would read as a formula (it starts with =, +, -, @, tab or CR)
+// is prefixed with an apostrophe.
+func CSV(r Report) []byte {
+	var b bytes.Buffer
+	b.Grow(256 + mdSizeHint(r))
+	w := csv.NewWriter(&b)
+	w.UseCRLF = true
+	// Writes go to a bytes.Buffer, which cannot fail: the error of Write is
+	// checked once, through w.Error, after Flush.
+	_ = w.Write(csvHeader)
+	row := make([]string, len(csvHeader))
+	for _, f := range r.Findings {
+		port, cvss := "", ""
+		if f.Port != nil {
+			port = strconv.Itoa(*f.Port)
+		}
+		if f.CVSS != nil {
+			cvss = strconv.FormatFloat(*f.CVSS, 'f', 1, 64)
+		}
+		row = append(row[:0], f.ID, string(f.Severity), f.Title, string(f.Category), f.Host, port,
+			showDeref(f.CVE), showDeref(f.CWE), cvss, f.Evidence, f.Remediation, strings.Join(f.References, " "))
+		for i, cell := range row {
+			row[i] = csvCell(cell)
+		}
+		_ = w.Write(row)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		panic("report: CSV to memory: " + err.Error())
+	}
+	return b.Bytes()
+}
+
+// csvCell defuses formulas and normalises line breaks to LF. encoding/csv
+// with UseCRLF writes a line break inside a quoted cell as CRLF and drops a
+// lone CR, so a reader gets back exactly LF-separated lines.
+func csvCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		s = "'" + s
+	}
+	return textLF(s)
+}

@@ -1,0 +1,516 @@
+package report
+
+import (
+	"bytes"
+	"html/template"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"secscan/shared/scans"
+)
+
+// HTML renders r as one self-contained HTML file: inline CSS, no script, no
+// external request of any kind (the Content-Security-Policy says so too),
+// printable on A4 and Letter.
+//
+// The page is made by html/template, whose contextual escaping treats every
+// value as text; nothing here marks a string as safe HTML. Values are shaped
+// first into htmlView, so the template holds no logic that could mix them up.
+func HTML(r Report) []byte {
+	var b bytes.Buffer
+	b.Grow(mdSizeHint(r)*2 + len(htmlSource))
+	if err := htmlTemplate.Execute(&b, htmlViewOf(r)); err != nil {
+		// The template is fixed and its data are plain strings and numbers:
+		// an error here is a bug in this file, caught by the tests.
+		panic("report: HTML template: " + err.Error())
+	}
+	return b.Bytes()
+}
+
+type htmlView struct {
+	Title     string
+	Target    string
+	Watermark string
+	Cover     []htmlFact
+	Risk      string
+	RiskClass string
+	Summary   string
+	Totals    string
+	Chains    []string
+	Bars      []htmlBar
+	Findings  []htmlFinding
+	Tools     []string
+	Hosts     []string
+	Services  []htmlService
+	NotTested []string
+	Steps     []htmlStep
+	Generated string
+	ScanID    string
+}
+
+type htmlFact struct{ Label, Value string }
+
+type htmlService struct {
+	Host, Name, Banner string
+	Port               int
+}
+
+type htmlBar struct {
+	Label, Class string
+	Count        int
+	Percent      int // of the longest bar
+}
+
+type htmlFinding struct {
+	N                                   int
+	Anchor, Label, Class                string
+	Title, HostPort, CVE, CWE, CVSS, ID string
+	Category                            string
+	CVECVSS                             []string // "CVE-…" and "CVSS 7.5", each when known
+	Evidence, Description, Remediation  string
+	References                          []htmlRef
+}
+
+// htmlRef is a reference: a link when it is a plain https URL, text otherwise.
+type htmlRef struct{ Text, URL string }
+
+type htmlStep struct {
+	Seq, FindingsAdded, Credits int
+	Tool, Input, Outcome        string
+	Duration                    string
+}
+
+func htmlViewOf(r Report) htmlView {
+	v := htmlView{
+		Title:     "Security scan report: " + textOneLine(r.Scan.Target),
+		Target:    textOneLine(r.Scan.Target),
+		Watermark: r.Watermark,
+		Risk:      strings.ToUpper(showRisk(r.Summary.RiskRating)),
+		RiskClass: htmlRiskClass(r.Summary.RiskRating),
+		Summary:   textClean(textLF(strings.TrimSpace(r.Summary.Summary)), true),
+		Totals:    showTotals(r.Counts),
+		Tools:     htmlLines(r.Coverage.ToolsRun),
+		Hosts:     htmlLines(r.Coverage.Hosts),
+		NotTested: htmlLines(r.Coverage.NotTested),
+		Generated: showTime(r.GeneratedAt),
+		ScanID:    textOneLine(r.Scan.ID),
+	}
+	for _, p := range coverFacts(r) {
+		v.Cover = append(v.Cover, htmlFact{Label: p.label, Value: textOneLine(p.value)})
+	}
+	v.Chains = htmlLines(r.Summary.AttackChains)
+	for _, s := range r.Coverage.Services {
+		v.Services = append(v.Services, htmlService{Host: textOneLine(s.Host), Port: s.Port, Name: textOneLine(s.Name), Banner: textOneLine(s.Banner)})
+	}
+	top := showMaxCount(r.Counts)
+	for _, c := range r.Counts {
+		bar := htmlBar{Label: showSeverity(c.Severity), Class: htmlSeverityClass(c.Severity), Count: c.Count}
+		if top > 0 {
+			bar.Percent = c.Count * 100 / top
+			if c.Count > 0 {
+				bar.Percent = max(bar.Percent, 1)
+			}
+		}
+		v.Bars = append(v.Bars, bar)
+	}
+	v.Findings = make([]htmlFinding, 0, len(r.Findings))
+	for i, f := range r.Findings {
+		hf := htmlFinding{
+			N: i + 1, Anchor: "f-" + strconv.Itoa(i+1), Label: showSeverity(f.Severity), Class: htmlSeverityClass(f.Severity),
+			Title: textOneLine(f.Title), HostPort: textOneLine(showHostPort(f.Host, f.Port)),
+			CVE: textOneLine(showDeref(f.CVE)), CWE: textOneLine(showDeref(f.CWE)), CVSS: showCVSS(f.CVSS), ID: textOneLine(f.ID),
+			Category:    textOneLine(string(f.Category)),
+			Evidence:    strings.TrimRight(textClean(textLF(f.Evidence), true), "\n"),
+			Description: textClean(textLF(strings.TrimSpace(f.Description)), true),
+			Remediation: textClean(textLF(strings.TrimSpace(f.Remediation)), true),
+		}
+		if hf.CVE != "" {
+			hf.CVECVSS = append(hf.CVECVSS, hf.CVE)
+		}
+		if f.CVSS != nil {
+			hf.CVECVSS = append(hf.CVECVSS, "CVSS "+hf.CVSS)
+		}
+		for _, ref := range f.References {
+			text := textOneLine(ref)
+			hr := htmlRef{Text: text}
+			if htmlLinkable(text) {
+				hr.URL = text
+			}
+			hf.References = append(hf.References, hr)
+		}
+		v.Findings = append(v.Findings, hf)
+	}
+	for _, s := range r.Steps {
+		v.Steps = append(v.Steps, htmlStep{
+			Seq: s.Seq, FindingsAdded: s.FindingsAdded, Credits: s.Credits,
+			Tool: textOneLine(s.Tool), Input: showInput(s.Input), Outcome: textOneLine(s.Outcome), Duration: showDuration(s.DurationMS),
+		})
+	}
+	return v
+}
+
+// htmlLines puts each item on one line, without control characters.
+func htmlLines(items []string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = textOneLine(it)
+	}
+	return out
+}
+
+// htmlLinkable reports whether a reference may become a link: an absolute
+// https URL with a host and no credentials. Anything else is shown as text.
+// The link opens nothing by itself (a reader has to click it) and carries
+// rel="noopener noreferrer", so the report's address does not leak.
+func htmlLinkable(s string) bool {
+	if len(s) > 2048 || strings.ContainsAny(s, " \"'<>\\`") {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil && u.Opaque == ""
+}
+
+// htmlSeverityClass maps a severity onto one of the page's fixed classes,
+// so a value from the data never becomes a class name.
+func htmlSeverityClass(s scans.Severity) string {
+	switch s {
+	case scans.Critical, scans.High, scans.Medium, scans.Low, scans.Info:
+		return "sev-" + string(s)
+	}
+	return "sev-info"
+}
+
+func htmlRiskClass(r scans.RiskRating) string {
+	switch r {
+	case scans.RiskCritical, scans.RiskHigh, scans.RiskMedium, scans.RiskLow:
+		return "sev-" + string(r)
+	}
+	return "sev-none"
+}
+
+var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
+
+// htmlSource is the page. Colours: critical dark red, high red-orange,
+// medium amber, low blue, info grey; every coloured mark also carries its
+// label, so the page reads the same in grey print and for colour-blind readers.
+const htmlSource = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+:root {
+  --ink: #1f2933; --muted: #5f6b7a; --line: #d9dee5; --paper: #ffffff; --soft: #f5f7fa;
+  --critical: #7f1d1d; --high: #c2410c; --medium: #f59e0b; --medium-ink: #3d2800; --low: #1d4ed8; --info: #6b7280; --none: #15803d;
+}
+* { box-sizing: border-box; }
+html { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+body { margin: 0; background: var(--paper); color: var(--ink);
+  font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif,
+  "Apple Color Emoji", "Segoe UI Emoji", "Noto Color Emoji"; }
+main { max-width: 960px; margin: 0 auto; padding: 32px 40px 48px; position: relative; z-index: 1; }
+h1, h2, h3 { line-height: 1.25; color: #111827; break-after: avoid; page-break-after: avoid; }
+h1 { font-size: 30px; margin: 8px 0 4px; overflow-wrap: anywhere; }
+h2 { font-size: 22px; margin: 40px 0 12px; padding-bottom: 6px; border-bottom: 2px solid var(--ink); }
+h3 { font-size: 17px; margin: 20px 0 6px; overflow-wrap: anywhere; }
+.finding h3 { margin: 0; }
+h4 { font-size: 13px; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); margin: 16px 0 4px; break-after: avoid; }
+p { margin: 8px 0; }
+.text { white-space: pre-line; overflow-wrap: anywhere; }
+.muted { color: var(--muted); }
+code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 12.5px; }
+pre { background: var(--soft); border: 1px solid var(--line); border-radius: 4px; padding: 10px 12px; margin: 4px 0;
+  white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; max-width: 100%; }
+ul, ol { margin: 6px 0; padding-left: 22px; }
+li { margin: 3px 0; overflow-wrap: anywhere; }
+a { color: #1d4ed8; overflow-wrap: anywhere; }
+
+.cover .kicker { text-transform: uppercase; letter-spacing: .12em; font-size: 12px; color: var(--muted); font-weight: 600; }
+.facts { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 0; margin: 18px 0 0;
+  border: 1px solid var(--line); border-radius: 6px; overflow: hidden; }
+.facts div { padding: 8px 12px; border-top: 1px solid var(--line); border-left: 1px solid var(--line); margin: -1px 0 0 -1px; min-width: 0; }
+.facts dt { font-size: 11px; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); }
+.facts dd { margin: 2px 0 0; font-weight: 600; overflow-wrap: anywhere; }
+
+.badge { display: inline-block; padding: 1px 8px; border-radius: 3px; font-size: 11.5px; font-weight: 700;
+  letter-spacing: .04em; text-transform: uppercase; color: #fff; white-space: nowrap; vertical-align: 1px; }
+.sev-critical .badge, .badge.sev-critical { background: var(--critical); }
+.sev-high .badge, .badge.sev-high { background: var(--high); }
+.sev-medium .badge, .badge.sev-medium { background: var(--medium); color: var(--medium-ink); }
+.sev-low .badge, .badge.sev-low { background: var(--low); }
+.sev-info .badge, .badge.sev-info { background: var(--info); }
+.badge.sev-none { background: var(--none); }
+
+.risk { display: flex; align-items: center; gap: 20px; margin: 14px 0 16px; padding: 16px 20px; border-radius: 8px;
+  border: 1px solid var(--line); border-left-width: 10px; background: var(--soft); break-inside: avoid; }
+.risk.sev-critical { border-left-color: var(--critical); }
+.risk.sev-high { border-left-color: var(--high); }
+.risk.sev-medium { border-left-color: var(--medium); }
+.risk.sev-low { border-left-color: var(--low); }
+.risk.sev-none { border-left-color: var(--none); }
+.risk .label { font-size: 12px; text-transform: uppercase; letter-spacing: .1em; color: var(--muted); font-weight: 600; }
+.risk .rating { display: inline-block; margin-top: 2px; padding: 4px 16px; border-radius: 6px; color: #fff;
+  font-size: 28px; font-weight: 800; letter-spacing: .06em; }
+.risk.sev-critical .rating { background: var(--critical); }
+.risk.sev-high .rating { background: var(--high); }
+.risk.sev-medium .rating { background: var(--medium); color: var(--medium-ink); }
+.risk.sev-low .rating { background: var(--low); }
+.risk.sev-none .rating { background: var(--none); }
+.risk .totals { font-size: 15px; }
+
+.chains { list-style: none; padding: 0; counter-reset: chain; }
+.chains li { counter-increment: chain; position: relative; padding: 10px 12px 10px 44px; margin: 8px 0;
+  border: 1px solid var(--line); border-left: 4px solid var(--critical); border-radius: 4px; break-inside: avoid; }
+.chains li::before { content: counter(chain); position: absolute; left: 12px; top: 9px; width: 22px; height: 22px;
+  border-radius: 50%; background: var(--ink); color: #fff; font-size: 12px; font-weight: 700; text-align: center; line-height: 22px; }
+
+.chart { margin: 8px 0; break-inside: avoid; }
+.chart .row { display: grid; grid-template-columns: 96px 1fr 48px; align-items: center; gap: 12px; margin: 6px 0; }
+.chart .track { background: var(--soft); border: 1px solid var(--line); border-radius: 3px; height: 20px; overflow: hidden; }
+.chart .fill { height: 100%; min-width: 0; }
+.chart .count { text-align: right; font-weight: 700; font-variant-numeric: tabular-nums; }
+.sev-critical .fill { background: var(--critical); }
+.sev-high .fill { background: var(--high); }
+.sev-medium .fill { background: var(--medium); }
+.sev-low .fill { background: var(--low); }
+.sev-info .fill { background: var(--info); }
+
+table { width: 100%; border-collapse: collapse; table-layout: fixed; margin: 8px 0 12px; font-size: 13px; }
+thead { display: table-header-group; }
+th { text-align: left; font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted);
+  border-bottom: 2px solid var(--line); padding: 6px 8px; vertical-align: bottom; }
+td { border-bottom: 1px solid var(--line); padding: 6px 8px; vertical-align: top; overflow-wrap: anywhere; word-break: break-word; }
+tr { break-inside: avoid; page-break-inside: avoid; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td a { text-decoration: none; color: inherit; }
+td a:hover { text-decoration: underline; }
+
+.finding { margin: 18px 0 26px; padding: 14px 16px 8px; border: 1px solid var(--line); border-left: 6px solid var(--info); border-radius: 4px; }
+.finding.sev-critical { border-left-color: var(--critical); }
+.finding.sev-high { border-left-color: var(--high); }
+.finding.sev-medium { border-left-color: var(--medium); }
+.finding.sev-low { border-left-color: var(--low); }
+.finding header { break-inside: avoid; break-after: avoid; }
+.finding .num { color: var(--muted); font-weight: 600; }
+.meta { display: flex; flex-wrap: wrap; gap: 4px 18px; margin: 8px 0 0; font-size: 13px; }
+.meta div { min-width: 0; overflow-wrap: anywhere; }
+.meta dt { display: inline; color: var(--muted); }
+.meta dd { display: inline; margin: 0 0 0 4px; font-weight: 600; }
+
+.chips { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 6px; }
+.chips li { margin: 0; padding: 2px 8px; border: 1px solid var(--line); border-radius: 12px; background: var(--soft); }
+
+.demo { margin: 0 0 20px; padding: 10px 16px; border: 2px dashed var(--critical); border-radius: 6px; background: #fff5f5;
+  color: var(--critical); text-align: center; break-inside: avoid; }
+.demo strong { display: block; font-size: 18px; letter-spacing: .08em; }
+.demo.bottom { margin: 32px 0 0; }
+.watermark { position: fixed; inset: 0; z-index: 2; pointer-events: none; display: flex; align-items: center; justify-content: center; overflow: hidden; }
+.watermark span { transform: rotate(-35deg); font-size: min(80px, 5vw); font-weight: 800; letter-spacing: .05em; white-space: nowrap;
+  color: rgba(127, 29, 29, .07); user-select: none; }
+footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line); color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
+
+@page { margin: 16mm 14mm; }
+@media print {
+  body { font-size: 10.5pt; }
+  main { max-width: none; padding: 0; }
+  h2 { margin-top: 20px; }
+  .page { break-before: page; page-break-before: always; }
+  .finding { break-inside: auto; }
+  pre { font-size: 8.5pt; }
+  table { font-size: 9pt; }
+  a { color: inherit; text-decoration: none; }
+  .watermark span { font-size: 28pt; transform: rotate(-40deg); }
+  th { font-size: 7pt; letter-spacing: .02em; padding: 4px 5px; }
+  td { padding: 4px 5px; }
+  td.mono, li.mono, dd.mono { font-size: 8pt; }
+}
+@media (max-width: 640px) {
+  main { padding: 16px; }
+  .risk { flex-direction: column; align-items: flex-start; }
+  .facts { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+}
+</style>
+</head>
+<body>
+{{- if .Watermark}}
+<div class="watermark" aria-hidden="true"><span>{{.Watermark}}</span></div>
+{{- end}}
+<main>
+{{- if .Watermark}}
+<div class="demo" role="note"><strong>{{.Watermark}}</strong>This report was produced on the free plan. It is a demonstration, not evidence for an audit or a compliance programme.</div>
+{{- end}}
+
+<header class="cover">
+<div class="kicker">Security scan report</div>
+<h1>{{.Target}}</h1>
+<dl class="facts">
+{{- range .Cover}}
+<div><dt>{{.Label}}</dt><dd>{{.Value}}</dd></div>
+{{- end}}
+</dl>
+</header>
+
+<section>
+<h2>Executive summary</h2>
+<div class="risk {{.RiskClass}}">
+<div><div class="label">Risk rating</div><div class="rating">{{.Risk}}</div></div>
+<div class="totals">{{.Totals}}.</div>
+</div>
+{{- if .Summary}}
+<p class="text">{{.Summary}}</p>
+{{- end}}
+<h3>Attack chains</h3>
+{{- if .Chains}}
+<ol class="chains">
+{{- range .Chains}}
+<li>{{.}}</li>
+{{- end}}
+</ol>
+{{- else}}
+<p>No attack chains were identified: the findings do not combine into a path of attack.</p>
+{{- end}}
+</section>
+
+<section>
+<h2>Severity breakdown</h2>
+<div class="chart">
+{{- range .Bars}}
+<div class="row {{.Class}}"><span class="badge">{{.Label}}</span><div class="track"><div class="fill" style="width: {{.Percent}}%"></div></div><span class="count">{{.Count}}</span></div>
+{{- end}}
+</div>
+</section>
+
+<section>
+<h2>Findings</h2>
+{{- if .Findings}}
+<table>
+<colgroup><col style="width: 5%"><col style="width: 13%"><col style="width: 42%"><col style="width: 23%"><col style="width: 17%"></colgroup>
+<thead><tr><th class="num">#</th><th>Severity</th><th>Title</th><th>Host:port</th><th>CVE / CVSS</th></tr></thead>
+<tbody>
+{{- range $f := .Findings}}
+<tr class="{{$f.Class}}"><td class="num">{{$f.N}}</td><td><span class="badge">{{$f.Label}}</span></td><td><a href="#{{$f.Anchor}}">{{$f.Title}}</a></td><td class="mono">{{or $f.HostPort "—"}}</td><td>{{range $f.CVECVSS}}<div>{{.}}</div>{{else}}—{{end}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- else}}
+<p>The scan found no issues.</p>
+{{- end}}
+</section>
+
+{{- if .Findings}}
+<section class="page">
+<h2>Finding details</h2>
+{{- range $f := .Findings}}
+<article class="finding {{$f.Class}}" id="{{$f.Anchor}}">
+<header>
+<h3><span class="num">{{$f.N}}.</span> <span class="badge">{{$f.Label}}</span> {{$f.Title}}</h3>
+<dl class="meta">
+<div><dt>Host</dt><dd class="mono">{{or $f.HostPort "—"}}</dd></div>
+<div><dt>Category</dt><dd>{{or $f.Category "—"}}</dd></div>
+<div><dt>CWE</dt><dd>{{or $f.CWE "—"}}</dd></div>
+<div><dt>CVE</dt><dd>{{or $f.CVE "—"}}</dd></div>
+<div><dt>CVSS</dt><dd>{{$f.CVSS}}</dd></div>
+<div><dt>ID</dt><dd class="mono">{{$f.ID}}</dd></div>
+</dl>
+</header>
+<h4>Evidence</h4>
+{{- if $f.Evidence}}
+<pre>{{$f.Evidence}}</pre>
+{{- else}}
+<p class="muted">No evidence was recorded.</p>
+{{- end}}
+<h4>Description</h4>
+<p class="text">{{or $f.Description "No description."}}</p>
+<h4>Remediation</h4>
+<p class="text">{{or $f.Remediation "No remediation was suggested."}}</p>
+{{- if $f.References}}
+<h4>References</h4>
+<ul>
+{{- range $f.References}}
+<li>{{if .URL}}<a href="{{.URL}}" rel="noopener noreferrer" referrerpolicy="no-referrer">{{.Text}}</a>{{else}}<span class="mono">{{.Text}}</span>{{end}}</li>
+{{- end}}
+</ul>
+{{- end}}
+</article>
+{{- end}}
+</section>
+{{- end}}
+
+<section class="page">
+<h2>Coverage</h2>
+<h3>Tools run</h3>
+{{- if .Tools}}
+<ul class="chips">
+{{- range .Tools}}
+<li class="mono">{{.}}</li>
+{{- end}}
+</ul>
+{{- else}}
+<p>No tool ran.</p>
+{{- end}}
+<h3>Hosts</h3>
+{{- if .Hosts}}
+<ul>
+{{- range .Hosts}}
+<li class="mono">{{.}}</li>
+{{- end}}
+</ul>
+{{- else}}
+<p>No host was observed.</p>
+{{- end}}
+<h3>Services discovered</h3>
+{{- if .Services}}
+<table>
+<colgroup><col style="width: 30%"><col style="width: 10%"><col style="width: 15%"><col style="width: 45%"></colgroup>
+<thead><tr><th>Host</th><th class="num">Port</th><th>Service</th><th>Banner</th></tr></thead>
+<tbody>
+{{- range .Services}}
+<tr><td class="mono">{{.Host}}</td><td class="num">{{.Port}}</td><td>{{.Name}}</td><td class="mono">{{or .Banner "—"}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- else}}
+<p>No listening service was discovered.</p>
+{{- end}}
+<h3>Not tested</h3>
+{{- if .NotTested}}
+<ul>
+{{- range .NotTested}}
+<li>{{.}}</li>
+{{- end}}
+</ul>
+{{- else}}
+<p>Everything in the scope of this scan type and tier was tested.</p>
+{{- end}}
+</section>
+
+<section class="page">
+<h2>Appendix: agent steps</h2>
+<p>The audit trail: every step the scan agent took, in order.</p>
+{{- if .Steps}}
+<table>
+<colgroup><col style="width: 6%"><col style="width: 14%"><col style="width: 21%"><col style="width: 27%"><col style="width: 10%"><col style="width: 10%"><col style="width: 12%"></colgroup>
+<thead><tr><th class="num">Seq</th><th>Tool</th><th>Input</th><th>Outcome</th><th class="num">Findings added</th><th class="num">Credits</th><th class="num">Duration</th></tr></thead>
+<tbody>
+{{- range .Steps}}
+<tr><td class="num">{{.Seq}}</td><td class="mono">{{.Tool}}</td><td class="mono">{{.Input}}</td><td>{{.Outcome}}</td><td class="num">{{.FindingsAdded}}</td><td class="num">{{.Credits}}</td><td class="num">{{.Duration}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- else}}
+<p>No step was recorded.</p>
+{{- end}}
+</section>
+
+<footer>Generated {{.Generated}} for scan <span class="mono">{{.ScanID}}</span>.</footer>
+{{- if .Watermark}}
+<div class="demo bottom" role="note"><strong>{{.Watermark}}</strong>This report was produced on the free plan. It is a demonstration, not evidence for an audit or a compliance programme.</div>
+{{- end}}
+</main>
+</body>
+</html>
+`

@@ -1,0 +1,560 @@
+package report
+
+import (
+	"bytes"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"secscan/shared/scans"
+)
+
+// Markdown renders r as a Markdown document (text/markdown, GitHub flavour).
+//
+// Every string that came from the target or a tool goes through mdText or
+// mdCell, which turn Markdown syntax and raw HTML into literal text; evidence
+// goes into a fenced code block whose fence is longer than any backtick run
+// in it, and references into code spans, so nothing from a target can make a
+// link, an image, an HTML tag, a heading or a table cell of its own.
+func Markdown(r Report) []byte {
+	var b bytes.Buffer
+	b.Grow(mdSizeHint(r))
+	w := mdWriter{&b}
+
+	if r.Watermark != "" {
+		w.watermark(r.Watermark)
+	}
+	w.line("# Security scan report: ", mdText(textOneLine(r.Scan.Target)))
+	w.line()
+	w.line("| Scan | |")
+	w.line("| --- | --- |")
+	for _, p := range coverFacts(r) {
+		v := p.value
+		if !p.generated {
+			v = mdCell(v)
+		}
+		w.line("| ", p.label, " | ", v, " |")
+	}
+	w.line()
+
+	w.line("## Executive summary")
+	w.line()
+	w.line("> **Risk rating: ", showRiskIcon(r.Summary.RiskRating), " ", mdText(strings.ToUpper(showRisk(r.Summary.RiskRating))), "**")
+	w.line()
+	if s := strings.TrimSpace(r.Summary.Summary); s != "" {
+		w.line(mdParagraph(s))
+		w.line()
+	}
+	w.line(showTotals(r.Counts), ".")
+	w.line()
+	w.line("### Attack chains")
+	w.line()
+	if len(r.Summary.AttackChains) == 0 {
+		w.line("No attack chains were identified: the findings do not combine into a path of attack.")
+	}
+	for i, c := range r.Summary.AttackChains {
+		w.line(strconv.Itoa(i+1), ". ", mdText(textOneLine(c)))
+	}
+	w.line()
+
+	w.line("## Severity breakdown")
+	w.line()
+	w.line("| Severity | Count | Chart |")
+	w.line("| --- | ---: | --- |")
+	top := showMaxCount(r.Counts)
+	for _, c := range r.Counts {
+		w.line("| ", showSeverityIcon(c.Severity), " ", mdCell(showSeverity(c.Severity)), " | ", strconv.Itoa(c.Count), " | ", mdBar(c.Count, top), " |")
+	}
+	w.line()
+
+	w.line("## Findings")
+	w.line()
+	if len(r.Findings) == 0 {
+		w.line("The scan found no issues.")
+		w.line()
+	} else {
+		w.line("| # | Severity | Title | Host:port | CVE / CVSS |")
+		w.line("| ---: | --- | --- | --- | --- |")
+		for i, f := range r.Findings {
+			w.line("| ", strconv.Itoa(i+1), " | ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)),
+				" | ", mdCell(f.Title), " | ", mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showCVECVSS(f)), " |")
+		}
+		w.line()
+		for i, f := range r.Findings {
+			w.finding(i+1, f)
+		}
+	}
+
+	w.line("## Coverage")
+	w.line()
+	w.line("### Tools run")
+	w.line()
+	w.list(r.Coverage.ToolsRun, "No tool ran.")
+	w.line("### Hosts")
+	w.line()
+	w.list(r.Coverage.Hosts, "No host was observed.")
+	w.line("### Services discovered")
+	w.line()
+	if len(r.Coverage.Services) == 0 {
+		w.line("No listening service was discovered.")
+	} else {
+		w.line("| Host | Port | Service | Banner |")
+		w.line("| --- | ---: | --- | --- |")
+		for _, s := range r.Coverage.Services {
+			w.line("| ", mdCell(s.Host), " | ", strconv.Itoa(s.Port), " | ", mdCell(s.Name), " | ", mdCell(s.Banner), " |")
+		}
+	}
+	w.line()
+	w.line("### Not tested")
+	w.line()
+	w.list(r.Coverage.NotTested, "Everything in the scope of this scan type and tier was tested.")
+
+	w.line("## Appendix: agent steps")
+	w.line()
+	w.line("The audit trail: every step the scan agent took, in order.")
+	w.line()
+	if len(r.Steps) == 0 {
+		w.line("No step was recorded.")
+	} else {
+		w.line("| Seq | Tool | Input | Outcome | Findings added | Credits | Duration |")
+		w.line("| ---: | --- | --- | --- | ---: | ---: | ---: |")
+		for _, s := range r.Steps {
+			w.line("| ", strconv.Itoa(s.Seq), " | ", mdCell(s.Tool), " | ", mdCell(showInput(s.Input)), " | ", mdCell(s.Outcome),
+				" | ", strconv.Itoa(s.FindingsAdded), " | ", strconv.Itoa(s.Credits), " | ", showDuration(s.DurationMS), " |")
+		}
+	}
+	w.line()
+	w.line("---")
+	w.line()
+	w.line("Generated ", showTime(r.GeneratedAt), " for scan ", mdText(r.Scan.ID), ".")
+	if r.Watermark != "" {
+		w.line()
+		w.watermark(r.Watermark)
+	}
+	return b.Bytes()
+}
+
+type mdWriter struct{ b *bytes.Buffer }
+
+func (w mdWriter) line(parts ...string) {
+	for _, p := range parts {
+		w.b.WriteString(p)
+	}
+	w.b.WriteByte('\n')
+}
+
+func (w mdWriter) watermark(text string) {
+	w.line("> **", text, "**  ")
+	w.line("> This report was produced on the free plan. It is a demonstration, not evidence for an audit or a compliance programme.")
+	w.line()
+}
+
+// list writes items as a bullet list, or the sentence empty when there are none.
+func (w mdWriter) list(items []string, empty string) {
+	if len(items) == 0 {
+		w.line(empty)
+	}
+	for _, it := range items {
+		w.line("- ", mdText(textOneLine(it)))
+	}
+	w.line()
+}
+
+func (w mdWriter) finding(n int, f scans.Finding) {
+	w.line("### ", strconv.Itoa(n), ". ", mdText(textOneLine(f.Title)))
+	w.line()
+	w.line("| Severity | Category | Host:port | CWE | CVE | CVSS | ID |")
+	w.line("| --- | --- | --- | --- | --- | --- | --- |")
+	w.line("| ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)), " | ", mdCell(string(f.Category)), " | ",
+		mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showDeref(f.CWE)), " | ", mdCell(showDeref(f.CVE)), " | ", showCVSS(f.CVSS), " | ", mdCell(f.ID), " |")
+	w.line()
+	w.line("**Evidence**")
+	w.line()
+	if strings.TrimSpace(f.Evidence) == "" {
+		w.line("No evidence was recorded.")
+	} else {
+		w.codeBlock(f.Evidence)
+	}
+	w.line()
+	w.line("**Description**")
+	w.line()
+	w.line(mdParagraphOr(f.Description, "No description."))
+	w.line()
+	w.line("**Remediation**")
+	w.line()
+	w.line(mdParagraphOr(f.Remediation, "No remediation was suggested."))
+	w.line()
+	if len(f.References) > 0 {
+		w.line("**References**")
+		w.line()
+		for _, ref := range f.References {
+			w.line("- ", mdCode(textOneLine(ref)))
+		}
+		w.line()
+	}
+}
+
+// codeBlock writes text as a fenced code block. The fence is a run of
+// backticks longer than any in the text, so the text cannot close it.
+func (w mdWriter) codeBlock(text string) {
+	text = strings.TrimRight(textClean(textLF(text), true), "\n")
+	fence := strings.Repeat("`", max(3, textLongestRun(text, '`')+1))
+	w.line(fence, "text")
+	w.line(text)
+	w.line(fence)
+}
+
+// mdPunct are the ASCII characters that mean something in CommonMark or one
+// of its common extensions (tables, strikethrough, autolinks, math): each is
+// written with a backslash so that it shows as itself. '.' and ':' break the
+// "www." and "scheme://" autolinks; '-', '+', '.', '#', '=' and '>' (as an
+// entity) cannot start a list, heading or quote.
+const mdPunct = "\\`*_{}[]()#+-.!|~:@=$^"
+
+// mdText escapes untrusted text for a Markdown paragraph or heading: syntax
+// characters are backslash-escaped, '<', '>' and '&' become entities (so no
+// raw HTML and no autolink), line breaks and tabs become spaces and control
+// characters become U+FFFD.
+func mdText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/4)
+	for _, r := range s {
+		switch {
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '&':
+			b.WriteString("&amp;")
+		case r < utf8.RuneSelf && strings.ContainsRune(mdPunct, r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case textIsControl(r):
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mdCell escapes untrusted text for a table cell: one line, '|' escaped.
+func mdCell(s string) string {
+	s = textOneLine(s)
+	if s == "" {
+		return "—"
+	}
+	return mdText(s)
+}
+
+// mdParagraph keeps the lines of untrusted text as hard line breaks. Lines are
+// trimmed and empty ones dropped, so the text cannot end the paragraph or
+// start an indented code block.
+func mdParagraph(s string) string {
+	lines := strings.Split(textLF(s), "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if l = textOneLine(l); l != "" {
+			out = append(out, mdText(l))
+		}
+	}
+	return strings.Join(out, "  \n")
+}
+
+func mdParagraphOr(s, empty string) string {
+	if p := mdParagraph(s); p != "" {
+		return p
+	}
+	return empty
+}
+
+// mdCode writes one line of untrusted text as a code span: shown verbatim,
+// never a link. The delimiters are longer than any backtick run inside.
+func mdCode(s string) string {
+	s = textClean(s, false)
+	if s == "" {
+		return "—"
+	}
+	d := strings.Repeat("`", textLongestRun(s, '`')+1)
+	if s[0] == '`' || s[len(s)-1] == '`' {
+		// CommonMark strips one space at each end, so a backtick at an
+		// end is not read as part of the delimiter.
+		return d + " " + s + " " + d
+	}
+	return d + s + d
+}
+
+// mdBar is a text bar for the severity chart, at most 30 blocks long.
+func mdBar(n, top int) string {
+	if n == 0 {
+		return "0"
+	}
+	blocks := n
+	if top > 30 {
+		blocks = max(1, (n*30+top-1)/top)
+	}
+	return strings.Repeat("█", blocks) + " " + strconv.Itoa(n)
+}
+
+func mdSizeHint(r Report) int {
+	n := 4096 + 300*len(r.Steps)
+	for _, f := range r.Findings {
+		n += 600 + len(f.Title)*2 + len(f.Evidence) + len(f.Description) + len(f.Remediation)
+	}
+	return n
+}
+
+// The helpers below are shared by the Markdown and HTML renderers: they say
+// how a value is shown, before the format's escaping.
+
+// showPair is a labelled fact; generated values are made here from numbers
+// and times (no target text), so they need no escaping.
+type showPair struct {
+	label, value string
+	generated    bool
+}
+
+// coverFacts are the facts of the cover page, in order.
+func coverFacts(r Report) []showPair {
+	s := r.Scan
+	return []showPair{
+		{"Target", s.Target, false},
+		{"Scan type", showWord(string(s.Type)), false},
+		{"Tier", showWord(string(s.Tier)), false},
+		{"Created", showTime(s.CreatedAt), true},
+		{"Started", showTime(s.StartedAt), true},
+		{"Finished", showTime(s.FinishedAt) + showRan(s.StartedAt, s.FinishedAt), true},
+		{"Credits used", strconv.Itoa(s.CreditsUsed) + " of " + strconv.Itoa(s.MaxCredits), true},
+		{"Scan ID", s.ID, false},
+		{"Generated", showTime(r.GeneratedAt), true},
+	}
+}
+
+var showSeverityLabels = map[scans.Severity]string{
+	scans.Critical: "Critical", scans.High: "High", scans.Medium: "Medium", scans.Low: "Low", scans.Info: "Info",
+}
+
+func showSeverity(s scans.Severity) string {
+	if l, ok := showSeverityLabels[s]; ok {
+		return l
+	}
+	// Severities are a closed set; an unknown value is shown as such rather
+	// than as whatever text it holds.
+	return "Unknown"
+}
+
+// showSeverityIcon is a coloured mark for Markdown viewers; the label next to
+// it carries the meaning, so colour is never the only cue.
+func showSeverityIcon(s scans.Severity) string {
+	switch s {
+	case scans.Critical:
+		return "🟥"
+	case scans.High:
+		return "🟧"
+	case scans.Medium:
+		return "🟨"
+	case scans.Low:
+		return "🟦"
+	default:
+		return "⬜"
+	}
+}
+
+func showRisk(r scans.RiskRating) string {
+	if r == "" {
+		return "None"
+	}
+	return showWord(string(r))
+}
+
+func showRiskIcon(r scans.RiskRating) string {
+	if r == scans.RiskNone || r == "" {
+		return "🟩"
+	}
+	return showSeverityIcon(scans.Severity(r))
+}
+
+// showTotals is the sentence "6 findings: 1 critical, 1 high, …".
+func showTotals(counts []SeverityCount) string {
+	total := 0
+	parts := make([]string, 0, len(counts))
+	for _, c := range counts {
+		total += c.Count
+		parts = append(parts, strconv.Itoa(c.Count)+" "+strings.ToLower(showSeverity(c.Severity)))
+	}
+	noun := " findings"
+	if total == 1 {
+		noun = " finding"
+	}
+	return strconv.Itoa(total) + noun + ": " + strings.Join(parts, ", ")
+}
+
+func showMaxCount(counts []SeverityCount) int {
+	top := 0
+	for _, c := range counts {
+		top = max(top, c.Count)
+	}
+	return top
+}
+
+func showWord(s string) string {
+	if s == "" {
+		return ""
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return strings.ToUpper(string(r)) + s[n:]
+}
+
+func showTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// showRan is " (ran 1 min 33 s)" when both ends of the scan are known.
+func showRan(start, end time.Time) string {
+	if start.IsZero() || end.IsZero() || end.Before(start) {
+		return ""
+	}
+	return " (ran " + showDuration(end.Sub(start).Milliseconds()) + ")"
+}
+
+func showDuration(ms int64) string {
+	switch {
+	case ms <= 0:
+		return "—"
+	case ms < 1000:
+		return strconv.FormatInt(ms, 10) + " ms"
+	case ms < 60_000:
+		return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
+	default:
+		return strconv.FormatInt(ms/60_000, 10) + " min " + strconv.FormatInt(ms%60_000/1000, 10) + " s"
+	}
+}
+
+func showHostPort(host string, port *int) string {
+	if port == nil {
+		return host
+	}
+	return net.JoinHostPort(host, strconv.Itoa(*port))
+}
+
+// showCVSS writes a CVSS score with its one decimal ("7.5", "10.0").
+func showCVSS(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*v, 'f', 1, 64)
+}
+
+func showCVECVSS(f scans.Finding) string {
+	var parts []string
+	if f.CVE != nil && *f.CVE != "" {
+		parts = append(parts, *f.CVE)
+	}
+	if f.CVSS != nil {
+		parts = append(parts, "CVSS "+showCVSS(f.CVSS))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// showInput is a step's tool input on one line, bounded: the audit trail
+// says what was asked, not every byte of it.
+func showInput(in []byte) string {
+	const limit = 300
+	s := textOneLine(string(in))
+	if len(s) > limit {
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func showDeref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// textOneLine puts text on one line: every run of white space (newlines
+// and tabs included) becomes one space, and control characters become U+FFFD.
+func textOneLine(s string) string {
+	return strings.Join(strings.Fields(textClean(s, false)), " ")
+}
+
+func textLF(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// textClean replaces control characters other than white space with
+// U+FFFD, so that a report shown in a terminal cannot carry escape sequences.
+// With keepLines, newlines and tabs stay; otherwise they become spaces.
+func textClean(s string, keepLines bool) string {
+	clean := true
+	for _, r := range s {
+		if textIsControl(r) || (!keepLines && (r == '\n' || r == '\t' || r == '\r')) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t' || r == '\r':
+			if keepLines {
+				b.WriteRune(r)
+			} else {
+				b.WriteByte(' ')
+			}
+		case textIsControl(r):
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// textIsControl reports C0 and C1 control characters other than tab, newline and
+// carriage return, and the bidirectional overrides that can make text read
+// differently from what it is.
+func textIsControl(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return false
+	case r < 0x20 || (r >= 0x7f && r < 0xa0):
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+func textLongestRun(s string, c byte) int {
+	best, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
+}

@@ -1,0 +1,245 @@
+package report
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/johnfercher/maroto/v2/pkg/consts/fontstyle"
+	"github.com/phpdave11/gofpdf"
+	"golang.org/x/text/unicode/norm"
+)
+
+// The PDF uses the PDF core fonts (Helvetica, Courier): no font files to
+// ship, and every viewer has them. They only cover Windows-1252, so PDF text
+// is encoded to cp1252 here, before maroto sees it: what cp1252 has (ü, —,
+// “”, €, …) is kept; arrows and maths are transliterated (→ "->", ≤ "<=");
+// letters outside it lose their accents (ő → o); everything else, emoji
+// included, becomes "?"; control and format characters (bidi overrides,
+// zero-width joiners) are dropped so target text cannot reorder or hide
+// what is drawn.
+//
+// The family names are capitalised on purpose: maroto v2.3.3 translates
+// UTF-8 to cp1252 itself for the lower-case core family names, re-parsing
+// gofpdf's code page table on every text measure and draw (~240 µs each,
+// seconds for a large report). gofpdf lower-cases family names, so
+// "Helvetica" selects the same core font while maroto passes our cp1252
+// bytes through untouched.
+const (
+	pdfSans = "Helvetica"
+	pdfMono = "Courier"
+)
+
+// pdfPtToMM converts points (font sizes) to millimetres (maroto's unit).
+const pdfPtToMM = 25.4 / 72
+
+// pdfFace is a font at a size.
+type pdfFace struct {
+	family string
+	style  fontstyle.Type
+	size   float64 // points
+}
+
+// lineHeight is the distance between two baselines, in mm.
+func (f pdfFace) lineHeight() float64 { return f.size * pdfPtToMM * 1.32 }
+
+// height is the font height maroto uses to place the first baseline, in mm.
+func (f pdfFace) height() float64 { return f.size * pdfPtToMM }
+
+// width of s (cp1252 bytes) in mm.
+func (f pdfFace) width(s string) float64 {
+	w := pdfGlyphWidths()[f.family+string(f.style)]
+	units := 0
+	for i := 0; i < len(s); i++ {
+		units += int(w[s[i]])
+	}
+	return float64(units) * f.size / 1000 * pdfPtToMM
+}
+
+// pdfGlyphWidths holds, per font and style, each cp1252 byte's advance width
+// in 1/1000 em, taken from gofpdf (the same metrics maroto lays out with).
+var pdfGlyphWidths = sync.OnceValue(func() map[string]*[256]uint16 {
+	pdf := gofpdf.New("P", "mm", "A4", "")
+	out := map[string]*[256]uint16{}
+	for _, fs := range []struct {
+		family string
+		style  fontstyle.Type
+	}{{pdfSans, fontstyle.Normal}, {pdfSans, fontstyle.Bold}, {pdfSans, fontstyle.Italic}, {pdfSans, fontstyle.BoldItalic}, {pdfMono, fontstyle.Normal}, {pdfMono, fontstyle.Bold}} {
+		pdf.SetFont(fs.family, string(fs.style), 10)
+		var w [256]uint16
+		for b := 1; b < 256; b++ {
+			w[b] = uint16(pdf.GetStringSymbolWidth(string([]byte{byte(b)})))
+		}
+		out[fs.family+string(fs.style)] = &w
+	}
+	return out
+})
+
+// pdfCP1252High maps the runes Windows-1252 places at 0x80–0x9F.
+var pdfCP1252High = map[rune]byte{
+	'€': 0x80, '‚': 0x82, 'ƒ': 0x83, '„': 0x84, '…': 0x85, '†': 0x86, '‡': 0x87, 'ˆ': 0x88,
+	'‰': 0x89, 'Š': 0x8A, '‹': 0x8B, 'Œ': 0x8C, 'Ž': 0x8E, '‘': 0x91, '’': 0x92, '“': 0x93,
+	'”': 0x94, '•': 0x95, '–': 0x96, '—': 0x97, '˜': 0x98, '™': 0x99, 'š': 0x9A, '›': 0x9B,
+	'œ': 0x9C, 'ž': 0x9E, 'Ÿ': 0x9F,
+}
+
+// pdfTransliterations replace common characters cp1252 lacks.
+var pdfTransliterations = map[rune]string{
+	'→': "->", '←': "<-", '↔': "<->", '⇒': "=>", '⇐': "<=", '⇔': "<=>", '↑': "^", '↓': "v",
+	'≤': "<=", '≥': ">=", '≠': "!=", '≈': "~", '−': "-", '∞': "inf", '√': "sqrt", '⁄': "/",
+	'‐': "-", '‑': "-", '‒': "-", '―': "-", '⁃': "-", '′': "'", '″': "\"", '‛': "'", '‟': "\"",
+	'‹': "<", '›': ">", '✓': "v", '✔': "v", '✗': "x", '✘': "x", '★': "*", '☆': "*", '▪': "-", '◦': "-",
+	'ł': "l", 'Ł': "L", 'đ': "d", 'Đ': "D", 'ı': "i", 'ħ': "h", 'Ħ': "H", 'ŋ': "n", 'Ŋ': "N",
+	'ŧ': "t", 'Ŧ': "T", 'ĸ': "k", 'ſ': "s", 'ƒ': "f",
+}
+
+// pdfText encodes s for the core fonts (see above). Line breaks survive as
+// '\n' and tabs as '\t' for the layout to handle; nothing else below 0x20.
+func pdfText(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "?")
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = norm.NFC.String(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029' || r == '\u0085':
+			b.WriteByte('\n')
+		case r == '\t':
+			b.WriteByte('\t')
+		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xAD:
+			// control characters and the soft hyphen: drop
+		case r < 0x100:
+			b.WriteByte(byte(r))
+		default:
+			if c, ok := pdfCP1252High[r]; ok {
+				b.WriteByte(c)
+			} else if t, ok := pdfTransliterations[r]; ok {
+				b.WriteString(t)
+			} else if unicode.Is(unicode.Zs, r) {
+				b.WriteByte(' ')
+			} else if unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Variation_Selector) {
+				// bidi controls, zero-width (non-)joiners, stray combining marks, emoji selectors
+			} else {
+				b.WriteString(pdfBaseLetter(r))
+			}
+		}
+	}
+	return b.String()
+}
+
+// pdfBaseLetter is r without its accents when that is Latin-1 (ő → o), else "?".
+func pdfBaseLetter(r rune) string {
+	d := norm.NFD.String(string(r))
+	base, _ := utf8.DecodeRuneInString(d)
+	if base != r && base >= 0x20 && base < 0x7F {
+		return string(base)
+	}
+	return "?"
+}
+
+// pdfClip limits s to max bytes, saying how much it left out, so one huge
+// field cannot turn the PDF into thousands of pages. The CSV export and the
+// API carry the full text.
+func pdfClip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + " [... " + itoa(utf8.RuneCountInString(s[cut:])) + " more characters not shown in the PDF]"
+}
+
+// pdfOneLine is s with line breaks and tabs turned into spaces.
+func pdfOneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// pdfBreakAt are the characters after which an over-long word may break when
+// no space is left on the line (URLs, paths, key=value lists).
+func pdfBreakAt(c byte) bool {
+	switch c {
+	case '/', '-', ',', ';', '&', '?', '=', ':', '|', '.', '_', '\\', ')', ']', '}', '>':
+		return true
+	}
+	return false
+}
+
+// pdfWrap breaks one paragraph of cp1252 text s (no '\n') into lines no wider
+// than width mm in face f: at spaces first, then after punctuation, and a
+// word longer than a whole line anywhere, so nothing runs off the page.
+// Spaces inside a line are kept (evidence keeps its alignment); the space a
+// line breaks at is dropped.
+func pdfWrap(s string, f pdfFace, width float64) []string {
+	if s == "" {
+		return []string{""}
+	}
+	w := pdfGlyphWidths()[f.family+string(f.style)]
+	limit := int(width * 1000 / (f.size * pdfPtToMM)) // in glyph units
+	var lines []string
+	start, units := 0, 0
+	lastSpace, lastPunct := -1, -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		cw := int(w[c])
+		// A loop: what is left after a break may still not fit with c.
+		for units+cw > limit && i > start && c != ' ' {
+			var end, next int
+			switch {
+			case lastSpace > start:
+				end, next = lastSpace, lastSpace+1
+			case lastPunct >= start:
+				end, next = lastPunct+1, lastPunct+1
+			default:
+				end, next = i, i
+			}
+			lines = append(lines, strings.TrimRight(s[start:end], " "))
+			for next < i && s[next] == ' ' {
+				next++
+			}
+			start = next
+			units = 0
+			for j := start; j < i; j++ {
+				units += int(w[s[j]])
+			}
+			if lastSpace < start {
+				lastSpace = -1
+			}
+			if lastPunct < start {
+				lastPunct = -1
+			}
+		}
+		if c == ' ' && i == start && len(lines) > 0 {
+			start++ // a wrapped line does not start with a space
+			continue
+		}
+		units += cw
+		if c == ' ' {
+			lastSpace = i
+		} else if pdfBreakAt(c) {
+			lastPunct = i
+		}
+	}
+	return append(lines, strings.TrimRight(s[start:], " "))
+}
+
+// pdfWrapText wraps text that may hold several paragraphs; tabs become
+// tabWidth spaces.
+func pdfWrapText(s string, f pdfFace, width float64, tabWidth int) []string {
+	s = strings.ReplaceAll(s, "\t", strings.Repeat(" ", tabWidth))
+	var out []string
+	for _, p := range strings.Split(s, "\n") {
+		out = append(out, pdfWrap(p, f, width)...)
+	}
+	return out
+}
