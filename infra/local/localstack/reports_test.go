@@ -23,8 +23,8 @@ import (
 // clock is a controllable, race-free clock for the API.
 type clock struct{ unix atomic.Int64 }
 
-func (c *clock) Now() time.Time    { return time.Unix(0, c.unix.Load()) }
-func (c *clock) Set(t time.Time)    { c.unix.Store(t.UnixNano()) }
+func (c *clock) Now() time.Time      { return time.Unix(0, c.unix.Load()) }
+func (c *clock) Set(t time.Time)     { c.unix.Store(t.UnixNano()) }
 func withClock(c *clock) stackOption { return func(_ *config.Config, o *app.Options) { o.Now = c.Now } }
 
 // endScan ends a seeded scan with status at finished.
