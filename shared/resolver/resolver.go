@@ -1,9 +1,11 @@
 // Package resolver owns every DNS lookup the service makes: address lookups
-// for outbound connections (through netguard) and TXT lookups for domain
-// verification. All queries go to one configured server (the DNS_SERVER
-// setting, or the first nameserver of /etc/resolv.conf), never through the
-// Go or libc resolver, so tests and local stacks can point every name the
-// service resolves at a local DNS server.
+// for outbound connections (through netguard), TXT lookups for domain
+// verification, and Query, one record type as the answer has it (RCODE, AD
+// bit, CNAME chain), for the DNS checks. All queries go to one configured
+// server (the DNS_SERVER setting, or the first nameserver of
+// /etc/resolv.conf), never through the Go or libc resolver, so tests and
+// local stacks can point every name the service resolves at a local DNS
+// server.
 //
 // The resolver itself is configuration, not user input: the guarded dialer
 // does not apply to the connection to the DNS server.
@@ -287,6 +289,13 @@ func answersFor(answer []dns.RR, name string, qtype uint16) []dns.RR {
 // exchange sends one query over UDP and retries over TCP when the answer is
 // truncated. The whole exchange is bounded by the resolver timeout and ctx.
 func (r *Resolver) exchange(ctx context.Context, name string, qtype uint16) (*dns.Msg, error) {
+	return r.exchangeFlags(ctx, name, qtype, false)
+}
+
+// exchangeFlags is exchange; askAD sets the AD bit in the query, which asks
+// a validating resolver to report whether it validated the answer (RFC 6840
+// section 5.7) without asking for the DNSSEC records themselves (DO).
+func (r *Resolver) exchangeFlags(ctx context.Context, name string, qtype uint16, askAD bool) (*dns.Msg, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -297,6 +306,7 @@ func (r *Resolver) exchange(ctx context.Context, name string, qtype uint16) (*dn
 	query := new(dns.Msg)
 	query.SetQuestion(name, qtype)
 	query.RecursionDesired = true
+	query.AuthenticatedData = askAD
 	query.SetEdns0(ednsBufferSize, false)
 
 	resp, err := r.exchangeOver(qctx, "udp", query)

@@ -2,23 +2,34 @@
 // TCP on the same port) for tests of code that resolves names through
 // package resolver. It answers like a recursive resolver would: CNAME chains
 // are expanded in the answer, unknown names get NXDOMAIN, known names
-// without the asked type get an empty NOERROR answer.
+// without the asked type get an empty NOERROR answer (with the SOA of the
+// enclosing zone in the authority section, when one was added).
+//
+// Any record type zone-file syntax knows can be added (CAA, MX, NS, DS,
+// DNSKEY, ... fake ones are fine: nothing validates them). For DNSSEC and
+// zone-transfer checks it can also set the AD bit on chosen names
+// (Authenticate) and answer AXFR over TCP for chosen zones (SetTransfer),
+// counting TCP connections and transfer requests so tests can prove a
+// server was, or was not, contacted.
 package resolvertest
 
 import (
 	"context"
 	"fmt"
 	"net"
+	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
 )
 
-// Server is a local DNS server. Configure it with Add, SetRcode, Hang and
-// TruncateUDP; all methods are safe to call while it serves.
+// Server is a local DNS server. Configure it with Add, SetRcode, Hang,
+// TruncateUDP, Authenticate and SetTransfer; all methods are safe to call
+// while it serves.
 type Server struct {
 	// Addr is the "127.0.0.1:port" the server listens on (UDP and TCP).
 	Addr string
@@ -29,6 +40,11 @@ type Server struct {
 	hang     map[string]bool
 	truncate map[string]bool
 	queries  map[string]int // by network: "udp", "tcp"
+
+	authenticated map[string]bool // names whose answers carry the AD bit
+	transfer      map[string]bool // zone → AXFR allowed (absent: refused)
+	transfers     map[string]int  // AXFR/IXFR requests by zone
+	tcpConns      atomic.Int64    // TCP connections accepted
 }
 
 // Start starts a server and stops it when the test ends.
@@ -40,9 +56,14 @@ func Start(t testing.TB) *Server {
 		hang:     make(map[string]bool),
 		truncate: make(map[string]bool),
 		queries:  make(map[string]int),
+
+		authenticated: make(map[string]bool),
+		transfer:      make(map[string]bool),
+		transfers:     make(map[string]int),
 	}
-	pc, ln := listenPair(t)
+	pc, tcp := listenPair(t)
 	s.Addr = pc.LocalAddr().String()
+	ln := countingListener{Listener: tcp, accepted: &s.tcpConns}
 
 	for _, srv := range []*dns.Server{
 		{PacketConn: pc, Handler: dns.HandlerFunc(s.serve)},
@@ -128,10 +149,66 @@ func (s *Server) Queries(network string) int {
 	return s.queries[network]
 }
 
+// Authenticate makes answers to queries for names carry the AD bit when the
+// query asks for it with AD or DO, like a validating resolver that
+// validated them (RFC 6840 section 5.7). Nothing is validated.
+func (s *Server) Authenticate(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, name := range names {
+		s.authenticated[dns.CanonicalName(name)] = true
+	}
+}
+
+// SetTransfer decides whether AXFR requests for zone are answered (allowed)
+// or get REFUSED, the default for every zone. An allowed transfer, over TCP
+// only, sends the zone's SOA (the one added at the apex, or a made-up one),
+// every other record at or below the apex in owner order, and the SOA
+// again, at most transferChunk records per message. Over UDP, AXFR is
+// always REFUSED.
+func (s *Server) SetTransfer(zone string, allowed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.transfer[dns.CanonicalName(zone)] = allowed
+}
+
+// Transfers returns how many AXFR or IXFR requests arrived for zone, over
+// either network, allowed or not.
+func (s *Server) Transfers(zone string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.transfers[dns.CanonicalName(zone)]
+}
+
+// TCPConnections returns how many TCP connections the server accepted.
+func (s *Server) TCPConnections() int { return int(s.tcpConns.Load()) }
+
+// countingListener counts accepted connections.
+type countingListener struct {
+	net.Listener
+	accepted *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	conn, err := l.Listener.Accept()
+	if err == nil {
+		l.accepted.Add(1)
+	}
+	return conn, err
+}
+
 func (s *Server) serve(w dns.ResponseWriter, req *dns.Msg) {
 	network := "udp"
 	if _, ok := w.RemoteAddr().(*net.TCPAddr); ok {
 		network = "tcp"
+	}
+	if len(req.Question) == 1 && isTransfer(req.Question[0].Qtype) {
+		for _, msg := range s.transferMessages(network, req) {
+			if err := w.WriteMsg(msg); err != nil {
+				return // the client went away, e.g. after the first message
+			}
+		}
+		return
 	}
 	resp := s.answer(network, req)
 	if resp == nil {
@@ -165,6 +242,9 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 	if s.hang[name] {
 		return nil
 	}
+	if s.authenticated[name] && (req.AuthenticatedData || (req.IsEdns0() != nil && req.IsEdns0().Do())) {
+		resp.AuthenticatedData = true
+	}
 	if rcode, ok := s.rcodes[name]; ok {
 		resp.Rcode = rcode
 		return resp
@@ -178,6 +258,7 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 		rrs, exists := s.records[name]
 		if !exists && !s.hasDescendant(name) {
 			resp.Rcode = dns.RcodeNameError
+			s.addZoneSOA(resp, name)
 			return resp
 		}
 		var cname *dns.CNAME
@@ -190,7 +271,11 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 				cname = c
 			}
 		}
-		if found || cname == nil {
+		if found {
+			return resp
+		}
+		if cname == nil {
+			s.addZoneSOA(resp, name) // NOERROR without data
 			return resp
 		}
 		resp.Answer = append(resp.Answer, dns.Copy(cname))
@@ -201,6 +286,96 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 		}
 	}
 	return resp
+}
+
+// addZoneSOA puts the SOA of the closest zone enclosing name (an added SOA
+// record at name or an ancestor) into the authority section of a negative
+// answer, as RFC 2308 says; nothing when no such SOA was added.
+func (s *Server) addZoneSOA(resp *dns.Msg, name string) {
+	if soa := s.zoneSOA(name); soa != nil {
+		resp.Ns = append(resp.Ns, soa)
+	}
+}
+
+// zoneSOA returns a copy of the SOA at name or its closest ancestor that
+// has one, or nil.
+func (s *Server) zoneSOA(name string) dns.RR {
+	for off, end := 0, false; !end; off, end = dns.NextLabel(name, off) {
+		for _, rr := range s.records[name[off:]] {
+			if rr.Header().Rrtype == dns.TypeSOA {
+				return dns.Copy(rr)
+			}
+		}
+	}
+	return nil
+}
+
+// transferChunk is how many records one AXFR message carries.
+const transferChunk = 100
+
+func isTransfer(qtype uint16) bool { return qtype == dns.TypeAXFR || qtype == dns.TypeIXFR }
+
+// transferMessages answers an AXFR (or IXFR, served as a full transfer,
+// which RFC 1995 allows) request: the zone in messages when the transfer is
+// allowed and the request came over TCP, else one REFUSED message.
+func (s *Server) transferMessages(network string, req *dns.Msg) []*dns.Msg {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queries[network]++
+	zone := dns.CanonicalName(req.Question[0].Name)
+	s.transfers[zone]++
+	if s.hang[zone] {
+		return nil
+	}
+
+	refused := new(dns.Msg)
+	refused.SetRcode(req, dns.RcodeRefused)
+	if network != "tcp" || !s.transfer[zone] {
+		return []*dns.Msg{refused}
+	}
+
+	var soa dns.RR
+	for _, rr := range s.records[zone] {
+		if rr.Header().Rrtype == dns.TypeSOA {
+			soa = dns.Copy(rr)
+			break
+		}
+	}
+	if soa == nil {
+		soa = &dns.SOA{
+			Hdr:     dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 3600},
+			Ns:      "ns1." + zone,
+			Mbox:    "hostmaster." + zone,
+			Serial:  1,
+			Refresh: 3600, Retry: 600, Expire: 86400, Minttl: 300,
+		}
+	}
+	owners := make([]string, 0, len(s.records))
+	for owner := range s.records {
+		if owner == zone || strings.HasSuffix(owner, "."+zone) {
+			owners = append(owners, owner)
+		}
+	}
+	sort.Strings(owners)
+	records := []dns.RR{soa}
+	for _, owner := range owners {
+		for _, rr := range s.records[owner] {
+			if rr.Header().Rrtype != dns.TypeSOA {
+				records = append(records, dns.Copy(rr))
+			}
+		}
+	}
+	records = append(records, dns.Copy(soa))
+
+	var msgs []*dns.Msg
+	for start := 0; start < len(records); start += transferChunk {
+		msg := new(dns.Msg)
+		msg.SetReply(req)
+		msg.Authoritative = true
+		msg.Answer = records[start:min(start+transferChunk, len(records))]
+		msgs = append(msgs, msg)
+	}
+	return msgs
 }
 
 // hasDescendant reports whether some record lives below name, which makes

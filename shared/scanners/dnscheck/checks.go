@@ -153,3 +153,85 @@ var (
 		References:  []string{refDMARC + "#section-6.3", refCWE290},
 	}
 )
+
+const (
+	refCAA        = "https://www.rfc-editor.org/rfc/rfc8659"
+	refCAAGuide   = "https://letsencrypt.org/docs/caa/"
+	refDNSSEC     = "https://www.rfc-editor.org/rfc/rfc4033"
+	refDNSSECBCP  = "https://www.rfc-editor.org/rfc/rfc9364"
+	refCWE345     = "https://cwe.mitre.org/data/definitions/345.html"
+	refAXFR       = "https://www.rfc-editor.org/rfc/rfc5936#section-6"
+	refAXFRCISA   = "https://www.cisa.gov/uscert/ncas/alerts/TA15-103A"
+	refCWE200     = "https://cwe.mitre.org/data/definitions/200.html"
+	refTakeover   = "https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/10-Test_for_Subdomain_Takeover"
+	refTakeoverMS = "https://learn.microsoft.com/en-us/azure/security/fundamentals/subdomain-takeover"
+	refCWE350     = "https://cwe.mitre.org/data/definitions/350.html"
+)
+
+// Certificate authority authorization (RFC 8659).
+var caaMissing = check{
+	Title:    "No CAA record",
+	Severity: scans.Low,
+	// No CWE describes a missing CAA record; the finding is hardening.
+	Description: "Neither the domain nor any parent domain publishes a CAA record, so every public certificate " +
+		"authority may issue certificates for it. CAA narrows that to the authorities you use, which limits what " +
+		"an attacker can do with a mis-issuance at, or a weak domain validation by, any other CA.",
+	Remediation: "Publish CAA records at the domain naming the authorities you use, e.g. " +
+		"`<domain>. CAA 0 issue \"letsencrypt.org\"`, `<domain>. CAA 0 issuewild \";\"` (no wildcard " +
+		"certificates unless you need them) and `<domain>. CAA 0 iodef \"mailto:security@<domain>\"`. List every " +
+		"CA your teams and providers (CDN, load balancer) use, or their renewals will fail.",
+	References: []string{refCAA, refCAAGuide},
+}
+
+// DNSSEC.
+var dnssecMissing = check{
+	Title:    "DNSSEC not enabled",
+	Severity: scans.Low,
+	CWE:      "CWE-345",
+	Description: "The zone has no DS record at its parent, so there is no DNSSEC chain of trust to it: " +
+		"validating resolvers cannot detect forged or altered answers for the domain (cache poisoning, " +
+		"on-path tampering). This check only sees which DS and DNSKEY records are published, through the " +
+		"scan's resolver, which does not validate signatures; it does not prove a signed zone valid.",
+	Remediation: "Turn on DNSSEC signing at your DNS provider, then publish the DS record it gives you at " +
+		"your registrar; check the chain with a DNSSEC debugger before relying on it.",
+	References: []string{refDNSSEC, refDNSSECBCP, refCWE345},
+}
+
+// Zone transfers (RFC 5936).
+var axfrAllowed = check{
+	Title:    "Zone transfer (AXFR) allowed",
+	Severity: scans.High,
+	CWE:      "CWE-200",
+	Description: "A name server of the domain answers zone transfer (AXFR) requests from anyone, handing out " +
+		"every record of the zone: internal host names, staging and admin systems, mail and VPN endpoints, " +
+		"which maps the attack surface for an attacker. The scan read only the start of the answer and kept " +
+		"none of it.",
+	Remediation: "Restrict zone transfers to your secondary name servers, by IP address and preferably with " +
+		"TSIG keys (BIND: `allow-transfer { <secondaries>; };`, PowerDNS: `allow-axfr-ips`, Windows DNS: " +
+		"Zone Transfers tab, \"Only to the following servers\"), on every name server of the zone.",
+	References: []string{refAXFR, refAXFRCISA, refCWE200},
+}
+
+// Dangling CNAMEs. The title names the service, filled in by
+// danglingCNAME.
+var danglingCNAMECheck = check{
+	Severity: scans.High,
+	// CWE-350 is the entry takeover reports commonly cite; no CWE names
+	// dangling DNS records exactly.
+	CWE: "CWE-350",
+	Description: "The name is an alias (CNAME) for a name at a hosting service where customers choose their " +
+		"own names, and that name does not exist (NXDOMAIN): the resource behind it was deleted or never " +
+		"claimed. Whoever registers it at the service serves content under your name, with a valid " +
+		"certificate: phishing, theft of cookies scoped to the parent domain, bypass of CSP or CORS rules " +
+		"that trust your subdomains. Seen with DNS only: the scan never connects to the target. Services that " +
+		"answer every name with wildcard DNS show no NXDOMAIN, so their dangling aliases are not seen here.",
+	Remediation: "Delete the CNAME record if the service is no longer used, or re-create the resource at the " +
+		"service under the same name first. Remove DNS records before deprovisioning what they point to.",
+	References: []string{refTakeover, refTakeoverMS, refCWE350},
+}
+
+func danglingCNAME(service string) check {
+	c := danglingCNAMECheck
+	c.Title = "Dangling CNAME to " + service + " (possible subdomain takeover)"
+	return c
+}

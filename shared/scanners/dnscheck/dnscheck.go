@@ -1,12 +1,19 @@
 // Package dnscheck owns the dns_check tool: the DNS configuration of an
-// in-scope domain as seen through the configured resolver. This first
-// version checks e-mail authentication, SPF (RFC 7208) and DMARC (RFC
-// 7489), which decide whether anyone can send mail in the domain's name,
-// and reports the domain's addresses in the outcome.
+// in-scope domain as seen through the configured resolver. It checks
+// e-mail authentication, SPF (RFC 7208) and DMARC (RFC 7489), which decide
+// whether anyone can send mail in the domain's name; CAA (RFC 8659), which
+// limits the certificate authorities that may issue for it; whether the
+// zone has a DNSSEC chain of trust (DS at the parent; presence only, the
+// resolver is not assumed to validate); whether its in-scope name servers
+// hand the zone to anyone (AXFR, over TCP through the guarded dialer); and
+// dangling CNAMEs of the domain and its common subdomains into hosting
+// services where a released name can be claimed (DNS only, the targets are
+// never contacted). The outcome also lists the domain's addresses.
 //
-// CAA, DNSSEC, zone transfers and dangling CNAMEs need query types the
-// shared resolver does not offer yet (CAA, DS/DNSKEY with the AD bit, NS,
-// CNAME without following, AXFR over TCP); they belong here once it does.
+// Everything but the zone transfer is DNS queries to the configured
+// resolver, which is configuration, not a target. The zone transfer
+// connects to name servers, so it is only attempted against those whose
+// host name is within the scan's domain; the others are listed as skipped.
 package dnscheck
 
 import (
@@ -22,6 +29,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/miekg/dns"
+
 	"secscan/shared/domainname"
 	"secscan/shared/resolver"
 	"secscan/shared/scans"
@@ -30,11 +39,15 @@ import (
 
 const (
 	toolName = "dns_check"
-	toolCost = 2
-	// callTimeout covers two rounds of lookups (the DMARC fallback to the
-	// scan's domain waits for the first round), each bounded by the
-	// resolver's own timeout.
-	callTimeout = 12 * time.Second
+	toolCost = 3
+	// callTimeout covers a first round of lookups, a second (the DMARC
+	// fallback, the zone apex's records, the alias targets), and the zone
+	// transfer attempts (axfrTimeout each, in parallel); the lookups are
+	// each bounded by the resolver's own timeout (5 s in production).
+	callTimeout = 18 * time.Second
+	// queryConcurrency bounds one call's queries in flight (the SPF, DMARC
+	// and address lookups come on top).
+	queryConcurrency = 8
 	// maxSPFLookups is RFC 7208 section 4.6.4's limit on DNS-querying terms.
 	maxSPFLookups = 10
 	// maxShown caps one record in evidence; maxRecordsShown the records.
@@ -44,20 +57,44 @@ const (
 )
 
 // Checker is the dns_check tool. Build it with New.
-type Checker struct{}
+type Checker struct {
+	axfrPort int // 0: defaultAXFRPort
+}
+
+// Option configures a Checker.
+type Option func(*Checker)
+
+// WithAXFRPort makes zone transfer attempts connect to port instead of 53.
+// It exists for tests, whose name servers cannot listen on port 53.
+func WithAXFRPort(port int) Option {
+	return func(c *Checker) {
+		if port > 0 && port <= 65535 {
+			c.axfrPort = port
+		}
+	}
+}
 
 // New returns the dns_check tool.
-func New() tools.Tool { return Checker{} }
+func New(opts ...Option) tools.Tool {
+	var c Checker
+	for _, opt := range opts {
+		opt(&c)
+	}
+	return c
+}
 
 // Name implements tools.Tool.
 func (Checker) Name() string { return toolName }
 
 // Description implements tools.Tool.
 func (Checker) Description() string {
-	return "Checks the e-mail authentication DNS records of an in-scope domain (default: the scan's domain): " +
-		"SPF (missing, several records, +all or ?all, no all, more than 10 DNS lookups) and DMARC at _dmarc " +
-		"(missing, several records, no valid policy, p=none, pct below 100). Only DNS queries, no connection to " +
-		"the target. The outcome also lists the domain's A/AAAA addresses."
+	return "Checks the DNS configuration of an in-scope domain (default: the scan's domain): SPF (missing, " +
+		"several records, +all or ?all, no all, more than 10 DNS lookups), DMARC at _dmarc (missing, several " +
+		"records, no valid policy, p=none, pct below 100), CAA (none up the tree), DNSSEC (no DS at the parent; " +
+		"presence of records only), zone transfer (AXFR) allowed by the zone's name servers (only name servers " +
+		"inside the scan's domain are contacted, over TCP port 53), and dangling CNAMEs of the domain and " +
+		"common subdomains (www, mail, app, api, ...) into services where a released name can be claimed " +
+		"(subdomain takeover; DNS only). The outcome also lists the domain's A/AAAA addresses."
 }
 
 // InputSchema implements tools.Tool.
@@ -117,45 +154,89 @@ func (c Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (t
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout())
 	defer cancel()
+	scope := strings.TrimSuffix(strings.ToLower(env.Domain), ".")
+	q := newQuerier(env.Resolver, queryConcurrency)
 
+	// First round: every lookup that depends on nothing else.
 	var (
 		wg         sync.WaitGroup
 		spf, dmarc txtAnswer
 		addrs      []netip.Addr
 		addrErr    error
+		caa        = make([]queryResult, len(caaNames(name)))
+		zone       = zoneInfo{apex: name}
+		aliases    []alias
 	)
 	wg.Go(func() { spf = lookupTXT(ctx, env.Resolver, name) })
 	wg.Go(func() { dmarc = lookupTXT(ctx, env.Resolver, "_dmarc."+name) })
 	wg.Go(func() { addrs, addrErr = env.Resolver.LookupIP(ctx, name) })
+	for i, n := range caaNames(name) {
+		wg.Go(func() { caa[i] = ask(ctx, q, n, dns.TypeCAA) })
+	}
+	wg.Go(func() { zone.ns = ask(ctx, q, name, dns.TypeNS) })
+	wg.Go(func() { zone.ds = ask(ctx, q, name, dns.TypeDS) })
+	wg.Go(func() { zone.ky = ask(ctx, q, name, dns.TypeDNSKEY) })
+	wg.Go(func() { aliases = lookupAliases(ctx, q, aliasNames(name)) })
 	wg.Wait()
 	if err := parent.Err(); err != nil {
 		return tools.Result{}, fmt.Errorf("dns_check %s: %w", name, err)
 	}
-	if errors.Is(spf.err, resolver.ErrNXDomain) && errors.Is(addrErr, resolver.ErrNXDomain) {
+	// A dangling alias makes the name look absent to TXT and address
+	// lookups, which follow it; it is still a name worth reporting.
+	if errors.Is(spf.err, resolver.ErrNXDomain) && errors.Is(addrErr, resolver.ErrNXDomain) && aliases[0].target == "" {
 		return tools.Result{}, fmt.Errorf("dns_check: %s does not exist (NXDOMAIN)", name)
 	}
 
-	rep := &report{domain: name, subdomain: !strings.EqualFold(name, strings.TrimSuffix(env.Domain, "."))}
-	rep.spf(spf)
+	rep := &report{domain: name, subdomain: !strings.EqualFold(name, scope)}
+
+	// Second round: what the first answers lead to.
+	var (
+		orgDMARC  txtAnswer
+		transfers transferCheck
+	)
 	// A subdomain without its own DMARC record is covered by its
 	// organizational domain's (RFC 7489 section 6.6.3). The scan's domain
 	// stands in for the organizational domain, which would need the public
 	// suffix list to find.
-	if rep.subdomain && dmarc.absent() {
-		org := lookupTXT(ctx, env.Resolver, "_dmarc."+strings.TrimSuffix(strings.ToLower(env.Domain), "."))
-		if !org.absent() {
-			rep.dmarc(org, true)
-		} else {
-			rep.dmarc(dmarc, false)
-		}
-	} else {
-		rep.dmarc(dmarc, false)
+	fallback := rep.subdomain && dmarc.absent()
+	if fallback {
+		wg.Go(func() { orgDMARC = lookupTXT(ctx, env.Resolver, "_dmarc."+scope) })
 	}
+	wg.Go(func() { resolveTargets(ctx, q, aliases) })
+	wg.Go(func() {
+		zone.apex, zone.how = zoneApex(name, scope, zone.ns)
+		if zone.apex != name {
+			var inner sync.WaitGroup
+			inner.Go(func() { zone.ns = ask(ctx, q, zone.apex, dns.TypeNS) })
+			inner.Go(func() { zone.ds = ask(ctx, q, zone.apex, dns.TypeDS) })
+			inner.Go(func() { zone.ky = ask(ctx, q, zone.apex, dns.TypeDNSKEY) })
+			inner.Wait()
+		}
+		transfers = c.checkTransfers(ctx, env, zone.apex, zone.ns)
+	})
+	wg.Wait()
 	if err := parent.Err(); err != nil {
 		return tools.Result{}, fmt.Errorf("dns_check %s: %w", name, err)
 	}
+
+	rep.spf(spf)
+	if fallback && !orgDMARC.absent() {
+		rep.dmarc(orgDMARC, true)
+	} else {
+		rep.dmarc(dmarc, false)
+	}
+	rep.caa(caa)
+	rep.dnssec(zone)
+	rep.zoneTransfer(transfers)
+	rep.danglingAliases(aliases)
 	rep.addresses(addrs, addrErr)
 	return rep.result(), nil
+}
+
+// ask runs one Query of the checks.
+func ask(ctx context.Context, q *querier, name string, qtype uint16) queryResult {
+	ans, err := q.query(ctx, name, qtype)
+	return queryResult{name: name, ans: ans, err: err}
 }
 
 func lookupTXT(ctx context.Context, res *resolver.Resolver, name string) txtAnswer {

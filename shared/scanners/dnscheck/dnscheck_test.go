@@ -67,10 +67,27 @@ var zones = []string{
 	`servfail.test. TXT "v=spf1 -all"`,
 }
 
+// hardened are the scan domains of zones: each also gets a CAA record and
+// DS/DNSKEY records, so the e-mail cases see no CAA or DNSSEC finding.
+var hardened = []string{
+	"good.test", "soft.test", "passall.test", "bareall.test", "neutral.test", "noall.test", "redirect.test",
+	"twospf.test", "lookups.test", "nospf.test", "nodmarc.test", "dmarcnone.test", "dmarcpct.test",
+	"dmarcbad.test", "dmarclower.test", "twodmarc.test", "org.test", "servfail.test",
+}
+
+// Fake DNSSEC records: nothing validates them.
+const (
+	fakeDS     = "DS 12345 13 2 0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF"
+	fakeDNSKEY = "DNSKEY 257 3 13 bW9jayBrZXkgZm9yIHRlc3RzIG9ubHksIG5vdCBhIHJlYWwga2V5IGF0IGFsbA=="
+)
+
 func testResolver(t testing.TB) *resolver.Resolver {
 	t.Helper()
 	srv := resolvertest.Start(t)
 	srv.Add(t, zones...)
+	for _, d := range hardened {
+		srv.Add(t, d+`. CAA 0 issue "letsencrypt.org"`, d+". "+fakeDS, d+". "+fakeDNSKEY)
+	}
 	srv.SetRcode("_dmarc.servfail.test", dns.RcodeServerFailure)
 	res, err := resolver.New(srv.Addr, 2*time.Second)
 	if err != nil {
@@ -193,7 +210,7 @@ func TestToolContract(t *testing.T) {
 	t.Parallel()
 	tool := New()
 	tools.NewRegistry(tool)
-	if tool.Name() != "dns_check" || tool.Cost() != 2 || tool.Timeout() > tools.MaxCallDuration {
+	if tool.Name() != "dns_check" || tool.Cost() != 3 || tool.Timeout() > tools.MaxCallDuration {
 		t.Errorf("name %q cost %d timeout %s", tool.Name(), tool.Cost(), tool.Timeout())
 	}
 	var schema map[string]any

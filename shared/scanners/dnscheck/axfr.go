@@ -1,0 +1,260 @@
+package dnscheck
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"secscan/shared/netguard"
+	"secscan/shared/tools"
+)
+
+const (
+	// defaultAXFRPort is where name servers answer zone transfers.
+	defaultAXFRPort = 53
+	// axfrTimeout bounds one name server: resolving it, connecting and
+	// reading the start of the answer.
+	axfrTimeout = 5 * time.Second
+	// maxAXFRServers bounds the name servers tried per call.
+	maxAXFRServers = 4
+	// maxNSAddrs bounds the addresses of one name server tried.
+	maxNSAddrs = 2
+	// maxAXFRRecords, maxAXFRBytes and maxAXFRMessages bound what is read
+	// from one server. Reading stops much earlier, as soon as the answer
+	// shows the transfer is allowed.
+	maxAXFRRecords  = 100
+	maxAXFRBytes    = 256 << 10
+	maxAXFRMessages = 16
+	// maxNamesShown caps the name servers listed in one outcome note.
+	maxNamesShown = 5
+)
+
+// transferAttempt is one name server's answer to an AXFR request.
+type transferAttempt struct {
+	ns      string // host name, canonical without the trailing dot
+	addr    string // "ip:port" last dialled; "" when none was
+	allowed bool
+	records int    // records read before stopping, at most maxAXFRRecords
+	result  string // short outcome for the notes, e.g. "refused (REFUSED)"
+}
+
+// transferCheck is the zone-transfer check of one zone.
+type transferCheck struct {
+	zone       string
+	skip       string // why nothing was tried; "" when servers were tried
+	attempts   []transferAttempt
+	outOfScope []string // name servers not contacted: outside the scan's domain
+	overLimit  []string // in scope, not tried: beyond maxAXFRServers
+}
+
+// checkTransfers tries an AXFR of zone at each in-scope name server of ns
+// (at most maxAXFRServers, in parallel), through the guarded dialer. Name
+// servers outside the scan's domain are never contacted, only listed.
+func (c Checker) checkTransfers(ctx context.Context, env tools.Env, zone string, ns queryResult) transferCheck {
+	tc := transferCheck{zone: zone}
+	var hosts []string
+	seen := map[string]bool{}
+	for _, rr := range ns.ans.Records {
+		if n, ok := rr.(*dns.NS); ok {
+			host := strings.TrimSuffix(dns.CanonicalName(n.Ns), ".")
+			if host != "" && !seen[host] {
+				seen[host] = true
+				hosts = append(hosts, host)
+			}
+		}
+	}
+	switch {
+	case !env.InScope(zone):
+		tc.skip = fmt.Sprintf("zone %s is outside the scan's domain", zone)
+		return tc
+	case ns.failure() != "":
+		tc.skip = "NS lookup failed: " + ns.failure()
+		return tc
+	case len(hosts) == 0:
+		tc.skip = "no NS records at " + zone
+		return tc
+	}
+	var tried []string
+	for _, host := range hosts {
+		switch {
+		case !env.InScope(host):
+			tc.outOfScope = append(tc.outOfScope, host)
+		case len(tried) == maxAXFRServers:
+			tc.overLimit = append(tc.overLimit, host)
+		default:
+			tried = append(tried, host)
+		}
+	}
+	if len(tried) > 0 && env.Dialer == nil {
+		tc.skip = "no guarded dialer in the environment"
+		return tc
+	}
+	tc.attempts = make([]transferAttempt, len(tried))
+	var wg sync.WaitGroup
+	for i, host := range tried {
+		wg.Go(func() { tc.attempts[i] = c.tryTransfer(ctx, env, zone, host) })
+	}
+	wg.Wait()
+	return tc
+}
+
+// tryTransfer resolves one name server and asks it for the zone over TCP
+// through the guarded dialer, within axfrTimeout.
+func (c Checker) tryTransfer(ctx context.Context, env tools.Env, zone, host string) transferAttempt {
+	ctx, cancel := context.WithTimeout(ctx, axfrTimeout)
+	defer cancel()
+	attempt := transferAttempt{ns: host}
+	ips, err := env.Resolver.LookupIP(ctx, host)
+	if err != nil {
+		attempt.result = "not resolved (" + sanitize(err.Error(), 120) + ")"
+		return attempt
+	}
+	for _, ip := range ips[:min(len(ips), maxNSAddrs)] {
+		attempt.addr = netip.AddrPortFrom(ip, uint16(c.port())).String()
+		conn, err := env.Dialer.DialContext(ctx, "tcp", attempt.addr)
+		if err != nil {
+			attempt.result = "not contacted (" + sanitize(err.Error(), 160) + ")"
+			if errors.Is(err, netguard.ErrForbiddenAddress) || ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		attempt.allowed, attempt.records, attempt.result = readTransfer(ctx, conn, zone)
+		return attempt
+	}
+	return attempt
+}
+
+func (c Checker) port() int {
+	if c.axfrPort > 0 {
+		return c.axfrPort
+	}
+	return defaultAXFRPort
+}
+
+// readTransfer sends an AXFR request for zone on conn and reads the answer
+// just far enough to tell whether the transfer is allowed: the first record
+// is the zone's SOA and at least one more record follows. It counts records
+// and keeps none, and closes conn.
+func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool, records int, result string) {
+	defer conn.Close()
+	// Closing the connection interrupts a pending read on cancellation.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(deadline)
+	}
+
+	query := new(dns.Msg)
+	query.SetAxfr(dns.Fqdn(zone))
+	wire, err := query.Pack()
+	if err != nil {
+		return false, 0, "request not built: " + err.Error()
+	}
+	frame := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(wire)), uint16(len(wire)))
+	if _, err := conn.Write(append(frame, wire...)); err != nil {
+		return false, 0, "request not sent (" + sanitize(err.Error(), 120) + ")"
+	}
+
+	read := 0
+	for range maxAXFRMessages {
+		var size [2]byte
+		if _, err := io.ReadFull(conn, size[:]); err != nil {
+			return false, records, closedResult(ctx, err, records)
+		}
+		n := int(binary.BigEndian.Uint16(size[:]))
+		if read += 2 + n; read > maxAXFRBytes {
+			return false, records, fmt.Sprintf("stopped after %d bytes without a complete answer", maxAXFRBytes)
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(conn, body); err != nil {
+			return false, records, closedResult(ctx, err, records)
+		}
+		var msg dns.Msg
+		if err := msg.Unpack(body); err != nil {
+			return false, records, "malformed answer"
+		}
+		if msg.Id != query.Id || !msg.Response {
+			return false, records, "answer does not match the request"
+		}
+		if msg.Rcode != dns.RcodeSuccess {
+			return false, records, "refused (" + rcodeName(msg.Rcode) + ")"
+		}
+		if len(msg.Answer) == 0 {
+			return false, records, "refused (empty answer)"
+		}
+		if records == 0 {
+			soa, ok := msg.Answer[0].(*dns.SOA)
+			if !ok || !strings.EqualFold(dns.CanonicalName(soa.Hdr.Name), dns.CanonicalName(zone)) {
+				return false, 0, "answer is not a transfer of the zone (no SOA first)"
+			}
+		}
+		records = min(records+len(msg.Answer), maxAXFRRecords)
+		if records >= 2 {
+			return true, records, fmt.Sprintf("allowed (%d records read)", records)
+		}
+	}
+	return false, records, "no records after the SOA"
+}
+
+// closedResult says why reading stopped early: the deadline (which also
+// closes the connection), or the server closing it.
+func closedResult(ctx context.Context, err error, records int) string {
+	var netErr net.Error
+	switch {
+	case ctx.Err() != nil || (errors.As(err, &netErr) && netErr.Timeout()):
+		return "no complete answer in time"
+	case records == 0:
+		return "refused (connection closed without an answer)"
+	}
+	return "connection closed after the SOA"
+}
+
+// zoneTransfer reports name servers that allowed the transfer and notes
+// what was tried and what was skipped.
+func (r *report) zoneTransfer(tc transferCheck) {
+	if tc.skip != "" {
+		r.notes = append(r.notes, "zone transfer: not checked ("+tc.skip+")")
+		return
+	}
+	var parts []string
+	for _, a := range tc.attempts {
+		parts = append(parts, a.ns+" "+a.result)
+		if !a.allowed {
+			continue
+		}
+		evidence := fmt.Sprintf("AXFR request for zone %s sent to name server %s (%s) over TCP: answered NOERROR, "+
+			"starting with the zone's SOA; %d records seen in the first answer, reading stopped there on purpose "+
+			"and no record was kept", tc.zone, a.ns, a.addr, a.records)
+		f := axfrAllowed.finding(a.ns, evidence)
+		if ap, err := netip.ParseAddrPort(a.addr); err == nil {
+			port := int(ap.Port())
+			f.Port = &port
+		}
+		r.findings = append(r.findings, f)
+	}
+	if len(tc.outOfScope) > 0 {
+		parts = append(parts, "skipped as out of scope: "+listNames(tc.outOfScope))
+	}
+	if len(tc.overLimit) > 0 {
+		parts = append(parts, fmt.Sprintf("not tried (limit %d servers): %s", maxAXFRServers, listNames(tc.overLimit)))
+	}
+	r.notes = append(r.notes, fmt.Sprintf("zone transfer (%s): %s", tc.zone, strings.Join(parts, ", ")))
+}
+
+func listNames(names []string) string {
+	text := strings.Join(names[:min(len(names), maxNamesShown)], ", ")
+	if len(names) > maxNamesShown {
+		text += fmt.Sprintf(" and %d more", len(names)-maxNamesShown)
+	}
+	return text
+}
