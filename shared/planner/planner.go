@@ -70,6 +70,8 @@ const (
 	HTTPCheck    = "http_check"
 	ExposedFiles = "exposed_files"
 	VersionCheck = "version_check"
+	CodeScan     = "code_scan"
+	WebCrawl     = "web_crawl"
 )
 
 // Calls returns the playbook of a scan type and tier.
@@ -82,7 +84,10 @@ func Calls(t scans.Type, tier plans.Tier) ([]Call, error) {
 	case scans.Web:
 		calls = []Call{call(HTTPCheck, nil), call(ExposedFiles, nil)}
 		if tier != plans.Quick {
-			calls = append(calls, call(TLSCheck, nil))
+			calls = append(calls, call(TLSCheck, nil), call(CodeScan, nil))
+		}
+		if tier == plans.Deep {
+			calls = append(calls, call(WebCrawl, nil))
 		}
 	case scans.SSL:
 		calls = []Call{call(TLSCheck, nil)}
@@ -93,10 +98,14 @@ func Calls(t scans.Type, tier plans.Tier) ([]Call, error) {
 		// Versions are read from the banners the port scan collects.
 		calls = append(ports, call(VersionCheck, nil))
 	case scans.Code:
-		calls = []Call{call(ExposedFiles, nil), call(VersionCheck, nil)}
+		calls = []Call{call(ExposedFiles, nil), call(CodeScan, nil), call(VersionCheck, nil)}
 	case scans.Full:
 		calls = append([]Call{call(DNSCheck, nil)}, ports...)
-		calls = append(calls, call(TLSCheck, nil), call(HTTPCheck, nil), call(ExposedFiles, nil), call(VersionCheck, nil))
+		calls = append(calls, call(TLSCheck, nil), call(HTTPCheck, nil))
+		if tier == plans.Deep {
+			calls = append(calls, call(WebCrawl, nil))
+		}
+		calls = append(calls, call(ExposedFiles, nil), call(CodeScan, nil), call(VersionCheck, nil))
 	default:
 		return nil, fmt.Errorf("no playbook for scan type %q", t)
 	}

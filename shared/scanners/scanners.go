@@ -4,6 +4,8 @@
 package scanners
 
 import (
+	"secscan/shared/scanners/code"
+	"secscan/shared/scanners/crawl"
 	"secscan/shared/scanners/dnscheck"
 	"secscan/shared/scanners/exposure"
 	"secscan/shared/scanners/network"
@@ -22,5 +24,7 @@ func Registry() *tools.Registry {
 		web.New(),
 		exposure.New(),
 		vuln.New(),
+		crawl.New(),
+		code.New(),
 	)
 }

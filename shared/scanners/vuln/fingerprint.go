@@ -30,6 +30,21 @@ var headerTokens = map[string]string{
 	"microsoft-iis": "iis",
 	"php":           "php",
 	"openssl":       "openssl",
+	// "Apache Tomcat/9.0.30" (X-Powered-By of some Tomcat setups);
+	// "Apache-Coyote/1.1" names the connector, not the release, and is
+	// deliberately absent.
+	"tomcat": "tomcat",
+}
+
+// headerPatterns recognise products whose header is not a Name/version
+// token: Jetty announces itself as "Jetty(9.4.38.v20210224)". Snapshot
+// builds ("Jetty(9.4.z-SNAPSHOT)") carry no usable version and do not
+// match.
+var headerPatterns = []struct {
+	product string
+	re      *regexp.Regexp
+}{
+	{"jetty", regexp.MustCompile(`\bJetty\((\d+\.\d+\.\d+)(?:\.v\d+)?\)`)},
 }
 
 // productToken matches "Name/1.2.3" tokens.
@@ -38,17 +53,21 @@ var productToken = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.\-]{0,40})/(\d[0-9A-
 // headerSightings reads Server-style product tokens from text.
 func headerSightings(text, host string, port int, where string) []sighting {
 	var out []sighting
+	add := func(product, version string) {
+		if v, err := ParseVersion(version); err == nil {
+			out = append(out, sighting{product: product, version: v, host: host, port: port,
+				where: fmt.Sprintf("%s: %s", where, httpprobe.Clean(text, 120))})
+		}
+	}
 	for _, m := range productToken.FindAllStringSubmatch(text, 8) {
-		product, ok := headerTokens[strings.ToLower(m[1])]
-		if !ok {
-			continue
+		if product, ok := headerTokens[strings.ToLower(m[1])]; ok {
+			add(product, m[2])
 		}
-		v, err := ParseVersion(m[2])
-		if err != nil {
-			continue
+	}
+	for _, p := range headerPatterns {
+		if m := p.re.FindStringSubmatch(text); m != nil {
+			add(p.product, m[1])
 		}
-		out = append(out, sighting{product: product, version: v, host: host, port: port,
-			where: fmt.Sprintf("%s: %s", where, httpprobe.Clean(text, 120))})
 	}
 	return out
 }
@@ -62,7 +81,15 @@ var bannerPatterns = []struct {
 	{"vsftpd", regexp.MustCompile(`(?i)\bvsFTPd (\d+\.\d+\.\d+)`)},
 	{"exim", regexp.MustCompile(`(?i)\bExim (\d+\.\d+(?:\.\d+)?)`)},
 	{"mariadb", regexp.MustCompile(`(?i)(\d+\.\d+\.\d+)-MariaDB`)},
+	// "220 ProFTPD 1.3.5 Server (Debian)", "220 ProFTPD 1.3.5e Server";
+	// letter releases (1.3.5a …) and release candidates are versions of
+	// their own.
+	{"proftpd", regexp.MustCompile(`\bProFTPD (\d+\.\d+\.\d+(?:[a-z]|rc\d+)?)\b`)},
 }
+
+// esVersion reads the version the port scan copied into an Elasticsearch
+// banner from GET / ("… | version 7.10.2").
+var esVersion = regexp.MustCompile(`\| version (\d+\.\d+\.\d+)\b`)
 
 var mysqlVersion = regexp.MustCompile(`\b(\d+\.\d+\.\d+)`)
 
@@ -84,6 +111,11 @@ func bannerSightings(svc scans.Service) []sighting {
 		if m := p.re.FindStringSubmatch(banner); m != nil {
 			add(p.product, m[1])
 			mariadb = mariadb || p.product == "mariadb"
+		}
+	}
+	if svc.Name == "elasticsearch" {
+		if m := esVersion.FindStringSubmatch(banner); m != nil {
+			add("elasticsearch", m[1])
 		}
 	}
 	// A MySQL greeting carries the bare server version ("5.5.62-0ubuntu…").
@@ -133,6 +165,23 @@ var scriptNamePatterns = []struct {
 		regexp.MustCompile(`(?i)/moment(?:\.js)?/` + ver + `/`),
 		regexp.MustCompile(`(?i)/moment@` + ver),
 	}},
+	{"handlebars", []*regexp.Regexp{
+		// Release builds are named handlebars-v4.7.7.js,
+		// handlebars.min-v4.7.7.js and handlebars.runtime-v4.7.7.js.
+		regexp.MustCompile(`(?i)/handlebars(?:\.runtime)?(?:\.min)?[.-]v?` + ver + `(?:\.min)?\.js`),
+		regexp.MustCompile(`(?i)/handlebars(?:\.js)?/` + ver + `/`),
+		regexp.MustCompile(`(?i)/handlebars@` + ver),
+	}},
+	{"dompurify", []*regexp.Regexp{
+		regexp.MustCompile(`(?i)/dompurify/` + ver + `/`),
+		regexp.MustCompile(`(?i)/dompurify@` + ver),
+		regexp.MustCompile(`(?i)/purify[.-]` + ver + `(?:\.min)?\.js`),
+	}},
+	{"vue", []*regexp.Regexp{
+		regexp.MustCompile(`(?i)/vue/` + ver + `/vue[a-z.]*\.js`),
+		regexp.MustCompile(`(?i)/vue@` + ver),
+		regexp.MustCompile(`(?i)/vue[.-]` + ver + `(?:\.min)?\.js`),
+	}},
 }
 
 // scriptNameSightings reads library versions from a script's URL; the
@@ -174,6 +223,12 @@ var scriptBannerPatterns = []struct {
 	{"angularjs", "", regexp.MustCompile(`@license AngularJS v(1\.\d+\.\d+)`)},
 	{"moment", "", regexp.MustCompile(`//! moment\.js\s*\n//! version : ` + ver)},
 	{"lodash", "lodash", regexp.MustCompile(`\bVERSION\s*=\s*['"]` + ver + `['"]`)},
+	// "/**!\n\n @license\n handlebars v4.7.7\n\nCopyright (C) 2011-2019 by Yehuda Katz"
+	{"handlebars", "", regexp.MustCompile(`/\*+![\s*]*(?:@license[\s*]+)?handlebars v` + ver)},
+	// "/*! @license DOMPurify 2.3.3 | (c) Cure53 and other contributors | …"
+	{"dompurify", "", regexp.MustCompile(`@license DOMPurify ` + ver)},
+	// "/*!\n * Vue.js v2.6.14\n * (c) 2014-2021 Evan You"
+	{"vue", "", regexp.MustCompile(`/\*!?[\s*]*Vue\.js v` + ver)},
 }
 
 // scriptBodySightings reads library versions from the header comments of
@@ -197,6 +252,78 @@ func scriptBodySightings(body []byte, script, page *url.URL) []sighting {
 		seen[p.product] = true
 		out = append(out, sighting{product: p.product, version: v, host: host, port: port,
 			where: fmt.Sprintf("header of script %s: %q", httpprobe.Clean(script.String(), 200), httpprobe.Clean(string(m[0]), 80))})
+	}
+	return out
+}
+
+// pagePatterns recognise the version footers of default error and welcome
+// pages: what a server prints when nobody replaced its pages.
+var pagePatterns = []struct {
+	product string
+	re      *regexp.Regexp
+}{
+	// "<h3>Apache Tomcat/9.0.30</h3>", "<title>Apache Tomcat/9.0.30</title>"
+	{"tomcat", regexp.MustCompile(`Apache Tomcat/(\d+\.\d+\.\d+)\b`)},
+	// "<address>Apache/2.4.41 (Ubuntu) Server at example.com Port 80</address>"
+	{"apache_httpd", regexp.MustCompile(`<address>Apache/(\d+\.\d+\.\d+)[^<]{0,120}? Server at `)},
+	// "<hr><center>nginx/1.18.0</center>"
+	{"nginx", regexp.MustCompile(`<center>nginx/(\d+\.\d+\.\d+)</center>`)},
+	// "Powered by Jetty:// 9.4.38.v20210224"
+	{"jetty", regexp.MustCompile(`Powered by Jetty:// (\d+\.\d+\.\d+)`)},
+}
+
+// maxPageScan bounds how much of a page the footer patterns read.
+const maxPageScan = 256 << 10
+
+// PageVersion is a product version a page discloses in its text.
+type PageVersion struct {
+	// Product is the display name, e.g. "Apache Tomcat".
+	Product string
+	Version string
+	// Text is the matched text, cleaned, for evidence.
+	Text string
+}
+
+// PageVersions returns the product versions a page body discloses in the
+// footers of default error and welcome pages (Tomcat, Apache, nginx,
+// Jetty). The web crawl reports them as version disclosure.
+func PageVersions(body []byte) []PageVersion {
+	d, err := builtinDataset()
+	if err != nil {
+		return nil
+	}
+	var out []PageVersion
+	for _, m := range pageMatches(body) {
+		out = append(out, PageVersion{Product: d.ProductName(m.product), Version: m.version, Text: m.text})
+	}
+	return out
+}
+
+type pageMatch struct{ product, version, text string }
+
+func pageMatches(body []byte) []pageMatch {
+	if len(body) > maxPageScan {
+		body = body[:maxPageScan]
+	}
+	var out []pageMatch
+	for _, p := range pagePatterns {
+		if m := p.re.FindSubmatch(body); m != nil {
+			out = append(out, pageMatch{product: p.product, version: string(m[1]), text: httpprobe.Clean(string(m[0]), 120)})
+		}
+	}
+	return out
+}
+
+// pageSightings reads versions from the footer of a page (see
+// pagePatterns); the sighting is on the page's host and port.
+func pageSightings(body []byte, page *url.URL, status int) []sighting {
+	host, port := httpprobe.HostPort(page)
+	var out []sighting
+	for _, m := range pageMatches(body) {
+		if v, err := ParseVersion(m.version); err == nil {
+			out = append(out, sighting{product: m.product, version: v, host: host, port: port,
+				where: fmt.Sprintf("page %s (status %d): %q", httpprobe.Clean(page.String(), 200), status, m.text)})
+		}
 	}
 	return out
 }

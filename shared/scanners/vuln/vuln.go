@@ -1,17 +1,21 @@
 // Package vuln owns the version_check tool: passive fingerprinting of
-// software versions — the Server and X-Powered-By headers of one page, the
-// JavaScript libraries it loads (file names and license headers of
-// same-host scripts), and the banners earlier steps recorded (env.Known) —
-// matched against an embedded, versioned dataset of CVEs (with CVSS and
-// affected version ranges) and end-of-life branches. It never exploits or
-// confirms anything actively: findings say they rest on the announced
-// version. Requests are bounded GETs, in scope, through the guarded dialer.
+// software versions — the Server and X-Powered-By headers of one page and
+// the footers of default pages (that page and the site's answer for a path
+// that does not exist), the JavaScript libraries the page loads (file names
+// and license headers of same-host scripts), and the banners earlier steps
+// recorded (env.Known) — matched against an embedded, versioned dataset of
+// CVEs (with CVSS and affected version ranges) and end-of-life branches.
+// It never exploits or confirms anything actively: findings say they rest
+// on the announced version. Requests are bounded GETs, in scope, through
+// the guarded dialer.
 package vuln
 
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -34,6 +38,8 @@ const (
 	// headers sit at the top).
 	pageBody   = 256 << 10
 	scriptBody = 64 << 10
+	// notFoundBody bounds the error page read; footers are short pages.
+	notFoundBody = 32 << 10
 	// maxScripts bounds the same-host scripts fetched.
 	maxScripts = 6
 	// maxKnown bounds the services from earlier steps that are read.
@@ -76,8 +82,9 @@ func (*Tool) Description() string {
 	if d != nil {
 		edition, count = d.Version, len(d.Vulnerabilities)
 	}
-	return fmt.Sprintf("Passively fingerprints software versions (Server/X-Powered-By headers of one page, JavaScript "+
-		"libraries the page loads, banners found by earlier steps such as the port scan) and matches them against an "+
+	return fmt.Sprintf("Passively fingerprints software versions (Server/X-Powered-By headers and default-page footers of one "+
+		"page and of the site's not-found page, JavaScript libraries the page loads, banners found by earlier steps such "+
+		"as the port scan) and matches them against an "+
 		"embedded vulnerability dataset (edition %s, %d CVE entries, plus end-of-life branches). No exploitation; "+
 		"findings rest on announced versions.", edition, count)
 }
@@ -148,6 +155,8 @@ type scan struct {
 	notes     []string
 	// bannersRead counts the in-scope known services with a banner.
 	bannersRead int
+	// headersSeen are the header values already fingerprinted, per service.
+	headersSeen map[string]bool
 }
 
 // readKnown fingerprints the banners earlier steps recorded; services
@@ -187,20 +196,18 @@ func (s *scan) readWeb(ctx context.Context, rootCAs *x509.CertPool, target *url.
 	}
 	for _, hop := range chain {
 		host, port := httpprobe.HostPort(hop.URL)
-		for _, name := range []string{"Server", "X-Powered-By"} {
-			for _, v := range hop.Header.Values(name) {
-				s.sightings = append(s.sightings, headerSightings(v, host, port, name+" header of "+httpprobe.Clean(hop.URL.String(), 200))...)
-			}
-		}
+		s.readHeaders(hop, host, port)
 		if !slices.ContainsFunc(s.services, func(svc scans.Service) bool { return svc.Host == host && svc.Port == port }) {
 			s.services = append(s.services, scans.Service{Host: host, Port: port, Name: hop.URL.Scheme,
 				Banner: httpprobe.Clean(hop.Header.Get("Server"), 120)})
 		}
 	}
 	page := chain[len(chain)-1]
+	s.readNotFound(ctx, client, page.URL)
 	if page.IsRedirect() || page.Status != http.StatusOK {
 		return nil
 	}
+	s.sightings = append(s.sightings, pageSightings(page.Body, page.URL, page.Status)...)
 	fetched := 0
 	for _, script := range httpprobe.ScriptSources(page.Body, page.URL, 50) {
 		s.sightings = append(s.sightings, scriptNameSightings(script, page.URL)...)
@@ -215,6 +222,47 @@ func (s *scan) readWeb(ctx context.Context, rootCAs *x509.CertPool, target *url.
 		s.sightings = append(s.sightings, scriptBodySightings(resp.Body, script, page.URL)...)
 	}
 	return nil
+}
+
+// readNotFound asks the page's origin for a path that does not exist and
+// reads the answer's Server header and footer: default error pages of
+// Tomcat, Apache, nginx and Jetty print the exact version even when the
+// home page does not. One GET, nothing else is probed.
+func (s *scan) readNotFound(ctx context.Context, client *httpprobe.Client, page *url.URL) {
+	u := httpprobe.Origin(page)
+	u.Path = "/secscan-" + randomToken() + "-not-found"
+	resp, err := client.Do(ctx, httpprobe.Request{URL: u, MaxBody: notFoundBody})
+	if err != nil {
+		return
+	}
+	host, port := httpprobe.HostPort(u)
+	s.readHeaders(resp, host, port)
+	s.sightings = append(s.sightings, pageSightings(resp.Body, u, resp.Status)...)
+}
+
+// readHeaders fingerprints the Server and X-Powered-By headers of r; a
+// value already read on the same service adds no new place to the
+// evidence.
+func (s *scan) readHeaders(r *httpprobe.Response, host string, port int) {
+	if s.headersSeen == nil {
+		s.headersSeen = map[string]bool{}
+	}
+	for _, name := range []string{"Server", "X-Powered-By"} {
+		for _, v := range r.Header.Values(name) {
+			key := fmt.Sprintf("%s:%d\x00%s\x00%s", host, port, name, v)
+			if s.headersSeen[key] {
+				continue
+			}
+			s.headersSeen[key] = true
+			s.sightings = append(s.sightings, headerSightings(v, host, port, name+" header of "+httpprobe.Clean(r.URL.String(), 200))...)
+		}
+	}
+}
+
+func randomToken() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // component is one product version on one host and port, with every place

@@ -59,6 +59,12 @@ var known = []scans.Service{
 	{Host: "weak.test", Port: 22, Name: "ssh", Banner: "SSH-2.0-OpenSSH_7.2p2 Ubuntu-4ubuntu2.8"},
 	{Host: "db.weak.test", Port: 3306, Name: "mysql", Banner: "5.5.62-0ubuntu0.14.04.1"},
 	{Host: "weak.test", Port: 25, Name: "smtp", Banner: "220 mail ESMTP Postfix"},
+	{Host: "weak.test", Port: 587, Name: "submission", Banner: "220 mail.weak.test ESMTP Exim 4.92.2 Tue, 03 Nov 2026 10:00:00 +0000"},
+	{Host: "weak.test", Port: 2121, Name: "ftp", Banner: "220 ProFTPD 1.3.5 Server (Debian) [::ffff:127.0.0.1]"},
+	{Host: "db.weak.test", Port: 9200, Name: "elasticsearch", Banner: `HTTP/1.0 200 OK | version 1.4.2`},
+	// Versions that are not announced are not guessed.
+	{Host: "weak.test", Port: 6379, Name: "redis", Banner: "-NOAUTH Authentication required."},
+	{Host: "weak.test", Port: 8080, Name: "http", Banner: "HTTP/1.1 200 OK | Server: Jetty(9.4.z-SNAPSHOT)"},
 	// Outside the scope: never reported on.
 	{Host: "other.example", Port: 21, Name: "ftp", Banner: "220 (vsFTPd 2.3.4)"},
 }
@@ -84,19 +90,29 @@ func TestVersionCheck(t *testing.T) {
 		{"CVE-2021-44790", 0, scans.Critical},
 		{"CVE-2022-22720", 0, scans.Critical},
 		{"CVE-2023-25690", 0, scans.Critical},
+		{"CVE-2021-44224", 0, scans.High},
+		{"CVE-2022-23943", 0, scans.Critical},
+		{"CVE-2022-31813", 0, scans.Critical},
+		{"CVE-2024-38475", 0, scans.Critical},
+		{"CVE-2024-38476", 0, scans.Critical},
 		{"CVE-2014-0160", 0, scans.High},
+		{"CVE-2016-0800", 0, scans.Medium},
+		{"CVE-2016-2107", 0, scans.Medium},
+		{"CVE-2016-2108", 0, scans.Critical},
 		{"OpenSSL 1.0.1 is end of life", 0, scans.High},
 		{"PHP 5.x is end of life", 0, scans.High},
 		{"CVE-2020-11022", 0, scans.Medium},
 		{"CVE-2020-11023", 0, scans.Medium},
 		{"CVE-2019-11358", 0, scans.Medium},
 		{"CVE-2015-9251", 0, scans.Medium},
+		{"CVE-2021-41183", 0, scans.Medium},
 		{"CVE-2021-41184", 0, scans.Medium},
 		{"CVE-2022-31160", 0, scans.Medium},
 		{"CVE-2019-8331", 0, scans.Medium},
 		{"CVE-2018-20677", 0, scans.Medium},
 		{"Bootstrap 3.x is end of life", 0, scans.Low},
 		{"CVE-2022-31129", 0, scans.High},
+		{"CVE-2022-24785", 0, scans.High},
 	}
 	weakKnown := []want{
 		{"CVE-2011-2523", 21, scans.Critical},
@@ -104,7 +120,14 @@ func TestVersionCheck(t *testing.T) {
 		{"CVE-2016-6515", 22, scans.High},
 		{"CVE-2018-15473", 22, scans.Medium},
 		{"CVE-2021-41617", 22, scans.High},
+		{"CVE-2023-48795", 22, scans.Medium},
 		{"MySQL 5.5 is end of life", 3306, scans.High},
+		{"CVE-2015-3306", 2121, scans.Critical},
+		{"CVE-2019-16928", 587, scans.Critical},
+		{"CVE-2020-28017", 587, scans.Critical},
+		{"CVE-2023-42115", 587, scans.Critical},
+		{"CVE-2015-1427", 9200, scans.High},
+		{"CVE-2015-5531", 9200, scans.Medium},
 	}
 
 	tests := []struct {

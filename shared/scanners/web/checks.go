@@ -255,9 +255,12 @@ func headerEvidence(r *httpprobe.Response) string {
 // "Apache/2.4.49" or "PHP/8.1.2"; a bare number counts too ("5.0.2").
 var versionPattern = regexp.MustCompile(`\d+\.\d+`)
 
-// versionFindings reports Server / X-Powered-By style headers that carry a
-// version number.
-func versionFindings(r *httpprobe.Response) []scans.Finding {
+// VersionDisclosure reports Server / X-Powered-By style headers of r that
+// carry a version number, as the finding http_check reports for the page
+// it examines; the web crawl applies it to every page it fetches, so the
+// same header seen by both tools is one finding (same title, host and
+// port).
+func VersionDisclosure(r *httpprobe.Response) []scans.Finding {
 	var seen []string
 	for _, name := range []string{"Server", "X-Powered-By", "X-AspNet-Version", "X-AspNetMvc-Version"} {
 		for _, v := range r.Header.Values(name) {

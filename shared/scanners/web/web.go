@@ -144,7 +144,7 @@ func (s *scan) run(ctx context.Context) {
 			httpprobe.Clean(s.page.Location.String(), 200), httpprobe.MaxRedirects))
 	default:
 		s.add(headerFindings(s.page)...)
-		s.add(versionFindings(s.page)...)
+		s.add(VersionDisclosure(s.page)...)
 	}
 	s.add(cookieFindings(s.chain)...)
 

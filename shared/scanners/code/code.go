@@ -1,0 +1,147 @@
+// Package code owns the code_scan tool: it collects the code a site of the
+// scan's domain exposes — the home page's inline scripts, its in-scope
+// script bundles, their source maps (with the original sources they embed)
+// and, when /.git/ is served, the repository's readable metadata (HEAD,
+// config and logs/HEAD only; objects are never downloaded) — and scans it
+// for secrets with gitleaks' detector and its default rules. Findings carry
+// the file, line and rule, and the secret redacted to a few leading
+// characters and its length: a secret's full value is never kept in a
+// result. Requests are GETs through the guarded dialer (package httpprobe),
+// in scope only, bounded in files, bytes, concurrency and time; script
+// hosts outside the scope are listed, never fetched.
+//
+// Exposed source maps and .git metadata as such are exposed_files' findings
+// and vulnerable library versions are version_check's: this tool reports
+// secrets only, so the same issue is not reported twice.
+package code
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"time"
+
+	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/tools"
+)
+
+const (
+	// Name is the tool's name in plans and the cost table.
+	Name    = "code_scan"
+	cost    = 10
+	timeout = 18 * time.Second
+
+	// maxFiles bounds the documents fetched per call (the home page, the
+	// scripts, their maps and the git files, failed requests included).
+	maxFiles = 20
+	// maxFileBytes bounds each body read; a longer body is scanned up to
+	// the cut.
+	maxFileBytes = 1 << 20
+	// maxTotalBytes bounds the bytes read per call, all documents together.
+	maxTotalBytes = 4 << 20
+	// workers is how many documents are fetched and scanned at once.
+	workers = 4
+	// gitFiles are the repository files read when /.git/ is exposed.
+	gitFiles = 3
+	// maxGitBytes bounds each of them: HEAD and config are a few lines,
+	// logs/HEAD one line per checkout or commit.
+	maxGitBytes = 256 << 10
+	// maxScripts bounds the script bundles read: each may bring a source
+	// map, and the home page and the git files need their share of
+	// maxFiles.
+	maxScripts = (maxFiles - 1 - gitFiles) / 2
+	// maxScriptRefs bounds the script elements read from the home page.
+	maxScriptRefs = 200
+)
+
+// Option configures the tool.
+type Option func(*Tool)
+
+// WithRootCAs verifies certificates with pool instead of the system pool.
+func WithRootCAs(pool *x509.CertPool) Option { return func(t *Tool) { t.rootCAs = pool } }
+
+// Tool is the code_scan tool.
+type Tool struct {
+	rootCAs *x509.CertPool
+}
+
+// New returns the code_scan tool.
+func New(opts ...Option) tools.Tool {
+	t := &Tool{}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// Name implements tools.Tool.
+func (*Tool) Name() string { return Name }
+
+// Description implements tools.Tool.
+func (*Tool) Description() string {
+	return fmt.Sprintf("Collects the code a site exposes — the home page's inline scripts, its script bundles on the "+
+		"scan's domain, their source maps (original sources included) and, when /.git/ is served, the repository's "+
+		"HEAD, config and logs/HEAD — and scans it for secrets (cloud keys, API tokens, webhooks, private keys) with "+
+		"gitleaks' default rules. Secrets are redacted in evidence. At most %d files, %d MiB per file and %d MiB per call; "+
+		"scripts on other domains are listed, not fetched.", maxFiles, maxFileBytes>>20, maxTotalBytes>>20)
+}
+
+// InputSchema implements tools.Tool.
+func (*Tool) InputSchema() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "url": {
+      "type": "string",
+      "maxLength": 2048,
+      "description": "http(s) URL of a page on the scan's domain or a subdomain whose scripts to read; default: https://<domain>/, falling back to http://<domain>/"
+    }
+  },
+  "additionalProperties": false
+}`)
+}
+
+// Cost implements tools.Tool.
+func (*Tool) Cost() int { return cost }
+
+// Timeout implements tools.Tool.
+func (*Tool) Timeout() time.Duration { return timeout }
+
+type input struct {
+	URL string `json:"url"`
+}
+
+// Run implements tools.Tool.
+func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var in input
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return tools.Result{}, err
+	}
+	var target *url.URL
+	if in.URL != "" {
+		u, err := httpprobe.ParseTarget(env, in.URL)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		target = u
+	}
+	det, err := sharedDetector()
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+	}
+	client, err := httpprobe.NewClient(env, t.rootCAs)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
+	defer cancel()
+
+	c := newCollector(env, client, det)
+	if err := c.run(ctx, target); err != nil {
+		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+	}
+	return c.result(), nil
+}

@@ -1,0 +1,138 @@
+package code
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"secscan/shared/scanners/internal/httpprobe"
+)
+
+const (
+	// maxSources bounds the original sources read from one map.
+	maxSources = 2000
+	// maxSections bounds the sections of an index map.
+	maxSections = 100
+)
+
+var sourceMappingURL = regexp.MustCompile(`//[#@][ \t]*sourceMappingURL[ \t]*=[ \t]*(\S+)`)
+
+// announcedMap returns the source map a script names (SourceMap header or
+// the last sourceMappingURL comment), or the conventional "<script>.map"
+// beside it when it names none. A map embedded as a data: URL is returned
+// decoded instead, to be read without a request.
+func announcedMap(resp *httpprobe.Response) (ref *url.URL, inline []byte) {
+	raw := ""
+	for _, h := range []string{"SourceMap", "X-SourceMap"} {
+		if v := strings.TrimSpace(resp.Header.Get(h)); v != "" {
+			raw = v
+			break
+		}
+	}
+	if raw == "" {
+		// The comment ends the file: look at the last one only.
+		if i := bytes.LastIndex(resp.Body, []byte("sourceMappingURL")); i >= 0 {
+			if m := sourceMappingURL.FindSubmatch(resp.Body[max(0, i-8):]); m != nil {
+				raw = string(m[1])
+			}
+		}
+	}
+	if strings.HasPrefix(strings.ToLower(raw), "data:") {
+		return nil, decodeDataURL(raw)
+	}
+	if raw == "" {
+		u := *resp.URL
+		u.RawQuery, u.RawPath, u.Fragment = "", "", ""
+		u.Path += ".map"
+		return &u, nil
+	}
+	u, err := resp.URL.Parse(raw)
+	if err != nil {
+		return nil, nil
+	}
+	u.Fragment = ""
+	return u, nil
+}
+
+// decodeDataURL returns the content of a data: URL (base64 or
+// percent-encoded), nil when it cannot be decoded.
+func decodeDataURL(raw string) []byte {
+	meta, data, ok := strings.Cut(raw[len("data:"):], ",")
+	if !ok {
+		return nil
+	}
+	if strings.HasSuffix(strings.ToLower(meta), ";base64") {
+		b, err := base64.StdEncoding.DecodeString(data)
+		if err != nil {
+			b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(data, "="))
+		}
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	s, err := url.PathUnescape(data)
+	if err != nil {
+		return nil
+	}
+	return []byte(s)
+}
+
+// rawMap is the part of a version 3 source map read here.
+type rawMap struct {
+	Version        int       `json:"version"`
+	Sources        []string  `json:"sources"`
+	SourcesContent []*string `json:"sourcesContent"`
+	Mappings       *string   `json:"mappings"`
+	Sections       []struct {
+		Map *rawMap `json:"map"`
+	} `json:"sections"`
+}
+
+// mapSource is one original source embedded in a map.
+type mapSource struct {
+	name, content string
+}
+
+// parseSourceMap returns the original sources a version 3 source map
+// embeds (sourcesContent, including one level of index-map sections); ok
+// is false when body is not a source map.
+func parseSourceMap(body []byte) (sources []mapSource, ok bool) {
+	body = bytes.TrimSpace(body)
+	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte(")]}'"))) // anti-JSON-hijacking prefix
+	var m rawMap
+	if !bytes.HasPrefix(body, []byte("{")) || json.Unmarshal(body, &m) != nil {
+		return nil, false
+	}
+	if m.Version != 3 || (m.Mappings == nil && m.Sections == nil) {
+		return nil, false
+	}
+	maps := []*rawMap{&m}
+	for i, s := range m.Sections {
+		if i == maxSections {
+			break
+		}
+		if s.Map != nil {
+			maps = append(maps, s.Map)
+		}
+	}
+	for _, sm := range maps {
+		for i, content := range sm.SourcesContent {
+			if len(sources) == maxSources {
+				return sources, true
+			}
+			if content == nil || *content == "" {
+				continue
+			}
+			name := ""
+			if i < len(sm.Sources) {
+				name = sm.Sources[i]
+			}
+			sources = append(sources, mapSource{name: name, content: *content})
+		}
+	}
+	return sources, true
+}

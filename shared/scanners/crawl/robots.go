@@ -1,0 +1,157 @@
+package crawl
+
+import (
+	"bufio"
+	"bytes"
+	"strings"
+)
+
+// robots.txt (RFC 9309) is parsed here rather than with a library: the
+// module has none, and the crawl needs only the matching rules — group
+// selection by product token, longest match wins, allow wins ties, '*'
+// and '$' in patterns.
+
+const (
+	// maxRobotsRules bounds the rules kept from one robots.txt.
+	maxRobotsRules = 1000
+	// maxRobotsPattern bounds one rule's pattern.
+	maxRobotsPattern = 512
+)
+
+// robotsRules are the rules of one origin that apply to the crawler.
+type robotsRules struct {
+	// disallowAll is set when robots.txt could not be read because the
+	// server failed (5xx, or no answer): RFC 9309 section 2.3.1.4 says to
+	// assume a complete disallow.
+	disallowAll bool
+	rules       []robotsRule
+}
+
+type robotsRule struct {
+	allow   bool
+	pattern string
+}
+
+// allowAll is the answer for an origin without robots.txt (4xx).
+var allowAll = &robotsRules{}
+
+// parseRobots reads the groups of a robots.txt and keeps the rules of the
+// group(s) naming agent (a product token such as "secscan",
+// case-insensitive), or else of the "*" group(s).
+func parseRobots(body []byte, agent string) *robotsRules {
+	type group struct {
+		agents []string
+		rules  []robotsRule
+	}
+	var groups []*group
+	var cur *group
+	inAgents := false // the previous meaningful line was a user-agent line
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	for sc.Scan() {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		key = strings.ToLower(strings.TrimSpace(key))
+		value = strings.TrimSpace(value)
+		switch key {
+		case "user-agent":
+			if !inAgents || cur == nil {
+				cur = &group{}
+				groups = append(groups, cur)
+			}
+			cur.agents = append(cur.agents, strings.ToLower(value))
+			inAgents = true
+		case "allow", "disallow":
+			inAgents = false
+			if cur == nil || len(cur.rules) >= maxRobotsRules || len(value) > maxRobotsPattern {
+				continue
+			}
+			if value == "" {
+				continue // "Disallow:" with no path allows everything
+			}
+			cur.rules = append(cur.rules, robotsRule{allow: key == "allow", pattern: value})
+		default:
+			// Sitemap, Crawl-delay and unknown keys do not end a group's
+			// user-agent list in practice, but they are not rules either.
+		}
+	}
+	agent = strings.ToLower(agent)
+	pick := func(match func(string) bool) *robotsRules {
+		out := &robotsRules{}
+		for _, g := range groups {
+			for _, a := range g.agents {
+				if match(a) {
+					out.rules = append(out.rules, g.rules...)
+					break
+				}
+			}
+		}
+		if len(out.rules) > maxRobotsRules {
+			out.rules = out.rules[:maxRobotsRules]
+		}
+		return out
+	}
+	named := func(a string) bool { return a == agent }
+	for _, g := range groups {
+		for _, a := range g.agents {
+			if named(a) {
+				return pick(named)
+			}
+		}
+	}
+	return pick(func(a string) bool { return a == "*" })
+}
+
+// allowed reports whether the crawler may fetch path (the escaped path
+// with its query, e.g. "/a/b?c=d").
+func (r *robotsRules) allowed(path string) bool {
+	if r.disallowAll {
+		return false
+	}
+	best, allow := -1, true
+	for _, rule := range r.rules {
+		if !robotsMatch(rule.pattern, path) {
+			continue
+		}
+		n := len(rule.pattern)
+		if n > best || (n == best && rule.allow) {
+			best, allow = n, rule.allow
+		}
+	}
+	return allow
+}
+
+// robotsMatch matches path against a robots.txt pattern: a prefix match
+// where '*' matches any run of characters and a final '$' anchors the end.
+// Greedy leftmost matching of the literal segments is exact for patterns
+// whose only wildcard is '*', and linear in the path per segment.
+func robotsMatch(pattern, path string) bool {
+	anchored := strings.HasSuffix(pattern, "$")
+	if anchored {
+		pattern = pattern[:len(pattern)-1]
+	}
+	segments := strings.Split(pattern, "*")
+	first, rest := segments[0], segments[1:]
+	if !strings.HasPrefix(path, first) {
+		return false
+	}
+	pos := len(first)
+	if len(rest) == 0 {
+		return !anchored || pos == len(path)
+	}
+	last := rest[len(rest)-1]
+	for _, seg := range rest[:len(rest)-1] {
+		i := strings.Index(path[pos:], seg)
+		if i < 0 {
+			return false
+		}
+		pos += i + len(seg)
+	}
+	if anchored {
+		return len(path)-pos >= len(last) && strings.HasSuffix(path, last)
+	}
+	return strings.Contains(path[pos:], last)
+}
