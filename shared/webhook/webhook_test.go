@@ -296,7 +296,9 @@ func TestHangingReceiverIsCutAtTenSeconds(t *testing.T) {
 	}
 	cut := got[1].at.Sub(got[0].at) - webhook.Backoff[0]
 	t.Logf("first attempt cut after %v; total %v", cut.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
-	if cut < webhook.DefaultAttemptTimeout || cut > webhook.DefaultAttemptTimeout+time.Second {
+	// The deadline starts before the connection is made, and the receiver sees the request
+	// only after the TLS handshake: allow for that on the low side.
+	if cut < webhook.DefaultAttemptTimeout-500*time.Millisecond || cut > webhook.DefaultAttemptTimeout+time.Second {
 		t.Fatalf("hanging attempt cut after %v, want %v", cut, webhook.DefaultAttemptTimeout)
 	}
 	verify(t, f.secret(), got[1])
