@@ -14,7 +14,6 @@ package crawl
 import (
 	"cmp"
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,24 +71,20 @@ const (
 // (the crawler's User-Agent is httpprobe.UserAgent).
 var robotsAgent, _, _ = strings.Cut(httpprobe.UserAgent, "/")
 
-// Option configures the tool.
-type Option func(*Tool)
+// Option configures the tool (the options every web tool shares).
+type Option = httpprobe.Option
 
 // WithRootCAs verifies certificates with pool instead of the system pool.
-func WithRootCAs(pool *x509.CertPool) Option { return func(t *Tool) { t.rootCAs = pool } }
+var WithRootCAs = httpprobe.WithRootCAs
 
 // Tool is the web_crawl tool.
 type Tool struct {
-	rootCAs *x509.CertPool
+	opts httpprobe.Options
 }
 
 // New returns the web_crawl tool.
 func New(opts ...Option) tools.Tool {
-	t := &Tool{}
-	for _, o := range opts {
-		o(t)
-	}
-	return t
+	return &Tool{opts: httpprobe.NewOptions(opts)}
 }
 
 // Name implements tools.Tool.
@@ -174,7 +169,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 		}
 		start = u
 	}
-	client, err := httpprobe.NewClient(env, t.rootCAs)
+	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}

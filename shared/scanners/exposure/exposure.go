@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -45,24 +44,20 @@ const (
 	workers = 4
 )
 
-// Option configures the tool.
-type Option func(*Tool)
+// Option configures the tool (the options every web tool shares).
+type Option = httpprobe.Option
 
 // WithRootCAs verifies certificates with pool instead of the system pool.
-func WithRootCAs(pool *x509.CertPool) Option { return func(t *Tool) { t.rootCAs = pool } }
+var WithRootCAs = httpprobe.WithRootCAs
 
 // Tool is the exposed_files tool.
 type Tool struct {
-	rootCAs *x509.CertPool
+	opts httpprobe.Options
 }
 
 // New returns the exposed_files tool.
 func New(opts ...Option) tools.Tool {
-	t := &Tool{}
-	for _, o := range opts {
-		o(t)
-	}
-	return t
+	return &Tool{opts: httpprobe.NewOptions(opts)}
 }
 
 // Name implements tools.Tool.
@@ -127,7 +122,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 			return tools.Result{}, err
 		}
 	}
-	client, err := httpprobe.NewClient(env, t.rootCAs)
+	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}

@@ -91,17 +91,7 @@ func (*Tool) Description() string {
 
 // InputSchema implements tools.Tool.
 func (*Tool) InputSchema() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "url": {
-      "type": "string",
-      "maxLength": 2048,
-      "description": "http(s) URL of a page on the scan's domain or a subdomain to fingerprint; default: https://<domain>/, falling back to http://<domain>/"
-    }
-  },
-  "additionalProperties": false
-}`)
+	return httpprobe.PageSchema(" to fingerprint")
 }
 
 // Cost implements tools.Tool.
@@ -110,23 +100,11 @@ func (*Tool) Cost() int { return cost }
 // Timeout implements tools.Tool.
 func (*Tool) Timeout() time.Duration { return timeout }
 
-type input struct {
-	URL string `json:"url"`
-}
-
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in input
-	if err := tools.DecodeInput(raw, &in); err != nil {
+	target, err := httpprobe.PageInput(env, raw)
+	if err != nil {
 		return tools.Result{}, err
-	}
-	var target *url.URL
-	if in.URL != "" {
-		u, err := httpprobe.ParseTarget(env, in.URL)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		target = u
 	}
 	data, err := builtinDataset()
 	if err != nil {

@@ -8,10 +8,8 @@ package web
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -31,25 +29,20 @@ const (
 	maxBody = 256 << 10
 )
 
-// Option configures the tool.
-type Option func(*Tool)
+// Option configures the tool (the options every web tool shares).
+type Option = httpprobe.Option
 
-// WithRootCAs verifies certificates with pool instead of the system pool
-// (tests, private CAs).
-func WithRootCAs(pool *x509.CertPool) Option { return func(t *Tool) { t.rootCAs = pool } }
+// WithRootCAs verifies certificates with pool instead of the system pool.
+var WithRootCAs = httpprobe.WithRootCAs
 
 // Tool is the http_check tool.
 type Tool struct {
-	rootCAs *x509.CertPool
+	opts httpprobe.Options
 }
 
 // New returns the http_check tool.
 func New(opts ...Option) tools.Tool {
-	t := &Tool{}
-	for _, o := range opts {
-		o(t)
-	}
-	return t
+	return &Tool{opts: httpprobe.NewOptions(opts)}
 }
 
 // Name implements tools.Tool.
@@ -66,17 +59,7 @@ func (*Tool) Description() string {
 
 // InputSchema implements tools.Tool.
 func (*Tool) InputSchema() json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "url": {
-      "type": "string",
-      "maxLength": 2048,
-      "description": "http(s) URL of a page on the scan's domain or a subdomain; default: https://<domain>/, falling back to http://<domain>/"
-    }
-  },
-  "additionalProperties": false
-}`)
+	return httpprobe.PageSchema("")
 }
 
 // Cost implements tools.Tool.
@@ -85,25 +68,13 @@ func (*Tool) Cost() int { return cost }
 // Timeout implements tools.Tool.
 func (*Tool) Timeout() time.Duration { return timeout }
 
-type input struct {
-	URL string `json:"url"`
-}
-
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in input
-	if err := tools.DecodeInput(raw, &in); err != nil {
+	target, err := httpprobe.PageInput(env, raw)
+	if err != nil {
 		return tools.Result{}, err
 	}
-	var target *url.URL
-	if in.URL != "" {
-		u, err := httpprobe.ParseTarget(env, in.URL)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		target = u
-	}
-	client, err := httpprobe.NewClient(env, t.rootCAs)
+	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}

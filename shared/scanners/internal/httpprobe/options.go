@@ -1,0 +1,57 @@
+package httpprobe
+
+import (
+	"crypto/x509"
+	"encoding/json"
+	"net/url"
+	"strconv"
+
+	"secscan/shared/tools"
+)
+
+// Options are the settings every web tool accepts.
+type Options struct {
+	// RootCAs verifies certificates instead of the system pool (tests).
+	RootCAs *x509.CertPool
+}
+
+// Option configures a web tool.
+type Option func(*Options)
+
+// WithRootCAs verifies certificates with pool instead of the system pool.
+func WithRootCAs(pool *x509.CertPool) Option { return func(o *Options) { o.RootCAs = pool } }
+
+// NewOptions applies opts.
+func NewOptions(opts []Option) Options {
+	var o Options
+	for _, apply := range opts {
+		apply(&o)
+	}
+	return o
+}
+
+// PageSchema is the input schema of a tool that looks at one page:
+// {"url"?}, where what says what the page is for.
+func PageSchema(what string) json.RawMessage {
+	desc := strconv.Quote("http(s) URL of a page on the scan's domain or a subdomain" + what +
+		"; default: https://<domain>/, falling back to http://<domain>/")
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "url": {"type": "string", "maxLength": ` + strconv.Itoa(MaxURLLength) + `, "description": ` + desc + `}
+  },
+  "additionalProperties": false
+}`)
+}
+
+// PageInput decodes the input of PageSchema strictly and returns its URL,
+// validated with ParseTarget, or nil when none was given.
+func PageInput(env tools.Env, raw json.RawMessage) (*url.URL, error) {
+	var in struct {
+		URL string `json:"url"`
+	}
+	if err := tools.DecodeInput(raw, &in); err != nil || in.URL == "" {
+		return nil, err
+	}
+	return ParseTarget(env, in.URL)
+}
