@@ -312,7 +312,7 @@ func (s *Store) ListScans(ctx context.Context, userID string, page Page, f ScanF
 		in.ExpressionAttributeValues[":target"] = &types.AttributeValueMemberS{Value: f.Target}
 	}
 	if len(filters) > 0 {
-		in.FilterExpression = aws.String(joinAnd(filters))
+		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
 		in.ExpressionAttributeNames = map[string]string{}
 		if f.Status != "" {
 			in.ExpressionAttributeNames["#status"] = "status"
@@ -363,14 +363,6 @@ func decodeScans(items []map[string]types.AttributeValue, next string) ([]scans.
 		out = append(out, sc)
 	}
 	return out, next, nil
-}
-
-func joinAnd(parts []string) string {
-	out := parts[0]
-	for _, p := range parts[1:] {
-		out += " AND " + p
-	}
-	return out
 }
 
 func number(n int64) *types.AttributeValueMemberN {
@@ -638,7 +630,9 @@ func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans
 				return
 			}
 			if err != nil {
-				first = cmpOrErr(first, dbError("put finding", err))
+				if first == nil {
+					first = dbError("put finding", err)
+				}
 				return
 			}
 			added = append(added, f)
@@ -650,13 +644,6 @@ func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans
 	}
 	SortFindings(added)
 	return added, nil
-}
-
-func cmpOrErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // countChildren counts the scan's items whose sort key starts with prefix.
