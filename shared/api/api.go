@@ -82,3 +82,11 @@ func optionalTimestamp(t *time.Time) *string {
 	s := timestamp(*t)
 	return &s
 }
+
+// optional renders "" as JSON null.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

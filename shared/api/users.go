@@ -2,8 +2,6 @@ package api
 
 import (
 	"net/http"
-	"net/mail"
-	"strings"
 
 	"secscan/shared/apierr"
 	"secscan/shared/auth"
@@ -30,12 +28,16 @@ func (a *API) me(w http.ResponseWriter, _ *http.Request, p auth.Principal) error
 	return nil
 }
 
+// adminOnly guards the admin endpoints: an admin, signed in with a browser
+// session. An API token never administers, even an admin's, so a leaked token
+// cannot create durable admins or raise plans.
 func adminOnly(h httpapi.AuthedHandler) httpapi.AuthedHandler {
+	session := accountAction(h)
 	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 		if !p.User.IsAdmin {
 			return apierr.New(apierr.Forbidden, "Admin privileges required")
 		}
-		return h(w, r, p)
+		return session(w, r, p)
 	}
 }
 
@@ -60,9 +62,9 @@ func (a *API) adminCreateUser(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	if in.Email == nil {
 		return apierr.Field("email", "is required")
 	}
-	email := auth.NormalizeEmail(*in.Email)
-	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@"):], ".") {
-		return apierr.Field("email", "must be an email address like name@example.com")
+	email, err := auth.NormalizeEmail(*in.Email)
+	if err != nil {
+		return apierr.Field("email", "%v", err)
 	}
 	if in.Plan == nil {
 		return apierr.Field("plan", "is required (free, starter, pro or enterprise)")
@@ -76,11 +78,18 @@ func (a *API) adminCreateUser(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	plan := *in.Plan
 	now := a.Now().UTC()
 	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: plan, IsAdmin: *in.IsAdmin, CreatedAt: now}
-	token, record, err := newTokenRecord(u.ID, "initial", nil, now)
-	if err != nil {
-		return err
+	created := store.NewUser{User: u, ClaimEmail: true, Linkable: true}
+	// An admin gets no token: admins act through browser sessions only, so
+	// the only credential of a new admin is its own sign-in.
+	var token string
+	if !u.IsAdmin {
+		var record store.Token
+		if token, record, err = newTokenRecord(u.ID, "initial", nil, now); err != nil {
+			return err
+		}
+		created.FirstToken = &record
 	}
-	err = a.Store.CreateUser(r.Context(), store.NewUser{User: u, ClaimEmail: true, FirstToken: &record})
+	err = a.Store.CreateUser(r.Context(), created)
 	if store.IsConflict(err) {
 		detail := "A user with email " + email + " already exists"
 		if id, err := a.Store.UserIDByEmail(r.Context(), email); err == nil {
@@ -93,8 +102,8 @@ func (a *API) adminCreateUser(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	}
 	httpapi.WriteJSON(w, http.StatusCreated, struct {
 		userJSON
-		Token string `json:"token"`
-	}{renderUser(u), token})
+		Token *string `json:"token"`
+	}{renderUser(u), optional(token)})
 	return nil
 }
 

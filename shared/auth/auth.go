@@ -78,9 +78,9 @@ func New(st *store.Store, jwtVerifier *JWTVerifier, logger *slog.Logger) *Authen
 func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request, requestID string) (Principal, ratelimit.Decision, error) {
 	ip := clientIP(r)
 	now := a.Now()
-	if until, ok := a.blocked.get(ip, now); ok {
-		return Principal{}, ratelimit.Decision{}, tooManyFailures(until.Sub(now))
-	}
+	// A valid credential is admitted even from an address blocked for
+	// failing too often (an office or NAT egress shares one address); the
+	// block only answers that address's failures.
 	p, userItemKey, touch, err := a.identify(ctx, r, now)
 	if err != nil {
 		if errors.Is(err, errInvalid) {
@@ -187,22 +187,34 @@ func (a *Authenticator) userForIdentity(ctx context.Context, c *SessionClaims, n
 }
 
 // provision links a session's identity to the user an admin created for its
-// verified email, or creates a new free user.
+// verified email (once: a user that has been linked, or that signed up by
+// itself, is never taken over), or creates a new free user.
 func (a *Authenticator) provision(ctx context.Context, c *SessionClaims, now time.Time) (string, error) {
-	email := NormalizeEmail(c.Email)
-	if c.EmailVerified && email != "" {
+	email, err := NormalizeEmail(c.Email)
+	if err != nil {
+		email = "" // not comparable: never linked, never claimed
+	}
+	claim := c.EmailVerified && email != ""
+	if claim {
 		id, err := a.Store.UserIDByEmail(ctx, email)
-		if err == nil {
-			return id, a.Store.LinkIdentity(ctx, c.Issuer, c.Subject, id)
-		}
-		if !store.IsNotFound(err) {
+		switch {
+		case err == nil:
+			err = a.Store.LinkIdentity(ctx, c.Issuer, c.Subject, email, id)
+			if !errors.Is(err, store.ErrNotLinkable) {
+				if err == nil {
+					a.Logger.InfoContext(ctx, "identity linked to an admin-created user", "user_id", id, "issuer", c.Issuer)
+				}
+				return id, err
+			}
+			claim = false // the address belongs to another account
+		case !store.IsNotFound(err):
 			return "", err
 		}
 	}
 	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: string(plans.Free), CreatedAt: now.UTC()}
-	err := a.Store.CreateUser(ctx, store.NewUser{
+	err = a.Store.CreateUser(ctx, store.NewUser{
 		User:        u,
-		ClaimEmail:  c.EmailVerified && email != "",
+		ClaimEmail:  claim,
 		IdentityISS: c.Issuer,
 		IdentitySub: c.Subject,
 	})
@@ -214,8 +226,12 @@ func (a *Authenticator) provision(ctx context.Context, c *SessionClaims, now tim
 }
 
 // failed records an authentication failure of ip and answers 401, or 429 once
-// the IP has failed too often.
+// the IP has failed too often. A blocked address's failures are answered
+// from memory without a database write.
 func (a *Authenticator) failed(ctx context.Context, ip, requestID string, now time.Time, cause error) error {
+	if until, ok := a.blocked.get(ip, now); ok {
+		return tooManyFailures(until.Sub(now))
+	}
 	a.Logger.InfoContext(ctx, "authentication failed", "ip", ip, "reason", cause.Error())
 	d, err := a.Limiter.Take(ctx, ratelimit.Target{Key: store.AuthFailureKey(ip)}, ratelimit.AuthFailures, requestID, now)
 	if err != nil {
@@ -263,8 +279,6 @@ func clientIP(r *http.Request) string {
 	return r.RemoteAddr
 }
 
-// NormalizeEmail is the comparable form of an email address.
-func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // ipBlocks remembers, per process, addresses refused for failing too often,
 // so a guessing client stops costing database round trips. Bounded.

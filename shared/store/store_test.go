@@ -38,13 +38,31 @@ func TestUsersAndIdentities(t *testing.T) {
 	if _, err := st.GetUser(ctx, dup.ID); !store.IsNotFound(err) {
 		t.Fatal("a failed transaction left the user behind")
 	}
-	if err := st.LinkIdentity(ctx, "iss", "sub", u.ID); err != nil {
+	// A user that was not created by an admin as linkable is never linked.
+	if err := st.LinkIdentity(ctx, "iss", "sub", u.Email, u.ID); !errors.Is(err, store.ErrNotLinkable) {
+		t.Fatalf("linking a self-registered user: %v, want ErrNotLinkable", err)
+	}
+	if _, err := st.UserIDByIdentity(ctx, "iss", "sub"); !store.IsNotFound(err) {
+		t.Fatal("a refused link left the identity behind")
+	}
+	admin := store.User{ID: ids.New(ids.User, time.Now()), Email: "b@example.com", Plan: "pro", CreatedAt: time.Now()}
+	if err := st.CreateUser(ctx, store.NewUser{User: admin, ClaimEmail: true, Linkable: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.LinkIdentity(ctx, "iss", "sub", dup.ID); !store.IsConflict(err) {
+	if err := st.LinkIdentity(ctx, "iss", "sub", admin.Email, u.ID); !errors.Is(err, store.ErrNotLinkable) {
+		t.Fatalf("linking to a user that does not hold the email: %v, want ErrNotLinkable", err)
+	}
+	if err := st.LinkIdentity(ctx, "iss", "sub", admin.Email, admin.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.LinkIdentity(ctx, "iss", "sub", admin.Email, admin.ID); !store.IsConflict(err) {
 		t.Fatalf("relinking an identity: %v, want conflict", err)
 	}
-	if id, err := st.UserIDByIdentity(ctx, "iss", "sub"); err != nil || id != u.ID {
+	// The flag is one-shot: a second identity with the same email is refused.
+	if err := st.LinkIdentity(ctx, "iss", "other", admin.Email, admin.ID); !errors.Is(err, store.ErrNotLinkable) {
+		t.Fatalf("second link of one admin-created user: %v, want ErrNotLinkable", err)
+	}
+	if id, err := st.UserIDByIdentity(ctx, "iss", "sub"); err != nil || id != admin.ID {
 		t.Fatalf("identity -> %q %v", id, err)
 	}
 	plan := "pro"

@@ -38,10 +38,15 @@ type identityItem struct {
 	UserID string `dynamodbav:"user_id"`
 }
 
+// emailItem claims an address for one user. Linkable marks the claim of an
+// admin-created user that no identity has signed in as yet: the one-shot
+// permission for a first sign-in with that verified email to take the
+// account, removed by the same write that links the identity.
 type emailItem struct {
-	PK     string `dynamodbav:"pk"`
-	SK     string `dynamodbav:"sk"`
-	UserID string `dynamodbav:"user_id"`
+	PK       string `dynamodbav:"pk"`
+	SK       string `dynamodbav:"sk"`
+	UserID   string `dynamodbav:"user_id"`
+	Linkable bool   `dynamodbav:"linkable,omitempty"`
 }
 
 // DecodeUser reads a user from a profile item's attributes (as returned by
@@ -84,16 +89,34 @@ func (s *Store) UserIDByEmail(ctx context.Context, email string) (string, error)
 	return it.UserID, nil
 }
 
-// LinkIdentity links (iss, sub) to an existing user. ErrConflict when the
-// identity is already linked (a concurrent first request won the race).
-func (s *Store) LinkIdentity(ctx context.Context, iss, sub, userID string) error {
-	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           &s.table,
-		Item:                marshal(identityItem{PK: identityPK(iss, sub), SK: "IDENTITY", UserID: userID}),
-		ConditionExpression: aws.String("attribute_not_exists(pk)"),
-	})
-	if _, ok := IsConditionFailed(err); ok {
+// ErrNotLinkable refuses to link an identity to the holder of an email that
+// is not an admin-created, never-linked user.
+var ErrNotLinkable = errors.New("email holder cannot be linked")
+
+// LinkIdentity links (iss, sub) to the admin-created user that holds email,
+// consuming the claim's one-shot Linkable flag in the same transaction.
+// ErrConflict when the identity is already linked (a concurrent first
+// request won the race); ErrNotLinkable when the email's holder is not
+// userID, was not created by an admin, or has been linked before.
+func (s *Store) LinkIdentity(ctx context.Context, iss, sub, email, userID string) error {
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		putNew(s.table, identityItem{PK: identityPK(iss, sub), SK: "IDENTITY", UserID: userID}),
+		{Update: &types.Update{
+			TableName:           &s.table,
+			Key:                 key(emailPK(email), "EMAIL"),
+			UpdateExpression:    aws.String("REMOVE linkable"),
+			ConditionExpression: aws.String("user_id = :uid AND linkable = :true"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":uid":  &types.AttributeValueMemberS{Value: userID},
+				":true": &types.AttributeValueMemberBOOL{Value: true},
+			},
+		}},
+	}})
+	if _, ok := transactionConflict(err, 0); ok {
 		return ErrConflict
+	}
+	if _, ok := transactionConflict(err, 1); ok {
+		return ErrNotLinkable
 	}
 	return dbError("link identity", err)
 }
@@ -102,6 +125,7 @@ func (s *Store) LinkIdentity(ctx context.Context, iss, sub, userID string) error
 type NewUser struct {
 	User        User
 	ClaimEmail  bool      // also register the email -> user mapping (must be free)
+	Linkable    bool      // with ClaimEmail: a first verified sign-in may link to the user once
 	IdentityISS string    // when set, link (IdentityISS, IdentitySub) to the user
 	IdentitySub string    //
 	FirstToken  *NewToken // when set, create this API token for the user
@@ -112,7 +136,7 @@ type NewUser struct {
 func (s *Store) CreateUser(ctx context.Context, n NewUser) error {
 	items := []types.TransactWriteItem{putNew(s.table, newUserItem(n.User))}
 	if n.ClaimEmail {
-		items = append(items, putNew(s.table, emailItem{PK: emailPK(n.User.Email), SK: "EMAIL", UserID: n.User.ID}))
+		items = append(items, putNew(s.table, emailItem{PK: emailPK(n.User.Email), SK: "EMAIL", UserID: n.User.ID, Linkable: n.Linkable}))
 	}
 	if n.IdentityISS != "" {
 		items = append(items, putNew(s.table, identityItem{PK: identityPK(n.IdentityISS, n.IdentitySub), SK: "IDENTITY", UserID: n.User.ID}))

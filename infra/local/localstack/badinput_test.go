@@ -160,7 +160,7 @@ func TestBadInput(t *testing.T) {
 			case "session":
 				header.Set("Authorization", "Bearer "+acct.session)
 			case "admin":
-				header.Set("Authorization", "Bearer "+admin.token)
+				header.Set("Authorization", "Bearer "+admin.session)
 			case "none":
 			default:
 				header.Set("Authorization", "Bearer "+c.auth)

@@ -60,7 +60,7 @@ func TestSessionTokensAndRevocation(t *testing.T) {
 		t.Fatalf("free plan refusal should name the plan that allows it: %q", d)
 	}
 
-	r = s.call(http.MethodPatch, "/api/admin/users/"+me.ID, admin.token, map[string]any{"plan": "starter"})
+	r = s.call(http.MethodPatch, "/api/admin/users/"+me.ID, admin.session, map[string]any{"plan": "starter"})
 	expect(t, r, http.StatusOK)
 
 	r = s.call(http.MethodPost, "/api/tokens", session, map[string]any{"name": "ci", "expires_in_days": 30})
@@ -244,7 +244,17 @@ func TestAdminUsers(t *testing.T) {
 	s := startStack(t)
 	admin, user := s.newAccount("enterprise", true), s.newAccount("free", false)
 
-	r := s.call(http.MethodPost, "/api/admin/users", admin.token, map[string]any{"email": "Ops@Example.com", "plan": "pro", "is_admin": false})
+	// An admin's API token cannot administer: a leaked one must not mint
+	// durable footholds (security review, item 1).
+	r := s.call(http.MethodPost, "/api/admin/users", admin.token, map[string]any{"email": "x@example.com", "plan": "enterprise", "is_admin": true})
+	expect(t, r, http.StatusForbidden)
+	if d := r.detail(t); d != "This action requires a browser session" {
+		t.Fatalf("admin action with an API token: %q", d)
+	}
+	expect(t, s.call(http.MethodPatch, "/api/admin/users/"+user.user.ID, admin.token, map[string]any{"plan": "pro"}), http.StatusForbidden)
+	expect(t, s.call(http.MethodPost, "/api/admin/users", user.session, map[string]any{"email": "x@example.com", "plan": "pro", "is_admin": false}), http.StatusForbidden)
+
+	r = s.call(http.MethodPost, "/api/admin/users", admin.session, map[string]any{"email": "Ops@Example.com", "plan": "pro", "is_admin": false})
 	expect(t, r, http.StatusCreated)
 	var created struct {
 		ID, Email, Plan, Token string
@@ -254,16 +264,16 @@ func TestAdminUsers(t *testing.T) {
 		t.Fatalf("created = %s", r.body)
 	}
 	expect(t, s.call(http.MethodGet, "/api/auth/me", created.Token, nil), http.StatusOK)
-	r = s.call(http.MethodPost, "/api/admin/users", admin.token, map[string]any{"email": "ops@example.com", "plan": "pro", "is_admin": false})
+	r = s.call(http.MethodPost, "/api/admin/users", admin.session, map[string]any{"email": "ops@example.com", "plan": "pro", "is_admin": false})
 	expect(t, r, http.StatusConflict)
 
-	// The admin-created user signs in with a verified email: linked, not duplicated.
-	session, _ := s.idp.SessionToken("ops@example.com", true)
-	r = s.call(http.MethodGet, "/api/auth/me", session, nil)
-	expect(t, r, http.StatusOK)
-	if !strings.Contains(string(r.body), created.ID) || !strings.Contains(string(r.body), `"plan":"pro"`) {
-		t.Fatalf("verified sign-in not linked to the admin-created user: %s", r.body)
+	// A new admin gets no token: it signs in with a browser session.
+	r = s.call(http.MethodPost, "/api/admin/users", admin.session, map[string]any{"email": "second-admin@example.com", "plan": "enterprise", "is_admin": true})
+	expect(t, r, http.StatusCreated)
+	if !strings.Contains(string(r.body), `"token":null`) || strings.Contains(string(r.body), "pt_") {
+		t.Fatalf("a new admin was given an API token: %s", r.body)
 	}
+
 	// An unverified email is never linked to an existing account.
 	unverified, _ := s.idp.Sign(map[string]any{"iss": s.idp.Issuer, "aud": s.idp.Audience, "sub": "other|ops",
 		"email": "ops@example.com", "email_verified": false, "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()})
@@ -272,8 +282,35 @@ func TestAdminUsers(t *testing.T) {
 	if strings.Contains(string(r.body), created.ID) {
 		t.Fatal("an unverified email took over an existing account")
 	}
+	// A look-alike address (Kelvin sign for K) is not the same email.
+	lookalike := s.session(t, "kelvin|ops", "\u212Aate@example.com")
+	r = s.call(http.MethodPost, "/api/admin/users", admin.session, map[string]any{"email": "kate@example.com", "plan": "pro", "is_admin": false})
+	expect(t, r, http.StatusCreated)
+	var kate struct{ ID string }
+	r.json(t, &kate)
+	if r := s.call(http.MethodGet, "/api/auth/me", lookalike, nil); strings.Contains(string(r.body), kate.ID) || r.status != http.StatusOK {
+		t.Fatalf("a Kelvin-sign address claimed kate's account: %d %s", r.status, r.body)
+	}
+	expect(t, s.call(http.MethodPost, "/api/admin/users", admin.session, map[string]any{"email": "\u212Aate@example.com", "plan": "pro", "is_admin": false}), http.StatusUnprocessableEntity)
 
-	r = s.call(http.MethodPatch, "/api/admin/users/"+user.user.ID, admin.token, map[string]any{"is_admin": true})
+	// The admin-created user signs in with a verified email: linked, not duplicated.
+	session := s.session(t, "dev|ops-first", "ops@example.com")
+	r = s.call(http.MethodGet, "/api/auth/me", session, nil)
+	expect(t, r, http.StatusOK)
+	if !strings.Contains(string(r.body), created.ID) || !strings.Contains(string(r.body), `"plan":"pro"`) {
+		t.Fatalf("verified sign-in not linked to the admin-created user: %s", r.body)
+	}
+	// Linking is one-shot: another identity with the same verified email
+	// (another IdP account) gets an account of its own.
+	if r := s.call(http.MethodGet, "/api/auth/me", s.session(t, "other-idp|ops", "ops@example.com"), nil); strings.Contains(string(r.body), created.ID) {
+		t.Fatalf("a second identity took over a linked account: %s", r.body)
+	}
+	// A user that signed up by itself is never taken over by email.
+	if r := s.call(http.MethodGet, "/api/auth/me", s.session(t, "attacker|1", user.user.Email), nil); strings.Contains(string(r.body), user.user.ID) {
+		t.Fatalf("a self-registered account was taken over by email: %s", r.body)
+	}
+
+	r = s.call(http.MethodPatch, "/api/admin/users/"+user.user.ID, admin.session, map[string]any{"is_admin": true})
 	expect(t, r, http.StatusOK)
 	r = s.call(http.MethodGet, "/api/auth/me", user.token, nil)
 	if !strings.Contains(string(r.body), `"is_admin":true`) {

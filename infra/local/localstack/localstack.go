@@ -65,8 +65,11 @@ func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, id
 
 // BootstrapAdmin makes sure an admin user with email exists and that token
 // (a pt_ value) authenticates as that user, so scripts can drive a fresh stack.
-func BootstrapAdmin(ctx context.Context, st *store.Store, email, token string, now time.Time) (string, error) {
-	email = auth.NormalizeEmail(email)
+func BootstrapAdmin(ctx context.Context, st *store.Store, rawEmail, token string, now time.Time) (string, error) {
+	email, err := auth.NormalizeEmail(rawEmail)
+	if err != nil {
+		return "", fmt.Errorf("bootstrap admin %q: %w", rawEmail, err)
+	}
 	userID, err := st.UserIDByEmail(ctx, email)
 	switch {
 	case store.IsNotFound(err):
@@ -74,6 +77,7 @@ func BootstrapAdmin(ctx context.Context, st *store.Store, email, token string, n
 		err = st.CreateUser(ctx, store.NewUser{
 			User:       store.User{ID: userID, Email: email, Plan: string(plans.Enterprise), IsAdmin: true, CreatedAt: now.UTC()},
 			ClaimEmail: true,
+			Linkable:   true, // its first development-IdP sign-in becomes its browser session
 		})
 		if err != nil {
 			return "", fmt.Errorf("bootstrap admin: %w", err)

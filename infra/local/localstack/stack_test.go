@@ -184,6 +184,18 @@ type response struct {
 	body   []byte
 }
 
+// session signs a verified-email session JWT for the identity sub.
+func (s *stack) session(t *testing.T, sub, email string) string {
+	t.Helper()
+	now := time.Now()
+	tok, err := s.idp.Sign(map[string]any{"iss": s.idp.Issuer, "aud": s.idp.Audience, "sub": sub,
+		"email": email, "email_verified": true, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 func (r response) json(t *testing.T, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
