@@ -168,7 +168,11 @@ func (a *API) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p auth
 	if err != nil {
 		return err
 	}
-	if err := a.Store.RotateWebhookSecret(r.Context(), p.User.ID, next); err != nil {
+	next, err = a.Store.RotateWebhookSecret(r.Context(), p.User.ID, next)
+	if store.IsConflict(err) {
+		return apierr.New(apierr.Conflict, "The webhook secret was rotated by a concurrent request; read it with GET /api/webhook-secret")
+	}
+	if err != nil {
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusOK, webhookSecretJSON{Secret: next.Secret, CreatedAt: timestamp(next.CreatedAt)})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,10 +211,54 @@ func TestWebhookSecretFirstUseAndRotation(t *testing.T) {
 			t.Fatalf("first uses disagree: %v", results)
 		}
 	}
-	if err := st.RotateWebhookSecret(ctx, u.ID, store.WebhookSecret{Secret: "whsec_new", CreatedAt: time.Now()}); err != nil {
+	if _, err := st.RotateWebhookSecret(ctx, u.ID, store.WebhookSecret{Secret: "whsec_new", CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := st.WebhookSecret(ctx, u.ID, store.WebhookSecret{Secret: "whsec_unused"}); s.Secret != "whsec_new" {
 		t.Fatalf("after rotation: %q", s.Secret)
+	}
+
+	// Concurrent rotations never both succeed from the same version (the
+	// loser would hand out a secret that is already dead): the winners form
+	// a chain of distinct versions ending in the secret in force, and every
+	// other rotation gets ErrConflict. Repeated, so a race shows.
+	version := 1
+	for round := range 5 {
+		won := make([]store.WebhookSecret, 8)
+		var conflicts atomic.Int32
+		var wg sync.WaitGroup
+		for i := range won {
+			wg.Go(func() {
+				got, err := st.RotateWebhookSecret(ctx, u.ID, store.WebhookSecret{Secret: fmt.Sprint("whsec_r", round, "_", i), CreatedAt: time.Now()})
+				switch {
+				case store.IsConflict(err):
+					conflicts.Add(1)
+				case err != nil:
+					t.Error(err)
+				default:
+					won[i] = got
+				}
+			})
+		}
+		wg.Wait()
+		current, _ := st.WebhookSecret(ctx, u.ID, store.WebhookSecret{Secret: "whsec_unused"})
+		seen, last := map[int]bool{}, store.WebhookSecret{}
+		for _, w := range won {
+			if w.Secret == "" {
+				continue
+			}
+			if seen[w.Version] {
+				t.Fatalf("round %d: two rotations succeeded from the same version %d", round, w.Version-1)
+			}
+			seen[w.Version] = true
+			if w.Version > last.Version {
+				last = w
+			}
+		}
+		if len(seen) < 1 || len(seen)+int(conflicts.Load()) != len(won) || current.Version != version+len(seen) || last.Secret != current.Secret {
+			t.Fatalf("round %d: %d winners, %d conflicts; version %d -> %d; in force %q, last winner %q",
+				round, len(seen), conflicts.Load(), version, current.Version, current.Secret, last.Secret)
+		}
+		version = current.Version
 	}
 }

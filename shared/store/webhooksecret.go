@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // WebhookSecret is an account's webhook signing secret. It is stored as is
@@ -14,6 +16,8 @@ import (
 type WebhookSecret struct {
 	Secret    string    `dynamodbav:"secret"`
 	CreatedAt time.Time `dynamodbav:"created_at"`
+	// Version counts rotations; a rotation is conditional on it.
+	Version int `dynamodbav:"version,omitempty"`
 }
 
 type webhookSecretItem struct {
@@ -50,11 +54,38 @@ func (s *Store) WebhookSecret(ctx context.Context, userID string, candidate Webh
 	return candidate, nil
 }
 
-// RotateWebhookSecret replaces the user's secret; the old one stops working at once.
-func (s *Store) RotateWebhookSecret(ctx context.Context, userID string, next WebhookSecret) error {
-	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: &s.table,
-		Item:      marshal(webhookSecretItem{PK: userPK(userID), SK: "WEBHOOK_SECRET", WebhookSecret: next}),
-	})
-	return dbError("rotate webhook secret", err)
+// RotateWebhookSecret replaces the user's secret; the old one stops working
+// at once. The write is conditional on the version it read, so of two
+// concurrent rotations exactly one wins and the other gets ErrConflict
+// (never two answers of which one secret is already dead).
+func (s *Store) RotateWebhookSecret(ctx context.Context, userID string, next WebhookSecret) (WebhookSecret, error) {
+	k := key(userPK(userID), "WEBHOOK_SECRET")
+	var cur webhookSecretItem
+	cond, values := "attribute_not_exists(pk)", map[string]types.AttributeValue{}
+	switch err := s.get(ctx, k, &cur); {
+	case err == nil && cur.Version == 0: // written before versions existed
+		cond = "attribute_exists(pk) AND attribute_not_exists(version)"
+	case err == nil:
+		cond = "version = :v"
+		values[":v"] = &types.AttributeValueMemberN{Value: strconv.Itoa(cur.Version)}
+	case !IsNotFound(err):
+		return WebhookSecret{}, fmt.Errorf("rotate webhook secret: %w", err)
+	}
+	next.Version = cur.Version + 1
+	in := &dynamodb.PutItemInput{
+		TableName:           &s.table,
+		Item:                marshal(webhookSecretItem{PK: userPK(userID), SK: "WEBHOOK_SECRET", WebhookSecret: next}),
+		ConditionExpression: &cond,
+	}
+	if len(values) > 0 {
+		in.ExpressionAttributeValues = values
+	}
+	_, err := s.db.PutItem(ctx, in)
+	if _, ok := IsConditionFailed(err); ok {
+		return WebhookSecret{}, ErrConflict
+	}
+	if err != nil {
+		return WebhookSecret{}, dbError("rotate webhook secret", err)
+	}
+	return next, nil
 }
