@@ -121,11 +121,11 @@ func TestDialRefusesLoopbackWithoutAllowPrivate(t *testing.T) {
 		address string
 		want    string
 	}{
-		{n.addr("app.example.test"), "app.example.test resolves to 127.0.0.1, a loopback address; private networks are not allowed"},
+		{n.addr("app.example.test"), "app.example.test resolves to a non-public address; private networks are not allowed"},
 		{n.addr("127.0.0.1"), "127.0.0.1 is a loopback address; private networks are not allowed"},
 		{n.addr("::ffff:127.0.0.1"), "::ffff:127.0.0.1 is an IPv4-mapped form of 127.0.0.1"},
-		{n.addr("mapped.example.test"), "mapped.example.test resolves to ::ffff:127.0.0.1"},
-		{n.addr("fallback.example.test"), "fallback.example.test resolves to 127.0.0.2"},
+		{n.addr("mapped.example.test"), "mapped.example.test resolves to a non-public address"},
+		{n.addr("fallback.example.test"), "fallback.example.test resolves to a non-public address"},
 	}
 	for _, tt := range tests {
 		conn, err := d.DialContext(context.Background(), "tcp", tt.address)
@@ -135,6 +135,9 @@ func TestDialRefusesLoopbackWithoutAllowPrivate(t *testing.T) {
 		}
 		if !errors.Is(err, ErrForbiddenAddress) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("dial %s: err = %q, want ErrForbiddenAddress mentioning %q", tt.address, err, tt.want)
+		}
+		if host, _, _ := net.SplitHostPort(tt.address); net.ParseIP(host) == nil && strings.Contains(err.Error(), "127.0.0") {
+			t.Errorf("dial %s: err = %q reveals what the name resolves to", tt.address, err)
 		}
 	}
 	if !n.firstAcceptedIsMarker(t) {
@@ -147,8 +150,13 @@ func TestDialRefusesNameWithAnyForbiddenAddress(t *testing.T) {
 	n := newTestNet(t)
 	d := New(n.resolver, Policy{AllowPrivate: true})
 	_, err := d.DialContext(context.Background(), "tcp", n.addr("mixed.example.test"))
-	if !errors.Is(err, ErrForbiddenAddress) || !strings.Contains(err.Error(), "169.254.169.254") {
-		t.Fatalf("err = %v, want a refusal naming 169.254.169.254", err)
+	var refused *AddressError
+	if !errors.As(err, &refused) || refused.Addr.String() != "169.254.169.254" || refused.Private {
+		t.Fatalf("err = %v, want a refusal of 169.254.169.254", err)
+	}
+	// What the name resolved to stays out of the text (security review item 6).
+	if strings.Contains(err.Error(), "169.254") || !strings.Contains(err.Error(), "resolves to a non-public address") {
+		t.Fatalf("err = %q reveals the resolved address", err)
 	}
 	if !n.firstAcceptedIsMarker(t) {
 		t.Error("the allowed address of a refused name was dialled")

@@ -51,11 +51,14 @@ func (e *AddressError) Error() string {
 	return e.Summary() + "; " + e.Rule()
 }
 
-// Summary says what the address is, e.g. "example.com resolves to
-// 127.0.0.1, a loopback address" or "10.0.0.1 is a private address (RFC 1918)".
+// Summary says what was refused without revealing what a name resolved to:
+// "example.com resolves to a non-public address" (the answer of the
+// service's resolver, possibly a private zone, is not the caller's to learn)
+// or, for an address the caller gave, "10.0.0.1 is a private address (RFC 1918)".
+// Addr and Reason keep the detail for logs.
 func (e *AddressError) Summary() string {
 	if e.Host != "" && e.Host != e.Addr.String() {
-		return e.Host + " resolves to " + e.Addr.String() + ", " + e.Reason
+		return e.Host + " resolves to a non-public address"
 	}
 	return e.Addr.String() + " is " + e.Reason
 }

@@ -319,8 +319,8 @@ func TestVerifyHTTPFile(t *testing.T) {
 			http:   serveBody(testToken),
 			strict: true,
 			wantDetail: []string{
-				"service-challenge.txt: refused: example.test resolves to 127.0.0.1, a loopback address (private networks are not allowed); http://",
-				"service-challenge.txt: refused: example.test resolves to 127.0.0.1, a loopback address",
+				"service-challenge.txt: refused: example.test resolves to a non-public address (private networks are not allowed); http://",
+				"service-challenge.txt: refused: example.test resolves to a non-public address",
 			},
 		},
 	}
@@ -371,6 +371,9 @@ func TestVerifyHTTPFile(t *testing.T) {
 					t.Fatalf("detail %q\nlacks (in order) %q", f.Detail, want)
 				}
 				rest = rest[i+len(want):]
+			}
+			if tt.strict && strings.Contains(f.Detail, "127.0.0.1") {
+				t.Errorf("detail %q reveals what the name resolves to", f.Detail)
 			}
 			if tt.strict && e.requests.Load() != 0 {
 				t.Errorf("servers saw %d requests, want none", e.requests.Load())

@@ -277,8 +277,8 @@ func TestHTTPCheckPrivateNetworksOff(t *testing.T) {
 	if err == nil || tools.IsInputError(err) {
 		t.Fatalf("Run = %v, want a refusal error", err)
 	}
-	if !strings.Contains(err.Error(), "loopback") {
-		t.Errorf("error %q does not say why", err)
+	if !strings.Contains(err.Error(), "resolves to a non-public address") || strings.Contains(err.Error(), "127.0.0.1") {
+		t.Errorf("error %q does not say why, or reveals the resolved address", err)
 	}
 }
 
