@@ -12,8 +12,9 @@ var csvHeader = []string{"id", "severity", "title", "category", "host", "port", 
 
 // CSV renders the findings of r as RFC 4180 CSV (CRLF line endings), one row
 // per finding in report order under a fixed header row. A cell that a
-// spreadsheet would read as a formula (it starts with =, +, -, @, tab or CR)
-// is prefixed with an apostrophe.
+// spreadsheet would read as a formula (it starts with =, +, -, @, tab or a
+// line break, or its first non-space character is =, +, -, @) is prefixed
+// with an apostrophe.
 func CSV(r Report) []byte {
 	var b bytes.Buffer
 	b.Grow(256 + mdSizeHint(r))
@@ -48,9 +49,20 @@ func CSV(r Report) []byte {
 // csvCell defuses formulas and normalises line breaks to LF. encoding/csv
 // with UseCRLF writes a line break inside a quoted cell as CRLF and drops a
 // lone CR, so a reader gets back exactly LF-separated lines.
+//
+// The guard runs on the normalised text, so a cell that starts with a line
+// break is caught whatever its line ending, and it also looks past leading
+// white space: spreadsheets skip it before reading =, +, - or @.
 func csvCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		s = "'" + s
+	s = textLF(s)
+	if s == "" {
+		return s
 	}
-	return textLF(s)
+	if strings.ContainsRune("\t\n", rune(s[0])) {
+		return "'" + s
+	}
+	if t := strings.TrimLeft(s, " \t\n"); t != "" && strings.ContainsRune("=+-@", rune(t[0])) {
+		return "'" + s
+	}
+	return s
 }

@@ -72,6 +72,12 @@ func TestCSVFormulaInjection(t *testing.T) {
 		{"@SUM(A1)", "'@SUM(A1)"},
 		{"\tx", "'\tx"},
 		{"\rx", "'\nx"}, // line breaks come back as LF (RFC 4180 with CRLF records)
+		{"\nx", "'\nx"},
+		{"\r\n=cmd", "'\n=cmd"},
+		{"  =1+1", "'  =1+1"},
+		{" \t@SUM(A1)", "' \t@SUM(A1)"},
+		{"\n -2", "'\n -2"},
+		{" plain", " plain"},
 		{"plain =1", "plain =1"},
 		{"a\r\nb\rc\nd", "a\nb\nc\nd"},
 		{"", ""},
