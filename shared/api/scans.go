@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -318,6 +319,11 @@ func (a *API) checkCallbackURL(raw string) (string, error) {
 	}
 	if u.Fragment != "" {
 		return "", apierr.Field("callback_url", "must not have a fragment")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", apierr.Field("callback_url", "port must be between 1 and 65535")
+		}
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	if a.Callbacks.AllowPrivate {

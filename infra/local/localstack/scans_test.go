@@ -371,6 +371,8 @@ func TestScanCreationRules(t *testing.T) {
 		{"metadata callback", starter, map[string]any{"target": "rules.test", "scan_type": "web", "tier": "quick", "callback_url": "https://169.254.169.254/latest"}, 422, "public address"},
 		{"localhost callback", starter, map[string]any{"target": "rules.test", "scan_type": "web", "tier": "quick", "callback_url": "https://localhost/hook"}, 422, "localhost"},
 		{"long callback", starter, map[string]any{"target": "rules.test", "scan_type": "web", "tier": "quick", "callback_url": "https://hooks.example.com/" + strings.Repeat("a", 2048)}, 422, "2048"},
+		{"callback port too high", starter, map[string]any{"target": "rules.test", "scan_type": "web", "tier": "quick", "callback_url": "https://hooks.example.com:65536/x"}, 422, "callback_url: port must be between 1 and 65535"},
+		{"callback port zero", starter, map[string]any{"target": "rules.test", "scan_type": "web", "tier": "quick", "callback_url": "https://hooks.example.com:0/x"}, 422, "callback_url: port must be between 1 and 65535"},
 		{"relative callback", starter, map[string]any{"target": "rules.test", "scan_type": "web", "tier": "quick", "callback_url": "/hook"}, 422, "absolute https URL"},
 	}
 	for _, tc := range cases {
