@@ -57,7 +57,21 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if cfg.JWTJWKSURL == "" {
+		// The development identity provider signs a session for any email,
+		// the bootstrap admin's included: it must never be reachable from
+		// another machine.
+		if err := localstack.LoopbackOnly(*addr); err != nil {
+			return fmt.Errorf("ADDR %s: %w (the development identity provider is on because JWT_JWKS_URL is unset)", *addr, err)
+		}
+	}
 	logger := app.NewLogger(cfg.LogLevel)
+	// This process's logs, in a directory of its own: two stacks on one
+	// machine never write into each other's files.
+	logDir, err := os.MkdirTemp("", "secscan-local-")
+	if err != nil {
+		return err
+	}
 	tpl, err := samtemplate.Load(filepath.Join(*root, "template.yaml"))
 	if err != nil {
 		return err
@@ -65,7 +79,7 @@ func run() error {
 
 	if cfg.DynamoDBEndpoint == "" {
 		fmt.Println("Starting DynamoDB Local (in memory, 127.0.0.1 only)…")
-		ddbLog, err := os.Create(filepath.Join(os.TempDir(), "secscan-dynamodb-local.log"))
+		ddbLog, err := os.Create(filepath.Join(logDir, "dynamodb-local.log"))
 		if err != nil {
 			return err
 		}
@@ -97,7 +111,7 @@ func run() error {
 		opts.WebPorts = tools.Ports{HTTP: demo.Config().HTTPPort, HTTPS: demo.Config().HTTPSPort}
 	}
 
-	sfnLog, err := os.Create(filepath.Join(os.TempDir(), "secscan-stepfunctions.log"))
+	sfnLog, err := os.Create(filepath.Join(logDir, "stepfunctions.log"))
 	if err != nil {
 		return err
 	}
@@ -165,14 +179,16 @@ func printBanner(w io.Writer, addr string, cfg config.Config, devIdP bool, route
 	base := "http://" + addr
 	fmt.Fprintf(w, "\nAPI listening on %s (%d routes from template.yaml)\n", base, routes)
 	fmt.Fprintf(w, "DynamoDB: %s, table %q\n", cfg.DynamoDBEndpoint, cfg.TableName)
-	fmt.Fprintf(w, "Scans: infra/statemachine/scan.asl.json on aws-local-stepfunctions (log: %s)\n", sfnLog)
+	fmt.Fprintf(w, "Scans: infra/statemachine/scan.asl.json on aws-local-stepfunctions\n")
+	fmt.Fprintf(w, "Logs of DynamoDB Local and the state machine runner: %s\n", filepath.Dir(sfnLog))
 	if devIdP {
 		fmt.Fprintf(w, "\nGet a browser-session token from the development identity provider:\n")
 		fmt.Fprintf(w, "  export SESSION=$(curl -s -X POST %s/dev/session -d '{\"email\":\"you@example.com\"}' | sed -E 's/.*\"token\":\"([^\"]+)\".*/\\1/')\n", base)
 		fmt.Fprintf(w, "  curl -s %s/api/auth/me -H \"Authorization: Bearer $SESSION\"\n", base)
 	}
 	if cfg.BootstrapAdminEmail != "" {
-		fmt.Fprintf(w, "\nAdmin %s can use the token in BOOTSTRAP_ADMIN_TOKEN.\n", cfg.BootstrapAdminEmail)
+		fmt.Fprintf(w, "\nAdmin %s: scripts use the token in BOOTSTRAP_ADMIN_TOKEN; admin endpoints need its browser session:\n", cfg.BootstrapAdminEmail)
+		fmt.Fprintf(w, "  curl -s -X POST %s/dev/session -d '{\"email\":\"%s\"}'\n", base, cfg.BootstrapAdminEmail)
 	}
 	if demo != nil {
 		fmt.Fprintf(w, "\n%s", demo.Summary())

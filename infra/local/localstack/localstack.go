@@ -6,8 +6,11 @@ package localstack
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"sort"
 	"strings"
 	"time"
@@ -102,4 +105,21 @@ func BootstrapAdmin(ctx context.Context, st *store.Store, rawEmail, token string
 		return "", fmt.Errorf("bootstrap token: %w", err)
 	}
 	return userID, nil
+}
+
+// LoopbackOnly refuses a listen address that other machines could reach:
+// its host must be a loopback IP literal or "localhost".
+func LoopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("not a host:port address: %w", err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || !ip.Unmap().IsLoopback() {
+		return errors.New("must be a loopback address such as 127.0.0.1:3000")
+	}
+	return nil
 }
