@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -68,10 +69,37 @@ func newFixture(t *testing.T) *fixture {
 	}}
 }
 
+// scan queues a scan of a target verified a minute ago (no re-check due).
 func (f *fixture) scan(maxCredits int) scans.Scan {
 	f.t.Helper()
+	return f.scanOf(f.target("example.com", time.Minute), maxCredits)
+}
+
+// target registers domain for the fixture's user, verified age ago by a TXT
+// record (the existing target when the domain is registered already).
+func (f *fixture) target(domain string, age time.Duration) store.Target {
+	f.t.Helper()
 	now := time.Now().UTC()
-	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: f.user, Target: "example.com", TargetID: ids.New(ids.Target, now),
+	at := now.Add(-age)
+	tgt := store.Target{ID: ids.New(ids.Target, now), UserID: f.user, Domain: domain, Method: "dns_txt",
+		VerificationToken: "service-verify-" + strings.Repeat("A", 32), Verified: true, VerifiedAt: &at, CreatedAt: at}
+	if err := f.st.CreateTarget(context.Background(), tgt); err != nil && !store.IsConflict(err) {
+		f.t.Fatal(err)
+	} else if err != nil { // the fixture's domain exists already: use it
+		var dup *store.DuplicateTargetError
+		if errors.As(err, &dup) {
+			if tgt, err = f.st.GetTarget(context.Background(), f.user, dup.ExistingID); err != nil {
+				f.t.Fatal(err)
+			}
+		}
+	}
+	return tgt
+}
+
+func (f *fixture) scanOf(tgt store.Target, maxCredits int) scans.Scan {
+	f.t.Helper()
+	now := time.Now().UTC()
+	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: f.user, Target: tgt.Domain, TargetID: tgt.ID,
 		Type: scans.Web, Tier: "quick", Status: scans.Queued, MaxCredits: maxCredits, CreatedAt: now}
 	if _, _, err := f.st.CreateScan(context.Background(), sc, nil, now); err != nil {
 		f.t.Fatal(err)

@@ -21,6 +21,7 @@ type targetJSON struct {
 	Instructions      string  `json:"instructions"`
 	Verified          bool    `json:"verified"`
 	VerifiedAt        *string `json:"verified_at"`
+	VerificationError *string `json:"verification_error"`
 	CreatedAt         string  `json:"created_at"`
 }
 
@@ -28,7 +29,8 @@ func renderTarget(t store.Target) targetJSON {
 	return targetJSON{
 		ID: t.ID, Target: t.Domain, Method: t.Method, VerificationToken: t.VerificationToken,
 		Instructions: verification.Instructions(t.Method, t.Domain, t.VerificationToken, t.ID),
-		Verified:     t.Verified, VerifiedAt: optionalTimestamp(t.VerifiedAt), CreatedAt: timestamp(t.CreatedAt),
+		Verified:     t.Verified, VerifiedAt: optionalTimestamp(t.VerifiedAt),
+		VerificationError: optional(t.VerificationError), CreatedAt: timestamp(t.CreatedAt),
 	}
 }
 

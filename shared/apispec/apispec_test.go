@@ -52,6 +52,7 @@ func targetJSON() map[string]any {
 		"instructions":       "Add a TXT record at _service-challenge.example.com with value service-verify-0123456789abcdefghijAB",
 		"verified":           true,
 		"verified_at":        "2025-01-02T03:04:05Z",
+		"verification_error": nil,
 		"created_at":         "2025-01-02T03:00:00Z",
 	}
 }

@@ -94,12 +94,13 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 		return nil, err
 	}
 	registry := scanners.Registry()
+	challenges := &verification.Verifier{Resolver: res, Dialer: dialer,
+		HTTPPort: opts.WebPorts.HTTP, HTTPSPort: opts.WebPorts.HTTPS}
 	return &Service{
 		API: &api.API{
-			Store: st,
-			Auth:  auth.New(st, verifier, logger),
-			Verifier: &verification.Verifier{Resolver: res, Dialer: dialer,
-				HTTPPort: opts.WebPorts.HTTP, HTTPSPort: opts.WebPorts.HTTPS},
+			Store:     st,
+			Auth:      auth.New(st, verifier, logger),
+			Verifier:  challenges,
 			Scans:     &stepfn.Starter{Client: sfnClient, StateMachineARN: cfg.StateMachineARN},
 			Callbacks: api.CallbackPolicy{AllowInsecure: cfg.AllowInsecureCallbacks, AllowPrivate: cfg.AllowPrivateNetworks},
 			Now:       now,
@@ -108,7 +109,7 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 		},
 		Agent: &agent.Agent{
 			Store: st, Tools: registry, Planner: planner.Playbook{Tools: registry},
-			Dialer: dialer, Resolver: res, Ports: opts.WebPorts, Now: time.Now, Logger: logger,
+			Dialer: dialer, Resolver: res, Ports: opts.WebPorts, Ownership: challenges, Now: time.Now, Logger: logger,
 			Webhooks: &webhook.Deliverer{Store: st, Dialer: dialer, AllowInsecure: cfg.AllowInsecureCallbacks,
 				TLS: opts.WebhookTLS, Now: time.Now, Logger: logger},
 		},

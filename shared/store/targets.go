@@ -19,7 +19,10 @@ type Target struct {
 	Method            string     `dynamodbav:"method"`
 	VerificationToken string     `dynamodbav:"verification_token"`
 	Verified          bool       `dynamodbav:"verified"`
-	VerifiedAt        *time.Time `dynamodbav:"verified_at"`
+	VerifiedAt        *time.Time `dynamodbav:"verified_at"` // the last successful check
+	// VerificationError is why the last re-check before a scan failed (the
+	// target became unverified); cleared by the next successful check.
+	VerificationError string `dynamodbav:"verification_error,omitempty"`
 	CreatedAt         time.Time  `dynamodbav:"created_at"`
 }
 
@@ -87,7 +90,7 @@ func (s *Store) MarkTargetVerified(ctx context.Context, userID, id string, at ti
 	res, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           &s.table,
 		Key:                 key(userPK(userID), "TARGET#"+id),
-		UpdateExpression:    aws.String("SET verified = :true, verified_at = :at"),
+		UpdateExpression:    aws.String("SET verified = :true, verified_at = :at REMOVE verification_error"),
 		ConditionExpression: aws.String("attribute_exists(pk) AND verified = :false"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":true":  &types.AttributeValueMemberBOOL{Value: true},
@@ -108,6 +111,36 @@ func (s *Store) MarkTargetVerified(ctx context.Context, userID, id string, at ti
 		return Target{}, fmt.Errorf("decode target: %w", err)
 	}
 	return it.Target, nil
+}
+
+// RecordOwnershipCheck writes the result of a re-check of a target's
+// challenge (before a scan): on success verified_at moves to at; on failure
+// (reason != "") the target becomes unverified and keeps the reason.
+// ErrNotFound when the target is gone.
+func (s *Store) RecordOwnershipCheck(ctx context.Context, userID, id string, at time.Time, reason string) error {
+	update := "SET verified = :true, verified_at = :at REMOVE verification_error"
+	values := map[string]types.AttributeValue{
+		":true": &types.AttributeValueMemberBOOL{Value: true},
+		":at":   &types.AttributeValueMemberS{Value: at.UTC().Format(time.RFC3339Nano)},
+	}
+	if reason != "" {
+		update = "SET verified = :false, verification_error = :reason"
+		values = map[string]types.AttributeValue{
+			":false":  &types.AttributeValueMemberBOOL{Value: false},
+			":reason": &types.AttributeValueMemberS{Value: reason},
+		}
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       key(userPK(userID), "TARGET#"+id),
+		UpdateExpression:          &update,
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeValues: values,
+	})
+	if _, ok := IsConditionFailed(err); ok {
+		return ErrNotFound
+	}
+	return dbError("record ownership check", err)
 }
 
 // DeleteTarget removes the user's target and its domain claim at once. Scans
