@@ -279,7 +279,6 @@ func clientIP(r *http.Request) string {
 	return r.RemoteAddr
 }
 
-
 // ipBlocks remembers, per process, addresses refused for failing too often,
 // so a guessing client stops costing database round trips. Bounded.
 type ipBlocks struct {
