@@ -33,6 +33,7 @@ import (
 	"secscan/infra/local/localstack"
 	"secscan/shared/app"
 	"secscan/shared/config"
+	"secscan/shared/lambdaenv"
 	"secscan/shared/samtemplate"
 	"secscan/shared/store"
 	"secscan/shared/tools"
@@ -57,7 +58,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	logger := app.NewLogger(cfg.LogLevel)
+	logger := lambdaenv.NewLogger(cfg.LogLevel)
 	tpl, err := samtemplate.Load(filepath.Join(*root, "template.yaml"))
 	if err != nil {
 		return err
@@ -134,7 +135,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	handler, err := localstack.NewRouter(routes, api.Endpoints(), idp)
+	handler, err := localstack.NewRouter(routes, app.Handlers(api), idp)
 	if err != nil {
 		return err
 	}

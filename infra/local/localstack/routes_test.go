@@ -12,6 +12,7 @@ import (
 	"secscan/infra/local/localstack"
 	"secscan/shared/api"
 	"secscan/shared/apispec"
+	"secscan/shared/app"
 	"secscan/shared/samtemplate"
 )
 
@@ -23,7 +24,7 @@ func TestTemplateRoutesMatchEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	routes := templateRoutes(t)
-	endpoints := (&api.API{}).Endpoints()
+	endpoints := app.Handlers(&api.API{})
 
 	fromTemplate := map[string]bool{}
 	for _, r := range routes {
