@@ -24,7 +24,6 @@ import (
 	"secscan/shared/config"
 	"secscan/shared/netguard"
 	"secscan/shared/resolver"
-	"secscan/shared/stepfn"
 	"secscan/shared/store"
 )
 
@@ -44,7 +43,7 @@ func Load() Env {
 }
 
 // Store is the DynamoDB store.
-func (e Env) Store() *store.Store { return must(NewStore(context.Background(), e.Config)) }
+func (e Env) Store() *store.Store { return Must(NewStore(context.Background(), e.Config)) }
 
 // Authenticator authenticates API tokens and session JWTs of the configured
 // identity provider.
@@ -54,18 +53,12 @@ func (e Env) Authenticator(st *store.Store) *auth.Authenticator {
 
 // Resolver resolves every name the service looks up (DNS_SERVER or the
 // system's resolver).
-func (e Env) Resolver() *resolver.Resolver { return must(NewResolver(e.Config)) }
+func (e Env) Resolver() *resolver.Resolver { return Must(NewResolver(e.Config)) }
 
 // Dialer is the guarded dialer every outbound connection to a customer's
 // host goes through.
 func (e Env) Dialer(res *resolver.Resolver) *netguard.Dialer {
 	return netguard.New(res, netguard.Policy{AllowPrivate: e.Config.AllowPrivateNetworks})
-}
-
-// ScanStarter starts executions of the scan state machine.
-func (e Env) ScanStarter() *stepfn.Starter {
-	client := must(stepfn.NewClient(context.Background(), e.Config.StepFunctionsEndpoint))
-	return &stepfn.Starter{Client: client, StateMachineARN: e.Config.StateMachineARN}
 }
 
 // NewStore returns the store of cfg; opts adjust the DynamoDB client (tests
@@ -108,7 +101,10 @@ func NewLogger(level string) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }
 
-func must[T any](v T, err error) T {
+// Must returns v, or stops the process when err is set: for the clients a
+// single function builds itself (the scan starter of create-scan), so that
+// this package does not link them into every function.
+func Must[T any](v T, err error) T {
 	if err != nil {
 		fail(err)
 	}

@@ -3,7 +3,9 @@ package localstack_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -65,6 +67,20 @@ func TestTemplateRoutesMatchEverything(t *testing.T) {
 		}
 	}
 	sort.Strings(fromMake)
+	// Each function's main serves its own entry of the local stack's table.
+	for name, endpoint := range app.Endpoints {
+		method := runtime.FuncForPC(reflect.ValueOf(endpoint).Pointer()).Name()
+		method = method[strings.LastIndex(method, ".")+1:]
+		dir := strings.ToLower(regexp.MustCompile(`([a-z0-9])([A-Z])`).ReplaceAllString(strings.TrimSuffix(name, "Function"), "$1-$2"))
+		main, err := os.ReadFile(filepath.Join(root, "functions", dir, "main.go"))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !strings.Contains(string(main), "lambdahttp.Start(a."+method+"())") {
+			t.Errorf("functions/%s/main.go does not serve a.%s(), the local stack's handler of %s", dir, method, name)
+		}
+	}
 	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
 	if err != nil {
 		t.Fatal(err)
