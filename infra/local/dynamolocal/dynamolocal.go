@@ -58,6 +58,11 @@ func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error
 		"-cp", jar+string(os.PathListSeparator)+filepath.Join(lib, "*"),
 		filepath.Join(localDir, "dynamodb", "LoopbackDynamoDB.java"),
 		"-inMemory", "-sharedDb", "-disableTelemetry", "-port", strconv.Itoa(port))
+	// The jar turns telemetry on unless DDB_LOCAL_TELEMETRY=0, whatever
+	// -disableTelemetry says: with it on, every start writes an installation
+	// id to dynamodb-local-metadata.json in the working directory and builds a
+	// Pinpoint client that reaches out to AWS. Off, nothing is written or sent.
+	cmd.Env = append(os.Environ(), "DDB_LOCAL_TELEMETRY=0")
 	cmd.Stdout, cmd.Stderr = logw, logw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
