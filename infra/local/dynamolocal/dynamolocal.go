@@ -48,7 +48,14 @@ func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error
 	if err != nil {
 		return nil, fmt.Errorf("java not found: %s", InstallHint)
 	}
+	// DYNAMODB_LOCAL_PORT fixes the port (sam local's containers reach it at
+	// a known address: infra/env.local.json); by default any free one.
 	port, err := freePort()
+	if v := os.Getenv("DYNAMODB_LOCAL_PORT"); v != "" {
+		if port, err = strconv.Atoi(v); err != nil || port < 1 || port > 65535 {
+			return nil, fmt.Errorf("DYNAMODB_LOCAL_PORT must be a port number, got %q", v)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
