@@ -1,7 +1,9 @@
 # The two commands of the README:
 #   make run    the local stack on http://127.0.0.1:3000 (DynamoDB Local, dev identity provider)
 #   make test   every test, against DynamoDB Local
-# Also: make build (every Lambda as bootstrap for provided.al2023/arm64), make lint, make bench.
+# Also: make build (every Lambda as bootstrap for provided.al2023/arm64), make lint, make bench,
+#       make sam-build (sam build, in source), make sam-local (sam local start-api; Docker),
+#       make coldstart (every function's start-up against a hello-world Lambda).
 
 GO        ?= go
 LOCAL     := infra/local
@@ -18,7 +20,7 @@ FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w -buildid='
 
-.PHONY: run test deps build lint lint-asl bench clean
+.PHONY: run test deps build lint lint-asl bench clean sam-build sam-local coldstart
 
 deps: $(NPM_STAMP)
 
@@ -52,6 +54,23 @@ build-%Function:
 	@mkdir -p $(or $(ARTIFACTS_DIR),build/$*Function)
 	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(or $(ARTIFACTS_DIR),build/$*Function)/bootstrap \
 		./functions/$$(echo '$*' | sed -E 's/([a-z0-9])([A-Z])/\1-\2/g' | tr 'A-Z' 'a-z')
+
+# sam build runs build-<LogicalId> below for every function. In source (samconfig.toml's
+# build_in_source, repeated here): the makefile builder would otherwise copy the CodeUri
+# folder - the whole repository, node_modules included - once per function first.
+sam-build:
+	sam build --build-in-source
+
+# sam local start-api on :3001, its functions in Docker containers, against the local stack's
+# DynamoDB Local and development identity provider: start `DYNAMODB_LOCAL_PORT=8000 make run`
+# first. The containers reach the host as host.docker.internal (infra/env.local.json); on
+# Linux they share the host's network, where that name is mapped to 127.0.0.1.
+SAM_LOCAL_FLAGS ?= $(if $(filter Linux,$(shell uname -s)),--docker-network host --add-host host.docker.internal:127.0.0.1)
+sam-local: sam-build
+	sam local start-api --port 3001 --env-vars infra/env.local.json $(SAM_LOCAL_FLAGS)
+
+coldstart:
+	$(GO) run ./$(LOCAL)/cmd/coldstart -n 15
 
 clean:
 	rm -rf build .aws-sam

@@ -48,7 +48,14 @@ func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error
 	if err != nil {
 		return nil, fmt.Errorf("java not found: %s", InstallHint)
 	}
+	// DYNAMODB_LOCAL_PORT fixes the port (sam local's containers reach it at
+	// a known address: infra/env.local.json); by default any free one.
 	port, err := freePort()
+	if v := os.Getenv("DYNAMODB_LOCAL_PORT"); v != "" {
+		if port, err = strconv.Atoi(v); err != nil || port < 1 || port > 65535 {
+			return nil, fmt.Errorf("DYNAMODB_LOCAL_PORT must be a port number, got %q", v)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +65,11 @@ func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error
 		"-cp", jar+string(os.PathListSeparator)+filepath.Join(lib, "*"),
 		filepath.Join(localDir, "dynamodb", "LoopbackDynamoDB.java"),
 		"-inMemory", "-sharedDb", "-disableTelemetry", "-port", strconv.Itoa(port))
+	// The jar turns telemetry on unless DDB_LOCAL_TELEMETRY=0, whatever
+	// -disableTelemetry says: with it on, every start writes an installation
+	// id to dynamodb-local-metadata.json in the working directory and builds a
+	// Pinpoint client that reaches out to AWS. Off, nothing is written or sent.
+	cmd.Env = append(os.Environ(), "DDB_LOCAL_TELEMETRY=0")
 	cmd.Stdout, cmd.Stderr = logw, logw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {

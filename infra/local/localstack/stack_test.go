@@ -109,7 +109,7 @@ func startStack(t *testing.T, options ...stackOption) *stack {
 		}
 	})
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	opts := app.Options{SessionKeys: keys, Logger: logger, DynamoDBOptions: []func(*dynamodb.Options){count}}
+	opts := app.Options{SessionKeys: keys, Logger: logger, DynamoDBOptions: []func(*dynamodb.Options){count, recordCalls}}
 	for _, o := range options {
 		o(&cfg, &opts)
 	}
@@ -134,7 +134,11 @@ func startStack(t *testing.T, options ...stackOption) *stack {
 	}
 	scans.Serve(svc.Agent)
 	s.api = svc.API
-	h, err := localstack.NewRouter(templateRoutes(t), s.api.Endpoints(), s.idp)
+	handlers := app.Handlers(s.api)
+	for name, h := range handlers {
+		handlers[name] = asFunction(name, h)
+	}
+	h, err := localstack.NewRouter(templateRoutes(t), handlers, s.idp)
 	if err != nil {
 		t.Fatal(err)
 	}
