@@ -245,14 +245,14 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 	started := a.Now()
 	res, runErr := runBounded(ctx, tool, env, p.Input)
 	step := scans.Step{
-		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Outcome: outcome(res, runErr), Credits: tool.Cost(),
+		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: stepStatus(runErr), Outcome: outcome(res, runErr), Credits: tool.Cost(),
 		StartedAt: started.UTC(), DurationMS: a.Now().Sub(started).Milliseconds(), Reasoning: p.Reasoning,
 		Services: res.Services,
 	}
 	if ctx.Err() != nil {
 		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, ctx.Err())
 	}
-	added, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, res.Findings, a.Now())
+	added, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, withConfidence(res.Findings), a.Now())
 	if err != nil {
 		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
 	}
@@ -272,6 +272,32 @@ func runBounded(ctx context.Context, tool tools.Tool, env tools.Env, input json.
 		}
 	}()
 	return tool.Run(ctx, env, input)
+}
+
+// stepStatus classifies how a call ended, where the error arises.
+func stepStatus(err error) scans.StepStatus {
+	var ie *tools.InputError
+	switch {
+	case err == nil:
+		return scans.StepOK
+	case errors.As(err, &ie):
+		return scans.StepRefused
+	case errors.Is(err, context.DeadlineExceeded):
+		return scans.StepTimedOut
+	}
+	return scans.StepFailed
+}
+
+// withConfidence fills the confidence a tool left empty with certain: tools
+// report what they observed unless they say otherwise (version matches say
+// tentative, indirect evidence firm).
+func withConfidence(fs []scans.Finding) []scans.Finding {
+	for i := range fs {
+		if fs[i].Confidence == "" {
+			fs[i].Confidence = scans.Certain
+		}
+	}
+	return fs
 }
 
 // outcome is the audit trail's line for a call.

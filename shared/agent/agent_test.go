@@ -168,9 +168,10 @@ func TestPlanDecisions(t *testing.T) {
 	}
 	d := f.get(other)
 	want := []string{"Tool error: tool probe crashed: boom", "Refused: host evil.example is outside the scope of example.com", "Stopped at the tool's time limit"}
+	wantStatus := []scans.StepStatus{scans.StepFailed, scans.StepRefused, scans.StepTimedOut}
 	for i, st := range d.Steps {
-		if !strings.HasPrefix(st.Outcome, want[i]) || st.Credits != 10 {
-			t.Errorf("step %d outcome %q, want %q", i+1, st.Outcome, want[i])
+		if !strings.HasPrefix(st.Outcome, want[i]) || st.Credits != 10 || st.Status != wantStatus[i] {
+			t.Errorf("step %d outcome %q (%s), want %q (%s)", i+1, st.Outcome, st.Status, want[i], wantStatus[i])
 		}
 	}
 	if d.Scan.Status != scans.Running || d.Scan.CreditsUsed != 30 {

@@ -93,6 +93,7 @@ type stepJSON struct {
 	Seq           int             `json:"seq"`
 	Tool          string          `json:"tool"`
 	Input         json.RawMessage `json:"input"`
+	Status        string          `json:"status"`
 	Outcome       string          `json:"outcome"`
 	FindingsAdded int             `json:"findings_added"`
 	Credits       int             `json:"credits"`
@@ -136,7 +137,7 @@ func renderScanDetail(d store.ScanDetail) scanDetailJSON {
 			input = json.RawMessage("{}")
 		}
 		out.AgentSteps[i] = stepJSON{
-			Seq: s.Seq, Tool: s.Tool, Input: input, Outcome: s.Outcome, FindingsAdded: s.FindingsAdded,
+			Seq: s.Seq, Tool: s.Tool, Input: input, Status: string(s.Status), Outcome: s.Outcome, FindingsAdded: s.FindingsAdded,
 			Credits: s.Credits, StartedAt: timestamp(s.StartedAt), DurationMS: s.DurationMS,
 			Reasoning: s.Reasoning, Services: s.Services,
 		}

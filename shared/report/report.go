@@ -119,12 +119,13 @@ func coverage(r Report) Coverage {
 				c.Services = append(c.Services, sv)
 			}
 		}
-		switch o := st.Outcome; {
-		case strings.HasPrefix(o, "Refused:"):
+		o := st.Outcome
+		switch st.Status {
+		case scans.StepRefused:
 			c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") was not run: "+strings.TrimSpace(strings.TrimPrefix(o, "Refused:")))
-		case strings.HasPrefix(o, "Tool error:"):
+		case scans.StepFailed:
 			c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") could not complete: "+strings.TrimSpace(strings.TrimPrefix(o, "Tool error:")))
-		case strings.HasPrefix(o, "Stopped at the tool's time limit"):
+		case scans.StepTimedOut:
 			c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") reached its time limit; its results are partial.")
 		}
 	}

@@ -604,7 +604,8 @@ func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans
 	)
 	seen := map[string]bool{}
 	for i, f := range findings {
-		fp := f.Fingerprint()
+		fp := f.StableFingerprint()
+		f.Fingerprint = fp
 		if seen[fp] {
 			continue // the same issue twice in one step
 		}
@@ -710,6 +711,9 @@ func decodeChildren(items []map[string]types.AttributeValue) ([]scans.Step, []sc
 		case strings.HasPrefix(c.SK, stepPrefix):
 			var st scans.Step
 			err = json.Unmarshal([]byte(c.Body), &st)
+			if st.Status == "" {
+				st.Status = legacyStepStatus(st.Outcome)
+			}
 			steps = append(steps, st)
 		case strings.HasPrefix(c.SK, findingPrefix):
 			var f scans.Finding
@@ -723,6 +727,20 @@ func decodeChildren(items []map[string]types.AttributeValue) ([]scans.Step, []sc
 	slices.SortFunc(steps, func(a, b scans.Step) int { return a.Seq - b.Seq })
 	SortFindings(findings)
 	return steps, findings, nil
+}
+
+// legacyStepStatus types a step recorded before steps had a status, from
+// the exact prefixes the agent wrote then.
+func legacyStepStatus(outcome string) scans.StepStatus {
+	switch {
+	case strings.HasPrefix(outcome, "Refused: "):
+		return scans.StepRefused
+	case strings.HasPrefix(outcome, "Tool error: "):
+		return scans.StepFailed
+	case strings.HasPrefix(outcome, "Stopped at the tool's time limit"):
+		return scans.StepTimedOut
+	}
+	return scans.StepOK
 }
 
 // ReleaseIdempotency drops the user's claim of a key when it still names

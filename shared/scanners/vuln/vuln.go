@@ -362,6 +362,7 @@ func vulnFinding(product, kind string, c *component, m Matched) scans.Finding {
 		References:  slices.Clone(m.References),
 		CVE:         &cve,
 		CVSS:        &cvss,
+		Confidence:  scans.Tentative,
 	}
 	if m.CWE != "" {
 		cwe := m.CWE
@@ -389,5 +390,6 @@ func eolFinding(product string, c *component, e EndOfLife) scans.Finding {
 		Remediation: fmt.Sprintf("Upgrade to a supported %s release (or a vendor that still supports this branch, such as an extended-support distribution).", product),
 		References:  slices.Clone(e.References),
 		CWE:         &cwe,
+		Confidence:  scans.Tentative,
 	}
 }
