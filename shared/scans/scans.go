@@ -143,6 +143,10 @@ func (f Finding) StableFingerprint() string {
 	parts := []string{strings.ToLower(f.Host)}
 	if f.CVE != nil && *f.CVE != "" {
 		parts = append(parts, "cve", strings.ToUpper(*f.CVE))
+		if f.Confidence == Certain {
+			// A confirmed CVE keeps its own finding beside the version match.
+			parts = append(parts, "confirmed")
+		}
 	} else {
 		port := ""
 		if f.Port != nil {

@@ -30,6 +30,7 @@ import (
 //	USER#<usr id>   IDEMPOTENCY#<sha256>   Idempotency-Key -> scan id, 24 h (TTL)
 //	SCAN#<scn id>   STEP#<seq, 6 digits>   one agent step, written once
 //	SCAN#<scn id>   FINDING#<fingerprint>  one finding, written once per fingerprint
+//	SCAN#<scn id>   SURFACE#…              the attack surface, one item per entry (surface.go)
 const (
 	scanPrefix    = "SCAN#"
 	stepPrefix    = "STEP#"
@@ -37,7 +38,7 @@ const (
 
 	// maxScanChildren bounds the items one scan may hold, so reading a
 	// record is bounded whatever a run did.
-	maxScanChildren = 5000
+	maxScanChildren = 8000
 )
 
 // ErrScanNotRunning is the refusal to charge or record on a scan that is no
@@ -199,6 +200,7 @@ type ScanDetail struct {
 	Scan     scans.Scan
 	Findings []scans.Finding
 	Steps    []scans.Step
+	Surface  scans.Surface
 }
 
 // GetScanDetail reads the record and what the scan accumulated concurrently:
@@ -222,6 +224,9 @@ func (s *Store) GetScanDetail(ctx context.Context, userID, id string) (ScanDetai
 		return ScanDetail{}, childErr
 	}
 	if d.Steps, d.Findings, err = decodeChildren(children); err != nil {
+		return ScanDetail{}, err
+	}
+	if d.Surface, err = decodeSurface(children); err != nil {
 		return ScanDetail{}, err
 	}
 	return d, nil

@@ -113,7 +113,7 @@ const inputSchema = `{
   "properties": {
     "host": {"type": "string", "description": "Host to scan: the scan's domain or one of its subdomains. Default: the scan's domain."},
     "ports": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 65535}, "minItems": 1, "maxItems": 1000, "description": "Ports to scan, at most 1000."},
-    "preset": {"type": "string", "enum": ["top100", "top1000", "exposures"], "description": "top100/top1000: nmap's 100 or 1000 most common TCP ports; exposures: the default ports of databases, caches and remote administration (Redis, MongoDB, memcached, ... which nmap's lists partly miss). Default when no ports or range is given: top100."},
+    "preset": {"type": "string", "enum": ["top100", "top1000", "exposures", "web"], "description": "top100/top1000: nmap's 100 or 1000 most common TCP ports; exposures: the default ports of databases, caches and remote administration (Redis, MongoDB, memcached, ... which nmap's lists partly miss); web: the HTTP and HTTPS ports (80, 443, 8080, 8443). Default when no ports or range is given: top100."},
     "range": {
       "type": "object",
       "additionalProperties": false,
@@ -148,6 +148,9 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	ip, err := resolveTarget(callCtx, env, host)
 	if err != nil {
 		return tools.Result{}, err
+	}
+	if ports == nil { // the "web" preset: the ports this deployment serves web on
+		ports = webPorts(env)
 	}
 	results := s.scan(callCtx, env.Dialer, host, ip, ports)
 	if err := ctx.Err(); err != nil {
@@ -271,8 +274,22 @@ func preset(name string) ([]int, error) {
 		return slices.Clone(topPorts[:]), nil
 	case "exposures":
 		return slices.Clone(exposurePorts), nil
+	case "web":
+		return nil, nil // resolved against the environment in Run
 	}
-	return nil, tools.Refuse("preset %q is unknown; use top100, top1000 or exposures", name)
+	return nil, tools.Refuse("preset %q is unknown; use top100, top1000, exposures or web", name)
+}
+
+// webPorts are the HTTP and HTTPS ports of the environment plus the common
+// alternates, for scans that look at web services only.
+func webPorts(env tools.Env) []int {
+	out := []int{env.Ports.HTTPPort(), env.Ports.HTTPSPort()}
+	for _, p := range []int{80, 443, 8080, 8443} {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // resolveTarget resolves host once (a scan dials up to 1,000 times) and
@@ -393,6 +410,8 @@ func report(host string, ip netip.Addr, results []portResult) tools.Result {
 		case stateOpen:
 			open++
 			res.Services = append(res.Services, scans.Service{Host: host, Port: r.port, Name: r.obs.Name, Banner: r.obs.Banner})
+			res.Surface.Services = append(res.Surface.Services, scans.ServiceInfo{Host: host, Address: ip.String(), Port: r.port,
+				Transport: "tcp", Protocol: r.obs.Name, Product: r.obs.Product, Version: r.obs.Version})
 			res.Findings = append(res.Findings, findingsFor(host, ip, r.port, r.obs)...)
 		}
 	}
