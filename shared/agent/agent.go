@@ -379,11 +379,11 @@ func (a *Agent) complete(ctx context.Context, t Task) (Result, error) {
 	}
 	partial := ""
 	if cov, ok := a.Planner.(planner.Coverer); ok {
-		notScanned := cov.NotScanned(planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface})
+		var notScanned []scans.Host
+		notScanned, partial = cov.Coverage(planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface})
 		if err := a.Store.MergeSurface(ctx, sc.ID, scans.Surface{Hosts: notScanned}); err != nil {
 			return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
 		}
-		partial = planner.NotScannedSentence(notScanned, len(detail.Surface.Hosts))
 	}
 	sum := summary.Write(summary.Input{Domain: sc.Target, ScanType: sc.Type, Tier: sc.Tier, Findings: detail.Findings, Steps: detail.Steps, Partial: partial})
 	return a.end(ctx, t, scans.Completed, "", &sum)

@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"os"
@@ -43,6 +44,9 @@ type Options struct {
 	// WebPorts replace 80 and 443 for verification and scans (the local
 	// stack's demo target listens on unprivileged ports).
 	WebPorts tools.Ports
+	// ScanRootCAs are trusted by the scanners instead of the system roots
+	// (the local stack's demo target has its own CA).
+	ScanRootCAs *x509.CertPool
 	// WebhookTLS verifies webhook receivers instead of the system roots
 	// (tests with their own certificates).
 	WebhookTLS *tls.Config
@@ -93,7 +97,7 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 	if err != nil {
 		return nil, err
 	}
-	registry := scanners.Registry()
+	registry := scanners.Registry(opts.ScanRootCAs)
 	return &Service{
 		API: &api.API{
 			Store: st,

@@ -52,9 +52,11 @@ type Planner interface {
 }
 
 // Coverer is a planner that can say, once a scan is done, which discovered
-// hosts it did not scan and why (the surface's not_scanned).
+// hosts it did not scan and why (the surface's not_scanned), and in one
+// sentence for the summary what the budget or the tier left out ("" when
+// nothing).
 type Coverer interface {
-	NotScanned(s State) []scans.Host
+	Coverage(s State) (notScanned []scans.Host, partial string)
 }
 
 // Call is one planned tool call; Host is the host it is about ("" for the
@@ -109,6 +111,12 @@ func (p Playbook) Next(_ context.Context, s State) (Decision, error) {
 	}
 	done := doneCalls(s.Steps)
 	left := s.Scan.MaxCredits - s.Scan.CreditsUsed
+	if len(s.Steps) == 0 && len(calls) > 0 && p.cost(calls[0]) > left {
+		// Not even the first call fits: the agent ends the scan failed with
+		// the budget error (CONTRACT "Tiers and credits") rather than
+		// completing a scan that looked at nothing.
+		return Decision{Tool: calls[0].Tool, Input: calls[0].Input, Reasoning: calls[0].Why}, nil
+	}
 	for _, c := range calls {
 		if done[callKey(c.Tool, c.Input)] {
 			continue
@@ -127,6 +135,41 @@ func (p Playbook) Next(_ context.Context, s State) (Decision, error) {
 		return Decision{Tool: c.Tool, Input: c.Input, Reasoning: c.Why}, nil
 	}
 	return Decision{Done: true}, nil
+}
+
+func (p Playbook) cost(c Call) int {
+	if p.Tools == nil {
+		return 1
+	}
+	if tool, ok := p.Tools.Get(c.Tool); ok {
+		return tool.Cost()
+	}
+	return 0
+}
+
+// Coverage implements Coverer: the hosts not scanned, and a sentence
+// naming them and the planned checks the budget left out.
+func (p Playbook) Coverage(s State) ([]scans.Host, string) {
+	hosts := p.NotScanned(s)
+	var parts []string
+	if sentence := NotScannedSentence(hosts, len(s.Surface.Hosts)); sentence != "" {
+		parts = append(parts, sentence)
+	}
+	if calls, err := Calls(s); err == nil {
+		done := doneCalls(s.Steps)
+		skipped := 0
+		for _, c := range calls {
+			if !done[callKey(c.Tool, c.Input)] {
+				if _, ok := p.Tools.Get(c.Tool); ok || p.Tools == nil {
+					skipped++
+				}
+			}
+		}
+		if skipped > 0 {
+			parts = append(parts, fmt.Sprintf("%d planned checks were not run: credit budget", skipped))
+		}
+	}
+	return hosts, strings.Join(parts, "; ")
 }
 
 // NotScanned lists the discovered hosts no step looked at, with the reason:
@@ -285,10 +328,18 @@ func Calls(s State) ([]Call, error) {
 			add(h.Name, "secrets in the scripts of "+o, CodeScan, map[string]any{"url": o})
 		}
 		if sc.crawl {
+			// Login forms served over plain HTTP live on the http origin: the
+			// light crawl starts there when the host serves one.
+			light := o
+			if p := plainOrigin(h.Name, servicesOf(s.Surface, h)); p != "" {
+				light = p
+			}
 			if s.Scan.Tier == plans.Deep {
 				add(h.Name, "crawl "+o, WebCrawl, map[string]any{"url": o})
-			} else {
-				add(h.Name, "light crawl of "+o+": login forms and mixed content", WebCrawl, map[string]any{"url": o, "max_pages": 10, "max_depth": 2})
+			}
+			if s.Scan.Tier != plans.Deep || light != o {
+				add(h.Name, "light crawl of "+light+": login forms, forms posting over HTTP, mixed content", WebCrawl,
+					map[string]any{"url": light, "max_pages": 10, "max_depth": 2})
 			}
 		}
 	}
@@ -490,6 +541,16 @@ func webOrigin(host string, svcs []scans.ServiceInfo) string {
 			if v.Protocol == scheme {
 				return Origin(scheme, host, v.Port)
 			}
+		}
+	}
+	return ""
+}
+
+// plainOrigin is the host's plain-HTTP origin, "" when it serves none.
+func plainOrigin(host string, svcs []scans.ServiceInfo) string {
+	for _, v := range svcs {
+		if v.Protocol == "http" {
+			return Origin("http", host, v.Port)
 		}
 	}
 	return ""

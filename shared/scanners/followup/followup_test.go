@@ -165,7 +165,7 @@ func TestConfirmCVE(t *testing.T) {
 		if r.Method != http.MethodGet {
 			t.Errorf("method %s", r.Method)
 		}
-		if vulnerable && strings.Contains(r.URL.RawPath, ".%2e/") && strings.HasSuffix(r.URL.Path, "/etc/passwd") {
+		if vulnerable && strings.Contains(r.RequestURI, "/.%2e/") && strings.HasSuffix(r.RequestURI, "/etc/passwd") {
 			fmt.Fprint(w, "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n")
 			return
 		}
@@ -173,7 +173,9 @@ func TestConfirmCVE(t *testing.T) {
 	}))
 	port := site.Env.Ports.HTTPSPort()
 	tool := NewConfirmCVE(WithRootCAs(site.Roots))
-	res := run(t, tool, site.Env, fmt.Sprintf(`{"host":"shop.test","port":%d,"cve":"CVE-2021-41773"}`, port))
+	// Asked about the group's most severe CVE-2021-42013, the 2.4.49
+	// payload that works confirms CVE-2021-41773.
+	res := run(t, tool, site.Env, fmt.Sprintf(`{"host":"shop.test","port":%d,"cve":"CVE-2021-42013"}`, port))
 	if len(res.Findings) != 1 {
 		t.Fatalf("findings %v", res.Findings)
 	}

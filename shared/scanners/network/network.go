@@ -152,7 +152,7 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	if ports == nil { // the "web" preset: the ports this deployment serves web on
 		ports = webPorts(env)
 	}
-	results := s.scan(callCtx, env.Dialer, host, ip, ports)
+	results := s.withWebHints(env).scan(callCtx, env.Dialer, host, ip, ports)
 	if err := ctx.Err(); err != nil {
 		// The scan itself was cancelled, not merely bounded: say so.
 		return tools.Result{}, fmt.Errorf("port_scan %s: %w", host, err)
@@ -280,11 +280,32 @@ func preset(name string) ([]int, error) {
 	return nil, tools.Refuse("preset %q is unknown; use top100, top1000, exposures or web", name)
 }
 
-// webPorts are the HTTP and HTTPS ports of the environment plus the common
-// alternates, for scans that look at web services only.
+// withWebHints returns the scanner with the environment's web ports named
+// http and https (the local stack serves its demo on unprivileged ports,
+// where a TLS server would otherwise pass for plain HTTP).
+func (s *Scanner) withWebHints(env tools.Env) *Scanner {
+	if env.Ports.HTTP == 0 && env.Ports.HTTPS == 0 {
+		return s
+	}
+	c := *s
+	c.hints = make(map[int]string, len(s.hints)+2)
+	for p, name := range s.hints {
+		c.hints[p] = name
+	}
+	c.hints[env.Ports.HTTPPort()] = "http"
+	c.hints[env.Ports.HTTPSPort()] = "https"
+	return &c
+}
+
+// webPorts are the HTTP and HTTPS ports of the environment (80 and 443,
+// and then the common alternates 8080 and 8443, unless the environment
+// names its own), for scans that look at web services only.
 func webPorts(env tools.Env) []int {
 	out := []int{env.Ports.HTTPPort(), env.Ports.HTTPSPort()}
-	for _, p := range []int{80, 443, 8080, 8443} {
+	if env.Ports.HTTP != 0 || env.Ports.HTTPS != 0 {
+		return out // the deployment's own web ports (the local stack's demo)
+	}
+	for _, p := range []int{8080, 8443} {
 		if !slices.Contains(out, p) {
 			out = append(out, p)
 		}
