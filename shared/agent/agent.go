@@ -261,7 +261,7 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 	if err := a.Store.MergeSurface(ctx, sc.ID, inScope(sc.Target, res.Surface)); err != nil {
 		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
 	}
-	added, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, withConfidence(res.Findings), a.Now())
+	added, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, res.Findings, a.Now())
 	if err != nil {
 		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
 	}
@@ -295,18 +295,6 @@ func stepStatus(err error) scans.StepStatus {
 		return scans.StepTimedOut
 	}
 	return scans.StepFailed
-}
-
-// withConfidence fills the confidence a tool left empty with certain: tools
-// report what they observed unless they say otherwise (version matches say
-// tentative, indirect evidence firm).
-func withConfidence(fs []scans.Finding) []scans.Finding {
-	for i := range fs {
-		if fs[i].Confidence == "" {
-			fs[i].Confidence = scans.Certain
-		}
-	}
-	return fs
 }
 
 // outcome is the audit trail's line for a call.

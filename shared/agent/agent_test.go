@@ -141,8 +141,9 @@ func TestPlanDecisions(t *testing.T) {
 
 	sc := f.scan(15)
 	f.do(f.task(agent.ActionStart, sc))
-	// The playbook of a web scan starts with http_check, which this registry
-	// lacks: a planner naming an unknown tool is an error, caught by the ASL.
+	// A planner naming a tool this registry lacks is an error, caught by
+	// the ASL.
+	f.a.Planner = fixedPlanner{tool: "http_check"}
 	if _, err := f.a.Handle(ctx, f.task(agent.ActionPlan, sc)); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Fatalf("plan with an unknown tool: %v", err)
 	}

@@ -128,6 +128,21 @@ const (
 	Tentative Confidence = "tentative"
 )
 
+// DefaultConfidence is the confidence of a finding whose tool said none:
+// tools report what they observed unless they say otherwise (version
+// matches say tentative), so certain — except for a CVE, which without a
+// confirmation rests on a version. Findings recorded before confidence
+// existed read the same way.
+func (f Finding) DefaultConfidence() Confidence {
+	switch {
+	case f.Confidence != "":
+		return f.Confidence
+	case f.CVE != nil && *f.CVE != "":
+		return Tentative
+	}
+	return Certain
+}
+
 // Confidences lists the confidences, strongest first.
 var Confidences = []Confidence{Certain, Firm, Tentative}
 

@@ -609,6 +609,7 @@ func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans
 	)
 	seen := map[string]bool{}
 	for i, f := range findings {
+		f.Confidence = f.DefaultConfidence()
 		fp := f.StableFingerprint()
 		f.Fingerprint = fp
 		if seen[fp] {
@@ -723,6 +724,10 @@ func decodeChildren(items []map[string]types.AttributeValue) ([]scans.Step, []sc
 		case strings.HasPrefix(c.SK, findingPrefix):
 			var f scans.Finding
 			err = json.Unmarshal([]byte(c.Body), &f)
+			f.Confidence = f.DefaultConfidence()
+			if f.Fingerprint == "" {
+				f.Fingerprint = strings.TrimPrefix(c.SK, findingPrefix)
+			}
 			findings = append(findings, f)
 		}
 		if err != nil {
