@@ -109,9 +109,9 @@ func scanDetailJSON() map[string]any {
 		"risk_rating": "medium", "summary": "One medium issue.", "attack_chains": []any{},
 	}
 	scan["surface"] = map[string]any{
-		"hosts":    []any{map[string]any{"name": "example.com", "addresses": []any{"192.0.2.1"}, "sources": []any{"apex"}}},
-		"services": []any{map[string]any{"host": "example.com", "address": "192.0.2.1", "port": 443, "transport": "tcp", "protocol": "https", "product": "", "version": ""}},
-		"web":      []any{map[string]any{"origin": "https://example.com/", "title": "Home", "server": "nginx", "technologies": []any{}}},
+		"hosts":              []any{map[string]any{"name": "example.com", "addresses": []any{"192.0.2.1"}, "sources": []any{"apex"}}},
+		"services":           []any{map[string]any{"host": "example.com", "address": "192.0.2.1", "port": 443, "transport": "tcp", "protocol": "https", "product": "", "version": ""}},
+		"web":                []any{map[string]any{"origin": "https://example.com/", "title": "Home", "server": "nginx", "technologies": []any{}}},
 		"out_of_scope_names": 2,
 	}
 	scan["webhook_deliveries"] = []any{map[string]any{

@@ -19,8 +19,8 @@ func TestCoverageShowsTheSurface(t *testing.T) {
 			{Name: "shop.example.com", Addresses: []string{"192.0.2.1"}, Sources: []scans.HostSource{scans.SourceApex}},
 			{Name: "legacy.shop.example.com", Addresses: []string{"192.0.2.9"}, Sources: []scans.HostSource{scans.SourceAXFR, scans.SourceCertificate}, NotScanned: "credit budget"},
 		},
-		Services: []scans.ServiceInfo{{Host: "shop.example.com", Address: "192.0.2.1", Port: 6379, Transport: "tcp", Protocol: "redis", Product: "Redis", Version: "6.0.9"}},
-		Web:      []scans.WebOrigin{{Origin: "https://shop.example.com/", Title: "<script>alert(1)</script>", Server: "nginx"}},
+		Services:   []scans.ServiceInfo{{Host: "shop.example.com", Address: "192.0.2.1", Port: 6379, Transport: "tcp", Protocol: "redis", Product: "Redis", Version: "6.0.9"}},
+		Web:        []scans.WebOrigin{{Origin: "https://shop.example.com/", Title: "<script>alert(1)</script>", Server: "nginx"}},
 		OutOfScope: 3,
 	}
 	r := report.Build(report.Input{Scan: scans.Scan{ID: "scn_x", Target: "shop.example.com", Type: scans.Full, Tier: "standard"}, Surface: sf})

@@ -88,7 +88,7 @@ func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr.Set("Access-Control-Allow-Origin", origin)
 		hdr.Set("Access-Control-Allow-Credentials", "true")
 	}
-	
+
 	switch r.Method {
 	case http.MethodTrace:
 		h.trace(w, r)

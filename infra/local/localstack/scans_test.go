@@ -18,9 +18,9 @@ import (
 	"secscan/infra/local/demotarget"
 	"secscan/shared/app"
 	"secscan/shared/config"
-	"secscan/shared/tools"
 	"secscan/shared/ids"
 	"secscan/shared/scans"
+	"secscan/shared/tools"
 	"secscan/shared/webhookverify"
 )
 
