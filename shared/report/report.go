@@ -170,6 +170,8 @@ func coverage(r Report) Coverage {
 		what := strings.TrimSpace(v.Product + " " + v.Version)
 		i := slices.IndexFunc(c.Services, func(s scans.Service) bool { return s.Host == v.Host && s.Port == v.Port })
 		switch {
+		case i >= 0 && v.Version != "" && !strings.Contains(c.Services[i].Banner, v.Version):
+			c.Services[i].Banner = what // read later (e.g. Redis INFO): says more than the first banner
 		case i >= 0 && what != "" && c.Services[i].Banner == "":
 			c.Services[i].Banner = what
 		case i < 0 && !seenService[key]:
