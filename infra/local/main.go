@@ -109,7 +109,8 @@ func run() error {
 			return err
 		}
 		defer demo.Close()
-		opts.WebPorts = tools.Ports{HTTP: demo.Config().HTTPPort, HTTPS: demo.Config().HTTPSPort}
+		opts.WebPorts = tools.Ports{HTTP: demo.Config().HTTPPort, HTTPS: demo.Config().HTTPSPort, DNS: demo.DNSPort()}
+		opts.ScanRootCAs = demo.RootCAs()
 	}
 
 	sfnLog, err := os.Create(filepath.Join(logDir, "stepfunctions.log"))

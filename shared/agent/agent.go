@@ -19,11 +19,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
 
 	"secscan/shared/apierr"
+	"secscan/shared/domainname"
 	"secscan/shared/netguard"
 	"secscan/shared/planner"
 	"secscan/shared/resolver"
@@ -251,11 +253,11 @@ func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
 	case a.Now().Sub(sc.StartedAt) > MaxRunDuration:
 		return Planned{Next: NextFail, Reason: fmt.Sprintf("Scan exceeded its time limit of %d minutes", int(MaxRunDuration.Minutes()))}, nil
 	}
-	steps, err := a.Store.Steps(ctx, sc.ID)
+	detail, err := a.Store.GetScanDetail(ctx, t.UserID, sc.ID)
 	if err != nil {
 		return Planned{}, fmt.Errorf("plan %s: %w", sc.ID, err)
 	}
-	d, err := a.Planner.Next(ctx, planner.State{Scan: sc, Steps: steps})
+	d, err := a.Planner.Next(ctx, planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface})
 	if err != nil {
 		return Planned{}, fmt.Errorf("plan %s: %w", sc.ID, err)
 	}
@@ -301,17 +303,24 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
 	}
-	env := tools.Env{Domain: sc.Target, Dialer: a.Dialer, Resolver: a.Resolver, Ports: a.Ports, Known: knownServices(steps)}
+	surface, err := a.Store.Surface(ctx, sc.ID)
+	if err != nil {
+		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
+	}
+	env := tools.Env{Domain: sc.Target, Dialer: a.Dialer, Resolver: a.Resolver, Ports: a.Ports, Known: knownServices(steps), Surface: surface}
 
 	started := a.Now()
 	res, runErr := runBounded(ctx, tool, env, p.Input)
 	step := scans.Step{
-		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Outcome: outcome(res, runErr), Credits: tool.Cost(),
+		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: stepStatus(runErr), Outcome: outcome(res, runErr), Credits: tool.Cost(),
 		StartedAt: started.UTC(), DurationMS: a.Now().Sub(started).Milliseconds(), Reasoning: p.Reasoning,
 		Services: res.Services,
 	}
 	if ctx.Err() != nil {
 		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, ctx.Err())
+	}
+	if err := a.Store.MergeSurface(ctx, sc.ID, inScope(sc.Target, res.Surface)); err != nil {
+		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
 	}
 	added, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, res.Findings, a.Now())
 	if err != nil {
@@ -333,6 +342,20 @@ func runBounded(ctx context.Context, tool tools.Tool, env tools.Env, input json.
 		}
 	}()
 	return tool.Run(ctx, env, input)
+}
+
+// stepStatus classifies how a call ended, where the error arises.
+func stepStatus(err error) scans.StepStatus {
+	var ie *tools.InputError
+	switch {
+	case err == nil:
+		return scans.StepOK
+	case errors.As(err, &ie):
+		return scans.StepRefused
+	case errors.Is(err, context.DeadlineExceeded):
+		return scans.StepTimedOut
+	}
+	return scans.StepFailed
 }
 
 // outcome is the audit trail's line for a call.
@@ -364,6 +387,28 @@ func compactInput(in json.RawMessage) json.RawMessage {
 	return quoted
 }
 
+// inScope keeps the entries of a tool's surface that lie in the scan's
+// scope: tools report only in-scope entries, and this makes sure of it.
+func inScope(domain string, sf scans.Surface) scans.Surface {
+	out := scans.Surface{OutOfScopeNames: sf.OutOfScopeNames, OutOfScope: sf.OutOfScope}
+	for _, h := range sf.Hosts {
+		if domainname.InScope(h.Name, domain) {
+			out.Hosts = append(out.Hosts, h)
+		}
+	}
+	for _, v := range sf.Services {
+		if domainname.InScope(v.Host, domain) {
+			out.Services = append(out.Services, v)
+		}
+	}
+	for _, w := range sf.Web {
+		if u, err := url.Parse(w.Origin); err == nil && domainname.InScope(u.Hostname(), domain) {
+			out.Web = append(out.Web, w)
+		}
+	}
+	return out
+}
+
 func knownServices(steps []scans.Step) []scans.Service {
 	var out []scans.Service
 	for _, s := range steps {
@@ -377,15 +422,19 @@ func (a *Agent) complete(ctx context.Context, t Task) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
 	}
-	findings, err := a.Store.Findings(ctx, sc.ID)
+	detail, err := a.Store.GetScanDetail(ctx, t.UserID, sc.ID)
 	if err != nil {
 		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
 	}
-	steps, err := a.Store.Steps(ctx, sc.ID)
-	if err != nil {
-		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
+	partial := ""
+	if cov, ok := a.Planner.(planner.Coverer); ok {
+		var notScanned []scans.Host
+		notScanned, partial = cov.Coverage(planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface})
+		if err := a.Store.MergeSurface(ctx, sc.ID, scans.Surface{Hosts: notScanned}); err != nil {
+			return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
+		}
 	}
-	sum := summary.Write(summary.Input{Domain: sc.Target, ScanType: sc.Type, Tier: sc.Tier, Findings: findings, Steps: steps})
+	sum := summary.Write(summary.Input{Domain: sc.Target, ScanType: sc.Type, Tier: sc.Tier, Findings: detail.Findings, Steps: detail.Steps, Partial: partial})
 	return a.end(ctx, t, scans.Completed, "", &sum)
 }
 

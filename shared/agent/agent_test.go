@@ -169,8 +169,9 @@ func TestPlanDecisions(t *testing.T) {
 
 	sc := f.scan(15)
 	f.do(f.task(agent.ActionStart, sc))
-	// The playbook of a web scan starts with http_check, which this registry
-	// lacks: a planner naming an unknown tool is an error, caught by the ASL.
+	// A planner naming a tool this registry lacks is an error, caught by
+	// the ASL.
+	f.a.Planner = fixedPlanner{tool: "http_check"}
 	if _, err := f.a.Handle(ctx, f.task(agent.ActionPlan, sc)); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Fatalf("plan with an unknown tool: %v", err)
 	}
@@ -196,9 +197,10 @@ func TestPlanDecisions(t *testing.T) {
 	}
 	d := f.get(other)
 	want := []string{"Tool error: tool probe crashed: boom", "Refused: host evil.example is outside the scope of example.com", "Stopped at the tool's time limit"}
+	wantStatus := []scans.StepStatus{scans.StepFailed, scans.StepRefused, scans.StepTimedOut}
 	for i, st := range d.Steps {
-		if !strings.HasPrefix(st.Outcome, want[i]) || st.Credits != 10 {
-			t.Errorf("step %d outcome %q, want %q", i+1, st.Outcome, want[i])
+		if !strings.HasPrefix(st.Outcome, want[i]) || st.Credits != 10 || st.Status != wantStatus[i] {
+			t.Errorf("step %d outcome %q (%s), want %q (%s)", i+1, st.Outcome, st.Status, want[i], wantStatus[i])
 		}
 	}
 	if d.Scan.Status != scans.Running || d.Scan.CreditsUsed != 30 {

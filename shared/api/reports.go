@@ -70,7 +70,7 @@ func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Reques
 		if days := plan.ReportRetentionDays(); days > 0 && now.Sub(d.Scan.FinishedAt) > time.Duration(days)*24*time.Hour {
 			return apierr.New(apierr.Gone, "Report expired: %s-plan reports are kept for %d days after the scan finished", plan, days)
 		}
-		body, err := format.render(a, report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Steps: d.Steps,
+		body, err := format.render(a, report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Steps: d.Steps, Surface: d.Surface,
 			Watermarked: plan == plans.Free, GeneratedAt: now}), r)
 		if err != nil {
 			return err

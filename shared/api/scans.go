@@ -68,6 +68,42 @@ type scanDetailJSON struct {
 	AgentSteps        []stepJSON       `json:"agent_steps"`
 	Summary           *scans.Summary   `json:"summary"`
 	WebhookDeliveries []webhookAttempt `json:"webhook_deliveries"`
+	Surface           surfaceJSON      `json:"surface"`
+}
+
+// surfaceJSON is the scan's attack surface with empty lists as [].
+type surfaceJSON struct {
+	Hosts      []scans.Host        `json:"hosts"`
+	Services   []scans.ServiceInfo `json:"services"`
+	Web        []scans.WebOrigin   `json:"web"`
+	OutOfScope int                 `json:"out_of_scope_names"`
+}
+
+func renderSurface(sf scans.Surface) surfaceJSON {
+	out := surfaceJSON{Hosts: sf.Hosts, Services: sf.Services, Web: sf.Web, OutOfScope: sf.OutOfScope}
+	if out.Hosts == nil {
+		out.Hosts = []scans.Host{}
+	}
+	for i := range out.Hosts {
+		if out.Hosts[i].Addresses == nil {
+			out.Hosts[i].Addresses = []string{}
+		}
+		if out.Hosts[i].Sources == nil {
+			out.Hosts[i].Sources = []scans.HostSource{}
+		}
+	}
+	if out.Services == nil {
+		out.Services = []scans.ServiceInfo{}
+	}
+	if out.Web == nil {
+		out.Web = []scans.WebOrigin{}
+	}
+	for i := range out.Web {
+		if out.Web[i].Technologies == nil {
+			out.Web[i].Technologies = []string{}
+		}
+	}
+	return out
 }
 
 // webhookAttempt is one delivery attempt (recorded by the webhook function).
@@ -94,6 +130,7 @@ type stepJSON struct {
 	Seq           int             `json:"seq"`
 	Tool          string          `json:"tool"`
 	Input         json.RawMessage `json:"input"`
+	Status        string          `json:"status"`
 	Outcome       string          `json:"outcome"`
 	FindingsAdded int             `json:"findings_added"`
 	Credits       int             `json:"credits"`
@@ -124,6 +161,7 @@ func renderScanDetail(d store.ScanDetail) scanDetailJSON {
 		scanJSON: renderScan(d.Scan), Summary: d.Scan.Summary,
 		Findings: make([]findingJSON, len(d.Findings)), AgentSteps: make([]stepJSON, len(d.Steps)),
 		WebhookDeliveries: make([]webhookAttempt, len(d.Scan.WebhookAttempts)),
+		Surface:           renderSurface(d.Surface),
 	}
 	for i, a := range d.Scan.WebhookAttempts {
 		out.WebhookDeliveries[i] = webhookAttempt{Attempt: a.Attempt, At: timestamp(a.At), StatusCode: a.StatusCode, Error: a.Error}
@@ -137,7 +175,7 @@ func renderScanDetail(d store.ScanDetail) scanDetailJSON {
 			input = json.RawMessage("{}")
 		}
 		out.AgentSteps[i] = stepJSON{
-			Seq: s.Seq, Tool: s.Tool, Input: input, Outcome: s.Outcome, FindingsAdded: s.FindingsAdded,
+			Seq: s.Seq, Tool: s.Tool, Input: input, Status: string(s.Status), Outcome: s.Outcome, FindingsAdded: s.FindingsAdded,
 			Credits: s.Credits, StartedAt: timestamp(s.StartedAt), DurationMS: s.DurationMS,
 			Reasoning: s.Reasoning, Services: s.Services,
 		}

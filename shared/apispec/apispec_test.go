@@ -98,14 +98,22 @@ func scanDetailJSON() map[string]any {
 		"cwe":         "CWE-319",
 		"cve":         nil,
 		"cvss":        5.3,
+		"confidence":  "certain",
+		"fingerprint": "0f1e2d3c4b5a69788796a5b4",
 	}}
 	scan["agent_steps"] = []any{map[string]any{
 		"seq": 1, "tool": "tls_probe", "input": map[string]any{"host": "example.com", "port": 443},
-		"outcome": "1 finding", "findings_added": 1, "credits": 2,
+		"status": "ok", "outcome": "1 finding", "findings_added": 1, "credits": 2,
 		"started_at": "2025-01-02T03:00:02Z", "duration_ms": 840, "reasoning": "Check TLS first.",
 	}}
 	scan["summary"] = map[string]any{
 		"risk_rating": "medium", "summary": "One medium issue.", "attack_chains": []any{},
+	}
+	scan["surface"] = map[string]any{
+		"hosts":              []any{map[string]any{"name": "example.com", "addresses": []any{"192.0.2.1"}, "sources": []any{"apex"}}},
+		"services":           []any{map[string]any{"host": "example.com", "address": "192.0.2.1", "port": 443, "transport": "tcp", "protocol": "https", "product": "", "version": ""}},
+		"web":                []any{map[string]any{"origin": "https://example.com/", "title": "Home", "server": "nginx", "technologies": []any{}}},
+		"out_of_scope_names": 2,
 	}
 	scan["webhook_deliveries"] = []any{map[string]any{
 		"attempt": 1, "at": "2025-01-02T03:05:01Z", "status_code": 204, "error": nil,
@@ -316,7 +324,7 @@ func TestValidResponses(t *testing.T) {
 			reportHeader("application/pdf", "pdf"), []byte("%PDF-1.7\n\x00\xff binary")},
 		{"findings csv", "GET", "/api/scans/" + scanID + "/findings.csv", 200,
 			reportHeader("text/csv; charset=utf-8", "csv"),
-			[]byte("id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references\r\nf1,medium,TLS,ssl,example.com,443,,CWE-319,5.3,x,y,https://a.example\r\n")},
+			[]byte("id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references,description,confidence\r\nf1,medium,TLS,ssl,example.com,443,,CWE-319,5.3,x,y,https://a.example,d,certain\r\n")},
 		{"report expired", "GET", "/api/scans/" + scanID + "/report.md", 410, errorHeader, []byte(`{"detail":"Report expired"}`)},
 		{"token created", "POST", "/api/tokens", 201, jsonHeader(), mustJSON(t, with(tokenJSON(), "token", apiToken))},
 		{"token created with expiry", "POST", "/api/tokens", 201, jsonHeader(),

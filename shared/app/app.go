@@ -9,6 +9,7 @@ package app
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -42,6 +43,9 @@ type Options struct {
 	// WebPorts replace 80 and 443 for verification and scans (the local
 	// stack's demo target listens on unprivileged ports).
 	WebPorts tools.Ports
+	// ScanRootCAs are trusted by the scanners instead of the system roots
+	// (the local stack's demo target has its own CA).
+	ScanRootCAs *x509.CertPool
 	// WebhookTLS verifies webhook receivers instead of the system roots
 	// (tests with their own certificates).
 	WebhookTLS *tls.Config
@@ -79,7 +83,7 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 	if err != nil {
 		return nil, err
 	}
-	registry := scanners.Registry()
+	registry := scanners.Registry(opts.ScanRootCAs)
 	challenges := &verification.Verifier{Resolver: res, Dialer: dialer,
 		HTTPPort: opts.WebPorts.HTTP, HTTPSPort: opts.WebPorts.HTTPS}
 	return &Service{

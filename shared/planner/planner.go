@@ -1,25 +1,41 @@
 // Package planner decides the scan agent's next step. Planner is the seam
-// between the agent loop and whatever chooses tools: Playbook, a fixed,
-// deterministic order per scan type and tier used when no language model is
+// between the agent loop and whatever chooses tools: Playbook, the
+// deterministic, evidence-driven planner used when no language model is
 // configured, or a model-driven planner. Whatever a planner proposes is
 // untrusted: the agent checks the tool exists, charges its cost and the tool
 // validates its own input.
+//
+// Playbook plans from what the scan has found so far (State: the surface,
+// the findings and the steps recorded): it derives the full ordered list of
+// calls the evidence calls for (Calls) and runs the first one not yet run
+// that the remaining budget pays for. The same state always gives the same
+// plan, and a call is never planned twice.
 package planner
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 
+	"secscan/shared/domainname"
 	"secscan/shared/plans"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
 
-// State is what a planner sees: the scan and the steps recorded so far.
+// State is what a planner sees: the scan, the steps recorded so far, the
+// findings and the attack surface they produced.
 type State struct {
-	Scan  scans.Scan
-	Steps []scans.Step
+	Scan     scans.Scan
+	Steps    []scans.Step
+	Findings []scans.Finding
+	Surface  scans.Surface
 }
 
 // Decision is the next step, or Done when the scan has covered what it should.
@@ -35,111 +51,616 @@ type Planner interface {
 	Next(ctx context.Context, s State) (Decision, error)
 }
 
-// Call is one planned tool call.
+// Coverer is a planner that can say, once a scan is done, which discovered
+// hosts it did not scan and why (the surface's not_scanned), and in one
+// sentence for the summary what the budget or the tier left out ("" when
+// nothing).
+type Coverer interface {
+	Coverage(s State) (notScanned []scans.Host, partial string)
+}
+
+// Call is one planned tool call; Host is the host it is about ("" for the
+// whole domain), so coverage can tell which hosts were looked at.
 type Call struct {
 	Tool  string
 	Input json.RawMessage
+	Host  string
+	Why   string
 }
 
-// Playbook plans from a fixed list per scan type and tier: step n of a scan
-// is the n-th call of its list. It never looks at what the steps found, so
-// the same scan always runs the same calls, and a re-run plan is the same
-// plan. Every list fits its tier's credit ceiling (checked by a test).
+// Playbook is the deterministic, evidence-driven planner.
 type Playbook struct {
 	Tools *tools.Registry
 }
 
-// Next returns the call after the recorded steps.
+// Tool names the planner uses.
+const (
+	DiscoverHosts = "discover_hosts"
+	PortScan      = "port_scan"
+	TLSCheck      = "tls_check"
+	DNSCheck      = "dns_check"
+	HTTPCheck     = "http_check"
+	ExposedFiles  = "exposed_files"
+	VersionCheck  = "version_check"
+	CodeScan      = "code_scan"
+	WebCrawl      = "web_crawl"
+	ServiceInfo   = "service_info"
+	FileSecrets   = "file_secrets"
+	ListingFiles  = "listing_files"
+	ConfirmCVE    = "confirm_cve"
+)
+
+// HostLimit is how many discovered hosts a tier scans: quick the apex and
+// www, standard up to 16, deep up to 64.
+func HostLimit(tier plans.Tier) int {
+	switch tier {
+	case plans.Quick:
+		return 2
+	case plans.Deep:
+		return 64
+	}
+	return 16
+}
+
+// Next returns the next call of the plan not yet run, or Done.
+//
+// The budget decides how far the plan goes, within CONTRACT "Tiers and
+// credits": the domain's own checks (calls about the target domain itself
+// or the whole domain, except follow-ups) are the scan's floor. They run in
+// order, and when the next of them costs more than the credits left, Next
+// proposes it anyway and the agent ends the scan failed with the budget
+// error. Everything else (other hosts, follow-ups) runs only while the
+// floor's remaining calls stay affordable, and is otherwise left out and
+// reported by Coverage: a large surface narrows the scan instead of failing
+// it, and a budget too small for the domain itself fails as the contract
+// says.
 func (p Playbook) Next(_ context.Context, s State) (Decision, error) {
-	calls, err := Calls(s.Scan.Type, s.Scan.Tier)
+	calls, err := Calls(s)
 	if err != nil {
 		return Decision{}, err
 	}
-	n := len(s.Steps)
-	if n >= len(calls) {
-		return Decision{Done: true}, nil
+	done := doneCalls(s.Steps)
+	var pending []Call
+	floorLeft := 0
+	for _, c := range calls {
+		if done[callKey(c.Tool, c.Input)] {
+			continue
+		}
+		if p.Tools != nil {
+			if _, ok := p.Tools.Get(c.Tool); !ok {
+				continue // a tool this deployment does not have
+			}
+		}
+		pending = append(pending, c)
+		if floor(c, s.Scan.Target) {
+			floorLeft += p.cost(c)
+		}
 	}
-	return Decision{Tool: calls[n].Tool, Input: calls[n].Input}, nil
+	left := s.Scan.MaxCredits - s.Scan.CreditsUsed
+	for _, c := range pending {
+		cost := p.cost(c)
+		if floor(c, s.Scan.Target) {
+			// Affordable or not: an unaffordable floor call is the budget
+			// failure the agent reports.
+			return Decision{Tool: c.Tool, Input: c.Input, Reasoning: c.Why}, nil
+		}
+		if cost <= left-floorLeft {
+			return Decision{Tool: c.Tool, Input: c.Input, Reasoning: c.Why}, nil
+		}
+	}
+	return Decision{Done: true}, nil
 }
 
-// Tool names of the playbooks.
-const (
-	PortScan     = "port_scan"
-	TLSCheck     = "tls_check"
-	DNSCheck     = "dns_check"
-	HTTPCheck    = "http_check"
-	ExposedFiles = "exposed_files"
-	VersionCheck = "version_check"
-	CodeScan     = "code_scan"
-	WebCrawl     = "web_crawl"
-)
+// floor reports whether c is one of the domain's own checks (see Next).
+func floor(c Call, domain string) bool {
+	if c.Host != "" && c.Host != domain {
+		return false
+	}
+	switch c.Tool {
+	case ListingFiles, FileSecrets, ServiceInfo, ConfirmCVE:
+		return false
+	}
+	return true
+}
 
-// Calls returns the playbook of a scan type and tier.
-func Calls(t scans.Type, tier plans.Tier) ([]Call, error) {
-	ports := portCalls(tier)
-	var calls []Call
+func (p Playbook) cost(c Call) int {
+	if p.Tools == nil {
+		return 1
+	}
+	if tool, ok := p.Tools.Get(c.Tool); ok {
+		return tool.Cost()
+	}
+	return 0
+}
+
+// Coverage implements Coverer: the hosts not scanned, and a sentence
+// naming them and the planned checks the budget left out.
+func (p Playbook) Coverage(s State) ([]scans.Host, string) {
+	hosts := p.NotScanned(s)
+	var parts []string
+	if sentence := NotScannedSentence(hosts, len(s.Surface.Hosts)); sentence != "" {
+		parts = append(parts, sentence)
+	}
+	if calls, err := Calls(s); err == nil {
+		done := doneCalls(s.Steps)
+		skipped := 0
+		for _, c := range calls {
+			if !done[callKey(c.Tool, c.Input)] {
+				if _, ok := p.Tools.Get(c.Tool); ok || p.Tools == nil {
+					skipped++
+				}
+			}
+		}
+		if skipped > 0 {
+			parts = append(parts, fmt.Sprintf("%d planned checks were not run: credit budget", skipped))
+		}
+	}
+	return hosts, strings.Join(parts, "; ")
+}
+
+// NotScanned lists the discovered hosts no step looked at, with the reason:
+// the tier's host limit or the credit budget.
+func (p Playbook) NotScanned(s State) []scans.Host {
+	touched := map[string]bool{}
+	for _, st := range s.Steps {
+		if h := inputHost(st.Input); h != "" {
+			touched[h] = true
+		} else if st.Status == scans.StepOK || st.Status == "" {
+			touched[s.Scan.Target] = true
+		}
+	}
+	selected := selectHosts(s)
+	var out []scans.Host
+	for _, h := range s.Surface.Hosts {
+		if touched[h.Name] || h.NotScanned != "" {
+			continue
+		}
+		reason := "credit budget"
+		if !slices.ContainsFunc(selected, func(x scans.Host) bool { return x.Name == h.Name }) {
+			reason = fmt.Sprintf("tier limit (%s scans at most %d hosts)", s.Scan.Tier, HostLimit(s.Scan.Tier))
+			if s.Scan.Tier == plans.Quick {
+				reason = "tier limit (quick scans only the domain and www)"
+			}
+		}
+		out = append(out, scans.Host{Name: h.Name, NotScanned: reason})
+	}
+	return out
+}
+
+// NotScannedSentence is the summary's line about hosts left out, e.g. "3 of
+// 11 discovered hosts were not scanned: credit budget"; empty when none.
+func NotScannedSentence(hosts []scans.Host, discovered int) string {
+	if len(hosts) == 0 {
+		return ""
+	}
+	var reasons []string
+	for _, h := range hosts {
+		r, _, _ := strings.Cut(h.NotScanned, " (")
+		if !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	verb := "were"
+	if len(hosts) == 1 {
+		verb = "was"
+	}
+	return fmt.Sprintf("%d of %d discovered hosts %s not scanned: %s", len(hosts), max(discovered, len(hosts)), verb, strings.Join(reasons, ", "))
+}
+
+// what each scan type looks at.
+type scope struct {
+	dns, ports, tls, web, exposed, code, version, crawl bool
+	// webOnlyPorts: the port scan checks only the web ports.
+	webOnlyPorts bool
+}
+
+func scopeOf(t scans.Type, tier plans.Tier) (scope, error) {
+	std := tier != plans.Quick
 	switch t {
-	case scans.Network:
-		calls = append([]Call{call(DNSCheck, nil)}, ports...)
-	case scans.Web:
-		calls = []Call{call(HTTPCheck, nil), call(ExposedFiles, nil)}
-		if tier != plans.Quick {
-			calls = append(calls, call(TLSCheck, nil), call(CodeScan, nil))
-		}
-		if tier == plans.Deep {
-			calls = append(calls, call(WebCrawl, nil))
-		}
-	case scans.SSL:
-		calls = []Call{call(TLSCheck, nil)}
-		if tier != plans.Quick {
-			calls = append(calls, call(HTTPCheck, nil))
-		}
-	case scans.Vuln:
-		// Versions are read from the banners the port scan collects.
-		calls = append(ports, call(VersionCheck, nil))
-	case scans.Code:
-		calls = []Call{call(ExposedFiles, nil), call(CodeScan, nil), call(VersionCheck, nil)}
 	case scans.Full:
-		calls = append([]Call{call(DNSCheck, nil)}, ports...)
-		calls = append(calls, call(TLSCheck, nil), call(HTTPCheck, nil))
-		if tier == plans.Deep {
-			calls = append(calls, call(WebCrawl, nil))
+		return scope{dns: true, ports: true, tls: true, web: true, exposed: true, code: true, version: true, crawl: std}, nil
+	case scans.Network:
+		return scope{dns: true, ports: true}, nil
+	case scans.Web:
+		return scope{ports: true, webOnlyPorts: true, web: true, exposed: true, tls: std, code: std, crawl: std}, nil
+	case scans.SSL:
+		return scope{ports: true, webOnlyPorts: true, tls: true, web: std}, nil
+	case scans.Vuln:
+		return scope{ports: true, version: true}, nil
+	case scans.Code:
+		return scope{ports: true, webOnlyPorts: true, exposed: true, code: true, version: true}, nil
+	}
+	return scope{}, fmt.Errorf("no playbook for scan type %q", t)
+}
+
+// Calls derives the ordered plan of a scan from its state: the domain-wide
+// checks and host discovery, follow-ups of findings, a port scan per
+// address of the selected hosts, TLS and web checks of every service and
+// origin, then the deeper web checks and, on the deep tier, every port.
+func Calls(s State) ([]Call, error) {
+	sc, err := scopeOf(s.Scan.Type, s.Scan.Tier)
+	if err != nil {
+		return nil, err
+	}
+	domain := s.Scan.Target
+	var calls []Call
+	add := func(host, why, tool string, input map[string]any) {
+		calls = append(calls, Call{Tool: tool, Input: encode(input), Host: host, Why: why})
+	}
+	if sc.dns {
+		add("", "DNS records of the domain: e-mail authentication, zone transfer, dangling aliases", DNSCheck, nil)
+	}
+	if s.Scan.Tier == plans.Quick {
+		add("", "a quick scan covers the domain and www", DiscoverHosts, map[string]any{"sources": []string{"www"}})
+	} else {
+		add("", "map the in-scope hosts before testing them", DiscoverHosts, nil)
+	}
+
+	hosts := selectHosts(s)
+	for _, c := range followUps(s, hosts) {
+		calls = append(calls, c)
+	}
+
+	// Round 1, host by host in priority order: a port scan of its address
+	// (once per address), then TLS and web basics of what it serves.
+	scanned := map[string]bool{}
+	for _, h := range hosts {
+		if addr := firstAddress(h); sc.ports && !scanned[addr] {
+			scanned[addr] = true
+			switch {
+			case sc.webOnlyPorts:
+				add(h.Name, "find the web services of "+h.Name, PortScan, map[string]any{"host": h.Name, "preset": "web"})
+			default:
+				preset := "top1000"
+				if s.Scan.Tier == plans.Quick {
+					preset = "top100"
+				}
+				add(h.Name, "open ports of "+h.Name, PortScan, map[string]any{"host": h.Name, "preset": preset})
+				add(h.Name, "databases, caches and remote administration on "+h.Name, PortScan, map[string]any{"host": h.Name, "preset": "exposures"})
+			}
 		}
-		calls = append(calls, call(ExposedFiles, nil), call(CodeScan, nil), call(VersionCheck, nil))
-	default:
-		return nil, fmt.Errorf("no playbook for scan type %q", t)
+		svcs := servicesOf(s.Surface, h)
+		if sc.tls {
+			for _, v := range svcs {
+				if TLSProtocol(v.Protocol) {
+					add(h.Name, fmt.Sprintf("TLS service on %s:%d", h.Name, v.Port), TLSCheck, map[string]any{"host": h.Name, "port": v.Port})
+				}
+			}
+		}
+		if o := webOrigin(h.Name, svcs); o != "" && sc.web {
+			add(h.Name, "web origin "+o, HTTPCheck, map[string]any{"url": o})
+		}
+	}
+	// Names in the certificates and pages of the services found.
+	if s.Scan.Tier != plans.Quick && sc.ports && len(s.Surface.Services) > 0 {
+		add("", "names in the certificates and pages of the services found", DiscoverHosts, map[string]any{
+			"sources": []scans.HostSource{scans.SourceCertificate, scans.SourceCNAME, scans.SourceLink, scans.SourceCSP, scans.SourceCORS, scans.SourceRedirect}})
+	}
+	// Round 2: the deeper web checks, host by host.
+	anyOrigin := false
+	for _, h := range hosts {
+		o := webOrigin(h.Name, servicesOf(s.Surface, h))
+		if o == "" {
+			continue
+		}
+		anyOrigin = true
+		if sc.exposed {
+			add(h.Name, "sensitive files on "+o, ExposedFiles, map[string]any{"base_url": o})
+		}
+		if sc.version {
+			add(h.Name, "software versions of "+o+" and banners", VersionCheck, map[string]any{"url": o})
+		}
+		if sc.code {
+			add(h.Name, "secrets in the scripts of "+o, CodeScan, map[string]any{"url": o})
+		}
+		if sc.crawl {
+			// Login forms served over plain HTTP live on the http origin: the
+			// light crawl starts there when the host serves one.
+			light := o
+			if p := plainOrigin(h.Name, servicesOf(s.Surface, h)); p != "" {
+				light = p
+			}
+			if s.Scan.Tier == plans.Deep {
+				add(h.Name, "crawl "+o, WebCrawl, map[string]any{"url": o})
+			}
+			if s.Scan.Tier != plans.Deep || light != o {
+				add(h.Name, "light crawl of "+light+": login forms, forms posting over HTTP, mixed content", WebCrawl,
+					map[string]any{"url": light, "max_pages": 10, "max_depth": 2})
+			}
+		}
+	}
+	if sc.version && !anyOrigin && hasVersionedService(s.Surface) {
+		add(domain, "software versions announced in banners", VersionCheck, nil)
+	}
+	// Round 3 (deep): every port of every address.
+	if sc.ports && !sc.webOnlyPorts && s.Scan.Tier == plans.Deep {
+		scanned := map[string]bool{}
+		for _, h := range hosts {
+			addr := firstAddress(h)
+			if addr == "" || scanned[addr] {
+				continue
+			}
+			scanned[addr] = true
+			for from := 1; from <= 65535; from += 1000 {
+				add(h.Name, "every port of "+addr, PortScan, map[string]any{"host": h.Name, "range": map[string]int{"from": from, "to": min(from+999, 65535)}})
+			}
+		}
 	}
 	return calls, nil
 }
 
-// portCalls covers the tier's ports: the 100 most common (quick), the 1,000
-// most common (standard), or every port in calls of 1,000 (deep), so each
-// call stays within the tool's time bound. Quick and standard add the
-// default ports of databases, caches and remote administration, which the
-// most-common lists miss (Redis, memcached, MongoDB).
-func portCalls(tier plans.Tier) []Call {
-	exposures := call(PortScan, map[string]any{"preset": "exposures"})
-	switch tier {
-	case plans.Quick:
-		return []Call{call(PortScan, map[string]any{"preset": "top100"}), exposures}
-	case plans.Deep:
-		var calls []Call
-		for from := 1; from <= 65535; from += 1000 {
-			calls = append(calls, call(PortScan, map[string]any{"range": map[string]int{"from": from, "to": min(from+999, 65535)}}))
-		}
-		return calls
-	default:
-		return []Call{call(PortScan, map[string]any{"preset": "top1000"}), exposures}
+// followUps are the calls findings ask for: the files a directory listing
+// shows, the credentials in an exposed configuration file, the version of a
+// cache answering without a password, and a safe confirmation of a
+// critical version match.
+func followUps(s State, hosts []scans.Host) []Call {
+	selected := map[string]bool{}
+	for _, h := range hosts {
+		selected[h.Name] = true
 	}
+	var out []Call
+	seen := map[string]bool{}
+	add := func(host, why, tool string, input map[string]any) {
+		c := Call{Tool: tool, Input: encode(input), Host: host, Why: why}
+		if k := callKey(c.Tool, c.Input); !seen[k] {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	fs := slices.Clone(s.Findings)
+	slices.SortFunc(fs, func(a, b scans.Finding) int { return strings.Compare(a.ID, b.ID) })
+	for _, f := range fs {
+		if !selected[f.Host] && f.Host != s.Scan.Target {
+			continue
+		}
+		switch followUpOf(f) {
+		case followListing:
+			if u := evidenceURL(f, s.Scan.Target); u != "" {
+				add(f.Host, "classify the files the directory listing shows", ListingFiles, map[string]any{"url": u})
+			}
+		case followSecrets:
+			if u := evidenceURL(f, s.Scan.Target); u != "" {
+				add(f.Host, "which credentials the exposed file leaks", FileSecrets, map[string]any{"url": u})
+			}
+		case followServiceInfo:
+			if f.Port != nil {
+				add(f.Host, "read the version of the unauthenticated service", ServiceInfo, map[string]any{"host": f.Host, "port": *f.Port})
+			}
+		case followConfirm:
+			if cve := confirmableCVE(f); cve != "" && f.Port != nil {
+				add(f.Host, "safe read-only confirmation of "+cve, ConfirmCVE, map[string]any{"host": f.Host, "port": *f.Port, "cve": cve})
+			}
+		}
+	}
+	return out
 }
 
-func call(tool string, input map[string]any) Call {
+type followUp int
+
+const (
+	followNone followUp = iota
+	followListing
+	followSecrets
+	followServiceInfo
+	followConfirm
+)
+
+// Confirmable are the CVEs confirm_cve can confirm safely (read-only).
+var Confirmable = []string{"CVE-2021-41773", "CVE-2021-42013"}
+
+// followUpOf says which follow-up a finding calls for, from its title and
+// CVE (titles are fixed per check, so they are stable).
+func followUpOf(f scans.Finding) followUp {
+	t := strings.ToLower(f.Title)
+	switch {
+	case strings.Contains(t, "directory listing"):
+		return followListing
+	case strings.Contains(t, ".env") || strings.Contains(t, "environment file") || strings.Contains(t, "git repository") ||
+		strings.Contains(t, "configuration file"):
+		if f.Category == scans.CategoryWeb || f.Category == scans.CategoryCode {
+			return followSecrets
+		}
+	case (strings.Contains(t, "redis") || strings.Contains(t, "memcached")) && strings.Contains(t, "without authentication"):
+		return followServiceInfo
+	case f.Confidence != scans.Certain && confirmableCVE(f) != "":
+		return followConfirm
+	}
+	return followNone
+}
+
+// confirmableCVE is the first CVE of a finding (its cve, then those its
+// evidence lists, as a grouped version match does) that has a safe
+// confirmation.
+func confirmableCVE(f scans.Finding) string {
+	if f.CVE != nil && slices.Contains(Confirmable, *f.CVE) {
+		return *f.CVE
+	}
+	if f.Category != scans.CategoryVuln {
+		return ""
+	}
+	for _, c := range Confirmable {
+		if strings.Contains(f.Evidence, c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// evidenceURL is the in-scope URL a finding's evidence names first.
+func evidenceURL(f scans.Finding, domain string) string {
+	for _, field := range strings.Fields(f.Evidence) {
+		if !strings.HasPrefix(field, "http://") && !strings.HasPrefix(field, "https://") {
+			continue
+		}
+		field = strings.TrimRight(field, ".,;:)\"'")
+		u, err := url.Parse(field)
+		if err != nil || !domainname.InScope(u.Hostname(), domain) {
+			continue
+		}
+		u.RawQuery, u.Fragment = "", ""
+		return u.String()
+	}
+	return ""
+}
+
+// selectHosts orders the discovered hosts (the domain first, then hosts
+// with web or TLS services, then the rest, each by name) and keeps the
+// tier's share. Before discovery ran, the domain alone is the surface.
+func selectHosts(s State) []scans.Host {
+	domain := s.Scan.Target
+	hosts := slices.Clone(s.Surface.Hosts)
+	if !slices.ContainsFunc(hosts, func(h scans.Host) bool { return h.Name == domain }) {
+		hosts = append(hosts, scans.Host{Name: domain, Sources: []scans.HostSource{scans.SourceApex}})
+	}
+	rank := func(h scans.Host) int {
+		switch {
+		case h.Name == domain:
+			return 0
+		case webOrigin(h.Name, servicesOf(s.Surface, h)) != "":
+			return 1
+		case len(servicesOf(s.Surface, h)) > 0:
+			return 2
+		}
+		return 3
+	}
+	slices.SortStableFunc(hosts, func(a, b scans.Host) int {
+		if r := rank(a) - rank(b); r != 0 {
+			return r
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	if s.Scan.Tier == plans.Quick {
+		hosts = slices.DeleteFunc(hosts, func(h scans.Host) bool { return h.Name != domain && h.Name != "www."+domain })
+	}
+	return hosts[:min(len(hosts), HostLimit(s.Scan.Tier))]
+}
+
+// servicesOf are the services on h's addresses, whichever host name the
+// port scan used (names sharing an address share its services), one per
+// port.
+func servicesOf(sf scans.Surface, h scans.Host) []scans.ServiceInfo {
+	var out []scans.ServiceInfo
+	for _, v := range sf.Services {
+		if (v.Host == h.Name || slices.Contains(h.Addresses, v.Address)) &&
+			!slices.ContainsFunc(out, func(x scans.ServiceInfo) bool { return x.Port == v.Port }) {
+			out = append(out, v)
+		}
+	}
+	slices.SortFunc(out, func(a, b scans.ServiceInfo) int { return a.Port - b.Port })
+	return out
+}
+
+// TLSProtocol reports the services that speak TLS from the first byte.
+func TLSProtocol(p string) bool {
+	switch p {
+	case "https", "smtps", "ldaps", "imaps", "pop3s", "docker-tls", "tls":
+		return true
+	}
+	return false
+}
+
+// webOrigin is the host's preferred web origin: HTTPS on the lowest port
+// serving it, else plain HTTP; "" when it serves no web.
+func webOrigin(host string, svcs []scans.ServiceInfo) string {
+	for _, scheme := range []string{"https", "http"} {
+		for _, v := range svcs {
+			if v.Protocol == scheme {
+				return Origin(scheme, host, v.Port)
+			}
+		}
+	}
+	return ""
+}
+
+// plainOrigin is the host's plain-HTTP origin, "" when it serves none.
+func plainOrigin(host string, svcs []scans.ServiceInfo) string {
+	for _, v := range svcs {
+		if v.Protocol == "http" {
+			return Origin("http", host, v.Port)
+		}
+	}
+	return ""
+}
+
+// Origin returns scheme://host[:port]/ with the default port left out.
+func Origin(scheme, host string, port int) string {
+	if (scheme == "https" && port == 443) || (scheme == "http" && port == 80) {
+		return scheme + "://" + host + "/"
+	}
+	return scheme + "://" + net.JoinHostPort(host, strconv.Itoa(port)) + "/"
+}
+
+func firstAddress(h scans.Host) string {
+	addrs := slices.Clone(h.Addresses)
+	slices.SortFunc(addrs, func(a, b string) int {
+		x, errA := netip.ParseAddr(a)
+		y, errB := netip.ParseAddr(b)
+		if errA != nil || errB != nil {
+			return strings.Compare(a, b)
+		}
+		return x.Compare(y)
+	})
+	if len(addrs) == 0 {
+		return "name:" + h.Name // not resolved yet: the port scan resolves it
+	}
+	return addrs[0]
+}
+
+func hasVersionedService(sf scans.Surface) bool {
+	return slices.ContainsFunc(sf.Services, func(v scans.ServiceInfo) bool { return v.Version != "" })
+}
+
+// doneCalls are the calls the recorded steps ran (whatever their outcome:
+// a call that failed is not retried).
+func doneCalls(steps []scans.Step) map[string]bool {
+	done := map[string]bool{}
+	for _, st := range steps {
+		done[callKey(st.Tool, st.Input)] = true
+	}
+	return done
+}
+
+// callKey identifies a call by its tool and its input in canonical JSON.
+func callKey(tool string, input json.RawMessage) string {
+	var v any
+	if len(input) == 0 || json.Unmarshal(input, &v) != nil {
+		return tool + " " + string(input)
+	}
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
+		return tool + " {}"
+	}
+	canon, _ := json.Marshal(v)
+	return tool + " " + string(canon)
+}
+
+// inputHost is the host a step's input names (host, url or base_url).
+func inputHost(input json.RawMessage) string {
+	var in struct {
+		Host    string `json:"host"`
+		URL     string `json:"url"`
+		BaseURL string `json:"base_url"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	if in.Host != "" {
+		return strings.ToLower(in.Host)
+	}
+	for _, raw := range []string{in.URL, in.BaseURL} {
+		if u, err := url.Parse(raw); err == nil && u.Hostname() != "" {
+			return strings.ToLower(u.Hostname())
+		}
+	}
+	return ""
+}
+
+func encode(input map[string]any) json.RawMessage {
 	if input == nil {
-		return Call{Tool: tool, Input: json.RawMessage("{}")}
+		return json.RawMessage("{}")
 	}
 	raw, err := json.Marshal(input)
 	if err != nil {
-		panic(err) // literal maps above
+		panic(err) // maps of strings and numbers above
 	}
-	return Call{Tool: tool, Input: raw}
+	return raw
 }

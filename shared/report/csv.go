@@ -8,7 +8,7 @@ import (
 )
 
 // csvHeader is the header row of findings.csv (CONTRACT "Reports"), in order.
-var csvHeader = []string{"id", "severity", "title", "category", "host", "port", "cve", "cwe", "cvss", "evidence", "remediation", "references"}
+var csvHeader = []string{"id", "severity", "title", "category", "host", "port", "cve", "cwe", "cvss", "evidence", "remediation", "references", "description", "confidence"}
 
 // CSV renders the findings of r as RFC 4180 CSV (CRLF line endings), one row
 // per finding in report order under a fixed header row. A cell that a
@@ -33,7 +33,8 @@ func CSV(r Report) []byte {
 			cvss = strconv.FormatFloat(*f.CVSS, 'f', 1, 64)
 		}
 		row = append(row[:0], f.ID, string(f.Severity), f.Title, string(f.Category), f.Host, port,
-			showDeref(f.CVE), showDeref(f.CWE), cvss, f.Evidence, f.Remediation, strings.Join(f.References, " "))
+			showDeref(f.CVE), showDeref(f.CWE), cvss, f.Evidence, f.Remediation, strings.Join(f.References, " "),
+			f.Description, string(f.Confidence))
 		for i, cell := range row {
 			row[i] = csvCell(cell)
 		}

@@ -11,12 +11,12 @@ import (
 	"secscan/shared/scans"
 )
 
-const csvHeaderRow = "id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references"
+const csvHeaderRow = "id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references,description,confidence"
 
 func readCSV(t *testing.T, data []byte) [][]string {
 	t.Helper()
 	rd := csv.NewReader(bytes.NewReader(data))
-	rd.FieldsPerRecord = 12
+	rd.FieldsPerRecord = 14
 	rows, err := rd.ReadAll()
 	if err != nil {
 		t.Fatalf("read CSV: %v", err)
@@ -57,8 +57,11 @@ func TestCSVRoundTrip(t *testing.T) {
 	}
 	for i, f := range r.Findings {
 		row := rows[i+1]
-		if !slices.Equal(row, want[f.ID]) {
+		if !slices.Equal(row[:12], want[f.ID]) {
 			t.Errorf("row %d:\n got %q\nwant %q", i+1, row, want[f.ID])
+		}
+		if row[13] != string(f.Confidence) || (f.Description != "" && !strings.Contains(row[12], strings.TrimSpace(f.Description[:min(len(f.Description), 10)]))) {
+			t.Errorf("row %d: description/confidence %q, %q; want %q, %q", i+1, row[12], row[13], f.Description, f.Confidence)
 		}
 	}
 }
@@ -88,6 +91,7 @@ func TestCSVFormulaInjection(t *testing.T) {
 		findings = append(findings, scans.Finding{
 			ID: c.in, Severity: scans.Severity(c.in), Title: c.in, Category: scans.Category(c.in), Host: c.in,
 			CVE: ptr(c.in), CWE: ptr(c.in), Evidence: c.in, Remediation: c.in, References: []string{c.in},
+			Description: c.in, Confidence: scans.Confidence(c.in),
 		})
 	}
 	// Keep the input order: Build sorts by severity, and these are all unknown.

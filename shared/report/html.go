@@ -66,6 +66,7 @@ type htmlFinding struct {
 	N                                   int
 	Anchor, Label, Class                string
 	Title, HostPort, CVE, CWE, CVSS, ID string
+	Confidence                          string
 	Category                            string
 	CVECVSS                             []string // "CVE-…" and "CVSS 7.5", each when known
 	Evidence, Description, Remediation  string
@@ -120,7 +121,7 @@ func htmlViewOf(r Report) htmlView {
 			N: i + 1, Anchor: "f-" + strconv.Itoa(i+1), Label: showSeverity(f.Severity), Class: htmlSeverityClass(f.Severity),
 			Title: textOneLine(f.Title), HostPort: textOneLine(showHostPort(f.Host, f.Port)),
 			CVE: textOneLine(showDeref(f.CVE)), CWE: textOneLine(showDeref(f.CWE)), CVSS: showCVSS(f.CVSS), ID: textOneLine(f.ID),
-			Category:    textOneLine(string(f.Category)),
+			Category: textOneLine(string(f.Category)), Confidence: textOneLine(showConfidence(f.Confidence)),
 			Evidence:    strings.TrimRight(textClean(textLF(f.Evidence), true), "\n"),
 			Description: textClean(textLF(strings.TrimSpace(f.Description)), true),
 			Remediation: textClean(textLF(strings.TrimSpace(f.Remediation)), true),
@@ -411,6 +412,7 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <dl class="meta">
 <div><dt>Host</dt><dd class="mono">{{or $f.HostPort "—"}}</dd></div>
 <div><dt>Category</dt><dd>{{or $f.Category "—"}}</dd></div>
+<div><dt>Confidence</dt><dd>{{$f.Confidence}}</dd></div>
 <div><dt>CWE</dt><dd>{{or $f.CWE "—"}}</dd></div>
 <div><dt>CVE</dt><dd>{{or $f.CVE "—"}}</dd></div>
 <div><dt>CVSS</dt><dd>{{$f.CVSS}}</dd></div>

@@ -165,9 +165,9 @@ func (w mdWriter) list(items []string, empty string) {
 func (w mdWriter) finding(n int, f scans.Finding) {
 	w.line("### ", strconv.Itoa(n), ". ", mdText(textOneLine(f.Title)))
 	w.line()
-	w.line("| Severity | Category | Host:port | CWE | CVE | CVSS | ID |")
-	w.line("| --- | --- | --- | --- | --- | --- | --- |")
-	w.line("| ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)), " | ", mdCell(string(f.Category)), " | ",
+	w.line("| Severity | Confidence | Category | Host:port | CWE | CVE | CVSS | ID |")
+	w.line("| --- | --- | --- | --- | --- | --- | --- | --- |")
+	w.line("| ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)), " | ", mdCell(showConfidence(f.Confidence)), " | ", mdCell(string(f.Category)), " | ",
 		mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showDeref(f.CWE)), " | ", mdCell(showDeref(f.CVE)), " | ", showCVSS(f.CVSS), " | ", mdCell(f.ID), " |")
 	w.line()
 	w.line("**Evidence**")
@@ -442,6 +442,14 @@ func showHostPort(host string, port *int) string {
 		return host
 	}
 	return net.JoinHostPort(host, strconv.Itoa(*port))
+}
+
+// showConfidence names a finding's confidence ("—" when unknown).
+func showConfidence(c scans.Confidence) string {
+	if c == "" {
+		return "—"
+	}
+	return string(c)
 }
 
 // showCVSS writes a CVSS score with its one decimal ("7.5", "10.0").

@@ -37,6 +37,8 @@ type Input struct {
 	Scan     scans.Scan
 	Findings []scans.Finding
 	Steps    []scans.Step
+	// Surface is what the scan discovered (hosts, services, web origins).
+	Surface scans.Surface
 	// Watermarked is true on the free plan.
 	Watermarked bool
 	GeneratedAt time.Time
@@ -64,6 +66,7 @@ type Report struct {
 	Steps       []scans.Step    // in order
 	Counts      []SeverityCount // every severity, critical first
 	Coverage    Coverage
+	Surface     scans.Surface
 	Watermark   string // Watermark or ""
 	GeneratedAt time.Time
 }
@@ -71,7 +74,7 @@ type Report struct {
 // Build derives the report of a completed scan.
 func Build(in Input) Report {
 	r := Report{
-		Scan: in.Scan, Findings: slices.Clone(in.Findings), Steps: slices.Clone(in.Steps),
+		Scan: in.Scan, Findings: slices.Clone(in.Findings), Steps: slices.Clone(in.Steps), Surface: in.Surface,
 		GeneratedAt: in.GeneratedAt.UTC(),
 		Summary:     scans.Summary{RiskRating: scans.RiskNone, AttackChains: []string{}},
 	}
@@ -129,24 +132,77 @@ func coverage(r Report) Coverage {
 				c.Services = append(c.Services, sv)
 			}
 		}
-		switch o := st.Outcome; {
-		case strings.HasPrefix(o, "Refused:"):
+		o := st.Outcome
+		switch st.Status {
+		case scans.StepRefused:
 			c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") was not run: "+strings.TrimSpace(strings.TrimPrefix(o, "Refused:")))
-		case strings.HasPrefix(o, "Tool error:"):
+		case scans.StepFailed:
 			c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") could not complete: "+strings.TrimSpace(strings.TrimPrefix(o, "Tool error:")))
-		case strings.HasPrefix(o, "Stopped at the tool's time limit"):
+		case scans.StepTimedOut:
 			c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") reached its time limit; its results are partial.")
 		}
 	}
 	for _, f := range r.Findings {
 		hosts[f.Host] = true
 	}
+	// The surface, when the scan mapped one, says more than the steps:
+	// every host with its addresses and where it was found, every service
+	// with what it runs, and the hosts left out and why.
+	described := map[string]bool{}
+	var notScanned []string
+	for _, h := range r.Surface.Hosts {
+		line := h.Name
+		if len(h.Addresses) > 0 {
+			line += " (" + strings.Join(h.Addresses, ", ") + ")"
+		}
+		if len(h.Sources) > 0 {
+			var srcs []string
+			for _, s := range h.Sources {
+				srcs = append(srcs, string(s))
+			}
+			line += " — found by " + strings.Join(srcs, ", ")
+		}
+		if h.NotScanned != "" {
+			line += " — not scanned: " + h.NotScanned
+			notScanned = append(notScanned, h.Name+" was discovered but not scanned: "+h.NotScanned+".")
+		}
+		c.Hosts = append(c.Hosts, line)
+		described[h.Name] = true
+	}
 	for h := range hosts {
-		if h != "" {
+		if h != "" && !described[h] {
 			c.Hosts = append(c.Hosts, h)
 		}
 	}
 	slices.Sort(c.Hosts)
+	for _, v := range r.Surface.Services {
+		key := v.Host + ":" + itoa(v.Port)
+		what := strings.TrimSpace(v.Product + " " + v.Version)
+		i := slices.IndexFunc(c.Services, func(s scans.Service) bool { return s.Host == v.Host && s.Port == v.Port })
+		switch {
+		case i >= 0 && v.Version != "" && !strings.Contains(c.Services[i].Banner, v.Version):
+			c.Services[i].Banner = what // read later (e.g. Redis INFO): says more than the first banner
+		case i >= 0 && what != "" && c.Services[i].Banner == "":
+			c.Services[i].Banner = what
+		case i < 0 && !seenService[key]:
+			seenService[key] = true
+			c.Services = append(c.Services, scans.Service{Host: v.Host, Port: v.Port, Name: v.Protocol, Banner: what})
+		}
+	}
+	for _, w := range r.Surface.Web {
+		line := "Web origin " + w.Origin
+		if w.Title != "" {
+			line += " — “" + w.Title + "”"
+		}
+		if w.Server != "" {
+			line += " — " + w.Server
+		}
+		c.Hosts = append(c.Hosts, line)
+	}
+	c.NotTested = append(c.NotTested, notScanned...)
+	if n := r.Surface.OutOfScope; n > 0 {
+		c.NotTested = append(c.NotTested, itoa(n)+" names outside the target's scope were seen (CNAME, certificate, link, MX, SPF, …) and never contacted.")
+	}
 	slices.SortFunc(c.Services, func(a, b scans.Service) int {
 		if a.Host != b.Host {
 			return strings.Compare(a.Host, b.Host)

@@ -4,10 +4,14 @@
 package scanners
 
 import (
+	"crypto/x509"
+
 	"secscan/shared/scanners/code"
 	"secscan/shared/scanners/crawl"
+	"secscan/shared/scanners/discovery"
 	"secscan/shared/scanners/dnscheck"
 	"secscan/shared/scanners/exposure"
+	"secscan/shared/scanners/followup"
 	"secscan/shared/scanners/network"
 	"secscan/shared/scanners/tlscheck"
 	"secscan/shared/scanners/vuln"
@@ -15,16 +19,27 @@ import (
 	"secscan/shared/tools"
 )
 
-// Registry returns every tool.
-func Registry() *tools.Registry {
+// Registry returns every tool. With roots, certificates are verified
+// against roots instead of the system pool (the local stack trusts its demo
+// target's CA; tests their own).
+func Registry(roots ...*x509.CertPool) *tools.Registry {
+	var pool *x509.CertPool
+	if len(roots) > 0 {
+		pool = roots[0]
+	}
 	return tools.NewRegistry(
 		dnscheck.New(),
+		discovery.New(discovery.WithRootCAs(pool)),
 		network.New(),
-		tlscheck.New(tlscheck.Options{}),
-		web.New(),
-		exposure.New(),
-		vuln.New(),
-		crawl.New(),
-		code.New(),
+		tlscheck.New(tlscheck.Options{RootCAs: pool}),
+		web.New(web.WithRootCAs(pool)),
+		exposure.New(exposure.WithRootCAs(pool)),
+		vuln.New(vuln.WithRootCAs(pool)),
+		crawl.New(crawl.WithRootCAs(pool)),
+		code.New(code.WithRootCAs(pool)),
+		followup.NewServiceInfo(),
+		followup.NewFileSecrets(followup.WithRootCAs(pool)),
+		followup.NewListingFiles(followup.WithRootCAs(pool)),
+		followup.NewConfirmCVE(followup.WithRootCAs(pool)),
 	)
 }

@@ -95,31 +95,73 @@ const (
 
 // Finding is one issue a tool observed, with the evidence it collected.
 type Finding struct {
-	ID          string   `json:"id"`
-	Title       string   `json:"title"`
-	Severity    Severity `json:"severity"`
-	Category    Category `json:"category"`
-	Host        string   `json:"host"`
-	Port        *int     `json:"port"`
-	Evidence    string   `json:"evidence"`
-	Description string   `json:"description"`
-	Remediation string   `json:"remediation"`
-	References  []string `json:"references"`
-	CWE         *string  `json:"cwe"`
-	CVE         *string  `json:"cve"`
-	CVSS        *float64 `json:"cvss"`
+	ID          string     `json:"id"`
+	Title       string     `json:"title"`
+	Severity    Severity   `json:"severity"`
+	Category    Category   `json:"category"`
+	Host        string     `json:"host"`
+	Port        *int       `json:"port"`
+	Evidence    string     `json:"evidence"`
+	Description string     `json:"description"`
+	Remediation string     `json:"remediation"`
+	References  []string   `json:"references"`
+	CWE         *string    `json:"cwe"`
+	CVE         *string    `json:"cve"`
+	CVSS        *float64   `json:"cvss"`
+	Confidence  Confidence `json:"confidence"`
+	// Fingerprint is StableFingerprint, set when the finding is recorded.
+	Fingerprint string `json:"fingerprint"`
 }
 
-// Fingerprint identifies "the same issue", so it is recorded once however
+// Confidence says how directly a tool observed a finding (CONTRACT "Scans").
+type Confidence string
+
+// Confidences, strongest first.
+const (
+	// Certain: the tool observed the weakness itself (the header is
+	// missing, the file was served, the handshake succeeded).
+	Certain Confidence = "certain"
+	// Firm: strong indirect evidence (a dangling CNAME whose target does not
+	// resolve, a service that names itself in its banner).
+	Firm Confidence = "firm"
+	// Tentative: inferred from an announced version alone.
+	Tentative Confidence = "tentative"
+)
+
+// DefaultConfidence is the confidence of a finding whose tool said none:
+// tools report what they observed unless they say otherwise (version
+// matches say tentative), so certain — except for a CVE, which without a
+// confirmation rests on a version. Findings recorded before confidence
+// existed read the same way.
+func (f Finding) DefaultConfidence() Confidence {
+	switch {
+	case f.Confidence != "":
+		return f.Confidence
+	case f.CVE != nil && *f.CVE != "":
+		return Tentative
+	}
+	return Certain
+}
+
+// Confidences lists the confidences, strongest first.
+var Confidences = []Confidence{Certain, Firm, Tentative}
+
+// StableFingerprint identifies "the same issue", so it is recorded once however
 // many tools or ports show it: a known vulnerability (CVE) of a host is one
 // issue whichever tool matched it and on whichever port the software
 // answered; any other finding is the same check (title) on the same host and
 // port, whichever tool saw it (a TLS and a web check both see a missing HSTS
 // header).
-func (f Finding) Fingerprint() string {
+// It depends only on the host, port, check and CVE, never on evidence, so it
+// stays the same across scans of a target and CI can gate on new ones.
+func (f Finding) StableFingerprint() string {
 	parts := []string{strings.ToLower(f.Host)}
 	if f.CVE != nil && *f.CVE != "" {
 		parts = append(parts, "cve", strings.ToUpper(*f.CVE))
+		if f.Confidence == Certain {
+			// A confirmed CVE keeps its own finding beside the version match.
+			parts = append(parts, "confirmed")
+		}
 	} else {
 		port := ""
 		if f.Port != nil {
@@ -136,6 +178,7 @@ type Step struct {
 	Seq           int             `json:"seq"`
 	Tool          string          `json:"tool"`
 	Input         json.RawMessage `json:"input"`
+	Status        StepStatus      `json:"status"`
 	Outcome       string          `json:"outcome"`
 	FindingsAdded int             `json:"findings_added"`
 	Credits       int             `json:"credits"`
@@ -146,6 +189,18 @@ type Step struct {
 	// the report's coverage section and for later steps of the playbook.
 	Services []Service `json:"services,omitempty"`
 }
+
+// StepStatus is how a step ended, typed so that nobody parses outcome text
+// (a DNS answer quoting "REFUSED" is not a refused step).
+type StepStatus string
+
+// Step statuses (CONTRACT "Scans", agent step).
+const (
+	StepOK       StepStatus = "ok"        // the tool did its job (findings or not)
+	StepRefused  StepStatus = "refused"   // the input was refused; nothing was contacted
+	StepFailed   StepStatus = "failed"    // the tool could not do its job
+	StepTimedOut StepStatus = "timed_out" // stopped at its time bound; partial results kept
+)
 
 // Service is a network service a tool found listening.
 type Service struct {

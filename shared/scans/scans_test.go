@@ -31,7 +31,7 @@ func TestFingerprint(t *testing.T) {
 		{"another CVE", cve, func() scans.Finding { f := cve; f.CVE = ptr("CVE-2021-41773"); return f }(), false},
 	}
 	for _, tc := range cases {
-		if got := tc.a.Fingerprint() == tc.b.Fingerprint(); got != tc.same {
+		if got := tc.a.StableFingerprint() == tc.b.StableFingerprint(); got != tc.same {
 			t.Errorf("%s: same=%v, want %v", tc.name, got, tc.same)
 		}
 	}

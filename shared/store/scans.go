@@ -30,6 +30,7 @@ import (
 //	USER#<usr id>   IDEMPOTENCY#<sha256>   Idempotency-Key -> scan id, 24 h (TTL)
 //	SCAN#<scn id>   STEP#<seq, 6 digits>   one agent step, written once
 //	SCAN#<scn id>   FINDING#<fingerprint>  one finding, written once per fingerprint
+//	SCAN#<scn id>   SURFACE#…              the attack surface, one item per entry (surface.go)
 const (
 	scanPrefix    = "SCAN#"
 	stepPrefix    = "STEP#"
@@ -37,7 +38,7 @@ const (
 
 	// maxScanChildren bounds the items one scan may hold, so reading a
 	// record is bounded whatever a run did.
-	maxScanChildren = 5000
+	maxScanChildren = 8000
 )
 
 // ErrScanNotRunning is the refusal to charge or record on a scan that is no
@@ -199,6 +200,7 @@ type ScanDetail struct {
 	Scan     scans.Scan
 	Findings []scans.Finding
 	Steps    []scans.Step
+	Surface  scans.Surface
 }
 
 // GetScanDetail reads the record and what the scan accumulated concurrently:
@@ -222,6 +224,9 @@ func (s *Store) GetScanDetail(ctx context.Context, userID, id string) (ScanDetai
 		return ScanDetail{}, childErr
 	}
 	if d.Steps, d.Findings, err = decodeChildren(children); err != nil {
+		return ScanDetail{}, err
+	}
+	if d.Surface, err = decodeSurface(children); err != nil {
 		return ScanDetail{}, err
 	}
 	return d, nil
@@ -604,7 +609,9 @@ func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans
 	)
 	seen := map[string]bool{}
 	for i, f := range findings {
-		fp := f.Fingerprint()
+		f.Confidence = f.DefaultConfidence()
+		fp := f.StableFingerprint()
+		f.Fingerprint = fp
 		if seen[fp] {
 			continue // the same issue twice in one step
 		}
@@ -710,10 +717,17 @@ func decodeChildren(items []map[string]types.AttributeValue) ([]scans.Step, []sc
 		case strings.HasPrefix(c.SK, stepPrefix):
 			var st scans.Step
 			err = json.Unmarshal([]byte(c.Body), &st)
+			if st.Status == "" {
+				st.Status = legacyStepStatus(st.Outcome)
+			}
 			steps = append(steps, st)
 		case strings.HasPrefix(c.SK, findingPrefix):
 			var f scans.Finding
 			err = json.Unmarshal([]byte(c.Body), &f)
+			f.Confidence = f.DefaultConfidence()
+			if f.Fingerprint == "" {
+				f.Fingerprint = strings.TrimPrefix(c.SK, findingPrefix)
+			}
 			findings = append(findings, f)
 		}
 		if err != nil {
@@ -723,6 +737,20 @@ func decodeChildren(items []map[string]types.AttributeValue) ([]scans.Step, []sc
 	slices.SortFunc(steps, func(a, b scans.Step) int { return a.Seq - b.Seq })
 	SortFindings(findings)
 	return steps, findings, nil
+}
+
+// legacyStepStatus types a step recorded before steps had a status, from
+// the exact prefixes the agent wrote then.
+func legacyStepStatus(outcome string) scans.StepStatus {
+	switch {
+	case strings.HasPrefix(outcome, "Refused: "):
+		return scans.StepRefused
+	case strings.HasPrefix(outcome, "Tool error: "):
+		return scans.StepFailed
+	case strings.HasPrefix(outcome, "Stopped at the tool's time limit"):
+		return scans.StepTimedOut
+	}
+	return scans.StepOK
 }
 
 // ReleaseIdempotency drops the user's claim of a key when it still names

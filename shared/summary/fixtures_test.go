@@ -2,6 +2,7 @@ package summary
 
 import (
 	"encoding/json"
+	"strings"
 
 	"secscan/shared/plans"
 	"secscan/shared/scans"
@@ -22,8 +23,18 @@ func withCWE(f scans.Finding, cwe string) scans.Finding       { f.CWE = ptr(cwe)
 func withEvidence(f scans.Finding, ev string) scans.Finding   { f.Evidence = ev; return f }
 func withRemediation(f scans.Finding, r string) scans.Finding { f.Remediation = r; return f }
 
+// step is a recorded step; its status is read from the fixture's outcome
+// text ("failed…", "error…", "input refused…", "refused"), a convenience
+// of these fixtures only: the summary itself reads the typed status.
 func step(seq int, tool, outcome string, services ...scans.Service) scans.Step {
-	return scans.Step{Seq: seq, Tool: tool, Input: json.RawMessage(`{}`), Outcome: outcome, Services: services}
+	status := scans.StepOK
+	switch {
+	case strings.HasPrefix(outcome, "failed"), strings.HasPrefix(outcome, "error"):
+		status = scans.StepFailed
+	case strings.HasPrefix(outcome, "input refused"), outcome == "refused":
+		status = scans.StepRefused
+	}
+	return scans.Step{Seq: seq, Tool: tool, Input: json.RawMessage(`{}`), Status: status, Outcome: outcome, Services: services}
 }
 
 func demoSteps() []scans.Step {

@@ -121,7 +121,7 @@ func readCoverage(steps []scans.Step, entries []*entry, domain string) coverage 
 			seenTools[tool] = true
 			c.tools = append(c.tools, toolWords.Replace(tool))
 		}
-		if failedOutcome(lower(s.Outcome, 200)) {
+		if s.Status != scans.StepOK && s.Status != "" {
 			c.incomplete++
 		}
 		for j := range s.Services {
@@ -160,12 +160,6 @@ func itoaPort(p int) string {
 		return "0"
 	}
 	return strconv.Itoa(p)
-}
-
-// failedOutcome recognises a step that did not do its job from its outcome
-// line ("input refused: …", "failed: timeout", "error: …").
-func failedOutcome(o string) bool {
-	return hasAny(o, "refused", "failed", "error", "timed out", "timeout", "deadline exceeded", "cancelled", "canceled")
 }
 
 // serviceEntry turns a discovered service into chain evidence when it is one

@@ -816,3 +816,22 @@ func BenchmarkWrite(b *testing.B) {
 		Write(in)
 	}
 }
+
+// A step's outcome text quoting what a target said ("REFUSED", "error") is
+// not a failed step: only the typed status says so.
+func TestOutcomeTextDoesNotMakeAStepFail(t *testing.T) {
+	t.Parallel()
+	st := scans.Step{Seq: 1, Tool: "dns_check", Status: scans.StepOK,
+		Outcome: "zone transfer REFUSED by ns1; SPF lookup error: too many includes"}
+	got := Write(Input{Domain: "example.org", ScanType: scans.Network, Tier: plans.Quick, Steps: []scans.Step{st}})
+	for _, bad := range []string{"refused, failed or timed out", "Not every check ran"} {
+		if strings.Contains(got.Summary, bad) {
+			t.Errorf("summary claims an incomplete step (%q): %s", bad, got.Summary)
+		}
+	}
+	st.Status = scans.StepRefused
+	got = Write(Input{Domain: "example.org", ScanType: scans.Network, Tier: plans.Quick, Steps: []scans.Step{st}})
+	if !strings.Contains(got.Summary, "the only step was refused, failed or timed out") {
+		t.Errorf("a refused step is not reported: %s", got.Summary)
+	}
+}

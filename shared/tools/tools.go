@@ -58,12 +58,20 @@ type Env struct {
 	Ports Ports
 	// Known is what earlier steps of this scan discovered.
 	Known []scans.Service
+	// Surface is the scan's attack surface so far.
+	Surface scans.Surface
 }
 
-// Ports are the ports of the standard web services.
+// Ports are the ports of the standard web services and of DNS zone
+// transfers (the local stack's demo target listens on unprivileged ones).
 type Ports struct {
 	HTTP, HTTPS int
+	// DNS is where name servers answer zone transfers; zero means 53.
+	DNS int
 }
+
+// DNSPort is the port of DNS over TCP.
+func (p Ports) DNSPort() int { return cmpOr(p.DNS, 53) }
 
 // HTTPPort is the port of plain HTTP.
 func (p Ports) HTTPPort() int { return cmpOr(p.HTTP, 80) }
@@ -88,6 +96,10 @@ type Result struct {
 	Outcome  string
 	Findings []scans.Finding
 	Services []scans.Service
+	// Surface is what the call discovered of the attack surface (hosts,
+	// services, web origins), in scope only; the agent merges it into the
+	// scan's.
+	Surface scans.Surface
 }
 
 // InputError is a refused input: nothing was run.

@@ -24,6 +24,7 @@ package demotarget
 import (
 	"cmp"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -32,6 +33,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"secscan/shared/domainname"
 )
@@ -45,6 +47,7 @@ const (
 	DefaultMySQLPort = 3306
 	DefaultFTPPort   = 2121
 	DefaultSSHPort   = 2222
+	DefaultRedisPort = 6379
 	DefaultDNSAddr   = "127.0.0.1:8053" // not 5353: avahi (mDNS) holds it on many desktops
 )
 
@@ -61,6 +64,7 @@ const (
 	EnvMySQLPort   = "DEMO_MYSQL_PORT"
 	EnvFTPPort     = "DEMO_FTP_PORT"
 	EnvSSHPort     = "DEMO_SSH_PORT"
+	EnvRedisPort   = "DEMO_REDIS_PORT"
 	EnvDNSAddr     = "DEMO_DNS_ADDR"
 	EnvDNSUpstream = "DEMO_DNS_UPSTREAM"
 )
@@ -75,7 +79,7 @@ type Config struct {
 	Host string
 	// Ports of the services on Host: 0 picks a free port, PortDisabled
 	// (-1) turns the service off.
-	HTTPPort, HTTPSPort, MySQLPort, FTPPort, SSHPort int
+	HTTPPort, HTTPSPort, MySQLPort, FTPPort, SSHPort, RedisPort int
 	// DNSAddr is the loopback "ip:port" of the zone's DNS server (UDP and
 	// TCP); port 0 picks a free port.
 	DNSAddr string
@@ -105,6 +109,7 @@ func (c Config) WithDefaults() Config {
 		{&c.MySQLPort, DefaultMySQLPort},
 		{&c.FTPPort, DefaultFTPPort},
 		{&c.SSHPort, DefaultSSHPort},
+		{&c.RedisPort, DefaultRedisPort},
 	} {
 		if *p.port == 0 {
 			*p.port = p.def
@@ -143,6 +148,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		{EnvMySQLPort, &c.MySQLPort},
 		{EnvFTPPort, &c.FTPPort},
 		{EnvSSHPort, &c.SSHPort},
+		{EnvRedisPort, &c.RedisPort},
 	} {
 		v := strings.TrimSpace(getenv(p.env))
 		if v == "" {
@@ -221,6 +227,7 @@ func (c Config) tcpServices() []tcpService {
 		{"MySQL", EnvMySQLPort, c.MySQLPort},
 		{"FTP", EnvFTPPort, c.FTPPort},
 		{"SSH", EnvSSHPort, c.SSHPort},
+		{"Redis", EnvRedisPort, c.RedisPort},
 	}
 }
 
@@ -271,7 +278,9 @@ type Target struct {
 	challenge atomic.Pointer[string]
 
 	// Real addresses (port 0 resolved); empty when the service is off.
-	dnsAddr, httpAddr, httpsAddr, mysqlAddr, ftpAddr, sshAddr string
+	dnsAddr, httpAddr, httpsAddr, mysqlAddr, ftpAddr, sshAddr, redisAddr string
+	// ca signs the subdomains' certificates.
+	ca *demoCA
 
 	stops     []func() error // in start order; run in reverse by Close
 	closeOnce sync.Once
@@ -314,6 +323,16 @@ func (t *Target) start() error {
 	}
 	t.dnsAddr = dns.addr
 	t.stops = append(t.stops, dns.stop)
+	if t.ca, err = newDemoCA(time.Now()); err != nil {
+		return err
+	}
+	// The zone's name server (ns1) lives on the demo's host: when the DNS
+	// server listens elsewhere, zone transfers (TCP) are served there too.
+	if stop, err := startTransferListener(t, dns); err != nil {
+		return err
+	} else if stop != nil {
+		t.stops = append(t.stops, stop)
+	}
 
 	web := newWebHandler(t)
 	for _, s := range t.cfg.tcpServices() {
@@ -330,7 +349,7 @@ func (t *Target) start() error {
 			t.httpAddr = addr
 			t.stops = append(t.stops, serveHTTP(ln, web, nil))
 		case "HTTPS":
-			tlsConfig, err := weakTLSConfig(t.cfg.Domain)
+			tlsConfig, err := siteTLS(t.cfg.Domain, t.ca, time.Now())
 			if err != nil {
 				ln.Close()
 				return err
@@ -346,6 +365,9 @@ func (t *Target) start() error {
 		case "SSH":
 			t.sshAddr = addr
 			t.stops = append(t.stops, serveBanner(ln, sshSession))
+		case "Redis":
+			t.redisAddr = addr
+			t.stops = append(t.stops, serveBanner(ln, redisSession))
 		}
 	}
 	return nil
@@ -421,6 +443,17 @@ func (t *Target) FTPAddr() string { return t.ftpAddr }
 // SSHAddr returns the "ip:port" of the OpenSSH look-alike, or "" when off.
 func (t *Target) SSHAddr() string { return t.sshAddr }
 
+// RedisAddr returns the "ip:port" of the Redis look-alike, or "" when off.
+func (t *Target) RedisAddr() string { return t.redisAddr }
+
+// RootCAs is the pool of the CA that signed the subdomains' certificates,
+// for a scanner that should trust the demo's "internal" CA.
+func (t *Target) RootCAs() *x509.CertPool { return t.ca.pool }
+
+// DNSPort is the port the zone's name server answers on (zone transfers
+// included), for a scanner that must reach it there instead of 53.
+func (t *Target) DNSPort() int { return portOf(t.dnsAddr) }
+
 func urlOf(scheme, addr string) string {
 	if addr == "" {
 		return ""
@@ -478,9 +511,10 @@ func (t *Target) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "demo target %s (deliberately weak, loopback only)\n", t.cfg.Domain)
 	fmt.Fprintf(&b, "  DNS    %s (udp+tcp): %s and www.%s -> %s\n", t.dnsAddr, t.cfg.Domain, t.cfg.Domain, t.cfg.Host)
+	fmt.Fprintf(&b, "         subdomains to discover (zone transfer, certificate, link): %s\n", strings.Join(Subdomains, ", "))
 	for _, line := range []struct{ name, addr string }{
 		{"HTTP", t.HTTPURL()}, {"HTTPS", t.HTTPSURL()},
-		{"MySQL", t.mysqlAddr}, {"FTP", t.ftpAddr}, {"SSH", t.sshAddr},
+		{"MySQL", t.mysqlAddr}, {"FTP", t.ftpAddr}, {"SSH", t.sshAddr}, {"Redis", t.redisAddr},
 	} {
 		if line.addr != "" {
 			fmt.Fprintf(&b, "  %-6s %s\n", line.name, line.addr)

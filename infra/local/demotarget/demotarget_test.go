@@ -46,7 +46,7 @@ func TestWithDefaults(t *testing.T) {
 	got := Config{FTPPort: 21, SSHPort: PortDisabled}.WithDefaults()
 	want := Config{
 		Domain: "demo.secscan.test", Host: "127.0.0.2",
-		HTTPPort: 8080, HTTPSPort: 8443, MySQLPort: 3306, FTPPort: 21, SSHPort: PortDisabled,
+		HTTPPort: 8080, HTTPSPort: 8443, MySQLPort: 3306, FTPPort: 21, SSHPort: PortDisabled, RedisPort: 6379,
 		DNSAddr: "127.0.0.1:8053",
 	}
 	if got != want {
@@ -69,11 +69,11 @@ func TestConfigFromEnv(t *testing.T) {
 			env: map[string]string{
 				EnvDomain: " Demo.Example.TEST. ", EnvHost: "127.0.0.1",
 				EnvHTTPPort: "18080", EnvHTTPSPort: "18443", EnvMySQLPort: "13306", EnvFTPPort: "off", EnvSSHPort: "OFF",
-				EnvDNSAddr: "127.0.0.1:1053", EnvDNSUpstream: "127.0.0.53:53",
+				EnvRedisPort: "16379", EnvDNSAddr: "127.0.0.1:1053", EnvDNSUpstream: "127.0.0.53:53",
 			},
 			want: Config{
 				Domain: "demo.example.test", Host: "127.0.0.1",
-				HTTPPort: 18080, HTTPSPort: 18443, MySQLPort: 13306, FTPPort: PortDisabled, SSHPort: PortDisabled,
+				HTTPPort: 18080, HTTPSPort: 18443, MySQLPort: 13306, FTPPort: PortDisabled, SSHPort: PortDisabled, RedisPort: 16379,
 				DNSAddr: "127.0.0.1:1053", Upstream: "127.0.0.53:53",
 			},
 		},

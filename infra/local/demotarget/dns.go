@@ -25,8 +25,9 @@ const (
 )
 
 type runningDNS struct {
-	addr string
-	stop func() error
+	addr    string
+	stop    func() error
+	handler *dnsHandler
 }
 
 // startDNS binds UDP and TCP on cfg.DNSAddr and serves the zone on both.
@@ -83,7 +84,40 @@ func startDNS(t *Target) (*runningDNS, error) {
 			return nil, fmt.Errorf("serve DNS on %s: %w", pc.LocalAddr(), err)
 		}
 	}
-	return &runningDNS{addr: pc.LocalAddr().String(), stop: stop}, nil
+	return &runningDNS{addr: pc.LocalAddr().String(), stop: stop, handler: h}, nil
+}
+
+// startTransferListener serves the zone over TCP on the demo's host at the
+// DNS server's port too, when the DNS server listens on another address:
+// ns1's A record points at the demo's host, and a zone transfer goes to
+// the name server over TCP. It returns nil when no listener is needed.
+func startTransferListener(t *Target, running *runningDNS) (func() error, error) {
+	host, port, err := net.SplitHostPort(running.addr)
+	if err != nil || host == t.cfg.Host {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(t.cfg.Host, port))
+	if err != nil {
+		return nil, listenError("DNS (zone transfers)", net.JoinHostPort(t.cfg.Host, port), EnvDNSAddr, err)
+	}
+	srv := &dns.Server{Listener: ln, Handler: running.handler, MsgAcceptFunc: acceptQuery,
+		ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second, MaxTCPQueries: 32,
+		IdleTimeout: func() time.Duration { return 8 * time.Second }}
+	up := make(chan struct{})
+	failed := make(chan error, 1)
+	srv.NotifyStartedFunc = func() { close(up) }
+	go func() { failed <- srv.ActivateAndServe() }()
+	select {
+	case <-up:
+	case err := <-failed:
+		ln.Close()
+		return nil, fmt.Errorf("serve zone transfers on %s: %w", ln.Addr(), err)
+	}
+	return func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), dnsShutdownWait)
+		defer cancel()
+		return srv.ShutdownContext(ctx)
+	}, nil
 }
 
 // listenDNS binds UDP and TCP on the same address. With port 0 the kernel
@@ -247,7 +281,13 @@ func (h *dnsHandler) answerZone(network string, q dns.Question, name string, req
 
 // owners lists the zone's names in a stable order (apex first).
 func (h *dnsHandler) owners() []string {
-	return []string{h.zone, "ns1." + h.zone, "www." + h.zone, "old." + h.zone, "_dmarc." + h.zone, challengeLabel + "." + h.zone}
+	out := []string{h.zone, "ns1." + h.zone, "www." + h.zone, "old." + h.zone, "_dmarc." + h.zone, challengeLabel + "." + h.zone}
+	for _, label := range Subdomains {
+		if inTransfer(label) {
+			out = append(out, label+"."+h.zone)
+		}
+	}
+	return out
 }
 
 // records builds the zone as it is now (the challenge can change).
@@ -281,6 +321,10 @@ func (h *dnsHandler) records() map[string][]dns.RR {
 		"old." + z: {&dns.CNAME{Hdr: hdr("old."+z, dns.TypeCNAME, dnsTTL), Target: h.takeover}},
 		// Weakness: DMARC in monitoring mode only.
 		"_dmarc." + z: {txt("_dmarc."+z, dnsTTL, "v=DMARC1; p=none")},
+	}
+	for _, label := range Subdomains {
+		name := label + "." + z
+		zone[name] = []dns.RR{address(name)}
 	}
 	if token := h.target.Challenge(); token != "" {
 		name := challengeLabel + "." + z

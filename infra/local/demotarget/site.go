@@ -1,10 +1,13 @@
 package demotarget
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"html"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -22,6 +25,10 @@ const (
 const (
 	exampleAWSKeyID  = "AKIAIOSFODNN7EXAMPLE"
 	exampleAWSSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	// exampleStripeKey is shaped like a live Stripe secret key and is not
+	// one (Stripe's keys are issued by Stripe; this was typed for the demo).
+	exampleStripeKey  = "sk_live_" + "51DemoAcmeWidgetsNotARealKey0x9Zq"
+	exampleDBPassword = "acme-demo-Pa55-not-real"
 )
 
 // Paths of the site's exposed files.
@@ -34,7 +41,7 @@ const (
 	backupFile    = "db.sql.bak"
 )
 
-func homePage(domain string) string {
+func homePage(domain, portalURL string) string {
 	d := html.EscapeString(domain)
 	return `<!DOCTYPE html>
 <html lang="en">
@@ -46,7 +53,7 @@ func homePage(domain string) string {
 </head>
 <body>
 <!-- deployed from /var/www/acme by jdoe, see /backup/ for the nightly dump -->
-<header><h1>Acme Widgets</h1><nav><a href="/">Home</a> | <a href="/login.php">Customer login</a></nav></header>
+<header><h1>Acme Widgets</h1><nav><a href="/">Home</a> | <a href="/login.php">Customer login</a> | <a href="` + html.EscapeString(portalURL) + `">Partner portal</a></nav></header>
 <main>
 <p>Welcome to ` + d + `, the home of quality widgets since 1999.</p>
 <form id="login" method="post" action="/login.php">
@@ -191,6 +198,9 @@ AWS_BUCKET=acme-widgets-uploads
 MAIL_HOST=smtp.` + domain + `
 MAIL_USERNAME=noreply@` + domain + `
 MAIL_PASSWORD=demo-mail-password-not-real
+
+STRIPE_SECRET=` + exampleStripeKey + `
+DATABASE_URL=postgres://acme:` + exampleDBPassword + `@db.` + domain + `:5432/acme
 `
 }
 
@@ -263,11 +273,12 @@ func backupListing(domain string, port int) string {
    <tr><th colspan="5"><hr></th></tr>
 <tr><td valign="top"><img src="/icons/back.gif" alt="[PARENTDIR]"></td><td><a href="/">Parent Directory</a></td><td>&nbsp;</td><td align="right">  - </td><td>&nbsp;</td></tr>
 <tr><td valign="top"><img src="/icons/unknown.gif" alt="[   ]"></td><td><a href="%s">%s</a></td><td align="right">2019-03-14 02:13  </td><td align="right">%d </td><td>&nbsp;</td></tr>
+<tr><td valign="top"><img src="/icons/compressed.gif" alt="[   ]"></td><td><a href="%s">%s</a></td><td align="right">2019-03-14 02:14  </td><td align="right">%d </td><td>&nbsp;</td></tr>
    <tr><th colspan="5"><hr></th></tr>
 </table>
 %s
 </body></html>
-`, backupFile, backupFile, len(sqlDump), apacheAddress(domain, port))
+`, backupFile, backupFile, len(sqlDump), DumpFile, DumpFile, len(gzippedDump()), apacheAddress(domain, port))
 }
 
 // serverStatus imitates Apache mod_status (ExtendedStatus On): version,
@@ -323,3 +334,17 @@ IdleWorkers: 5
 Scoreboard: W__K_W__......................................................
 `, domain, ServerHeader, up)
 }
+
+// gzippedDump is the compressed nightly dump the listing also shows.
+var gzippedDump = sync.OnceValue(func() []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	_, _ = zw.Write([]byte(sqlDump))
+	_ = zw.Close()
+	return b.Bytes()
+})
+
+// passwdFile is what the Apache 2.4.49 path traversal discloses: a fake
+// /etc/passwd (weakness: CVE-2021-41773, confirmable with a read-only GET).
+const passwdFile = "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n" +
+	"www-data:x:33:33:www-data:/var/www:/usr/sbin/nologin\njdoe:x:1000:1000:J. Doe (demo):/home/jdoe:/bin/bash\n"

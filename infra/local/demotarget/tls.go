@@ -63,11 +63,13 @@ func selfSignedCertificate(domain string, now time.Time) (tls.Certificate, error
 	template := &x509.Certificate{
 		SerialNumber: serial,
 		Subject:      pkix.Name{CommonName: domain, Organization: []string{"Acme Widgets (demo)"}},
-		DNSNames:     []string{domain, "www." + domain},
-		NotBefore:    now.Add(-certBackdate),
-		NotAfter:     now.Add(certValidFor),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		// The SANs also name the kiosk host, which nothing else names: host
+		// discovery finds it only by reading this certificate.
+		DNSNames:    []string{domain, "www." + domain, SelfSignedLabel + "." + domain},
+		NotBefore:   now.Add(-certBackdate),
+		NotAfter:    now.Add(certValidFor),
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
 	if err != nil {

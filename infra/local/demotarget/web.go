@@ -1,6 +1,7 @@
 package demotarget
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -9,6 +10,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,6 +73,11 @@ func newWebHandler(t *Target) *webHandler {
 }
 
 func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, httpMaxBody)
+	if label := subdomainOf(r.Host, h.target.cfg.Domain); label != "" {
+		h.serveSubdomain(w, r, label)
+		return
+	}
 	hdr := w.Header()
 	// Weakness: version disclosure, and no security headers at all (no
 	// HSTS, CSP, X-Frame-Options, X-Content-Type-Options, Referrer-Policy).
@@ -81,7 +88,6 @@ func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr.Set("Access-Control-Allow-Origin", origin)
 		hdr.Set("Access-Control-Allow-Credentials", "true")
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, httpMaxBody)
 
 	switch r.Method {
 	case http.MethodTrace:
@@ -101,10 +107,17 @@ func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	domain := h.target.cfg.Domain
+	// Weakness: Apache 2.4.49's path traversal (CVE-2021-41773): encoded
+	// dot segments reach outside the document root.
+	if strings.Contains(strings.ToLower(r.URL.RawPath), ".%2e/") && strings.HasSuffix(r.URL.Path, "/etc/passwd") {
+		h.write(w, "text/plain", passwdFile)
+		return
+	}
 	switch r.URL.Path {
 	case "/", "/index.php", "/index.html":
 		h.setSessionCookie(w)
-		h.write(w, "text/html; charset=UTF-8", homePage(domain))
+		portal := "https://" + net.JoinHostPort(PortalLabel+"."+domain, strconv.Itoa(portOf(h.target.httpsAddr))) + "/"
+		h.write(w, "text/html; charset=UTF-8", homePage(domain, portal))
 	case "/login.php":
 		h.setSessionCookie(w)
 		if r.Method == http.MethodPost {
@@ -139,6 +152,9 @@ func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.write(w, "text/html;charset=UTF-8", backupListing(domain, localPort(r)))
 	case backupDir + backupFile:
 		h.write(w, "application/octet-stream", sqlDump)
+	case backupDir + DumpFile:
+		w.Header().Set("Content-Type", "application/gzip")
+		http.ServeContent(w, r, DumpFile, h.started, bytes.NewReader(gzippedDump()))
 	case "/redirect":
 		h.openRedirect(w, r)
 	default:

@@ -145,7 +145,7 @@ func TestReportFormats(t *testing.T) {
 			}
 		case "csv":
 			rows, err := csv.NewReader(bytes.NewReader(r.body)).ReadAll()
-			if err != nil || len(rows) != 7 || strings.Join(rows[0], ",") != "id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references" {
+			if err != nil || len(rows) != 7 || strings.Join(rows[0], ",") != "id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references,description,confidence" {
 				t.Errorf("csv: %d rows, %v", len(rows), err)
 			}
 		default:

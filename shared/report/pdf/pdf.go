@@ -573,6 +573,9 @@ func (d *pdfDoc) finding(n int, f scans.Finding) {
 
 	// A no-break space keeps each "Label: value" on one line.
 	meta := []string{"Severity:\u00a0" + pdfCapitalize(string(f.Severity)), "Category:\u00a0" + string(f.Category), "Host:\u00a0" + pdfHostPort(f)}
+	if f.Confidence != "" {
+		meta = append(meta, "Confidence:\u00a0"+string(f.Confidence))
+	}
 	if f.CWE != nil && *f.CWE != "" {
 		meta = append(meta, "CWE:\u00a0"+*f.CWE)
 	}

@@ -257,6 +257,9 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 	for range 16 { // follow CNAMEs like a recursive resolver, bounded
 		rrs, exists := s.records[name]
 		if !exists && !s.hasDescendant(name) {
+			rrs, exists = s.wildcard(name)
+		}
+		if !exists && !s.hasDescendant(name) {
 			resp.Rcode = dns.RcodeNameError
 			s.addZoneSOA(resp, name)
 			return resp
@@ -376,6 +379,26 @@ func (s *Server) transferMessages(network string, req *dns.Msg) []*dns.Msg {
 		msgs = append(msgs, msg)
 	}
 	return msgs
+}
+
+// wildcard returns the records of the closest wildcard (*.parent) covering
+// name, owned by name, as an authoritative server synthesises them (RFC
+// 4592, simplified: any wildcard of an ancestor applies).
+func (s *Server) wildcard(name string) ([]dns.RR, bool) {
+	labels := dns.SplitDomainName(name)
+	for i := 1; i < len(labels); i++ {
+		rrs, ok := s.records["*."+dns.Fqdn(strings.Join(labels[i:], "."))]
+		if !ok {
+			continue
+		}
+		out := make([]dns.RR, len(rrs))
+		for j, rr := range rrs {
+			out[j] = dns.Copy(rr)
+			out[j].Header().Name = name
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // hasDescendant reports whether some record lives below name, which makes

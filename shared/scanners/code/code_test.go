@@ -504,7 +504,9 @@ func checkFinding(t *testing.T, f scans.Finding) {
 // appears anywhere in the result as the agent would record it.
 func checkNoSecret(t *testing.T, res tools.Result, secrets []string) {
 	t.Helper()
-	raw, err := json.Marshal(res)
+	// The values only: a key such as the surface's "services" is no leak
+	// of a Slack webhook's /services/ path.
+	raw, err := json.Marshal([]any{res.Outcome, res.Findings, res.Services, res.Surface.Hosts, res.Surface.Services, res.Surface.Web})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,9 @@ const (
 	kindScript
 	kindMap
 	kindGit
+	// kindConfig is an exposed configuration file (.env, .git/config),
+	// read by ScanConfigFile.
+	kindConfig
 )
 
 // file is one document read (or meant to be read) and what its scan saw.

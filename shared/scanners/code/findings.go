@@ -144,6 +144,7 @@ var exposure = map[fileKind]string{
 	kindScript: "A script the site serves to every visitor contains a secret that gitleaks reports as:",
 	kindMap:    "A public source map ships the site's original source code, and a secret with it, that gitleaks reports as:",
 	kindGit:    "The site serves its /.git/ directory, and the repository metadata contains a secret that gitleaks reports as:",
+	kindConfig: "The site serves a configuration file to anyone who asks, and it contains a secret reported as:",
 }
 
 func consequence(g *group) string {
@@ -176,6 +177,8 @@ func remediation(g *group) string {
 		r += " Stop deploying source maps with sourcesContent to production, and purge the published ones from caches and CDNs."
 	case kindGit:
 		r += " Deny access to /.git/ at the web server and deploy without the repository metadata."
+	case kindConfig:
+		r += " Deny access to the file at the web server and move it out of the document root."
 	default:
 		r += " Remove it from the code and the build, and purge the published files from caches and CDNs."
 	}
@@ -198,6 +201,7 @@ var ruleNames = map[string]string{
 	"private-key":             "Private key",
 	"openai-api-key":          "OpenAI API key",
 	"npm-access-token":        "npm access token",
+	ruleDatabaseURL:           "Database connection URL with password",
 }
 
 var acronyms = map[string]string{

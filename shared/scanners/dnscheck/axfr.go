@@ -119,7 +119,7 @@ func (c Checker) tryTransfer(ctx context.Context, env tools.Env, zone, host stri
 		return attempt
 	}
 	for _, ip := range ips[:min(len(ips), maxNSAddrs)] {
-		attempt.addr = netip.AddrPortFrom(ip, uint16(c.port())).String()
+		attempt.addr = netip.AddrPortFrom(ip, uint16(c.port(env))).String()
 		conn, err := env.Dialer.DialContext(ctx, "tcp", attempt.addr)
 		if err != nil {
 			attempt.result = "not contacted (" + sanitize(err.Error(), 160) + ")"
@@ -134,9 +134,12 @@ func (c Checker) tryTransfer(ctx context.Context, env tools.Env, zone, host stri
 	return attempt
 }
 
-func (c Checker) port() int {
+func (c Checker) port(env tools.Env) int {
 	if c.axfrPort > 0 {
 		return c.axfrPort
+	}
+	if env.Ports.DNS > 0 {
+		return env.Ports.DNS
 	}
 	return defaultAXFRPort
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/miekg/dns"
 
 	"secscan/shared/resolver"
+	"secscan/shared/scans"
 )
 
 // commonSubdomains are the names checked for dangling aliases besides the
@@ -214,6 +215,9 @@ func (r *report) danglingAliases(aliases []alias) {
 			}
 		}
 		f := danglingCNAME(g.service).finding(g.names[0], sanitize(evidence, 2*maxShown))
+		// The alias's target does not resolve: strong indirect evidence that
+		// it can be claimed, not a claim made.
+		f.Confidence = scans.Firm
 		r.findings = append(r.findings, f)
 	}
 	note := fmt.Sprintf("CNAMEs: %d of %d names are aliases", withCNAME, checked)

@@ -489,9 +489,13 @@ func TestCAANames(t *testing.T) {
 func TestWithAXFRPort(t *testing.T) {
 	t.Parallel()
 	for port, want := range map[int]int{0: 53, -1: 53, 70000: 53, 5353: 5353} {
-		if got := New(WithAXFRPort(port)).(Checker).port(); got != want {
+		if got := New(WithAXFRPort(port)).(Checker).port(tools.Env{}); got != want {
 			t.Errorf("WithAXFRPort(%d): port %d, want %d", port, got, want)
 		}
+	}
+	// Without the option, the environment's DNS port (the local demo's).
+	if got := New().(Checker).port(tools.Env{Ports: tools.Ports{DNS: 8053}}); got != 8053 {
+		t.Errorf("env DNS port: %d, want 8053", got)
 	}
 }
 

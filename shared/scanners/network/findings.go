@@ -277,12 +277,18 @@ func findingsFor(host string, ip netip.Addr, port int, obs observation) []scans.
 	if c, ok := noAuthChecks[obs.Name]; ok && obs.NoAuth {
 		out = append(out, c.finding(host, port, fmt.Sprintf("%s; it %s: %s", where, obs.Answer, obs.Banner)))
 	} else if c, ok := exposures[obs.Name]; ok {
-		out = append(out, c.finding(host, port, where+"; "+said(port, obs)))
+		f := c.finding(host, port, where+"; "+said(port, obs))
+		if obs.ByPort || obs.Banner == "" {
+			f.Confidence = scans.Firm // the port is open; what listens is assumed from its number
+		}
+		out = append(out, f)
 	}
 	for _, rule := range outdatedRules {
 		if rule.matches(obs) {
-			out = append(out, rule.Check.finding(host, port, fmt.Sprintf("%s; it announced %s %s: %s",
-				where, obs.Product, sanitize(obs.Version, 40), obs.Banner)))
+			f := rule.Check.finding(host, port, fmt.Sprintf("%s; it announced %s %s: %s",
+				where, obs.Product, sanitize(obs.Version, 40), obs.Banner))
+			f.Confidence = scans.Tentative // the announced version alone
+			out = append(out, f)
 		}
 	}
 	return out

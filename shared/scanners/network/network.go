@@ -113,7 +113,7 @@ const inputSchema = `{
   "properties": {
     "host": {"type": "string", "description": "Host to scan: the scan's domain or one of its subdomains. Default: the scan's domain."},
     "ports": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 65535}, "minItems": 1, "maxItems": 1000, "description": "Ports to scan, at most 1000."},
-    "preset": {"type": "string", "enum": ["top100", "top1000", "exposures"], "description": "top100/top1000: nmap's 100 or 1000 most common TCP ports; exposures: the default ports of databases, caches and remote administration (Redis, MongoDB, memcached, ... which nmap's lists partly miss). Default when no ports or range is given: top100."},
+    "preset": {"type": "string", "enum": ["top100", "top1000", "exposures", "web"], "description": "top100/top1000: nmap's 100 or 1000 most common TCP ports; exposures: the default ports of databases, caches and remote administration (Redis, MongoDB, memcached, ... which nmap's lists partly miss); web: the HTTP and HTTPS ports (80, 443, 8080, 8443). Default when no ports or range is given: top100."},
     "range": {
       "type": "object",
       "additionalProperties": false,
@@ -149,7 +149,10 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	if err != nil {
 		return tools.Result{}, err
 	}
-	results := s.scan(callCtx, env.Dialer, host, ip, ports)
+	if ports == nil { // the "web" preset: the ports this deployment serves web on
+		ports = webPorts(env)
+	}
+	results := s.withWebHints(env).scan(callCtx, env.Dialer, host, ip, ports)
 	if err := ctx.Err(); err != nil {
 		// The scan itself was cancelled, not merely bounded: say so.
 		return tools.Result{}, fmt.Errorf("port_scan %s: %w", host, err)
@@ -271,8 +274,43 @@ func preset(name string) ([]int, error) {
 		return slices.Clone(topPorts[:]), nil
 	case "exposures":
 		return slices.Clone(exposurePorts), nil
+	case "web":
+		return nil, nil // resolved against the environment in Run
 	}
-	return nil, tools.Refuse("preset %q is unknown; use top100, top1000 or exposures", name)
+	return nil, tools.Refuse("preset %q is unknown; use top100, top1000, exposures or web", name)
+}
+
+// withWebHints returns the scanner with the environment's web ports named
+// http and https (the local stack serves its demo on unprivileged ports,
+// where a TLS server would otherwise pass for plain HTTP).
+func (s *Scanner) withWebHints(env tools.Env) *Scanner {
+	if env.Ports.HTTP == 0 && env.Ports.HTTPS == 0 {
+		return s
+	}
+	c := *s
+	c.hints = make(map[int]string, len(s.hints)+2)
+	for p, name := range s.hints {
+		c.hints[p] = name
+	}
+	c.hints[env.Ports.HTTPPort()] = "http"
+	c.hints[env.Ports.HTTPSPort()] = "https"
+	return &c
+}
+
+// webPorts are the HTTP and HTTPS ports of the environment (80 and 443,
+// and then the common alternates 8080 and 8443, unless the environment
+// names its own), for scans that look at web services only.
+func webPorts(env tools.Env) []int {
+	out := []int{env.Ports.HTTPPort(), env.Ports.HTTPSPort()}
+	if env.Ports.HTTP != 0 || env.Ports.HTTPS != 0 {
+		return out // the deployment's own web ports (the local stack's demo)
+	}
+	for _, p := range []int{8080, 8443} {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // resolveTarget resolves host once (a scan dials up to 1,000 times) and
@@ -393,6 +431,8 @@ func report(host string, ip netip.Addr, results []portResult) tools.Result {
 		case stateOpen:
 			open++
 			res.Services = append(res.Services, scans.Service{Host: host, Port: r.port, Name: r.obs.Name, Banner: r.obs.Banner})
+			res.Surface.Services = append(res.Surface.Services, scans.ServiceInfo{Host: host, Address: ip.String(), Port: r.port,
+				Transport: "tcp", Protocol: r.obs.Name, Product: r.obs.Product, Version: r.obs.Version})
 			res.Findings = append(res.Findings, findingsFor(host, ip, r.port, r.obs)...)
 		}
 	}

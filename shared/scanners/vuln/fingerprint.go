@@ -85,6 +85,8 @@ var bannerPatterns = []struct {
 	// letter releases (1.3.5a …) and release candidates are versions of
 	// their own.
 	{"proftpd", regexp.MustCompile(`\bProFTPD (\d+\.\d+\.\d+(?:[a-z]|rc\d+)?)\b`)},
+	// service_info reads Redis INFO server: "redis_version:6.0.9".
+	{"redis", regexp.MustCompile(`\bredis_version:(\d+\.\d+\.\d+)\b`)},
 }
 
 // esVersion reads the version the port scan copied into an Elasticsearch

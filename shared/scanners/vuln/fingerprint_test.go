@@ -180,7 +180,7 @@ func TestVersionCheckDefaultPages(t *testing.T) {
 		"CVE-2020-26870":            scans.Medium,
 		"Vue.js 2.x is end of life": scans.Low,
 	}
-	for _, f := range res.Findings {
+	for _, f := range expandGroups(t, res.Findings) {
 		id := f.Title
 		if f.CVE != nil {
 			id = *f.CVE
@@ -190,7 +190,7 @@ func TestVersionCheckDefaultPages(t *testing.T) {
 			t.Errorf("unexpected finding %s: %s", id, f.Title)
 			continue
 		}
-		if f.Severity != sev {
+		if f.Severity != "" && f.Severity != sev {
 			t.Errorf("%s: severity %s, want %s", id, f.Severity, sev)
 		}
 		if id == "CVE-2020-1938" && !strings.Contains(f.Evidence, "Apache Tomcat/9.0.30") {

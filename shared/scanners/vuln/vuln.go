@@ -279,9 +279,14 @@ func (s *scan) result(now time.Time) tools.Result {
 	for _, c := range comps {
 		name := s.data.ProductName(c.product)
 		seen = append(seen, name+" "+c.version.String())
-		for _, m := range s.data.Match(c.product, c.version) {
-			findings = append(findings, vulnFinding(name, s.data.ProductKind(c.product), c, m))
-			cves++
+		matches := s.data.Match(c.product, c.version)
+		cves += len(matches)
+		if len(matches) > 1 {
+			findings = append(findings, groupFinding(name, s.data.ProductKind(c.product), c, matches))
+		} else {
+			for _, m := range matches {
+				findings = append(findings, vulnFinding(name, s.data.ProductKind(c.product), c, m))
+			}
 		}
 		if e, ok := s.data.EndOfLifeAt(c.product, c.version, now); ok {
 			findings = append(findings, eolFinding(name, c, e))
@@ -362,12 +367,42 @@ func vulnFinding(product, kind string, c *component, m Matched) scans.Finding {
 		References:  slices.Clone(m.References),
 		CVE:         &cve,
 		CVSS:        &cvss,
+		Confidence:  scans.Tentative,
 	}
 	if m.CWE != "" {
 		cwe := m.CWE
 		f.CWE = &cwe
 	}
 	return f
+}
+
+// groupFinding is one finding for several CVEs matched by the version of
+// one component on one service: a list of version matches is one issue
+// (upgrade the component), not one per CVE. The most severe CVE is the
+// finding's cve, every CVE is in the evidence and the references.
+func groupFinding(product, kind string, c *component, ms []Matched) scans.Finding {
+	ms = slices.Clone(ms)
+	slices.SortStableFunc(ms, func(a, b Matched) int { return cmp.Compare(b.CVSS, a.CVSS) })
+	top := vulnFinding(product, kind, c, ms[0])
+	var lines []string
+	refs := []string{}
+	for _, m := range ms {
+		lines = append(lines, fmt.Sprintf("%s (CVSS %.1f, %s; affected %s)", m.CVE, m.CVSS, m.Title, m.Range))
+		for _, r := range append([]string{"https://nvd.nist.gov/vuln/detail/" + m.CVE}, m.References...) {
+			if !slices.Contains(refs, r) {
+				refs = append(refs, r)
+			}
+		}
+	}
+	top.Title = fmt.Sprintf("%s %s: %d known vulnerabilities (most severe %s)", product, c.version, len(ms), ms[0].CVE)
+	top.Evidence = httpprobe.Clean(fmt.Sprintf("%s %s seen in %s. Known vulnerabilities of this version: %s.",
+		product, c.version, strings.Join(c.where, "; "), strings.Join(lines, "; ")), 3000)
+	top.Description = fmt.Sprintf("The announced version of %s is affected by %d known vulnerabilities, the most severe %s: %s "+
+		"This finding rests on the version the software announces; distributions often backport fixes without changing it.",
+		product, len(ms), ms[0].CVE, ms[0].Summary)
+	top.Remediation = fmt.Sprintf("Upgrade %s to a release that fixes all of them (%s for the most severe).", product, orLater(ms[0].Range, c.version))
+	top.References = refs
+	return top
 }
 
 func eolFinding(product string, c *component, e EndOfLife) scans.Finding {
@@ -389,5 +424,6 @@ func eolFinding(product string, c *component, e EndOfLife) scans.Finding {
 		Remediation: fmt.Sprintf("Upgrade to a supported %s release (or a vendor that still supports this branch, such as an extended-support distribution).", product),
 		References:  slices.Clone(e.References),
 		CWE:         &cwe,
+		Confidence:  scans.Tentative,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -88,7 +89,29 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	}
 	s := &scan{env: env, client: client, chain: chain, page: chain[len(chain)-1]}
 	s.run(ctx)
-	return s.result(), nil
+	res := s.result()
+	res.Surface.Web = []scans.WebOrigin{webOrigin(s.page)}
+	return res, nil
+}
+
+var (
+	titlePattern     = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+	generatorPattern = regexp.MustCompile(`(?is)<meta[^>]+name=["']generator["'][^>]+content=["']([^"']+)["']`)
+)
+
+// webOrigin describes the origin a page was served from, for the surface.
+func webOrigin(page *httpprobe.Response) scans.WebOrigin {
+	w := scans.WebOrigin{Origin: httpprobe.Origin(page.URL).String(), Server: httpprobe.Clean(page.Header.Get("Server"), 120)}
+	if m := titlePattern.FindSubmatch(page.Body); m != nil {
+		w.Title = httpprobe.Clean(strings.Join(strings.Fields(string(m[1])), " "), 120)
+	}
+	for _, v := range page.Header.Values("X-Powered-By") {
+		w.Technologies = append(w.Technologies, httpprobe.Clean(v, 60))
+	}
+	if m := generatorPattern.FindSubmatch(page.Body); m != nil {
+		w.Technologies = append(w.Technologies, httpprobe.Clean(string(m[1]), 60))
+	}
+	return w
 }
 
 // scan is the state of one call.

@@ -85,7 +85,9 @@ func CheckURL(env tools.Env, u *url.URL) error {
 	default:
 		return fmt.Errorf("%q: only http and https URLs may be fetched", Clean(u.Redacted(), 100))
 	}
-	if u.Opaque != "" {
+	// An opaque "//host/path" (a request target sent verbatim) must name
+	// the URL's own host; any other opaque form is no http(s) URL.
+	if u.Opaque != "" && !strings.HasPrefix(u.Opaque, "//"+u.Host+"/") {
 		return fmt.Errorf("%q is not an absolute http(s) URL", Clean(u.Redacted(), 100))
 	}
 	if u.User != nil {
@@ -290,6 +292,14 @@ func (c *Client) do(ctx context.Context, client *http.Client, r Request) (*Respo
 		method = http.MethodGet
 	}
 	req, err := http.NewRequestWithContext(ctx, method, r.URL.String(), nil)
+	if err != nil && r.URL.Opaque != "" {
+		// A request target that is not valid percent-encoding on purpose
+		// (a vulnerability confirmation) is sent verbatim from Opaque.
+		if req, err = http.NewRequestWithContext(ctx, method, (&url.URL{Scheme: r.URL.Scheme, Host: r.URL.Host, Path: "/"}).String(), nil); err == nil {
+			u := *r.URL
+			req.URL = &u
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("build request for %s: %w", Clean(r.URL.Redacted(), 200), err)
 	}

@@ -1,0 +1,743 @@
+// Package discovery owns the discover_hosts tool: it maps the hosts of the
+// scan's scope (the verified domain and its subdomains) from the sources a
+// careful tester would use — the apex and www, the names of a zone transfer
+// when a name server allows one, a bounded wordlist of common labels (with
+// wildcard-DNS detection), the SANs of certificates of in-scope TLS
+// services, CNAME chains, in-scope names in MX, NS and SPF records, and the
+// names in CSP and CORS headers, redirects and links of in-scope pages —
+// and resolves every candidate through the scan's resolver.
+//
+// Scope is strict. A name outside the domain is counted, never resolved as a
+// host nor contacted; a name whose CNAME chain leaves the domain is not a
+// host (its addresses are someone else's). Only names with at least one
+// address the guarded dialer's policy allows become hosts. The only
+// connections the tool makes are the zone transfer to in-scope name
+// servers, TLS handshakes with in-scope services the scan already found and
+// GETs of in-scope pages, all through the guarded dialer. Zone transfers
+// keep names only, never other record data.
+package discovery
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	_ "embed"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"secscan/shared/domainname"
+	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+const (
+	// Name is the tool's name in plans and the cost table.
+	Name    = "discover_hosts"
+	cost    = 5
+	timeout = 18 * time.Second
+
+	// maxCandidates bounds the names considered in one call.
+	maxCandidates = 512
+	// resolveConcurrency bounds the DNS queries in flight.
+	resolveConcurrency = 16
+	// maxAXFRRecords, maxAXFRBytes bound what is read of a zone transfer.
+	maxAXFRRecords = 2000
+	maxAXFRBytes   = 1 << 20
+	maxNameServers = 4
+	// maxTLSEndpoints and maxOrigins bound the certificates and pages read.
+	maxTLSEndpoints = 8
+	maxOrigins      = 8
+	pageBody        = 256 << 10
+	maxLinks        = 500
+	dialTimeout     = 4 * time.Second
+)
+
+//go:embed wordlist.txt
+var wordlistText string
+
+// Wordlist returns the built-in labels, in file order.
+func Wordlist() []string {
+	var out []string
+	for _, line := range strings.Split(wordlistText, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// Option configures the tool.
+type Option func(*Tool)
+
+// WithAXFRPort makes zone transfers use port instead of 53 (tests and the
+// local demo, whose name server listens on an unprivileged port).
+func WithAXFRPort(port int) Option { return func(t *Tool) { t.axfrPort = port } }
+
+// WithRootCAs verifies page certificates with pool instead of the system
+// roots; certificates of TLS services are read whatever their chain.
+func WithRootCAs(pool *x509.CertPool) Option {
+	return func(t *Tool) { t.web = httpprobe.NewOptions([]httpprobe.Option{httpprobe.WithRootCAs(pool)}) }
+}
+
+// Tool is the discover_hosts tool.
+type Tool struct {
+	axfrPort int
+	web      httpprobe.Options
+}
+
+// New returns the discover_hosts tool.
+func New(opts ...Option) tools.Tool {
+	t := &Tool{}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// Name implements tools.Tool.
+func (*Tool) Name() string { return Name }
+
+// Description implements tools.Tool.
+func (*Tool) Description() string {
+	return fmt.Sprintf("Maps the hosts of the scan's scope (the domain and its subdomains) from: the apex and www, a zone "+
+		"transfer when an in-scope name server allows one (names only), a wordlist of %d common labels with wildcard-DNS "+
+		"detection, SANs of certificates of TLS services already found, CNAME chains, MX/NS/SPF records, and CSP and CORS "+
+		"headers, redirects and links of in-scope pages. Names outside the scope are counted and never contacted; a name "+
+		"whose CNAME leaves the scope is not a host. Returns hosts with their addresses and sources.", len(Wordlist()))
+}
+
+// Sources a call may be limited to.
+var allSources = []scans.HostSource{scans.SourceWWW, scans.SourceAXFR, scans.SourceWordlist, scans.SourceCertificate,
+	scans.SourceCNAME, scans.SourceLink, scans.SourceMX, scans.SourceNS, scans.SourceSPF, scans.SourceCSP,
+	scans.SourceCORS, scans.SourceRedirect}
+
+// InputSchema implements tools.Tool.
+func (*Tool) InputSchema() json.RawMessage {
+	names, _ := json.Marshal(allSources)
+	return json.RawMessage(fmt.Sprintf(`{
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "sources": {"type": "array", "uniqueItems": true, "maxItems": %d, "items": {"type": "string", "enum": %s},
+      "description": "the sources to use; default: all. The apex is always a host."}
+  }
+}`, len(allSources), names))
+}
+
+// Cost implements tools.Tool.
+func (*Tool) Cost() int { return cost }
+
+// Timeout implements tools.Tool.
+func (*Tool) Timeout() time.Duration { return timeout }
+
+// Run implements tools.Tool.
+func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var in struct {
+		Sources []scans.HostSource `json:"sources"`
+	}
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return tools.Result{}, err
+	}
+	use := map[scans.HostSource]bool{}
+	for _, s := range in.Sources {
+		if !slices.Contains(allSources, s) {
+			return tools.Result{}, tools.Refuse("source %q is unknown", s)
+		}
+		use[s] = true
+	}
+	if in.Sources == nil {
+		for _, s := range allSources {
+			use[s] = true
+		}
+	}
+	domain, err := domainname.Normalize(env.Domain)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("%s: scan domain: %w", Name, err)
+	}
+	if env.Resolver == nil || env.Dialer == nil {
+		return tools.Result{}, errors.New("discover_hosts: the environment has no resolver or dialer")
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
+	defer cancel()
+
+	d := &discovery{env: env, domain: domain, use: use, tool: t, cands: map[string]map[scans.HostSource]bool{}, outside: map[string]bool{}}
+	d.consider(domain, scans.SourceApex)
+	if use[scans.SourceWWW] {
+		d.consider("www."+domain, scans.SourceWWW)
+	}
+
+	// Every source that depends on nothing else, in parallel.
+	var wg sync.WaitGroup
+	var wildcard map[netip.Addr]bool
+	if use[scans.SourceWordlist] {
+		wg.Go(func() { wildcard = d.wildcard(ctx) })
+	}
+	if use[scans.SourceNS] || use[scans.SourceAXFR] {
+		wg.Go(func() { d.nameServers(ctx) })
+	}
+	if use[scans.SourceMX] {
+		wg.Go(func() { d.mailExchangers(ctx) })
+	}
+	if use[scans.SourceSPF] {
+		wg.Go(func() { d.spf(ctx) })
+	}
+	if use[scans.SourceCertificate] {
+		wg.Go(func() { d.certificates(ctx) })
+	}
+	if use[scans.SourceLink] || use[scans.SourceCSP] || use[scans.SourceCORS] || use[scans.SourceRedirect] {
+		wg.Go(func() { d.pages(ctx) })
+	}
+	wg.Wait()
+	if use[scans.SourceWordlist] {
+		d.wordlist(ctx, wildcard)
+	}
+	hosts := d.resolveAll(ctx)
+	if err := parent.Err(); err != nil {
+		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+	}
+	return d.result(hosts), nil
+}
+
+// discovery is the state of one call.
+type discovery struct {
+	env    tools.Env
+	domain string
+	use    map[scans.HostSource]bool
+	tool   *Tool
+
+	mu        sync.Mutex
+	cands     map[string]map[scans.HostSource]bool
+	outside   map[string]bool
+	notes     []string
+	wildcards int // wordlist names dropped as wildcard answers
+}
+
+// consider records name as found by src: a candidate host when it is in
+// scope, else an out-of-scope name (counted, never contacted).
+func (d *discovery) consider(name string, src scans.HostSource) {
+	name = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(name)), ".")
+	name = strings.TrimPrefix(name, "*.")
+	if name == "" {
+		return
+	}
+	norm, err := domainname.Normalize(name)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err != nil {
+		return // not a host name (an IP literal, a wildcard, garbage)
+	}
+	if !domainname.InScope(norm, d.domain) {
+		if len(d.outside) < maxCandidates {
+			d.outside[norm] = true
+		}
+		return
+	}
+	if d.cands[norm] == nil {
+		if len(d.cands) >= maxCandidates {
+			return
+		}
+		d.cands[norm] = map[scans.HostSource]bool{}
+	}
+	d.cands[norm][src] = true
+}
+
+func (d *discovery) note(format string, args ...any) {
+	d.mu.Lock()
+	d.notes = append(d.notes, fmt.Sprintf(format, args...))
+	d.mu.Unlock()
+}
+
+// wildcard asks for two random labels: when they resolve, the domain has
+// wildcard DNS and wordlist names answering the same addresses are not
+// hosts.
+func (d *discovery) wildcard(ctx context.Context) map[netip.Addr]bool {
+	out := map[netip.Addr]bool{}
+	for range 2 {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		ips, err := d.env.Resolver.LookupIP(ctx, "secscan-"+hex.EncodeToString(b)+"."+d.domain)
+		if err != nil {
+			return out
+		}
+		for _, ip := range ips {
+			out[ip] = true
+		}
+	}
+	if len(out) > 0 {
+		d.note("wildcard DNS: random names resolve to %s", joinAddrs(out))
+	}
+	return out
+}
+
+// nameServers reads the domain's NS records (in-scope ones are hosts) and
+// tries a zone transfer at in-scope name servers, keeping the names.
+func (d *discovery) nameServers(ctx context.Context) {
+	ans, err := d.env.Resolver.Query(ctx, d.domain, dns.TypeNS)
+	if err != nil {
+		d.note("NS lookup failed: %s", httpprobe.Clean(err.Error(), 120))
+		return
+	}
+	var servers []string
+	for _, rr := range ans.Records {
+		if ns, ok := rr.(*dns.NS); ok {
+			name := strings.TrimSuffix(dns.CanonicalName(ns.Ns), ".")
+			if d.use[scans.SourceNS] {
+				d.consider(name, scans.SourceNS)
+			}
+			if domainname.InScope(name, d.domain) && len(servers) < maxNameServers && !slices.Contains(servers, name) {
+				servers = append(servers, name)
+			}
+		}
+	}
+	if !d.use[scans.SourceAXFR] {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, ns := range servers {
+		wg.Go(func() { d.transfer(ctx, ns) })
+	}
+	wg.Wait()
+}
+
+// transfer asks one in-scope name server for the zone and keeps the owner
+// names (and in-zone targets) of its records; nothing else is kept.
+func (d *discovery) transfer(ctx context.Context, ns string) {
+	ctx, cancel := context.WithTimeout(ctx, 6*time.Second)
+	defer cancel()
+	ips, err := d.env.Resolver.LookupIP(ctx, ns)
+	if err != nil || len(ips) == 0 {
+		return
+	}
+	port := d.env.Ports.DNSPort()
+	if d.tool.axfrPort > 0 {
+		port = d.tool.axfrPort
+	}
+	conn, err := d.env.Dialer.DialContext(ctx, "tcp", netip.AddrPortFrom(ips[0], uint16(port)).String())
+	if err != nil {
+		d.note("zone transfer at %s not tried: %s", ns, httpprobe.Clean(err.Error(), 120))
+		return
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(deadline)
+	}
+	q := new(dns.Msg)
+	q.SetAxfr(dns.Fqdn(d.domain))
+	wire, err := q.Pack()
+	if err != nil {
+		return
+	}
+	frame := binary.BigEndian.AppendUint16(nil, uint16(len(wire)))
+	if _, err := conn.Write(append(frame, wire...)); err != nil {
+		return
+	}
+	records, read, soas := 0, 0, 0
+	for records < maxAXFRRecords {
+		var size [2]byte
+		if _, err := io.ReadFull(conn, size[:]); err != nil {
+			break
+		}
+		n := int(binary.BigEndian.Uint16(size[:]))
+		if read += 2 + n; read > maxAXFRBytes {
+			break
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(conn, body); err != nil {
+			break
+		}
+		var msg dns.Msg
+		if msg.Unpack(body) != nil || msg.Id != q.Id || msg.Rcode != dns.RcodeSuccess || len(msg.Answer) == 0 {
+			break
+		}
+		for _, rr := range msg.Answer {
+			records++
+			if _, ok := rr.(*dns.SOA); ok {
+				soas++
+				continue
+			}
+			switch v := rr.(type) {
+			case *dns.A, *dns.AAAA:
+				d.consider(rr.Header().Name, scans.SourceAXFR)
+			case *dns.CNAME:
+				d.consider(rr.Header().Name, scans.SourceAXFR)
+				if d.use[scans.SourceCNAME] {
+					d.consider(v.Target, scans.SourceCNAME)
+				}
+			}
+		}
+		if soas >= 2 { // the closing SOA: the transfer is complete
+			break
+		}
+	}
+	if records > 0 {
+		d.note("zone transfer allowed by %s: %d records read, names kept", ns, records)
+	}
+}
+
+// mailExchangers: in-scope MX hosts.
+func (d *discovery) mailExchangers(ctx context.Context) {
+	ans, err := d.env.Resolver.Query(ctx, d.domain, dns.TypeMX)
+	if err != nil {
+		return
+	}
+	for _, rr := range ans.Records {
+		if mx, ok := rr.(*dns.MX); ok {
+			d.consider(mx.Mx, scans.SourceMX)
+		}
+	}
+}
+
+// spf: the names an SPF record mentions (include:, a:, mx:, ptr:,
+// exists:, redirect=).
+func (d *discovery) spf(ctx context.Context) {
+	txts, err := d.env.Resolver.LookupTXT(ctx, d.domain)
+	if err != nil {
+		return
+	}
+	for _, txt := range txts {
+		if !strings.HasPrefix(strings.ToLower(txt), "v=spf1") {
+			continue
+		}
+		for _, term := range strings.Fields(txt)[1:] {
+			term = strings.TrimLeft(strings.ToLower(term), "+-~?")
+			for _, prefix := range []string{"include:", "a:", "mx:", "ptr:", "exists:", "redirect="} {
+				if rest, ok := strings.CutPrefix(term, prefix); ok {
+					name, _, _ := strings.Cut(rest, "/")
+					if !strings.Contains(name, "%") { // macros name nothing
+						d.consider(name, scans.SourceSPF)
+					}
+				}
+			}
+		}
+	}
+}
+
+// certificates reads the SANs of the certificates of in-scope TLS services
+// the scan found (and the domain's HTTPS port).
+func (d *discovery) certificates(ctx context.Context) {
+	type endpoint struct {
+		host string
+		port int
+	}
+	eps := []endpoint{{d.domain, d.env.Ports.HTTPSPort()}}
+	for _, v := range d.env.Surface.Services {
+		if len(eps) == maxTLSEndpoints {
+			break
+		}
+		ep := endpoint{v.Host, v.Port}
+		if tlsProtocol(v.Protocol) && domainname.InScope(v.Host, d.domain) && !slices.Contains(eps, ep) {
+			eps = append(eps, ep)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, ep := range eps {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+			defer cancel()
+			conn, err := d.env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(ep.host, strconv.Itoa(ep.port)))
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			// The certificate is read, not trusted: judging it is tls_check's job.
+			tc := tls.Client(conn, &tls.Config{ServerName: ep.host, InsecureSkipVerify: true, MinVersion: tls.VersionTLS10}) //nolint:gosec
+			if tc.HandshakeContext(ctx) != nil {
+				return
+			}
+			state := tc.ConnectionState()
+			if len(state.PeerCertificates) == 0 {
+				return
+			}
+			leaf := state.PeerCertificates[0]
+			names := slices.Clone(leaf.DNSNames)
+			if len(names) == 0 && leaf.Subject.CommonName != "" {
+				names = append(names, leaf.Subject.CommonName)
+			}
+			for _, n := range names[:min(len(names), 100)] {
+				d.consider(n, scans.SourceCertificate)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// pages fetches the in-scope home pages (the domain's, www's and the web
+// origins the scan found) and reads names from their CSP and CORS headers,
+// redirects and links.
+func (d *discovery) pages(ctx context.Context) {
+	client, err := httpprobe.NewClient(d.env, d.tool.web.RootCAs)
+	if err != nil {
+		return
+	}
+	defer client.Close()
+	var starts []*url.URL
+	https, http := httpprobe.DefaultURLs(d.env)
+	starts = append(starts, https, http)
+	origins := map[string]bool{https.String(): true, http.String(): true}
+	for _, v := range d.env.Surface.Services {
+		if v.Protocol == "http" || v.Protocol == "https" {
+			u := httpprobe.SiteURL(v.Protocol, v.Host, v.Port)
+			if len(starts) < maxOrigins && !origins[u.String()] && httpprobe.CheckURL(d.env, u) == nil {
+				origins[u.String()] = true
+				starts = append(starts, u)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for _, u := range starts {
+		wg.Go(func() {
+			chain, _ := client.Follow(ctx, u, pageBody)
+			for i, resp := range chain {
+				if i > 0 && d.use[scans.SourceRedirect] {
+					d.consider(resp.URL.Hostname(), scans.SourceRedirect)
+				}
+				if resp.Location != nil && d.use[scans.SourceRedirect] {
+					d.consider(resp.Location.Hostname(), scans.SourceRedirect)
+				}
+				if d.use[scans.SourceCSP] {
+					for _, v := range resp.Header.Values("Content-Security-Policy") {
+						for _, n := range cspNames(v) {
+							d.consider(n, scans.SourceCSP)
+						}
+					}
+				}
+				if d.use[scans.SourceCORS] {
+					if o, err := url.Parse(resp.Header.Get("Access-Control-Allow-Origin")); err == nil && o.Hostname() != "" {
+						d.consider(o.Hostname(), scans.SourceCORS)
+					}
+				}
+				if d.use[scans.SourceLink] && strings.Contains(resp.ContentType(), "html") {
+					for _, n := range linkHosts(resp.Body, resp.URL) {
+						d.consider(n, scans.SourceLink)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// wordlist resolves label.domain for every built-in label; a name whose
+// addresses are all wildcard answers is dropped.
+func (d *discovery) wordlist(ctx context.Context, wildcard map[netip.Addr]bool) {
+	labels := Wordlist()
+	sem := make(chan struct{}, resolveConcurrency)
+	var wg sync.WaitGroup
+	for _, l := range labels {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			name := l + "." + d.domain
+			ips, err := d.env.Resolver.LookupIP(ctx, name)
+			if err != nil || len(ips) == 0 {
+				return
+			}
+			if len(wildcard) > 0 && !slices.ContainsFunc(ips, func(ip netip.Addr) bool { return !wildcard[ip] }) {
+				d.mu.Lock()
+				d.wildcards++
+				d.mu.Unlock()
+				return
+			}
+			d.consider(name, scans.SourceWordlist)
+		})
+	}
+	wg.Wait()
+}
+
+// resolveAll turns candidates into hosts: the CNAME chain must stay in
+// scope (its in-scope names are candidates too) and at least one address
+// must be allowed by the dialer's policy.
+func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
+	// CNAME chains first: they may add candidates.
+	names := d.candidateNames()
+	leaves := d.resolveChains(ctx, names)
+	if extra := d.candidateNames(); len(extra) > len(names) {
+		for k, v := range d.resolveChains(ctx, slices.DeleteFunc(extra, func(n string) bool { return slices.Contains(names, n) })) {
+			leaves[k] = v
+		}
+	}
+	names = d.candidateNames()
+	policy := d.env.Dialer.Policy()
+	hosts := make([]*scans.Host, len(names))
+	sem := make(chan struct{}, resolveConcurrency)
+	var wg sync.WaitGroup
+	for i, name := range names {
+		if leaves[name] {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			ips, err := d.env.Resolver.LookupIP(ctx, name)
+			if err != nil {
+				return
+			}
+			var addrs []string
+			for _, ip := range ips {
+				if policy.Check(ip) == nil {
+					addrs = append(addrs, ip.String())
+				}
+			}
+			if len(addrs) == 0 {
+				return
+			}
+			d.mu.Lock()
+			var srcs []scans.HostSource
+			for s := range d.cands[name] {
+				srcs = append(srcs, s)
+			}
+			d.mu.Unlock()
+			slices.Sort(srcs)
+			slices.Sort(addrs)
+			hosts[i] = &scans.Host{Name: name, Addresses: addrs, Sources: srcs}
+		})
+	}
+	wg.Wait()
+	var out []scans.Host
+	for _, h := range hosts {
+		if h != nil {
+			out = append(out, *h)
+		}
+	}
+	return out
+}
+
+// resolveChains asks for the A record of each name to see its CNAME chain:
+// in-scope links of the chain become candidates; a chain that leaves the
+// scope marks the name (true) as not a host.
+func (d *discovery) resolveChains(ctx context.Context, names []string) map[string]bool {
+	leaves := map[string]bool{}
+	var mu sync.Mutex
+	sem := make(chan struct{}, resolveConcurrency)
+	var wg sync.WaitGroup
+	for _, name := range names {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			ans, err := d.env.Resolver.Query(ctx, name, dns.TypeA)
+			if err != nil {
+				return
+			}
+			for _, target := range ans.CNAMEs {
+				target = strings.TrimSuffix(target, ".")
+				if !domainname.InScope(target, d.domain) {
+					d.consider(target, scans.SourceCNAME) // counted, never a host
+					mu.Lock()
+					leaves[name] = true
+					mu.Unlock()
+					continue
+				}
+				if d.use[scans.SourceCNAME] {
+					d.consider(target, scans.SourceCNAME)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return leaves
+}
+
+func (d *discovery) candidateNames() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for n := range d.cands {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (d *discovery) result(hosts []scans.Host) tools.Result {
+	var outside []string
+	for n := range d.outside {
+		outside = append(outside, n)
+	}
+	slices.Sort(outside)
+	res := tools.Result{Surface: scans.Surface{Hosts: hosts, OutOfScopeNames: outside, OutOfScope: len(outside)}}
+	var names []string
+	for _, h := range hosts {
+		names = append(names, h.Name)
+	}
+	shown := names[:min(len(names), 20)]
+	res.Outcome = fmt.Sprintf("%d hosts in scope", len(hosts))
+	if len(shown) > 0 {
+		res.Outcome += ": " + strings.Join(shown, ", ")
+		if len(names) > len(shown) {
+			res.Outcome += fmt.Sprintf(" and %d more", len(names)-len(shown))
+		}
+	}
+	if len(outside) > 0 {
+		res.Outcome += fmt.Sprintf("; %d names outside the scope seen, not contacted", len(outside))
+	}
+	if d.wildcards > 0 {
+		res.Outcome += fmt.Sprintf("; %d wordlist names dropped as wildcard answers", d.wildcards)
+	}
+	slices.Sort(d.notes)
+	for _, n := range d.notes {
+		res.Outcome += "; " + n
+	}
+	return res
+}
+
+// cspNames are the host names of a Content-Security-Policy's sources.
+func cspNames(policy string) []string {
+	var out []string
+	for _, directive := range strings.Split(policy, ";") {
+		fields := strings.Fields(directive)
+		for _, src := range fields[min(len(fields), 1):] {
+			if strings.HasPrefix(src, "'") || strings.HasSuffix(src, ":") {
+				continue // keywords and bare schemes
+			}
+			if !strings.Contains(src, "://") {
+				src = "https://" + src
+			}
+			if u, err := url.Parse(src); err == nil && u.Hostname() != "" {
+				out = append(out, u.Hostname())
+			}
+		}
+		if len(out) > maxLinks {
+			break
+		}
+	}
+	return out
+}
+
+func tlsProtocol(p string) bool {
+	switch p {
+	case "https", "smtps", "ldaps", "imaps", "pop3s", "docker-tls", "tls":
+		return true
+	}
+	return false
+}
+
+func joinAddrs(m map[netip.Addr]bool) string {
+	var out []string
+	for a := range m {
+		out = append(out, a.String())
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,294 @@
+package discovery
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"secscan/shared/netguard"
+	"secscan/shared/resolver"
+	"secscan/shared/resolver/resolvertest"
+	"secscan/shared/scanners/internal/scantest"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+// requestLog records the Host of every request a test server saw.
+type requestLog struct {
+	mu    sync.Mutex
+	hosts []string
+}
+
+func (l *requestLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		host, _, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			host = r.Host
+		}
+		l.hosts = append(l.hosts, host)
+		l.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// testZone is shop.test: every source names in-scope hosts, and each one
+// also names something hostile — a name outside the domain or an address
+// the dialer must never reach (169.254.169.254, link-local: refused even
+// with private networks allowed).
+type testZone struct {
+	env   tools.Env
+	dns   *resolvertest.Server
+	seen  *requestLog
+	https *httptest.Server
+}
+
+func newTestZone(t *testing.T) *testZone {
+	t.Helper()
+	z := &testZone{seen: &requestLog{}}
+	z.dns = resolvertest.Start(t)
+	res, err := resolver.New(z.dns.Addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dnsPort, _ := net.SplitHostPort(z.dns.Addr)
+	port, _ := strconv.Atoi(dnsPort)
+
+	cert, _ := scantest.Certificate(t, "shop.test", "kiosk.shop.test", "evil.example", "*.cdn.shop.test")
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self' https://cdn2.shop.test https://cdn.evil.example; img-src data:")
+		w.Header().Set("Access-Control-Allow-Origin", "https://partner.shop.test")
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><a href="https://files.shop.test/">files</a> <a href="https://evil.example/x">x</a>
+<img src="http://169.254.169.254/latest/meta-data/"> <a href="https://meta.shop.test/">meta</a>
+<script src="//static.evil.example/app.js"></script></html>`)
+	})
+	z.https = httptest.NewUnstartedServer(z.seen.wrap(page))
+	z.https.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	z.https.Config.ErrorLog = log.New(io.Discard, "", 0)
+	z.https.StartTLS()
+	t.Cleanup(z.https.Close)
+	plain := httptest.NewServer(z.seen.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://login.shop.test:"+portOf(t, z.https.URL)+"/", http.StatusFound)
+	})))
+	t.Cleanup(plain.Close)
+
+	z.dns.Add(t,
+		"shop.test. SOA ns1.shop.test. hostmaster.shop.test. 1 3600 600 86400 300",
+		"shop.test. A 127.0.0.1",
+		"shop.test. NS ns1.shop.test.",
+		"shop.test. NS ns.evil.example.",
+		"shop.test. MX 10 mail.shop.test.",
+		"shop.test. MX 20 mx.evil.example.",
+		`shop.test. TXT "v=spf1 include:_spf.shop.test include:spf.evil.example a:relay.shop.test a:meta.shop.test -all"`,
+		"ns1.shop.test. A 127.0.0.1",
+		"www.shop.test. A 127.0.0.1",
+		"api.shop.test. A 127.0.0.1", // a wordlist label
+		"backoffice-7.shop.test. A 127.0.0.1",
+		"mail.shop.test. A 127.0.0.1",
+		"relay.shop.test. A 127.0.0.1",
+		"kiosk.shop.test. A 127.0.0.1",
+		"files.shop.test. A 127.0.0.1",
+		"cdn2.shop.test. A 127.0.0.1",
+		"partner.shop.test. A 127.0.0.1",
+		"login.shop.test. A 127.0.0.1",
+		"cdn.shop.test. CNAME edge.shop.test.",
+		"edge.shop.test. A 127.0.0.1",
+		"alias.shop.test. CNAME target.evil.example.",
+		"target.evil.example. A 127.0.0.1",
+		"meta.shop.test. A 169.254.169.254",
+	)
+	z.dns.SetTransfer("shop.test", true)
+	z.env = tools.Env{
+		Domain:   "shop.test",
+		Dialer:   netguard.New(res, netguard.Policy{AllowPrivate: true}),
+		Resolver: res,
+		Ports:    tools.Ports{HTTP: atoi(t, portOf(t, plain.URL)), HTTPS: atoi(t, portOf(t, z.https.URL)), DNS: port},
+	}
+	return z
+}
+
+func portOf(t *testing.T, raw string) string {
+	t.Helper()
+	i := strings.LastIndex(raw, ":")
+	return raw[i+1:]
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func discover(t *testing.T, env tools.Env, input string) tools.Result {
+	t.Helper()
+	res, err := New().Run(context.Background(), env, json.RawMessage(input))
+	if err != nil {
+		t.Fatalf("Run(%s): %v", input, err)
+	}
+	t.Logf("outcome: %s", res.Outcome)
+	return res
+}
+
+func hostsOf(res tools.Result) map[string]scans.Host {
+	out := map[string]scans.Host{}
+	for _, h := range res.Surface.Hosts {
+		out[h.Name] = h
+	}
+	return out
+}
+
+// Every source finds its in-scope names; hostile names in each source
+// (outside the domain, or resolving to a forbidden address, or aliasing
+// outside the domain) never become hosts, and no request reaches them.
+func TestDiscoverEverySourceStrictScope(t *testing.T) {
+	t.Parallel()
+	z := newTestZone(t)
+	res := discover(t, z.env, `{}`)
+	hosts := hostsOf(res)
+	want := map[string]scans.HostSource{
+		"shop.test":              scans.SourceApex,
+		"www.shop.test":          scans.SourceWWW,
+		"api.shop.test":          scans.SourceWordlist,
+		"backoffice-7.shop.test": scans.SourceAXFR,
+		"ns1.shop.test":          scans.SourceNS,
+		"mail.shop.test":         scans.SourceMX,
+		"relay.shop.test":        scans.SourceSPF,
+		"kiosk.shop.test":        scans.SourceCertificate,
+		"files.shop.test":        scans.SourceLink,
+		"cdn2.shop.test":         scans.SourceCSP,
+		"partner.shop.test":      scans.SourceCORS,
+		"login.shop.test":        scans.SourceRedirect,
+		"edge.shop.test":         scans.SourceCNAME,
+	}
+	for name, src := range want {
+		h, ok := hosts[name]
+		if !ok {
+			t.Errorf("%s (source %s) not discovered", name, src)
+			continue
+		}
+		if !slices.Contains(h.Sources, src) {
+			t.Errorf("%s: sources %v, want %s among them", name, h.Sources, src)
+		}
+		if !slices.Equal(h.Addresses, []string{"127.0.0.1"}) {
+			t.Errorf("%s: addresses %v", name, h.Addresses)
+		}
+	}
+	for name := range hosts {
+		if !strings.HasSuffix(name, ".shop.test") && name != "shop.test" {
+			t.Errorf("host outside the scope: %s", name)
+		}
+	}
+	for _, bad := range []string{"alias.shop.test", "meta.shop.test", "target.evil.example", "evil.example"} {
+		if _, ok := hosts[bad]; ok {
+			t.Errorf("%s became a host", bad)
+		}
+	}
+	for _, out := range []string{"evil.example", "ns.evil.example", "mx.evil.example", "spf.evil.example", "target.evil.example",
+		"cdn.evil.example", "static.evil.example"} {
+		if !slices.Contains(res.Surface.OutOfScopeNames, out) {
+			t.Errorf("out-of-scope name %s not counted (have %v)", out, res.Surface.OutOfScopeNames)
+		}
+	}
+	if res.Surface.OutOfScope != len(res.Surface.OutOfScopeNames) {
+		t.Errorf("out_of_scope_names %d for %d names", res.Surface.OutOfScope, len(res.Surface.OutOfScopeNames))
+	}
+	z.seen.mu.Lock()
+	defer z.seen.mu.Unlock()
+	for _, h := range z.seen.hosts {
+		if !strings.HasSuffix(h, "shop.test") {
+			t.Errorf("a request for %s reached a test server", h)
+		}
+	}
+}
+
+// The zone transfer alone gives the zone's names (and keeps nothing else).
+func TestDiscoverZoneTransfer(t *testing.T) {
+	t.Parallel()
+	z := newTestZone(t)
+	res := discover(t, z.env, `{"sources":["axfr"]}`)
+	hosts := hostsOf(res)
+	for _, name := range []string{"shop.test", "backoffice-7.shop.test", "kiosk.shop.test", "ns1.shop.test"} {
+		if _, ok := hosts[name]; !ok {
+			t.Errorf("%s not found by the zone transfer: %v", name, res.Surface.Hosts)
+		}
+	}
+	if _, ok := hosts["meta.shop.test"]; ok {
+		t.Error("a name resolving to 169.254.169.254 became a host")
+	}
+	if z.dns.Transfers("shop.test.") == 0 {
+		t.Error("no zone transfer was asked for")
+	}
+	// A refused transfer yields only the apex.
+	z.dns.SetTransfer("shop.test", false)
+	if hosts := hostsOf(discover(t, z.env, `{"sources":["axfr"]}`)); len(hosts) != 1 {
+		t.Errorf("refused transfer: hosts %v", hosts)
+	}
+}
+
+// With wildcard DNS, wordlist names answering the wildcard's addresses are
+// not hosts; a label with its own address still is.
+func TestDiscoverWildcard(t *testing.T) {
+	t.Parallel()
+	site := scantest.NewSite(t, "wild.test", netguard.Policy{AllowPrivate: true}, nil, nil)
+	site.DNS.Add(t, "*.wild.test. A 127.0.0.9", "mail.wild.test. A 127.0.0.1")
+	res := discover(t, site.Env, `{"sources":["wordlist"]}`)
+	hosts := hostsOf(res)
+	if len(hosts) != 2 || hosts["mail.wild.test"].Name == "" {
+		t.Errorf("hosts %v, want the apex and mail only", res.Surface.Hosts)
+	}
+	if !strings.Contains(res.Outcome, "wildcard") {
+		t.Errorf("outcome does not mention the wildcard: %s", res.Outcome)
+	}
+}
+
+// Names only resolving to forbidden addresses are not hosts, whatever
+// source named them, and the policy is the dialer's own.
+func TestDiscoverKeepsOnlyAllowedAddresses(t *testing.T) {
+	t.Parallel()
+	site := scantest.NewSite(t, "corp.test", netguard.Policy{}, nil, nil)
+	site.DNS.Add(t, "www.corp.test. A 10.1.2.3", "api.corp.test. A 192.168.0.10")
+	// Without private networks the apex (127.0.0.1) is no host either.
+	res := discover(t, site.Env, `{"sources":["www","wordlist"]}`)
+	if len(res.Surface.Hosts) != 0 {
+		t.Errorf("hosts with forbidden addresses: %v", res.Surface.Hosts)
+	}
+}
+
+func TestDiscoverRefusesUnknownSource(t *testing.T) {
+	t.Parallel()
+	z := newTestZone(t)
+	if _, err := New().Run(context.Background(), z.env, json.RawMessage(`{"sources":["bruteforce"]}`)); !tools.IsInputError(err) {
+		t.Fatalf("err = %v, want a refused input", err)
+	}
+}
+
+func TestWordlist(t *testing.T) {
+	t.Parallel()
+	w := Wordlist()
+	if len(w) < 200 || len(w) > 500 {
+		t.Errorf("%d labels", len(w))
+	}
+	seen := map[string]bool{}
+	for _, l := range w {
+		if seen[l] || strings.ContainsAny(l, ". ") {
+			t.Errorf("label %q duplicated or not a label", l)
+		}
+		seen[l] = true
+	}
+}

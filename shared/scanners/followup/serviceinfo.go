@@ -1,0 +1,160 @@
+package followup
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"secscan/shared/domainname"
+	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+// ServiceInfo is the service_info tool.
+type ServiceInfo struct{ meta }
+
+// NewServiceInfo returns the service_info tool.
+func NewServiceInfo() tools.Tool {
+	return &ServiceInfo{meta{
+		name: "service_info",
+		description: "Reads the version of a cache that answers without authentication, with one read-only command: " +
+			"Redis `INFO server`, memcached `version`. The version is added to the surface and to the services " +
+			"version_check reads. Use it on a Redis or memcached port port_scan reported as unauthenticated.",
+		schema: hostPortSchema, cost: 2, timeout: 8 * time.Second,
+	}}
+}
+
+const maxInfoBytes = 16 << 10
+
+var (
+	redisVersion     = regexp.MustCompile(`(?m)^redis_version:(\S+)`)
+	memcachedVersion = regexp.MustCompile(`^VERSION (\S+)`)
+)
+
+// Run implements tools.Tool.
+func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var in struct {
+		Host string `json:"host"`
+		Port int    `json:"port"`
+	}
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return tools.Result{}, err
+	}
+	host, err := scopedHost(env, in.Host)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if in.Port < 1 || in.Port > 65535 {
+		return tools.Result{}, tools.Refuse("port %d is out of range (1-65535)", in.Port)
+	}
+	if env.Dialer == nil {
+		return tools.Result{}, errors.New("service_info: the environment has no dialer")
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.timeout-time.Second)
+	defer cancel()
+	proto := "redis"
+	for _, v := range env.Surface.Services {
+		if v.Port == in.Port && v.Protocol == "memcached" {
+			proto = "memcached"
+		}
+	}
+	conn, err := env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(in.Port)))
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, in.Port, err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	if d, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(d)
+	}
+	address := ""
+	if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+		address = ta.IP.String()
+	}
+	var product, version, said string
+	switch proto {
+	case "memcached":
+		product = "memcached"
+		line, err := command(conn, "version\r\n", 256)
+		if err != nil {
+			return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, in.Port, err)
+		}
+		said = httpprobe.Clean(line, 120)
+		if m := memcachedVersion.FindStringSubmatch(line); m != nil {
+			version = m[1]
+		}
+	default:
+		product = "Redis"
+		reply, err := command(conn, "INFO server\r\n", maxInfoBytes)
+		if err != nil {
+			return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, in.Port, err)
+		}
+		if strings.HasPrefix(reply, "-") {
+			return tools.Result{Outcome: fmt.Sprintf("%s:%d refused INFO: %s", host, in.Port, httpprobe.Clean(reply, 120))}, nil
+		}
+		if m := redisVersion.FindStringSubmatch(reply); m != nil {
+			version = m[1]
+			said = "redis_version:" + httpprobe.Clean(version, 40)
+		}
+	}
+	if version == "" {
+		return tools.Result{Outcome: fmt.Sprintf("%s:%d answered without a version: %s", host, in.Port, said)}, nil
+	}
+	version = httpprobe.Clean(version, 40)
+	name := strings.ToLower(product)
+	return tools.Result{
+		Outcome:  fmt.Sprintf("%s:%d is %s %s (read with one read-only command, no authentication asked)", host, in.Port, product, version),
+		Services: []scans.Service{{Host: host, Port: in.Port, Name: name, Banner: product + " " + said}},
+		Surface: scans.Surface{Services: []scans.ServiceInfo{{Host: host, Address: address, Port: in.Port, Transport: "tcp",
+			Protocol: name, Product: product, Version: version}}},
+	}, nil
+}
+
+// command sends cmd and reads the answer: a RESP bulk string ($n\r\n…) or
+// one line, at most limit bytes.
+func command(conn net.Conn, cmd string, limit int) (string, error) {
+	if _, err := io.WriteString(conn, cmd); err != nil {
+		return "", err
+	}
+	r := bufio.NewReaderSize(io.LimitReader(conn, int64(limit)+64), 4096)
+	first, err := r.ReadString('\n')
+	if err != nil && first == "" {
+		return "", err
+	}
+	first = strings.TrimRight(first, "\r\n")
+	if !strings.HasPrefix(first, "$") {
+		return first, nil
+	}
+	n, err := strconv.Atoi(first[1:])
+	if err != nil || n < 0 {
+		return first, nil
+	}
+	buf := make([]byte, min(n, limit))
+	k, _ := io.ReadFull(r, buf)
+	return string(buf[:k]), nil
+}
+
+// scopedHost is host normalised, if it is the scan's domain or a subdomain.
+func scopedHost(env tools.Env, host string) (string, error) {
+	if host == "" {
+		host = env.Domain
+	}
+	name, err := domainname.Normalize(host)
+	if err != nil {
+		return "", tools.Refuse("host: %v", err)
+	}
+	if !env.InScope(name) {
+		return "", tools.Refuse("host %s is outside the scan's domain %s", name, env.Domain)
+	}
+	return name, nil
+}

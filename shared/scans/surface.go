@@ -1,0 +1,189 @@
+package scans
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Surface is the attack surface a scan discovered (CONTRACT "Scans",
+// surface): the hosts of the target's scope, the services listening on
+// them and the web origins they serve. Every entry is in scope; names seen
+// outside the scope are only counted, never contacted. Tools report
+// fragments of it in their results; the store merges them; planners read
+// the merged surface to decide what to test next.
+type Surface struct {
+	Hosts    []Host        `json:"hosts"`
+	Services []ServiceInfo `json:"services"`
+	Web      []WebOrigin   `json:"web"`
+	// OutOfScope counts distinct names the scan saw that lie outside the
+	// target's scope (a CNAME, SAN, link, MX or SPF include elsewhere).
+	OutOfScope int `json:"out_of_scope_names"`
+	// OutOfScopeNames are those names (kept to count them once; never
+	// contacted, not shown).
+	OutOfScopeNames []string `json:"-"`
+}
+
+// Host is one in-scope name with at least one usable address.
+type Host struct {
+	Name      string       `json:"name"`
+	Addresses []string     `json:"addresses"`
+	Sources   []HostSource `json:"sources"`
+	// NotScanned says why no tool looked at the host (set when the scan
+	// completes), e.g. "credit budget"; empty when it was scanned.
+	NotScanned string `json:"not_scanned,omitempty"`
+}
+
+// HostSource is where a host name was found.
+type HostSource string
+
+// Host sources (CONTRACT "Scans", surface).
+const (
+	SourceApex        HostSource = "apex"
+	SourceWWW         HostSource = "www"
+	SourceAXFR        HostSource = "axfr"
+	SourceWordlist    HostSource = "wordlist"
+	SourceCertificate HostSource = "certificate"
+	SourceCNAME       HostSource = "cname"
+	SourceLink        HostSource = "link"
+	SourceMX          HostSource = "mx"
+	SourceNS          HostSource = "ns"
+	SourceSPF         HostSource = "spf"
+	SourceCSP         HostSource = "csp"
+	SourceCORS        HostSource = "cors"
+	SourceRedirect    HostSource = "redirect"
+)
+
+// HostSources lists every source.
+var HostSources = []HostSource{SourceApex, SourceWWW, SourceAXFR, SourceWordlist, SourceCertificate, SourceCNAME,
+	SourceLink, SourceMX, SourceNS, SourceSPF, SourceCSP, SourceCORS, SourceRedirect}
+
+// ServiceInfo is one listening service of an in-scope host.
+type ServiceInfo struct {
+	Host      string `json:"host"`
+	Address   string `json:"address"`
+	Port      int    `json:"port"`
+	Transport string `json:"transport"` // "tcp"
+	Protocol  string `json:"protocol"`  // e.g. "https", "ssh", "redis", "unknown"
+	Product   string `json:"product"`   // e.g. "Redis", "" when unknown
+	Version   string `json:"version"`   // e.g. "6.0.5", "" when unknown
+}
+
+// WebOrigin is one web origin (scheme://host[:port]) an in-scope host serves.
+type WebOrigin struct {
+	Origin       string   `json:"origin"`
+	Title        string   `json:"title"`
+	Server       string   `json:"server"`
+	Technologies []string `json:"technologies"`
+}
+
+// Bounds of a surface, so a hostile zone or site cannot grow a scan record
+// without limit.
+const (
+	MaxSurfaceHosts    = 256
+	MaxSurfaceServices = 2000
+	MaxSurfaceWeb      = 512
+	maxOutOfScope      = 1000
+	maxListField       = 16
+)
+
+// Merge adds o's entries to s: hosts by name (addresses and sources
+// united), services by host, address and port, web origins by origin
+// (later non-empty fields fill empty ones). The result is sorted, so the
+// same entries always give the same surface.
+func (s *Surface) Merge(o Surface) {
+	for _, h := range o.Hosts {
+		i := slices.IndexFunc(s.Hosts, func(x Host) bool { return x.Name == h.Name })
+		if i < 0 {
+			if len(s.Hosts) >= MaxSurfaceHosts {
+				continue
+			}
+			s.Hosts = append(s.Hosts, Host{Name: h.Name})
+			i = len(s.Hosts) - 1
+		}
+		x := &s.Hosts[i]
+		x.Addresses = union(x.Addresses, h.Addresses)
+		x.Sources = union(x.Sources, h.Sources)
+		if h.NotScanned != "" {
+			x.NotScanned = h.NotScanned
+		}
+	}
+	for _, v := range o.Services {
+		i := slices.IndexFunc(s.Services, func(x ServiceInfo) bool {
+			return x.Host == v.Host && x.Address == v.Address && x.Port == v.Port
+		})
+		if i < 0 {
+			if len(s.Services) >= MaxSurfaceServices {
+				continue
+			}
+			s.Services = append(s.Services, v)
+			continue
+		}
+		x := &s.Services[i]
+		x.Transport = cmp.Or(x.Transport, v.Transport)
+		if x.Protocol == "" || x.Protocol == "unknown" {
+			x.Protocol = cmp.Or(v.Protocol, x.Protocol)
+		}
+		if v.Version != "" { // a later, closer look (e.g. Redis INFO) wins
+			x.Product, x.Version = cmp.Or(v.Product, x.Product), v.Version
+		}
+		x.Product = cmp.Or(x.Product, v.Product)
+	}
+	for _, w := range o.Web {
+		i := slices.IndexFunc(s.Web, func(x WebOrigin) bool { return x.Origin == w.Origin })
+		if i < 0 {
+			if len(s.Web) >= MaxSurfaceWeb {
+				continue
+			}
+			s.Web = append(s.Web, WebOrigin{Origin: w.Origin})
+			i = len(s.Web) - 1
+		}
+		x := &s.Web[i]
+		x.Title, x.Server = cmp.Or(x.Title, w.Title), cmp.Or(x.Server, w.Server)
+		x.Technologies = union(x.Technologies, w.Technologies)
+	}
+	for _, n := range o.OutOfScopeNames {
+		if !slices.Contains(s.OutOfScopeNames, n) && len(s.OutOfScopeNames) < maxOutOfScope {
+			s.OutOfScopeNames = append(s.OutOfScopeNames, n)
+		}
+	}
+	s.OutOfScope = max(s.OutOfScope, o.OutOfScope, len(s.OutOfScopeNames))
+	s.Sort()
+}
+
+// Sort orders every list: hosts and origins by name, services by host,
+// address and port.
+func (s *Surface) Sort() {
+	slices.SortFunc(s.Hosts, func(a, b Host) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.Services, func(a, b ServiceInfo) int {
+		return cmp.Or(strings.Compare(a.Host, b.Host), strings.Compare(a.Address, b.Address), a.Port-b.Port)
+	})
+	slices.SortFunc(s.Web, func(a, b WebOrigin) int { return strings.Compare(a.Origin, b.Origin) })
+	slices.Sort(s.OutOfScopeNames)
+}
+
+// Empty reports a surface with nothing in it.
+func (s Surface) Empty() bool {
+	return len(s.Hosts) == 0 && len(s.Services) == 0 && len(s.Web) == 0 && s.OutOfScope == 0
+}
+
+// Host returns the host called name.
+func (s Surface) Host(name string) (Host, bool) {
+	i := slices.IndexFunc(s.Hosts, func(h Host) bool { return h.Name == name })
+	if i < 0 {
+		return Host{}, false
+	}
+	return s.Hosts[i], true
+}
+
+// union returns a with b's values it lacks, sorted, at most maxListField.
+func union[T cmp.Ordered](a, b []T) []T {
+	out := slices.Clone(a)
+	for _, v := range b {
+		if !slices.Contains(out, v) && len(out) < maxListField {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
