@@ -99,7 +99,7 @@ func TestCLI(t *testing.T) {
 	}
 	validateSARIF(t, sarifRaw)
 	checkJUnit(t, junitPath, 4)
-	if md, _ := os.ReadFile(mdPath); !bytes.Contains(md, []byte("Quality gate (fail on high or above): **failed**: 4 finding(s)")) {
+	if md, _ := os.ReadFile(mdPath); !bytes.Contains(md, []byte("Quality gate (fail on findings at or above high): **failed**: 4 finding(s)")) {
 		t.Errorf("markdown summary:\n%s", md)
 	}
 

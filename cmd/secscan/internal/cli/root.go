@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"secscan/cmd/secscan/internal/client"
+	"secscan/cmd/secscan/internal/progress"
 )
 
 // Exit codes (documented in the root command's help and the README).
@@ -82,8 +83,9 @@ type app struct {
 	cfgPath string
 	jsonOut bool
 
-	mu    sync.Mutex
-	claim chan os.Signal // while set, interrupts go here instead of ending the command
+	mu      sync.Mutex
+	claim   chan os.Signal    // while set, interrupts go here instead of ending the command
+	display progress.Reporter // while set, messages clear its live line first
 }
 
 // Run executes one command line and returns its exit code.
@@ -204,6 +206,12 @@ func (a *app) printJSON(v any) error { return a.writeJSONTo(a.env.Stdout, v) }
 func (a *app) out() io.Writer { return a.env.Stdout }
 
 func (a *app) info(format string, args ...any) {
+	a.mu.Lock()
+	display := a.display
+	a.mu.Unlock()
+	if display != nil {
+		display.Pause()
+	}
 	fmt.Fprintf(a.env.Stderr, format+"\n", args...)
 }
 

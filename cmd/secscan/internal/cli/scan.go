@@ -181,7 +181,15 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 	} else {
 		rep = progress.NewPlain(a.env.Stderr)
 	}
-	defer rep.Done()
+	a.mu.Lock()
+	a.display = rep
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.display = nil
+		a.mu.Unlock()
+		rep.Done()
+	}()
 	interrupts, release := a.claimInterrupts()
 	defer release()
 
@@ -194,7 +202,6 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 	interval := firstPoll
 	var cancelAsked time.Time
 	requestCancel := func(why string) error {
-		rep.Pause()
 		a.info("%s: cancelling %s…", why, id)
 		if _, err := c.CancelScan(a.ctx, id); err != nil && client.StatusOf(err) != 409 { // 409: it already ended
 			return apiError(err)

@@ -61,11 +61,11 @@ func SeverityLine(fs []client.Finding) string {
 }
 
 // mdEscaper escapes what Markdown (GitHub and GitLab flavours, tables
-// included) would interpret, and HTML, so target text stays text.
+// included) would turn into emphasis, code, links, images or table cells,
+// and HTML, so target text stays text.
 var mdEscaper = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "{", `\{`, "}", `\}`, "[", `\[`, "]", `\]`,
-	"(", `\(`, ")", `\)`, "#", `\#`, "+", `\+`, "-", `\-`, ".", `\.`, "!", `\!`, "|", `\|`,
-	"<", "&lt;", ">", "&gt;", "&", "&amp;", "~", `\~`, "@", `\@`, ":", `\:`,
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "|", `\|`, "~", `\~`,
+	"<", "&lt;", ">", "&gt;", "&", "&amp;",
 )
 
 func escapeMarkdown(s string) string { return mdEscaper.Replace(s) }
@@ -89,14 +89,14 @@ func WriteMarkdown(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 		if len(failures) > 0 {
 			verdict = fmt.Sprintf("**failed**: %d finding(s)", len(failures))
 		}
-		scope := ""
+		what := "findings"
 		if g.Baseline != nil {
-			scope = " new"
+			what = "new findings"
 		}
 		if g.MinConfidence != "" {
-			scope += fmt.Sprintf(" (confidence %s or better)", g.MinConfidence)
+			what += fmt.Sprintf(" of confidence %s or better", g.MinConfidence)
 		}
-		fmt.Fprintf(&b, "Quality gate (fail on%s %s or above): %s.\n\n", scope, g.FailOn, verdict)
+		fmt.Fprintf(&b, "Quality gate (fail on %s at or above %s): %s.\n\n", what, g.FailOn, verdict)
 	}
 	if len(fs) > 0 {
 		b.WriteString("| Severity | Confidence | Finding | Location |")
