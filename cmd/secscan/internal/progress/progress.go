@@ -187,8 +187,10 @@ func StatusLine(s client.Scan, elapsed time.Duration) string {
 	for i, n := range counts {
 		sev = append(sev, fmt.Sprintf("%d%s", n, strings.ToUpper(findings.Severities[i][:1])))
 	}
-	return fmt.Sprintf("%s %s · %s%d steps done · %d/%d credits · findings %s · %s",
-		s.ID, s.Status, step, len(s.Steps), s.CreditsUsed, s.MaxCredits, strings.Join(sev, " "), formatElapsed(elapsed))
+	// The scan id was printed when the scan started; the line keeps what
+	// changes, most useful first, so a narrow terminal cuts the least.
+	return fmt.Sprintf("%s · %s%d steps done · %d/%d credits · findings %s · %s",
+		s.Status, step, len(s.Steps), s.CreditsUsed, s.MaxCredits, strings.Join(sev, " "), formatElapsed(elapsed))
 }
 
 func formatElapsed(d time.Duration) string {

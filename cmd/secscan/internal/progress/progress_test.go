@@ -63,7 +63,7 @@ func TestLiveLine(t *testing.T) {
 		}
 	}
 	full := progress.StatusLine(scanAt("running", 1), 75*time.Second)
-	for _, want := range []string{"scn_1 running", "step 2 (after http_check)", "1 steps done", "5/50 credits",
+	for _, want := range []string{"running · step 2 (after http_check)", "1 steps done", "5/50 credits",
 		"findings 0C 1H 0M 1L 0I", "1:15"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("status line %q lacks %q", full, want)
