@@ -37,7 +37,7 @@ func (a *app) configPath() (string, error) {
 
 // loadConfig fills what the flags left empty from the environment, then
 // from the configuration file.
-func (a *app) loadConfig(cmd *cobra.Command) error {
+func (a *app) loadConfig() error {
 	if a.apiURL == "" {
 		a.apiURL = a.env.Getenv("SECSCAN_API_URL")
 	}
@@ -72,7 +72,7 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return usageError("the API URL must be an absolute http(s) URL, got %q", a.apiURL)
 		}
-		if u.Scheme == "http" && !isLoopback(u.Hostname()) && cmd.Name() != "verify" {
+		if u.Scheme == "http" && !isLoopback(u.Hostname()) {
 			a.info("warning: %s is plain http; the token crosses the network unencrypted", a.apiURL)
 		}
 	}

@@ -34,33 +34,6 @@ func render(w io.Writer, format string, m findings.Meta, fs []client.Finding, ga
 	}
 }
 
-// writeFile renders into path atomically (a temporary file renamed), so a
-// failed run never leaves half a report for the next CI step to upload.
-func writeFile(path string, write func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".secscan-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
 // writeFiles writes the --sarif, --junit and --markdown files.
 func (a *app) writeFiles(m findings.Meta, fs []client.Finding, gate findings.Gate, g gateFlags) error {
 	for _, out := range []struct{ path, format string }{{g.sarif, "sarif"}, {g.junit, "junit"}, {g.markdown, "markdown"}} {
@@ -178,7 +151,7 @@ pdf and csv need the starter plan. Without -o the file is <scan-id>.<format>;
 				output = filepath.Base(args[0]) + "." + format
 			}
 			var n int64
-			err = writeFileStream(output, func(w io.Writer) error {
+			err = writeFile(output, func(w io.Writer) error {
 				var err error
 				n, err = c.Report(a.ctx, args[0], format, w)
 				return err
@@ -198,9 +171,10 @@ pdf and csv need the starter plan. Without -o the file is <scan-id>.<format>;
 	return cmd
 }
 
-// writeFileStream is writeFile for large bodies: streamed to a temporary
-// file next to path, renamed only when complete.
-func writeFileStream(path string, write func(io.Writer) error) error {
+// writeFile writes into a temporary file next to path and renames it only
+// when complete, so a failed run never leaves half a report for the next CI
+// step to upload.
+func writeFile(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".secscan-*")
 	if err != nil {
 		return err

@@ -256,9 +256,7 @@ func (a *app) rootCommand() *cobra.Command {
   secscan targets add example.com --method dns_txt
   secscan targets verify example.com
   secscan scan example.com --type full --tier standard --wait --fail-on high --sarif results.sarif`,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.loadConfig(cmd)
-		},
+		PersistentPreRunE: func(*cobra.Command, []string) error { return a.loadConfig() },
 	}
 	root.PersistentFlags().StringVar(&a.apiURL, "api-url", "", "base URL of the service (env SECSCAN_API_URL)")
 	root.PersistentFlags().StringVar(&a.token, "token", "", "API token, pt_… (env SECSCAN_TOKEN); prefer the environment or login, flags show in process lists")

@@ -299,10 +299,9 @@ func (a *app) finish(s client.Scan, gate findings.Gate, g gateFlags) error {
 		return err
 	}
 	if s.Status != client.Completed {
-		if a.jsonOut {
-			if err := a.printJSON(s); err != nil {
-				return err
-			}
+		// The findings recorded before the end, in the same format as ever.
+		if err := a.writeFindings(meta, s.Findings, gate, g); err != nil {
+			return err
 		}
 		why := ""
 		if s.Error != nil && *s.Error != "" {
