@@ -212,6 +212,19 @@ func TestCLI(t *testing.T) {
 	raw, _ = os.ReadFile(full)
 	validateSARIF(t, raw)
 	t.Logf("SARIF of the full standard scan: %d bytes", len(raw))
+
+	// Cancelling an ended scan is the API's 409; removing the target keeps its scans.
+	r = c.run(t, "scans", "cancel", first)
+	expectCode(t, r, 2)
+	if !strings.Contains(r.stderr, "(HTTP 409)") {
+		t.Errorf("cancel of a completed scan: %s", r.stderr)
+	}
+	expectCode(t, c.run(t, "targets", "rm", "demo.test"), 0)
+	if r = c.run(t, "targets", "list"); !strings.Contains(r.stdout, "No targets.") {
+		t.Errorf("after rm:\n%s", r.stdout)
+	}
+	expectCode(t, c.run(t, "targets", "rm", "demo.test"), 2)
+	expectCode(t, c.run(t, "findings", first), 0)
 }
 
 // validateSARIF checks a log against the official SARIF 2.1.0 schema
@@ -502,6 +515,13 @@ func TestInterruptedWait(t *testing.T) {
 	if cmd.ProcessState.ExitCode() != 3 || !strings.Contains(stderr.String(), "interrupted: cancelling") ||
 		!strings.Contains(stderr.String(), " cancelled") {
 		t.Fatalf("exit %d (%v):\n%s", cmd.ProcessState.ExitCode(), err, stderr.String())
+	}
+
+	// --timeout cancels a scan that has not ended in time.
+	r = c.run(t, "scan", "slow.test", "--type", "web", "--tier", "quick", "--wait", "--timeout", "500ms")
+	expectCode(t, r, 3)
+	if !strings.Contains(r.stderr, "timed out after 500ms: cancelling") || !strings.Contains(r.stderr, " cancelled") {
+		t.Fatalf("--timeout:\n%s", r.stderr)
 	}
 
 	r = interrupt(true, "y\n")
