@@ -36,6 +36,7 @@ var scanIDPattern = regexp.MustCompile(`scn_[0-9A-HJKMNP-TV-Z]{26}`)
 // scans with --wait, every gate, baselines, SARIF, JUnit, reports,
 // interrupts, webhook verification and the error messages.
 func TestCLI(t *testing.T) {
+	t.Parallel()
 	s := startStack(t)
 	token := s.newUser(t, "starter", nil)
 	c := s.cli(token)
@@ -357,6 +358,7 @@ func checkJUnit(t *testing.T, path string, wantFailures int) {
 // Login writes the configuration file (0600) that later commands use, and
 // an expired token is refused with the API's message and what to do.
 func TestLoginAndExpiredToken(t *testing.T) {
+	t.Parallel()
 	s := startStack(t)
 	token := s.newUser(t, "free", nil)
 	cfgDir := t.TempDir()
@@ -467,6 +469,7 @@ func TestWebhookVerify(t *testing.T) {
 // a terminal the CLI asks first; without a terminal it leaves the scan
 // running (exit 2), and scans cancel stops it.
 func TestInterruptedWait(t *testing.T) {
+	t.Parallel()
 	s := startStack(t)
 	token := s.newUser(t, "free", nil)
 	c := s.cli(token)

@@ -200,6 +200,15 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 	poll := time.NewTimer(0)
 	defer poll.Stop()
 	interval := firstPoll
+	// Polls run beside the loop, so that Ctrl-C is answered at once even
+	// while a request is slow or waits out a 429.
+	type polled struct {
+		scan client.Scan
+		err  error
+	}
+	results := make(chan polled, 1)
+	pollCtx, stopPolling := context.WithCancel(a.ctx)
+	defer stopPolling()
 	var cancelAsked time.Time
 	requestCancel := func(why string) error {
 		a.info("%s: cancelling %s…", why, id)
@@ -252,7 +261,12 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 				return client.Scan{}, withCode(ExitError, nil)
 			}
 		case <-poll.C:
-			s, err := c.Scan(a.ctx, id)
+			go func() {
+				s, err := c.Scan(pollCtx, id)
+				results <- polled{s, err}
+			}()
+		case res := <-results:
+			s, err := res.scan, res.err
 			if err != nil {
 				if errors.Is(err, context.Canceled) {
 					continue // the ctx.Done case reports it
