@@ -24,7 +24,6 @@ const (
 	// FingerprintKey names the finding fingerprint among a result's
 	// partialFingerprints; versioned, as SARIF recommends.
 	FingerprintKey = "secscanFingerprint/v1"
-	informationURI = "https://github.com/secscan/secscan"
 )
 
 type sarifLog struct {
@@ -57,10 +56,9 @@ type sarifTool struct {
 }
 
 type sarifDriver struct {
-	Name           string      `json:"name"`
-	Version        string      `json:"version,omitempty"`
-	InformationURI string      `json:"informationUri"`
-	Rules          []sarifRule `json:"rules"`
+	Name    string      `json:"name"`
+	Version string      `json:"version,omitempty"`
+	Rules   []sarifRule `json:"rules"`
 }
 
 type sarifMessage struct {
@@ -195,13 +193,13 @@ type Meta struct {
 // baseline, each result says whether it is new or unchanged.
 func WriteSARIF(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 	run := sarifRun{
-		Tool: sarifTool{Driver: sarifDriver{Name: "secscan", Version: m.CLIVersion, InformationURI: informationURI,
-			Rules: []sarifRule{}}},
+		Tool:    sarifTool{Driver: sarifDriver{Name: "secscan", Version: m.CLIVersion, Rules: []sarifRule{}}},
 		Results: []sarifResult{},
 	}
 	if m.Scan.Target != "" {
-		// One category per target and scan type, so GitHub keeps the alerts
-		// of different targets apart and closes fixed ones per target.
+		// GitHub reads the part before the last "/" as the category: one per
+		// target and scan type, so the alerts of different targets stay
+		// apart and a fixed one closes only when its own target is rescanned.
 		run.AutomationDetails = &sarifAutomation{ID: fmt.Sprintf("secscan/%s/%s/%s", m.Scan.Target, m.Scan.ScanType, m.Scan.ID)}
 		inv := sarifInvocation{ExecutionSuccessful: m.Scan.Status == client.Completed,
 			Properties: map[string]any{"scanId": m.Scan.ID, "target": m.Scan.Target, "scanType": m.Scan.ScanType,
