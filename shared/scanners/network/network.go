@@ -151,6 +151,10 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	}
 	if ports == nil { // the "web" preset: the ports this deployment serves web on
 		ports = webPorts(env)
+	} else if isCommonPreset(raw) {
+		// In an environment that names its own web ports (the local stack's
+		// demo), those are its 80 and 443: a common-ports scan includes them.
+		ports = withEnvWebPorts(ports, env)
 	}
 	results := s.withWebHints(env).scan(callCtx, env.Dialer, host, ip, ports)
 	if err := ctx.Err(); err != nil {
@@ -295,6 +299,34 @@ func (s *Scanner) withWebHints(env tools.Env) *Scanner {
 	c.hints[env.Ports.HTTPPort()] = "http"
 	c.hints[env.Ports.HTTPSPort()] = "https"
 	return &c
+}
+
+// isCommonPreset reports whether the input asks for a top100 or top1000
+// scan (the default when nothing is given).
+func isCommonPreset(raw json.RawMessage) bool {
+	var in struct {
+		Ports  []int           `json:"ports"`
+		Preset string          `json:"preset"`
+		Range  json.RawMessage `json:"range"`
+	}
+	if json.Unmarshal(raw, &in) != nil || in.Ports != nil || in.Range != nil {
+		return false
+	}
+	return in.Preset == "" || in.Preset == "top100" || in.Preset == "top1000"
+}
+
+// withEnvWebPorts adds the environment's own web ports to ports.
+func withEnvWebPorts(ports []int, env tools.Env) []int {
+	if env.Ports.HTTP == 0 && env.Ports.HTTPS == 0 {
+		return ports
+	}
+	out := slices.Clone(ports)
+	for _, p := range []int{env.Ports.HTTPPort(), env.Ports.HTTPSPort()} {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // webPorts are the HTTP and HTTPS ports of the environment (80 and 443,

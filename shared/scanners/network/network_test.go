@@ -640,3 +640,35 @@ func TestSanitize(t *testing.T) {
 		}
 	}
 }
+
+// In an environment that names its own web ports (the local stack's demo
+// serves 80 and 443 on unprivileged ports), a common-ports scan includes
+// them: otherwise a full scan would find no web service to test at all.
+func TestCommonPresetsIncludeTheEnvironmentsWebPorts(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, true)
+	web := startServer(t, func(c net.Conn, _ *server) {
+		_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+		buf := make([]byte, 512)
+		_, _ = c.Read(buf)
+		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nServer: test\r\nContent-Length: 0\r\n\r\n")
+	})
+	env.Ports = tools.Ports{HTTP: web.port, HTTPS: web.port + 1}
+	for _, in := range []string{`{"preset":"top100"}`, `{"preset":"top1000"}`, `{}`} {
+		res, err := New().Run(context.Background(), env, json.RawMessage(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if !slices.ContainsFunc(res.Services, func(s scans.Service) bool { return s.Port == web.port }) {
+			t.Errorf("%s: the environment's HTTP port %d was not scanned: %+v", in, web.port, res.Services)
+		}
+	}
+	// Explicit ports are taken as given.
+	res, err := New().Run(context.Background(), env, json.RawMessage(`{"ports":[1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(res.Services, func(s scans.Service) bool { return s.Port == web.port }) {
+		t.Error("an explicit port list grew the environment's web ports")
+	}
+}

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// fileConfig is the configuration file written by login.
+type fileConfig struct {
+	APIURL string `json:"api_url"`
+	Token  string `json:"token"`
+}
+
+// configPath is --config, else <user config dir>/secscan/config.json.
+func (a *app) configPath() (string, error) {
+	if a.cfgPath != "" {
+		return a.cfgPath, nil
+	}
+	if a.env.ConfigDir == nil {
+		return "", errors.New("no user configuration directory")
+	}
+	dir, err := a.env.ConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the user configuration directory: %w", err)
+	}
+	return filepath.Join(dir, "secscan", "config.json"), nil
+}
+
+// loadConfig fills what the flags left empty from the environment, then
+// from the configuration file.
+func (a *app) loadConfig() error {
+	if a.apiURL == "" {
+		a.apiURL = a.env.Getenv("SECSCAN_API_URL")
+	}
+	if a.token == "" {
+		a.token = a.env.Getenv("SECSCAN_TOKEN")
+	}
+	if a.apiURL == "" || a.token == "" {
+		if path, err := a.configPath(); err == nil {
+			raw, err := os.ReadFile(path)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+			case err != nil:
+				return usageError("reading %s: %v", path, err)
+			default:
+				var fc fileConfig
+				if err := json.Unmarshal(raw, &fc); err != nil {
+					return usageError("%s is not a secscan configuration: %v", path, err)
+				}
+				if a.apiURL == "" {
+					a.apiURL = fc.APIURL
+				}
+				if a.token == "" {
+					a.token = fc.Token
+				}
+			}
+		}
+	}
+	a.apiURL = strings.TrimRight(strings.TrimSpace(a.apiURL), "/")
+	a.token = strings.TrimSpace(a.token)
+	if a.apiURL != "" {
+		u, err := url.Parse(a.apiURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return usageError("the API URL must be an absolute http(s) URL, got %q", a.apiURL)
+		}
+		if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+			a.info("warning: %s is plain http; the token crosses the network unencrypted", a.apiURL)
+		}
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	return host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1"
+}
+
+// saveConfig writes the configuration file with mode 0600 (its directory
+// 0700), replacing it atomically.
+func saveConfig(path string, fc fileConfig) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(fc, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(append(raw, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func (a *app) loginCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "login",
+		Short: "Check an API token and save it with the API URL",
+		Long: `login checks an API token against the service (GET /api/auth/me) and saves the
+API URL and the token in secscan/config.json under your user configuration
+directory, readable by you only (mode 0600). Without --token it reads the token
+from the terminal without echo, or from the first line of standard input.
+
+API tokens are created in the dashboard (or POST /api/tokens with a browser
+session); they start with pt_.`,
+		Example: `  secscan login --api-url https://scan.example.com
+  echo "$SECSCAN_TOKEN" | secscan login --api-url https://scan.example.com`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.apiURL == "" {
+				return usageError("login needs --api-url (or SECSCAN_API_URL)")
+			}
+			if a.token == "" || !cmd.Flags().Changed("token") && a.env.Getenv("SECSCAN_TOKEN") == "" {
+				tok, err := a.readToken()
+				if err != nil {
+					return usageError("reading the token: %v", err)
+				}
+				a.token = tok
+			}
+			if !strings.HasPrefix(a.token, "pt_") {
+				return usageError("an API token starts with pt_")
+			}
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			me, err := c.Me(a.ctx)
+			if err != nil {
+				return apiError(err)
+			}
+			path, err := a.configPath()
+			if err != nil {
+				return withCode(ExitError, err)
+			}
+			if err := saveConfig(path, fileConfig{APIURL: a.apiURL, Token: a.token}); err != nil {
+				return withCode(ExitError, fmt.Errorf("saving %s: %w", path, err))
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"email": me.Email, "plan": me.Plan, "api_url": a.apiURL, "config": path})
+			}
+			fmt.Fprintf(a.out(), "Logged in to %s as %s (plan %s).\nSaved to %s (mode 0600).\n", a.apiURL, me.Email, me.Plan, path)
+			return nil
+		},
+	}
+	return cmd
+}
+
+// readToken reads the token from the terminal (no echo) or stdin.
+func (a *app) readToken() (string, error) {
+	if a.env.StdinTerminal && a.env.ReadSecret != nil {
+		fmt.Fprint(a.env.Stderr, "API token: ")
+		tok, err := a.env.ReadSecret()
+		fmt.Fprintln(a.env.Stderr)
+		return strings.TrimSpace(tok), err
+	}
+	line, err := bufio.NewReader(a.env.Stdin).ReadString('\n')
+	if err != nil && line == "" {
+		return "", errors.New("no token on standard input")
+	}
+	return strings.TrimSpace(line), nil
+}

@@ -1,0 +1,319 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"secscan/cmd/secscan/internal/client"
+	"secscan/cmd/secscan/internal/findings"
+)
+
+// render writes findings in one format.
+func render(w io.Writer, format string, m findings.Meta, fs []client.Finding, gate findings.Gate, jsonIndent func(io.Writer, any) error) error {
+	switch format {
+	case "json":
+		if fs == nil {
+			fs = []client.Finding{}
+		}
+		return jsonIndent(w, fs)
+	case "sarif":
+		return findings.WriteSARIF(w, m, fs, gate)
+	case "junit":
+		return findings.WriteJUnit(w, m, fs, gate)
+	case "markdown":
+		return findings.WriteMarkdown(w, m, fs, gate)
+	default:
+		return findings.WriteTable(w, fs, gate)
+	}
+}
+
+// writeFiles writes the --sarif, --junit and --markdown files.
+func (a *app) writeFiles(m findings.Meta, fs []client.Finding, gate findings.Gate, g gateFlags) error {
+	for _, out := range []struct{ path, format string }{{g.sarif, "sarif"}, {g.junit, "junit"}, {g.markdown, "markdown"}} {
+		if out.path == "" {
+			continue
+		}
+		err := writeFile(out.path, func(w io.Writer) error { return render(w, out.format, m, fs, gate, a.writeJSONTo) })
+		if err != nil {
+			return withCode(ExitError, fmt.Errorf("writing %s: %w", out.path, err))
+		}
+	}
+	return nil
+}
+
+// writeFindings writes the --format output to stdout or --output; --json
+// alone means the JSON format.
+func (a *app) writeFindings(m findings.Meta, fs []client.Finding, gate findings.Gate, g gateFlags) error {
+	format := g.format
+	if a.jsonOut && format == "table" {
+		format = "json"
+	}
+	if g.output != "" && g.output != "-" {
+		if err := writeFile(g.output, func(w io.Writer) error { return render(w, format, m, fs, gate, a.writeJSONTo) }); err != nil {
+			return withCode(ExitError, fmt.Errorf("writing %s: %w", g.output, err))
+		}
+		return nil
+	}
+	return render(a.out(), format, m, fs, gate, a.writeJSONTo)
+}
+
+func (a *app) findingsCommand() *cobra.Command {
+	var g gateFlags
+	cmd := &cobra.Command{
+		Use:   "findings <scan-id>",
+		Short: "Print a scan's findings as a table, JSON, SARIF, JUnit or Markdown, with a quality gate",
+		Long: `findings prints the findings of a scan in one format and applies the quality
+gate: exit 1 when a finding at or above --fail-on counts (confident enough per
+--min-confidence, and new relative to --baseline), 3 when the scan failed or was
+cancelled.
+
+SARIF 2.1.0 has one rule per check with help and remediation, a level and a
+security-severity from the severity, the URL or host:port as the location and
+the finding's fingerprint as a partial fingerprint, so GitHub tracks alerts
+across runs. JUnit has one test case per check; a check fails when one of its
+findings fails the gate (without --fail-on: any finding above info).`,
+		Example: `  secscan findings scn_01J9Z… 
+  secscan findings scn_01J9Z… --format sarif -o secscan.sarif
+  secscan findings scn_01J9Z… --format junit --fail-on high -o secscan.xml
+  secscan findings scn_01J9Z… --format json > baseline.json
+  secscan findings scn_NEW… --baseline baseline.json --fail-on medium`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			gate, err := a.gate(c, g)
+			if err != nil {
+				return err
+			}
+			s, err := c.Scan(a.ctx, args[0])
+			if err != nil {
+				return apiError(err)
+			}
+			m := findings.Meta{Scan: s, CLIVersion: a.env.Version}
+			if err := a.writeFindings(m, s.Findings, gate, g); err != nil {
+				return err
+			}
+			if s.Status == client.Failed || s.Status == client.Cancelled {
+				return withCode(ExitFailed, fmt.Errorf("scan %s %s", s.ID, s.Status))
+			}
+			if gate.FailOn == "" {
+				return nil
+			}
+			if n := len(gate.Failures(s.Findings)); n > 0 {
+				a.info("Quality gate failed: %d finding(s) at or above %s.", n, gate.FailOn)
+				return withCode(ExitGate, nil)
+			}
+			return nil
+		},
+	}
+	g.register(cmd, false)
+	return cmd
+}
+
+func (a *app) reportCommand() *cobra.Command {
+	var format, output string
+	cmd := &cobra.Command{
+		Use:   "report <scan-id>",
+		Short: "Download a completed scan's report (md, html, pdf or csv)",
+		Long: `report downloads the report of a completed scan. The free plan has md and html;
+pdf and csv need the starter plan. Without -o the file is <scan-id>.<format>;
+-o - writes to stdout.`,
+		Example: `  secscan report scn_01J9Z… --format pdf
+  secscan report scn_01J9Z… --format html -o report.html
+  secscan report scn_01J9Z… --format md -o - | less`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			format = strings.ToLower(format)
+			if format == "markdown" {
+				format = "md"
+			}
+			if format != "md" && format != "html" && format != "pdf" && format != "csv" {
+				return usageError("--format must be md, html, pdf or csv, not %q", format)
+			}
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			if output == "-" {
+				_, err := c.Report(a.ctx, args[0], format, a.out())
+				return apiError(err)
+			}
+			if output == "" {
+				output = filepath.Base(args[0]) + "." + format
+			}
+			var n int64
+			err = writeFile(output, func(w io.Writer) error {
+				var err error
+				n, err = c.Report(a.ctx, args[0], format, w)
+				return err
+			})
+			if err != nil {
+				return apiError(err)
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"file": output, "bytes": n, "format": format})
+			}
+			fmt.Fprintf(a.out(), "Saved %s (%d bytes).\n", output, n)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "pdf", "md, html, pdf or csv")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default <scan-id>.<format>; - for stdout)")
+	return cmd
+}
+
+// writeFile writes into a temporary file next to path and renames it only
+// when complete, so a failed run never leaves half a report for the next CI
+// step to upload.
+func writeFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".secscan-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func (a *app) scansCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "scans",
+		Short: "List, show and cancel scans",
+		Example: `  secscan scans list --status running
+  secscan scans show scn_01J9Z…
+  secscan scans cancel scn_01J9Z…`,
+	}
+	var status, target string
+	var limit int
+	list := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List your scans, newest first",
+		Example: `  secscan scans list
+  secscan scans list --status completed --target example.com --limit 5
+  secscan scans list --json | jq -r '.[0].id'`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			ss, err := c.Scans(a.ctx, status, target, limit)
+			if err != nil {
+				return apiError(err)
+			}
+			if a.jsonOut {
+				if ss == nil {
+					ss = []client.Scan{}
+				}
+				return a.printJSON(ss)
+			}
+			if len(ss) == 0 {
+				fmt.Fprintln(a.out(), "No scans.")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.out(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTARGET\tTYPE\tTIER\tSTATUS\tFINDINGS\tCREDITS\tCREATED")
+			for _, s := range ss {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\t%s\n", s.ID, s.Target, s.ScanType, s.Tier, s.Status,
+					s.FindingsCount, s.CreditsUsed, s.MaxCredits, s.CreatedAt.UTC().Format("2006-01-02 15:04"))
+			}
+			return tw.Flush()
+		},
+	}
+	list.Flags().StringVar(&status, "status", "", "only scans with this status (queued, running, completed, failed, cancelled)")
+	list.Flags().StringVar(&target, "target", "", "only scans of this domain")
+	list.Flags().IntVar(&limit, "limit", 20, "at most this many scans (0: all)")
+
+	show := &cobra.Command{
+		Use:   "show <scan-id>",
+		Short: "Show a scan: status, summary, agent steps and findings",
+		Example: `  secscan scans show scn_01J9Z…
+  secscan scans show scn_01J9Z… --json > scan.json   # also usable as --baseline`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			raw, s, err := c.ScanRaw(a.ctx, args[0])
+			if err != nil {
+				return apiError(err)
+			}
+			if a.jsonOut {
+				_, err := a.out().Write(append(bytes.TrimSpace(raw), '\n'))
+				return err
+			}
+			return a.showScan(s)
+		},
+	}
+	cancel := &cobra.Command{
+		Use:     "cancel <scan-id>",
+		Short:   "Cancel a queued or running scan",
+		Long:    "cancel sets the scan's cancellation flag; the agent stops before its next step.",
+		Example: `  secscan scans cancel scn_01J9Z…`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			s, err := c.CancelScan(a.ctx, args[0])
+			if err != nil {
+				return apiError(err)
+			}
+			if a.jsonOut {
+				return a.printJSON(s)
+			}
+			fmt.Fprintf(a.out(), "Cancellation requested for %s (now %s).\n", s.ID, s.Status)
+			return nil
+		},
+	}
+	cmd.AddCommand(list, show, cancel)
+	return cmd
+}
+
+func (a *app) showScan(s client.Scan) error {
+	w := a.out()
+	fmt.Fprintf(w, "Scan %s: %s %s scan of %s — %s\n", s.ID, s.ScanType, s.Tier, s.Target, s.Status)
+	fmt.Fprintf(w, "Credits: %d of %d. Created %s.\n", s.CreditsUsed, s.MaxCredits, s.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
+	if s.Error != nil && *s.Error != "" {
+		fmt.Fprintf(w, "Error: %s\n", findings.CleanLine(*s.Error, 500))
+	}
+	if s.Summary != nil {
+		fmt.Fprintf(w, "\nRisk: %s\n%s\n", s.Summary.RiskRating, findings.Clean(s.Summary.Summary))
+		for _, chain := range s.Summary.AttackChains {
+			fmt.Fprintf(w, "  - %s\n", findings.CleanLine(chain, 500))
+		}
+	}
+	if len(s.Steps) > 0 {
+		fmt.Fprintln(w, "\nAgent steps:")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, st := range s.Steps {
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d credits\t%d ms\t%s\n", st.Seq, findings.CleanLine(st.Tool, 40), st.Status,
+				st.Credits, st.DurationMS, findings.CleanLine(st.Outcome, 100))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "\nFindings (%s):\n", findings.SeverityLine(s.Findings))
+	return findings.WriteTable(w, s.Findings, findings.Gate{})
+}

@@ -1,0 +1,356 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"secscan/cmd/secscan/internal/client"
+	"secscan/cmd/secscan/internal/findings"
+	"secscan/cmd/secscan/internal/progress"
+)
+
+// gateFlags are the quality-gate and output flags of scan and findings.
+type gateFlags struct {
+	failOn        string
+	minConfidence string
+	baseline      string
+	format        string
+	output        string
+	sarif         string
+	junit         string
+	markdown      string
+}
+
+func (g *gateFlags) register(cmd *cobra.Command, withFiles bool) {
+	f := cmd.Flags()
+	f.StringVar(&g.failOn, "fail-on", "", "exit 1 when a finding at or above this severity exists: critical, high, medium or low")
+	f.StringVar(&g.minConfidence, "min-confidence", "", "the gate ignores findings less certain than this: certain, firm or tentative (default: all count)")
+	f.StringVar(&g.baseline, "baseline", "", "a scan id or a file (findings JSON, scan JSON or SARIF): only findings not in it can fail the gate")
+	f.StringVar(&g.format, "format", "table", "findings on stdout: table, json, sarif, junit or markdown")
+	f.StringVarP(&g.output, "output", "o", "", "write the --format output to this file instead of stdout")
+	if withFiles {
+		f.StringVar(&g.sarif, "sarif", "", "also write SARIF 2.1.0 to this file (for GitHub code scanning)")
+		f.StringVar(&g.junit, "junit", "", "also write JUnit XML to this file (for GitLab, Jenkins)")
+		f.StringVar(&g.markdown, "markdown", "", "also write a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
+	}
+}
+
+var formats = map[string]bool{"table": true, "json": true, "sarif": true, "junit": true, "markdown": true}
+
+// gate builds the quality gate, reading the baseline (a file, else a scan).
+func (a *app) gate(c *client.Client, g gateFlags) (findings.Gate, error) {
+	gate := findings.Gate{FailOn: strings.ToLower(g.failOn), MinConfidence: strings.ToLower(g.minConfidence)}
+	if err := gate.Validate(); err != nil {
+		return gate, withCode(ExitError, err)
+	}
+	if !formats[g.format] {
+		return gate, usageError("--format must be table, json, sarif, junit or markdown, not %q", g.format)
+	}
+	if g.baseline == "" {
+		return gate, nil
+	}
+	if st, err := os.Stat(g.baseline); err == nil && !st.IsDir() {
+		if st.Size() > 64<<20 {
+			return gate, usageError("baseline %s is larger than 64 MiB", g.baseline)
+		}
+		raw, err := os.ReadFile(g.baseline)
+		if err != nil {
+			return gate, withCode(ExitError, err)
+		}
+		if gate.Baseline, err = findings.ParseBaseline(raw); err != nil {
+			return gate, usageError("baseline %s: %v", g.baseline, err)
+		}
+		return gate, nil
+	}
+	if !strings.HasPrefix(g.baseline, "scn_") {
+		return gate, usageError("--baseline %q is neither a file nor a scan id (scn_…)", g.baseline)
+	}
+	base, err := c.Scan(a.ctx, g.baseline)
+	if err != nil {
+		return gate, apiError(fmt.Errorf("baseline scan %s: %w", g.baseline, err))
+	}
+	if base.Status != client.Completed {
+		return gate, usageError("baseline scan %s is %s; a baseline must be a completed scan", base.ID, base.Status)
+	}
+	gate.Baseline = findings.Fingerprints(base.Findings)
+	return gate, nil
+}
+
+func (a *app) scanCommand() *cobra.Command {
+	var (
+		req               client.ScanRequest
+		key               string
+		wait              bool
+		timeout           time.Duration
+		cancelOnInterrupt bool
+		g                 gateFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "scan <domain>",
+		Short: "Start a scan of a verified target, and optionally wait for it",
+		Long: `scan starts a scan of a verified target. Without --wait it prints the scan's id
+and returns; 'secscan scans show <id>' follows it.
+
+With --wait it follows the scan until it ends: on a terminal, a status line is
+redrawn in place (current step, steps done, credits, findings by severity,
+elapsed time); otherwise one line is printed per agent step. Then the findings
+are printed (--format) and written to the --sarif, --junit and --markdown files,
+and the quality gate sets the exit code (0 pass, 1 gate failed, 3 the scan failed
+or was cancelled).
+
+Ctrl-C while waiting asks whether to cancel the scan (on a terminal), cancels it
+(--cancel-on-interrupt), or leaves it running and exits 2 (no terminal to ask).
+--timeout cancels the scan when it has not ended in time (exit 3).`,
+		Example: `  secscan scan example.com --type web --tier quick
+  secscan scan example.com --type full --tier standard --wait --fail-on high
+  secscan scan example.com --wait --fail-on medium --min-confidence firm \
+      --baseline last-scan.json --sarif secscan.sarif --junit secscan.xml
+  secscan scan example.com --wait --idempotency-key "$CI_PIPELINE_ID" --cancel-on-interrupt`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.Target = args[0]
+			if !wait && (g.failOn != "" || g.baseline != "" || g.sarif != "" || g.junit != "" || g.markdown != "") {
+				return usageError("--fail-on, --baseline, --sarif, --junit and --markdown need --wait")
+			}
+			if timeout <= 0 {
+				return usageError("--timeout must be positive")
+			}
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			gate, err := a.gate(c, g)
+			if err != nil {
+				return err
+			}
+			s, err := c.CreateScan(a.ctx, req, key)
+			if err != nil {
+				return apiError(err)
+			}
+			if !wait {
+				if a.jsonOut {
+					return a.printJSON(s)
+				}
+				fmt.Fprintf(a.out(), "Started %s (%s %s scan of %s, up to %d credits).\nFollow it with: secscan scans show %s\n",
+					s.ID, s.ScanType, s.Tier, s.Target, s.MaxCredits, s.ID)
+				return nil
+			}
+			a.info("Started %s (%s %s scan of %s, up to %d credits).", s.ID, s.ScanType, s.Tier, s.Target, s.MaxCredits)
+			done, err := a.wait(c, s.ID, timeout, cancelOnInterrupt)
+			if err != nil {
+				return err
+			}
+			return a.finish(done, gate, g)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&req.ScanType, "type", "full", "scan type: full, network, web, vuln, ssl or code")
+	f.StringVar(&req.Tier, "tier", "standard", "tier: quick, standard or deep (full needs standard or deep)")
+	f.IntVar(&req.MaxCredits, "max-credits", 0, "credit cap (default and ceiling: the tier's)")
+	f.StringVar(&req.CallbackURL, "callback-url", "", "https URL that receives the signed webhook when the scan ends")
+	f.StringVar(&key, "idempotency-key", "", "the same key within 24 h returns the same scan instead of a new one (retried CI jobs)")
+	f.BoolVar(&wait, "wait", false, "follow the scan until it ends, then print findings and apply the gate")
+	f.DurationVar(&timeout, "timeout", 30*time.Minute, "with --wait: cancel the scan if it has not ended after this long")
+	f.BoolVar(&cancelOnInterrupt, "cancel-on-interrupt", false, "with --wait: Ctrl-C (or SIGTERM) cancels the scan without asking")
+	g.register(cmd, true)
+	return cmd
+}
+
+// Polling: quick at first (a quick scan ends in about a second), slower
+// later, so a long scan stays well under the 60 requests a minute limit.
+const (
+	firstPoll  = 200 * time.Millisecond
+	maxPoll    = 2 * time.Second
+	tick       = 250 * time.Millisecond
+	cancelWait = 2 * time.Minute // how long to wait for a cancellation to land
+)
+
+// wait follows a scan until it is terminal, showing progress on stderr.
+// Interrupts and the timeout may cancel it; the returned scan is terminal.
+func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnInterrupt bool) (client.Scan, error) {
+	var rep progress.Reporter
+	if a.env.StderrTerminal && !a.jsonOut {
+		rep = progress.NewLive(a.env.Stderr, a.env.TermWidth)
+	} else {
+		rep = progress.NewPlain(a.env.Stderr)
+	}
+	a.mu.Lock()
+	a.display = rep
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.display = nil
+		a.mu.Unlock()
+		rep.Done()
+	}()
+	interrupts, release := a.claimInterrupts()
+	defer release()
+
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	ticker := time.NewTicker(tick)
+	defer ticker.Stop()
+	poll := time.NewTimer(0)
+	defer poll.Stop()
+	interval := firstPoll
+	// Polls run beside the loop, so that Ctrl-C is answered at once even
+	// while a request is slow or waits out a 429.
+	type polled struct {
+		scan client.Scan
+		err  error
+	}
+	results := make(chan polled, 1)
+	pollCtx, stopPolling := context.WithCancel(a.ctx)
+	defer stopPolling()
+	var cancelAsked time.Time
+	requestCancel := func(why string) error {
+		a.info("%s: cancelling %s…", why, id)
+		if _, err := c.CancelScan(a.ctx, id); err != nil && client.StatusOf(err) != 409 { // 409: it already ended
+			return apiError(err)
+		}
+		cancelAsked = time.Now()
+		return nil
+	}
+	for {
+		select {
+		case <-a.ctx.Done():
+			return client.Scan{}, withCode(ExitError, a.ctx.Err())
+		case <-ticker.C:
+			rep.Tick()
+		case <-deadline.C:
+			if cancelAsked.IsZero() {
+				if err := requestCancel(fmt.Sprintf("timed out after %s", timeout)); err != nil {
+					return client.Scan{}, err
+				}
+			}
+		case <-interrupts:
+			if !cancelAsked.IsZero() {
+				rep.Pause()
+				a.info("Interrupted again: no longer waiting; cancellation of %s was requested.", id)
+				return client.Scan{}, withCode(ExitError, nil)
+			}
+			switch {
+			case cancelOnInterrupt:
+				if err := requestCancel("interrupted"); err != nil {
+					return client.Scan{}, err
+				}
+			case a.env.StdinTerminal:
+				rep.Pause()
+				yes, err := a.ask(fmt.Sprintf("Cancel scan %s? [y/N] ", id), interrupts)
+				if err != nil { // a second Ctrl-C while asking
+					a.info("\nNo longer waiting; %s continues. Cancel it with: secscan scans cancel %s", id, id)
+					return client.Scan{}, withCode(ExitError, nil)
+				}
+				if yes {
+					if err := requestCancel("cancel confirmed"); err != nil {
+						return client.Scan{}, err
+					}
+				} else {
+					a.info("Still waiting for %s.", id)
+				}
+			default:
+				rep.Pause()
+				a.info("Interrupted: no longer waiting; %s continues. Cancel it with: secscan scans cancel %s (or pass --cancel-on-interrupt)", id, id)
+				return client.Scan{}, withCode(ExitError, nil)
+			}
+		case <-poll.C:
+			go func() {
+				s, err := c.Scan(pollCtx, id)
+				results <- polled{s, err}
+			}()
+		case res := <-results:
+			s, err := res.scan, res.err
+			if err != nil {
+				if errors.Is(err, context.Canceled) {
+					continue // the ctx.Done case reports it
+				}
+				return client.Scan{}, apiError(err)
+			}
+			rep.Update(s)
+			if s.Terminal() {
+				return s, nil
+			}
+			if !cancelAsked.IsZero() && time.Since(cancelAsked) > cancelWait {
+				return s, withCode(ExitError, fmt.Errorf("cancellation of %s requested %s ago, still %s", id, cancelWait, s.Status))
+			}
+			poll.Reset(interval)
+			interval = min(interval*3/2, maxPoll)
+		}
+	}
+}
+
+// ask reads a yes/no answer from stdin; another interrupt aborts it.
+func (a *app) ask(question string, interrupts <-chan os.Signal) (bool, error) {
+	fmt.Fprint(a.env.Stderr, question)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case line := <-answer:
+		l := strings.ToLower(strings.TrimSpace(line))
+		return l == "y" || l == "yes", nil
+	case <-interrupts:
+		return false, errors.New("interrupted")
+	case <-a.ctx.Done():
+		return false, a.ctx.Err()
+	}
+}
+
+// finish prints a terminal scan, writes the report files and applies the
+// gate: exit 3 for a failed or cancelled scan, 1 for a failed gate.
+func (a *app) finish(s client.Scan, gate findings.Gate, g gateFlags) error {
+	meta := findings.Meta{Scan: s, CLIVersion: a.env.Version}
+	if err := a.writeFiles(meta, s.Findings, gate, g); err != nil {
+		return err
+	}
+	if s.Status != client.Completed {
+		// The findings recorded before the end, in the same format as ever.
+		if err := a.writeFindings(meta, s.Findings, gate, g); err != nil {
+			return err
+		}
+		why := ""
+		if s.Error != nil && *s.Error != "" {
+			why = ": " + findings.CleanLine(*s.Error, 500)
+		}
+		return withCode(ExitFailed, fmt.Errorf("scan %s %s%s", s.ID, s.Status, why))
+	}
+	if err := a.writeFindings(meta, s.Findings, gate, g); err != nil {
+		return err
+	}
+	return a.verdict(s, gate)
+}
+
+// verdict reports the gate on stderr and returns exit 1 when it failed.
+func (a *app) verdict(s client.Scan, gate findings.Gate) error {
+	if !a.jsonOut {
+		summary := "none"
+		if s.Summary != nil {
+			summary = s.Summary.RiskRating
+		}
+		a.info("%s %s: %d findings (%s); risk %s; %d of %d credits.", s.ID, s.Status, len(s.Findings),
+			findings.SeverityLine(s.Findings), summary, s.CreditsUsed, s.MaxCredits)
+	}
+	if gate.FailOn == "" {
+		return nil
+	}
+	failures := gate.Failures(s.Findings)
+	scope := ""
+	if gate.Baseline != nil {
+		scope = " new"
+	}
+	if len(failures) == 0 {
+		a.info("Quality gate passed: no%s finding at or above %s.", scope, gate.FailOn)
+		return nil
+	}
+	a.info("Quality gate failed: %d%s finding(s) at or above %s.", len(failures), scope, gate.FailOn)
+	return withCode(ExitGate, nil)
+}

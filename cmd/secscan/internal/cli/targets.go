@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"secscan/cmd/secscan/internal/client"
+	"secscan/cmd/secscan/internal/findings"
+)
+
+func (a *app) targetsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "targets",
+		Short: "Register, list, verify and remove the domains you scan",
+		Long: `A target is a domain you prove you control, by a DNS TXT record or an HTTP
+file. Only verified targets can be scanned; the scope of a scan is the domain
+and its subdomains.`,
+		Example: `  secscan targets add example.com --method dns_txt
+  secscan targets verify example.com
+  secscan targets list
+  secscan targets rm example.com`,
+	}
+	cmd.AddCommand(a.targetsAdd(), a.targetsList(), a.targetsVerify(), a.targetsRemove())
+	return cmd
+}
+
+func (a *app) targetsAdd() *cobra.Command {
+	var method string
+	cmd := &cobra.Command{
+		Use:   "add <domain>",
+		Short: "Register a domain and print its ownership challenge",
+		Long: `add registers a domain and prints the exact record or file that proves you
+control it. Publish it, then run 'secscan targets verify <domain>'.`,
+		Example: `  secscan targets add example.com                     # DNS TXT record
+  secscan targets add example.com --method http_file  # a file under /.well-known/`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if method != "dns_txt" && method != "http_file" {
+				return usageError("--method must be dns_txt or http_file, not %q", method)
+			}
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			t, err := c.CreateTarget(a.ctx, args[0], method)
+			if err != nil {
+				return apiError(err)
+			}
+			if a.jsonOut {
+				return a.printJSON(t)
+			}
+			fmt.Fprintf(a.out(), "Registered %s as %s (unverified).\n\n%s\n\nThen run: secscan targets verify %s\n",
+				t.Target, t.ID, findings.Clean(t.Instructions), t.Target)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&method, "method", "dns_txt", "how to prove ownership: dns_txt or http_file")
+	return cmd
+}
+
+func (a *app) targetsList() *cobra.Command {
+	return &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List your targets",
+		Example: `  secscan targets list
+  secscan targets list --json | jq -r '.[] | select(.verified) | .target'`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			ts, err := c.Targets(a.ctx)
+			if err != nil {
+				return apiError(err)
+			}
+			if a.jsonOut {
+				if ts == nil {
+					ts = []client.Target{}
+				}
+				return a.printJSON(ts)
+			}
+			if len(ts) == 0 {
+				fmt.Fprintln(a.out(), "No targets. Add one with: secscan targets add <domain>")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.out(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTARGET\tMETHOD\tVERIFIED\tCREATED")
+			for _, t := range ts {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", t.ID, t.Target, t.Method, t.Verified, t.CreatedAt.UTC().Format("2006-01-02 15:04"))
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func (a *app) targetsVerify() *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify <domain|target-id>",
+		Short: "Check the ownership challenge of a target",
+		Long: `verify asks the service to look up the challenge now. On failure the service
+says what it looked up and what it found (exit code 2).`,
+		Example: `  secscan targets verify example.com
+  secscan targets verify tgt_01J9Z…`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			id, err := a.targetID(c, args[0])
+			if err != nil {
+				return err
+			}
+			t, err := c.VerifyTarget(a.ctx, id)
+			if err != nil {
+				return apiError(err)
+			}
+			if a.jsonOut {
+				return a.printJSON(t)
+			}
+			fmt.Fprintf(a.out(), "%s (%s) is verified; it can be scanned.\n", t.Target, t.ID)
+			return nil
+		},
+	}
+}
+
+func (a *app) targetsRemove() *cobra.Command {
+	return &cobra.Command{
+		Use:     "rm <domain|target-id>",
+		Aliases: []string{"remove", "delete"},
+		Short:   "Remove a target (its scans are kept)",
+		Example: `  secscan targets rm example.com`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			id, err := a.targetID(c, args[0])
+			if err != nil {
+				return err
+			}
+			if err := c.DeleteTarget(a.ctx, id); err != nil {
+				return apiError(err)
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"id": id, "removed": true})
+			}
+			fmt.Fprintf(a.out(), "Removed %s.\n", id)
+			return nil
+		},
+	}
+}
+
+// targetID accepts a target id or a domain, which it looks up.
+func (a *app) targetID(c *client.Client, arg string) (string, error) {
+	if strings.HasPrefix(arg, "tgt_") {
+		return arg, nil
+	}
+	domain := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(arg)), ".")
+	ts, err := c.Targets(a.ctx)
+	if err != nil {
+		return "", apiError(err)
+	}
+	for _, t := range ts {
+		if t.Target == domain {
+			return t.ID, nil
+		}
+	}
+	return "", usageError("no target %s is registered; add it with: secscan targets add %s", domain, domain)
+}

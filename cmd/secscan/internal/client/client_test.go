@@ -1,0 +1,81 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"secscan/cmd/secscan/internal/client"
+)
+
+// A 429 is waited out for its Retry-After, and the user is told; a
+// Retry-After beyond the bound is returned as the error instead.
+func TestRateLimitWaitsForRetryAfter(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer pt_x" {
+			w.WriteHeader(401)
+			fmt.Fprint(w, `{"detail":"Invalid or expired token"}`)
+			return
+		}
+		switch r.URL.Path {
+		case "/api/auth/me":
+			if calls.Add(1) == 1 {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(429)
+				fmt.Fprint(w, `{"detail":"Rate limit exceeded: 60 requests per minute"}`)
+				return
+			}
+			fmt.Fprint(w, `{"id":"usr_1","email":"a@example.com","plan":"free","is_admin":false}`)
+		case "/api/scans":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(429)
+			fmt.Fprint(w, `{"detail":"Rate limit exceeded: 20 scans per hour"}`)
+		}
+	}))
+	defer srv.Close()
+	c := client.New(srv.URL, "pt_x")
+	var told []string
+	c.Notify = func(msg string) { told = append(told, msg) }
+	me, err := c.Me(context.Background())
+	if err != nil || me.Email != "a@example.com" || calls.Load() != 2 {
+		t.Fatalf("Me: %+v %v after %d calls", me, err, calls.Load())
+	}
+	if len(told) != 1 || !strings.Contains(told[0], "Rate limit exceeded") || !strings.Contains(told[0], "waiting 1s") {
+		t.Fatalf("told %q", told)
+	}
+	_, err = c.CreateScan(context.Background(), client.ScanRequest{Target: "a.test"}, "")
+	var apiErr *client.Error
+	if !errors.As(err, &apiErr) || apiErr.Status != 429 || err.Error() != "Rate limit exceeded: 20 scans per hour (HTTP 429)" {
+		t.Fatalf("long Retry-After: %v", err)
+	}
+	_, err = client.New(srv.URL, "pt_bad").Me(context.Background())
+	if err == nil || err.Error() != "Invalid or expired token (HTTP 401)" || client.StatusOf(err) != 401 {
+		t.Fatalf("401: %v", err)
+	}
+}
+
+// Lists follow rel="next" links to the end.
+func TestListsFollowLinks(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("cursor") {
+		case "":
+			w.Header().Set("Link", `</api/targets?cursor=two&limit=200>; rel="next"`)
+			fmt.Fprint(w, `[{"id":"tgt_1","target":"a.test"}]`)
+		case "two":
+			fmt.Fprint(w, `[{"id":"tgt_2","target":"b.test"}]`)
+		}
+	}))
+	defer srv.Close()
+	ts, err := client.New(srv.URL, "pt_x").Targets(context.Background())
+	if err != nil || len(ts) != 2 || ts[1].Target != "b.test" {
+		t.Fatalf("%+v %v", ts, err)
+	}
+}

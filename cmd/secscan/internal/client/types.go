@@ -1,0 +1,107 @@
+package client
+
+import "time"
+
+// User is GET /api/auth/me.
+type User struct {
+	ID      string `json:"id"`
+	Email   string `json:"email"`
+	Plan    string `json:"plan"`
+	IsAdmin bool   `json:"is_admin"`
+}
+
+// Target is a registered domain and its ownership challenge.
+type Target struct {
+	ID                string     `json:"id"`
+	Target            string     `json:"target"`
+	Method            string     `json:"method"`
+	VerificationToken string     `json:"verification_token"`
+	Instructions      string     `json:"instructions"`
+	Verified          bool       `json:"verified"`
+	VerifiedAt        *time.Time `json:"verified_at"`
+	CreatedAt         time.Time  `json:"created_at"`
+}
+
+// ScanRequest is the body of POST /api/scans.
+type ScanRequest struct {
+	Target      string `json:"target"`
+	ScanType    string `json:"scan_type"`
+	Tier        string `json:"tier"`
+	CallbackURL string `json:"callback_url,omitempty"`
+	MaxCredits  int    `json:"max_credits,omitempty"`
+}
+
+// Scan statuses.
+const (
+	Queued    = "queued"
+	Running   = "running"
+	Completed = "completed"
+	Failed    = "failed"
+	Cancelled = "cancelled"
+)
+
+// Scan is a scan record; Findings, Steps and Summary are filled only by
+// GET /api/scans/<id>.
+type Scan struct {
+	ID              string     `json:"id"`
+	Target          string     `json:"target"`
+	TargetID        string     `json:"target_id"`
+	ScanType        string     `json:"scan_type"`
+	Tier            string     `json:"tier"`
+	Status          string     `json:"status"`
+	CancelRequested bool       `json:"cancel_requested"`
+	CreditsUsed     int        `json:"credits_used"`
+	MaxCredits      int        `json:"max_credits"`
+	CallbackURL     *string    `json:"callback_url"`
+	FindingsCount   int        `json:"findings_count"`
+	Error           *string    `json:"error"`
+	CreatedAt       time.Time  `json:"created_at"`
+	StartedAt       *time.Time `json:"started_at"`
+	FinishedAt      *time.Time `json:"finished_at"`
+	Findings        []Finding  `json:"findings,omitempty"`
+	Steps           []Step     `json:"agent_steps,omitempty"`
+	Summary         *Summary   `json:"summary,omitempty"`
+}
+
+// Terminal says whether the status never changes again.
+func (s Scan) Terminal() bool {
+	return s.Status == Completed || s.Status == Failed || s.Status == Cancelled
+}
+
+// Finding is one issue a tool observed (CONTRACT "Scans").
+type Finding struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Severity    string   `json:"severity"`
+	Category    string   `json:"category"`
+	Host        string   `json:"host"`
+	Port        *int     `json:"port"`
+	Evidence    string   `json:"evidence"`
+	Description string   `json:"description"`
+	Remediation string   `json:"remediation"`
+	References  []string `json:"references"`
+	CWE         *string  `json:"cwe"`
+	CVE         *string  `json:"cve"`
+	CVSS        *float64 `json:"cvss"`
+	Confidence  string   `json:"confidence"`
+	Fingerprint string   `json:"fingerprint"`
+}
+
+// Step is one entry of the agent's audit trail.
+type Step struct {
+	Seq           int       `json:"seq"`
+	Tool          string    `json:"tool"`
+	Status        string    `json:"status"`
+	Outcome       string    `json:"outcome"`
+	FindingsAdded int       `json:"findings_added"`
+	Credits       int       `json:"credits"`
+	StartedAt     time.Time `json:"started_at"`
+	DurationMS    int64     `json:"duration_ms"`
+}
+
+// Summary is the executive summary of a completed scan.
+type Summary struct {
+	RiskRating   string   `json:"risk_rating"`
+	Summary      string   `json:"summary"`
+	AttackChains []string `json:"attack_chains"`
+}

@@ -1,0 +1,134 @@
+package findings
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"secscan/cmd/secscan/internal/client"
+)
+
+// JUnit XML as GitLab, Jenkins and most CI systems read it.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// DefaultJUnitGate is the threshold JUnit uses when no --fail-on is given,
+// so the test report still shows every finding above info as a failure.
+const DefaultJUnitGate = "low"
+
+// WriteJUnit writes one test case per check (SARIF rule); a check fails when
+// one of its findings fails the gate (the --fail-on threshold, or low when
+// none is set), and its failure lists those findings with their evidence.
+func WriteJUnit(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
+	if g.FailOn == "" {
+		g.FailOn = DefaultJUnitGate
+	}
+	suite := junitSuite{Name: "secscan", Cases: []junitCase{}}
+	if m.Scan.Target != "" {
+		suite.Name = "secscan " + m.Scan.Target
+		suite.Properties = []junitProperty{{"scan_id", m.Scan.ID}, {"target", m.Scan.Target},
+			{"scan_type", m.Scan.ScanType}, {"tier", m.Scan.Tier}, {"status", m.Scan.Status}}
+		if m.Scan.FinishedAt != nil {
+			suite.Timestamp = m.Scan.FinishedAt.UTC().Format("2006-01-02T15:04:05")
+		}
+	}
+	type check struct {
+		id      string
+		first   client.Finding
+		failing []client.Finding
+		passing []client.Finding
+	}
+	var order []*check
+	byID := map[string]*check{}
+	for _, f := range fs {
+		id := RuleID(f)
+		c := byID[id]
+		if c == nil {
+			c = &check{id: id, first: f}
+			byID[id] = c
+			order = append(order, c)
+		}
+		if g.Fails(f) {
+			c.failing = append(c.failing, f)
+		} else {
+			c.passing = append(c.passing, f)
+		}
+	}
+	for _, c := range order {
+		tc := junitCase{Name: fmt.Sprintf("%s: %s", c.id, CleanLine(c.first.Title, 200)), ClassName: "secscan." + c.first.Category}
+		if len(c.failing) > 0 {
+			var text strings.Builder
+			for _, f := range c.failing {
+				fmt.Fprintf(&text, "%s (%s, %s confidence) at %s\n  evidence: %s\n  fingerprint: %s\n",
+					CleanLine(f.Title, 200), f.Severity, f.Confidence, CleanLine(Location(f), 200), CleanLine(f.Evidence, 2000), f.Fingerprint)
+			}
+			fmt.Fprintf(&text, "remediation: %s\n", CleanLine(c.first.Remediation, 2000))
+			tc.Failure = &junitFailure{Type: c.failing[0].Severity, Text: text.String(),
+				Message: fmt.Sprintf("%d finding(s) at or above %s", len(c.failing), g.FailOn)}
+			suite.Failures++
+		}
+		if len(c.passing) > 0 {
+			var out strings.Builder
+			for _, f := range c.passing {
+				why := "below the gate"
+				switch {
+				case !g.IsNew(f):
+					why = "known in the baseline"
+				case !g.Counts(f):
+					why = "below the confidence floor"
+				}
+				fmt.Fprintf(&out, "%s (%s, %s confidence) at %s: %s\n", CleanLine(f.Title, 200), f.Severity, f.Confidence, CleanLine(Location(f), 200), why)
+			}
+			tc.SystemOut = out.String()
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
+	suite.Tests = len(suite.Cases)
+	doc := junitSuites{Name: suite.Name, Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
