@@ -23,7 +23,6 @@ import (
 	"time"
 	"unicode"
 
-	"secscan/shared/apierr"
 	"secscan/shared/netguard"
 	"secscan/shared/planner"
 	"secscan/shared/resolver"
@@ -150,7 +149,7 @@ func (a *Agent) Handle(ctx context.Context, t Task) (any, error) {
 	case ActionCancel:
 		out, err = a.end(ctx, t, scans.Cancelled, "", nil)
 	case ActionFail:
-		out, err = a.end(ctx, t, scans.Failed, a.failureReason(t), nil)
+		out, err = a.end(ctx, t, scans.Failed, a.failureReason(ctx, t), nil)
 	case ActionDeliverWebhook:
 		out, err = a.Webhooks.Deliver(ctx, t.UserID, t.ScanID)
 	default:
@@ -158,10 +157,7 @@ func (a *Agent) Handle(ctx context.Context, t Task) (any, error) {
 	}
 	if err != nil {
 		a.Logger.ErrorContext(ctx, "agent action failed", "action", t.Action, "scan_id", t.ScanID, "error", err.Error())
-		var ae *apierr.Error
-		if errors.As(err, &ae) && ae.Kind == apierr.Unavailable {
-			return nil, &TransientError{Err: err}
-		}
+		return nil, retryable(t.Action, err)
 	}
 	return out, err
 }
@@ -344,7 +340,7 @@ func (a *Agent) end(ctx context.Context, t Task, status scans.Status, reason str
 
 // failureReason is the customer-readable error of a failed scan. Internal
 // error text (types, causes) goes to the log, never to the record.
-func (a *Agent) failureReason(t Task) string {
+func (a *Agent) failureReason(ctx context.Context, t Task) string {
 	if t.Reason != "" {
 		return oneLine(t.Reason, 300)
 	}
@@ -352,6 +348,12 @@ func (a *Agent) failureReason(t Task) string {
 		return "The scan agent stopped unexpectedly"
 	}
 	a.Logger.Error("scan agent error", "scan_id", t.ScanID, "error_type", t.Error.Error, "cause", oneLine(t.Error.Cause, 2000))
+	if r := a.outageReason(ctx, t, t.Error.Cause); r != "" {
+		return r
+	}
+	if t.Error.Error == "TransientError" {
+		return "A service the scan depends on kept failing; the steps and findings recorded before it are kept"
+	}
 	if t.Error.Error == "States.Timeout" {
 		return "A step of the scan agent timed out; the steps and findings recorded before it are kept"
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"secscan/shared/apierr"
+	"secscan/shared/dependency"
 	"secscan/shared/auth"
 	"secscan/shared/domainname"
 	"secscan/shared/httpapi"
@@ -235,8 +236,7 @@ func (a *API) abandonScan(r *http.Request, sc scans.Scan, idem *store.Idempotenc
 		}
 	}
 	release()
-	return &apierr.Error{Kind: apierr.Unavailable, Detail: "The scan service is temporarily unavailable; please retry shortly",
-		RetryAfter: 5, Err: cause}
+	return dependency.Unavailable(dependency.Scans, cause)
 }
 
 type scanRequest struct {
