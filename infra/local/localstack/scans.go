@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -61,7 +63,12 @@ func StartScans(ctx context.Context, root string, tpl *samtemplate.Template, log
 	if err != nil {
 		return nil, fmt.Errorf("listen for the local Lambda API: %w", err)
 	}
-	s := &Scans{ln: ln, invoker: &sfnlocal.Invoker{Timeouts: timeouts, Parallel: true}}
+	concurrency, err := LambdaConcurrency()
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s := &Scans{ln: ln, invoker: &sfnlocal.Invoker{Timeouts: timeouts, Concurrency: concurrency}}
 	s.runner, err = sfnlocal.Start(ctx, sfnlocal.Options{
 		NodeModulesDir:       filepath.Join(root, "infra", "local"),
 		Definition:           definition,
@@ -86,12 +93,20 @@ func (s *Scans) StateMachineARN() string { return s.runner.StateMachineARN() }
 // Serve answers the state machine's Lambda invocations with a: every
 // function the state machine calls runs the agent, as on AWS.
 func (s *Scans) Serve(a *agent.Agent) {
-	h := agentHandler{a}
-	s.invoker.Functions = map[string]lambda.Handler{}
-	for fn := range s.invoker.Timeouts {
-		s.invoker.Functions[fn] = h
+	// Every instance of every function is the agent, which is safe for
+	// concurrent use; the pool still caps how many run at once.
+	instance := func() lambda.Handler { return agentHandler{a} }
+	s.invoker.Functions = map[string]func() lambda.Handler{}
+	longest := time.Duration(0)
+	for fn, timeout := range s.invoker.Timeouts {
+		s.invoker.Functions[fn] = instance
+		longest = max(longest, timeout)
 	}
-	s.server = &http.Server{Handler: s.invoker, ReadHeaderTimeout: 10 * time.Second}
+	// An invocation answers within its function's timeout (plus the wait
+	// for a free instance, bounded the same way); the server's own
+	// timeouts only catch a caller that stalls.
+	s.server = &http.Server{Handler: s.invoker, ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: 30 * time.Second, WriteTimeout: 2*longest + 10*time.Second, IdleTimeout: 2 * time.Minute}
 	go func() { _ = s.server.Serve(s.ln) }()
 }
 
@@ -105,6 +120,25 @@ func (s *Scans) Close() {
 	} else {
 		s.ln.Close()
 	}
+}
+
+// DefaultLambdaConcurrency is the number of instances of each function the
+// local stack runs at once unless LOCAL_LAMBDA_CONCURRENCY says otherwise.
+const DefaultLambdaConcurrency = 8
+
+// LambdaConcurrency reads LOCAL_LAMBDA_CONCURRENCY (1 to 256, default 8):
+// how many invocations of one function run at once, as that many Lambda
+// instances would; more wait for a free instance.
+func LambdaConcurrency() (int, error) {
+	v := strings.TrimSpace(os.Getenv("LOCAL_LAMBDA_CONCURRENCY"))
+	if v == "" {
+		return DefaultLambdaConcurrency, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 256 {
+		return 0, fmt.Errorf("LOCAL_LAMBDA_CONCURRENCY must be an integer from 1 to 256, got %q", v)
+	}
+	return n, nil
 }
 
 // agentHandler is the agent as a lambda.Handler. Unlike lambda.NewHandler
