@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -84,27 +83,21 @@ func Failed(err error) (*Error, bool) {
 	return e, ok
 }
 
-// outages remembers, per service, when this process's calls started failing
-// (Unix nanoseconds; 0 while the last call succeeded). A Lambda instance, or
-// the local stack, thereby knows how long an outage has lasted across
-// invocations, which is what decides whether a scan waits or gives up.
-var outages sync.Map // Service → *atomic.Int64
-
-func outageOf(s Service) *atomic.Int64 {
-	v, _ := outages.LoadOrStore(s, new(atomic.Int64))
-	return v.(*atomic.Int64)
-}
+// outage remembers when a client's calls started failing (Unix nanoseconds;
+// 0 while the last call succeeded). A Lambda instance, or the local stack,
+// thereby knows how long an outage has lasted across invocations, which is
+// what decides whether a scan waits or gives up.
+type outage struct{ since atomic.Int64 }
 
 // observe records the outcome of one operation started at start and returns
 // how long the service has been failing (0 when it answered).
-func observe(s Service, start time.Time, failed bool) time.Duration {
-	since := outageOf(s)
+func (o *outage) observe(start time.Time, failed bool) time.Duration {
 	if !failed {
-		since.Store(0)
+		o.since.Store(0)
 		return 0
 	}
-	since.CompareAndSwap(0, start.UnixNano())
-	return time.Since(time.Unix(0, since.Load()))
+	o.since.CompareAndSwap(0, start.UnixNano())
+	return max(time.Since(time.Unix(0, o.since.Load())), time.Nanosecond)
 }
 
 // Budget bounds one operation of a client.
@@ -168,7 +161,10 @@ func Config(ctx context.Context, endpoint string, b Budget) (aws.Config, error) 
 // operation and turns its failure, once every retry is spent, into
 // Unavailable(service) when the cause is the service rather than the request.
 // Add it to a client's APIOptions.
+//
+// Each call of Bound starts its own outage clock: give each client one.
 func Bound(service Service, b Budget) func(*middleware.Stack) error {
+	o := &outage{}
 	return func(stack *middleware.Stack) error {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("DependencyBound",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
@@ -179,7 +175,7 @@ func Bound(service Service, b Budget) func(*middleware.Stack) error {
 				if err != nil && ctx.Err() == context.Canceled {
 					return out, md, err // the caller left; says nothing about the service
 				}
-				down := observe(service, start, err != nil && transient(err))
+				down := o.observe(start, err != nil && transient(err))
 				if down > 0 {
 					err = unavailable(&Error{Service: service, Down: down, Err: err})
 				}
@@ -205,7 +201,7 @@ func transient(err error) bool {
 		return true
 	}
 	var status interface{ HTTPStatusCode() int }
-	if errors.As(err, &status) {
+	if errors.As(err, &status) && status.HTTPStatusCode() != 0 { // 0: no response
 		return status.HTTPStatusCode() >= 500 || status.HTTPStatusCode() == http.StatusTooManyRequests
 	}
 	return apiErr == nil // no answer at all: timeouts, refused or reset connections
