@@ -149,7 +149,10 @@ func (a *Agent) Handle(ctx context.Context, t Task) (any, error) {
 	case ActionCancel:
 		out, err = a.end(ctx, t, scans.Cancelled, "", nil)
 	case ActionFail:
-		out, err = a.end(ctx, t, scans.Failed, a.failureReason(ctx, t), nil)
+		var reason string
+		if reason, err = a.failureReason(ctx, t); err == nil {
+			out, err = a.end(ctx, t, scans.Failed, reason, nil)
+		}
 	case ActionDeliverWebhook:
 		out, err = a.Webhooks.Deliver(ctx, t.UserID, t.ScanID)
 	default:
@@ -340,24 +343,24 @@ func (a *Agent) end(ctx context.Context, t Task, status scans.Status, reason str
 
 // failureReason is the customer-readable error of a failed scan. Internal
 // error text (types, causes) goes to the log, never to the record.
-func (a *Agent) failureReason(ctx context.Context, t Task) string {
+func (a *Agent) failureReason(ctx context.Context, t Task) (string, error) {
 	if t.Reason != "" {
-		return oneLine(t.Reason, 300)
+		return oneLine(t.Reason, 300), nil
 	}
 	if t.Error == nil {
-		return "The scan agent stopped unexpectedly"
+		return "The scan agent stopped unexpectedly", nil
 	}
 	a.Logger.Error("scan agent error", "scan_id", t.ScanID, "error_type", t.Error.Error, "cause", oneLine(t.Error.Cause, 2000))
-	if r := a.outageReason(ctx, t, t.Error.Cause); r != "" {
-		return r
+	if r, err := a.outageReason(ctx, t, t.Error.Cause); r != "" || err != nil {
+		return r, err
 	}
-	if t.Error.Error == "TransientError" {
-		return "A service the scan depends on kept failing; the steps and findings recorded before it are kept"
+	switch t.Error.Error {
+	case "TransientError":
+		return "A service the scan depends on kept failing; the steps and findings recorded before it are kept", nil
+	case "States.Timeout":
+		return "A step of the scan agent timed out; the steps and findings recorded before it are kept", nil
 	}
-	if t.Error.Error == "States.Timeout" {
-		return "A step of the scan agent timed out; the steps and findings recorded before it are kept"
-	}
-	return "The scan agent hit an internal error; the steps and findings recorded before it are kept"
+	return "The scan agent hit an internal error; the steps and findings recorded before it are kept", nil
 }
 
 // executionEnded fails the scan of an execution that is gone (timed out,

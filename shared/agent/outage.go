@@ -53,25 +53,29 @@ var outageMessage = regexp.MustCompile(`^(` + string(dependency.Database) + `|` 
 
 // outageReason is the customer-readable end of a scan stopped by an outage
 // (cause is the caught error's Cause, Lambda's error document), or "" when
-// cause is not an OutageError's.
-func (a *Agent) outageReason(ctx context.Context, t Task, cause string) string {
+// cause is not an OutageError's. It reads the scan to say what was kept; if
+// that fails, so does the action, and the state machine tries again.
+func (a *Agent) outageReason(ctx context.Context, t Task, cause string) (string, error) {
 	var doc struct {
 		Message string `json:"errorMessage"`
 	}
 	if json.Unmarshal([]byte(cause), &doc) != nil {
-		return ""
+		return "", nil
 	}
 	m := outageMessage.FindStringSubmatch(doc.Message)
 	if m == nil {
-		return ""
+		return "", nil
 	}
 	secs, _ := strconv.Atoi(m[2])
 	what := fmt.Sprintf("%s did not answer for %s", dependency.Service(m[1]).Title(), seconds(secs))
 	sc, err := a.Store.GetScan(ctx, t.UserID, t.ScanID)
 	if err != nil {
-		return what + "; the scan stopped; the steps and findings recorded before it are kept."
+		return "", fmt.Errorf("fail %s: %w", t.ScanID, err)
 	}
-	return fmt.Sprintf("%s; the scan stopped after %s; %s.", what, count(sc.StepsCount, "step", "steps"), kept(sc.FindingsCount))
+	if sc.StepsCount == 0 {
+		return what + "; the scan stopped before its first step was recorded.", nil
+	}
+	return fmt.Sprintf("%s; the scan stopped after %s; %s.", what, count(sc.StepsCount, "step", "steps"), kept(sc.FindingsCount)), nil
 }
 
 func seconds(n int) string {

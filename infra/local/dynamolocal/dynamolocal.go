@@ -94,12 +94,22 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 	}
 }
 
-// Stop ends the process (and its group) and waits for it.
+// Pause freezes the process (SIGSTOP), as a stalled database would be: the
+// kernel still accepts connections and requests, and nothing answers them
+// until Resume. Fault tests use it on a server they started themselves.
+func (s *Server) Pause() error { return syscall.Kill(-s.cmd.Process.Pid, syscall.SIGSTOP) }
+
+// Resume lets a paused process run again (SIGCONT); it then answers what
+// queued up meanwhile.
+func (s *Server) Resume() error { return syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT) }
+
+// Stop ends the process (and its group), paused or not, and waits for it.
 func (s *Server) Stop() {
 	if s.cmd.Process == nil {
 		return
 	}
 	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	_ = s.Resume() // a paused process acts on SIGTERM only once it runs
 	select {
 	case <-s.done:
 	case <-time.After(5 * time.Second):

@@ -59,7 +59,7 @@ type scanView struct {
 // demoStack is a stack whose scans reach the bundled demo target, on
 // ephemeral loopback ports, through the demo's own DNS server — the setup of
 // make run.
-func demoStack(t *testing.T) (*stack, *demotarget.Target) {
+func demoStack(t testing.TB) (*stack, *demotarget.Target) {
 	t.Helper()
 	demo, err := demotarget.Start(context.Background(), demotarget.Config{
 		Domain: "demo.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
@@ -72,7 +72,7 @@ func demoStack(t *testing.T) (*stack, *demotarget.Target) {
 	return startStack(t, withDNS(demo.DNSAddr()), withWebPorts(portOf(t, demo.HTTPURL()), portOf(t, demo.HTTPSURL()))), demo
 }
 
-func portOf(t *testing.T, rawURL string) int {
+func portOf(t testing.TB, rawURL string) int {
 	t.Helper()
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -262,7 +262,7 @@ func slowSite(t *testing.T, pause time.Duration) (port int) {
 }
 
 // closedPort is a loopback port nothing listens on.
-func closedPort(t *testing.T) int {
+func closedPort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
