@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -402,5 +403,67 @@ func TestSign(t *testing.T) {
 	}
 	if _, err := webhook.Payload(scans.Scan{Status: scans.Running}); err == nil {
 		t.Fatal("a payload for a running scan")
+	}
+}
+
+// Receivers that accept the connection and never answer (not even the TLS
+// handshake), or answer byte by byte without end, cost each attempt its time
+// bound and no more: four failed attempts, each recorded as timed out.
+func TestSilentAndTricklingReceiversAreBounded(t *testing.T) {
+	t.Parallel()
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held sync.WaitGroup
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop); silent.Close(); held.Wait() })
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			held.Go(func() { <-stop; c.Close() })
+		}
+	}()
+	trickle := newReceiver(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		for {
+			if _, err := w.Write([]byte("x")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
+
+	for _, tt := range []struct{ name, url string }{
+		{"silent", "https://" + silent.Addr().String() + "/hooks"},
+		{"trickling", trickle.url()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, "pro", true)
+			f.trust(trickle)
+			f.d.AttemptTimeout = 300 * time.Millisecond
+			sc := f.endedScan(scans.Completed, tt.url)
+			out := f.deliver(sc)
+			rec, _ := f.st.GetScan(context.Background(), f.user.ID, sc.ID)
+			if out.Delivered || len(rec.WebhookAttempts) != 4 {
+				t.Fatalf("outcome %+v, %d attempts recorded; want 4 failed", out, len(rec.WebhookAttempts))
+			}
+			for _, a := range rec.WebhookAttempts {
+				if a.Error == nil || !strings.Contains(*a.Error, "timed out") {
+					t.Errorf("attempt %+v, want it recorded as timed out", a)
+				}
+			}
+		})
 	}
 }
