@@ -249,14 +249,16 @@ func TestInvokerPool(t *testing.T) {
 			Functions: map[string]func() lambda.Handler{"One": func() lambda.Handler {
 				return lambda.NewHandler(func() error { running <- struct{}{}; <-hold; return nil })
 			}},
-			Timeouts: map[string]time.Duration{"One": 300 * time.Millisecond},
+			Timeouts: map[string]time.Duration{"One": 400 * time.Millisecond},
 		}
-		// The first holds the one instance until its timeout; of the next two, one
-		// gets a fresh instance then and holds it for another 300 ms, which is past
-		// the other's wait.
+		// The first holds the one instance until its timeout; the next two come
+		// halfway through it: one gets a fresh instance at the timeout and holds
+		// it for another 400 ms, past the end of the other's wait (200 ms of
+		// margin either way).
 		results := make(chan *httptest.ResponseRecorder, 3)
 		go func() { results <- invoke(inv, "One", []byte(`{}`), nil) }()
 		<-running
+		time.Sleep(200 * time.Millisecond)
 		for range 2 {
 			go func() { results <- invoke(inv, "One", []byte(`{}`), nil) }()
 		}
