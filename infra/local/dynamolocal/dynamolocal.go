@@ -39,6 +39,10 @@ const InstallHint = "run `make deps` (npm ci in infra/local installs DynamoDB Lo
 // Output goes to logw. The process dies with its parent (Pdeathsig), so an
 // interrupted test run leaves nothing behind.
 func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error) {
+	localDir, err := filepath.Abs(localDir)
+	if err != nil {
+		return nil, err
+	}
 	emulator := filepath.Join(localDir, "node_modules", "amplify-dynamodb-simulator", "emulator")
 	jar := filepath.Join(emulator, "DynamoDBLocal.jar")
 	if _, err := os.Stat(jar); err != nil {
@@ -59,6 +63,8 @@ func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error
 		filepath.Join(localDir, "dynamodb", "LoopbackDynamoDB.java"),
 		"-inMemory", "-sharedDb", "-disableTelemetry", "-port", strconv.Itoa(port))
 	cmd.Stdout, cmd.Stderr = logw, logw
+	// It writes dynamodb-local-metadata.json where it runs: not in the repository.
+	cmd.Dir = os.TempDir()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start DynamoDB Local: %w", err)
