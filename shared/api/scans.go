@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"secscan/shared/apierr"
-	"secscan/shared/dependency"
 	"secscan/shared/auth"
+	"secscan/shared/dependency"
 	"secscan/shared/domainname"
 	"secscan/shared/httpapi"
 	"secscan/shared/ids"
