@@ -159,7 +159,11 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another local stack running? set ADDR to use another port)", *addr, err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	// A client that sends slowly, reads slowly or idles cannot hold a connection:
+	// bodies are at most 64 KiB, and the slowest endpoint (a report, a
+	// verification) answers well within its function's timeout of 30 s at most.
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	printBanner(os.Stdout, *addr, cfg, idp != nil, len(routes), demo, sfnLog.Name())
 
 	errc := make(chan error, 1)

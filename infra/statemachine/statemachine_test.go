@@ -237,3 +237,48 @@ func TestTaskTimeoutsCoverTheirFunctions(t *testing.T) {
 		}
 	}
 }
+
+// Every Task waits out a dependency outage of agent.OutageLimit with its
+// TransientError retries, so a short outage delays a scan rather than
+// failing it, and none retries OutageError, which ends the scan with what
+// was kept.
+func TestTasksRideOutShortOutages(t *testing.T) {
+	t.Parallel()
+	_, raw, _ := load(t)
+	var m struct {
+		States map[string]struct {
+			Type  string `json:"Type"`
+			Retry []struct {
+				ErrorEquals     []string `json:"ErrorEquals"`
+				IntervalSeconds float64  `json:"IntervalSeconds"`
+				MaxAttempts     int      `json:"MaxAttempts"`
+				BackoffRate     float64  `json:"BackoffRate"`
+			} `json:"Retry"`
+		} `json:"States"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	for name, st := range m.States {
+		if st.Type != "Task" {
+			continue
+		}
+		var waited float64
+		for _, r := range st.Retry {
+			if slices.Contains(r.ErrorEquals, "OutageError") || slices.Contains(r.ErrorEquals, "States.ALL") {
+				t.Errorf("%s retries %v: an outage past the limit must end the scan", name, r.ErrorEquals)
+			}
+			if !slices.Contains(r.ErrorEquals, "TransientError") {
+				continue
+			}
+			wait := r.IntervalSeconds
+			for range r.MaxAttempts {
+				waited += wait
+				wait *= r.BackoffRate
+			}
+		}
+		if waited < agent.OutageLimit.Seconds() {
+			t.Errorf("%s waits %.0f s in all for TransientError retries, want at least %s", name, waited, agent.OutageLimit)
+		}
+	}
+}

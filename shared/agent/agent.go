@@ -24,7 +24,6 @@ import (
 	"time"
 	"unicode"
 
-	"secscan/shared/apierr"
 	"secscan/shared/domainname"
 	"secscan/shared/netguard"
 	"secscan/shared/planner"
@@ -167,7 +166,10 @@ func (a *Agent) Handle(ctx context.Context, t Task) (any, error) {
 	case ActionCancel:
 		out, err = a.end(ctx, t, scans.Cancelled, "", nil)
 	case ActionFail:
-		out, err = a.end(ctx, t, scans.Failed, a.failureReason(t), nil)
+		var reason string
+		if reason, err = a.failureReason(ctx, t); err == nil {
+			out, err = a.end(ctx, t, scans.Failed, reason, nil)
+		}
 	case ActionDeliverWebhook:
 		out, err = a.Webhooks.Deliver(ctx, t.UserID, t.ScanID)
 	default:
@@ -175,10 +177,7 @@ func (a *Agent) Handle(ctx context.Context, t Task) (any, error) {
 	}
 	if err != nil {
 		a.Logger.ErrorContext(ctx, "agent action failed", "action", t.Action, "scan_id", t.ScanID, "error", err.Error())
-		var ae *apierr.Error
-		if errors.As(err, &ae) && ae.Kind == apierr.Unavailable {
-			return nil, &TransientError{Err: err}
-		}
+		return nil, retryable(t.Action, err)
 	}
 	return out, err
 }
@@ -454,18 +453,24 @@ func (a *Agent) end(ctx context.Context, t Task, status scans.Status, reason str
 
 // failureReason is the customer-readable error of a failed scan. Internal
 // error text (types, causes) goes to the log, never to the record.
-func (a *Agent) failureReason(t Task) string {
+func (a *Agent) failureReason(ctx context.Context, t Task) (string, error) {
 	if t.Reason != "" {
-		return oneLine(t.Reason, 300)
+		return oneLine(t.Reason, 300), nil
 	}
 	if t.Error == nil {
-		return "The scan agent stopped unexpectedly"
+		return "The scan agent stopped unexpectedly", nil
 	}
 	a.Logger.Error("scan agent error", "scan_id", t.ScanID, "error_type", t.Error.Error, "cause", oneLine(t.Error.Cause, 2000))
-	if t.Error.Error == "States.Timeout" {
-		return "A step of the scan agent timed out; the steps and findings recorded before it are kept"
+	if r, err := a.outageReason(ctx, t, t.Error.Cause); r != "" || err != nil {
+		return r, err
 	}
-	return "The scan agent hit an internal error; the steps and findings recorded before it are kept"
+	switch t.Error.Error {
+	case "TransientError":
+		return "A service the scan depends on kept failing; the steps and findings recorded before it are kept", nil
+	case "States.Timeout":
+		return "A step of the scan agent timed out; the steps and findings recorded before it are kept", nil
+	}
+	return "The scan agent hit an internal error; the steps and findings recorded before it are kept", nil
 }
 
 // executionEnded fails the scan of an execution that is gone (timed out,

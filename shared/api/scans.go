@@ -17,6 +17,7 @@ import (
 
 	"secscan/shared/apierr"
 	"secscan/shared/auth"
+	"secscan/shared/dependency"
 	"secscan/shared/domainname"
 	"secscan/shared/httpapi"
 	"secscan/shared/ids"
@@ -274,8 +275,7 @@ func (a *API) abandonScan(r *http.Request, sc scans.Scan, idem *store.Idempotenc
 		}
 	}
 	release()
-	return &apierr.Error{Kind: apierr.Unavailable, Detail: "The scan service is temporarily unavailable; please retry shortly",
-		RetryAfter: 5, Err: cause}
+	return dependency.Unavailable(dependency.Scans, cause)
 }
 
 type scanRequest struct {

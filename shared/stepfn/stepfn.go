@@ -11,10 +11,10 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"secscan/shared/dependency"
 )
 
 // API is the part of the Step Functions client the starter uses.
@@ -59,20 +59,15 @@ func (s *Starter) StartScan(ctx context.Context, scanID, userID string) error {
 }
 
 // NewClient returns a Step Functions client for endpoint (the local stack's)
-// or, when empty, AWS.
+// or, when empty, AWS. Every call is bounded by dependency.Default and fails
+// with a 503 naming the scan service when Step Functions does not answer.
 func NewClient(ctx context.Context, endpoint string) (*sfn.Client, error) {
-	var loadOpts []func(*awsconfig.LoadOptions) error
-	if endpoint != "" {
-		// The local runner checks no signature; fixed credentials keep a
-		// developer's AWS profile out of local runs.
-		loadOpts = append(loadOpts, awsconfig.WithRegion("us-east-1"),
-			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, loadOpts...)
+	cfg, err := dependency.Config(ctx, endpoint, dependency.Default)
 	if err != nil {
-		return nil, fmt.Errorf("aws config: %w", err)
+		return nil, err
 	}
 	return sfn.NewFromConfig(cfg, func(o *sfn.Options) {
+		o.APIOptions = append(o.APIOptions, dependency.Bound(dependency.Scans, dependency.Default))
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 		}

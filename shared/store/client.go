@@ -2,34 +2,28 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"secscan/shared/dependency"
 )
 
-// NewClient returns a DynamoDB client for endpoint (DynamoDB Local) or, when empty, AWS.
+// NewClient returns a DynamoDB client for endpoint (DynamoDB Local) or, when
+// empty, AWS. Every operation is bounded by dependency.Default and fails with
+// a 503 naming the database when DynamoDB does not answer in time.
 func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
-	var loadOpts []func(*awsconfig.LoadOptions) error
-	if endpoint != "" {
-		// DynamoDB Local accepts any credentials; fixed ones keep a developer's
-		// real AWS profile out of local runs entirely.
-		loadOpts = append(loadOpts,
-			awsconfig.WithRegion("us-east-1"),
-			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, loadOpts...)
+	cfg, err := dependency.Config(ctx, endpoint, dependency.Default)
 	if err != nil {
-		return nil, fmt.Errorf("aws config: %w", err)
+		return nil, err
 	}
-	local := func(o *dynamodb.Options) {
+	bound := func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, dependency.Bound(dependency.Database, dependency.Default))
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 			// DynamoDB Local's x-amz-crc32 does not always match its body.
 			o.DisableValidateResponseChecksum = true
 		}
 	}
-	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){local}, optFns...)...), nil
+	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){bound}, optFns...)...), nil
 }

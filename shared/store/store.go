@@ -32,9 +32,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
-
-	"secscan/shared/apierr"
 )
 
 // DB is the part of the DynamoDB client the store uses.
@@ -141,34 +138,14 @@ func IsConditionFailed(err error) (*types.ConditionalCheckFailedException, bool)
 	return ccf, ok
 }
 
-// dbError turns an SDK error into a 503 for transient causes (throttling,
-// network, the service being down) and a plain wrapped error otherwise.
+// dbError names the operation that failed. The client (NewClient) has
+// already turned a DynamoDB that did not answer, or kept failing, into the
+// 503 of dependency.Unavailable; that survives the wrapping.
 func dbError(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("dynamodb %s: %w", op, err)
-	}
-	var apiErr smithy.APIError
-	transient := true
-	if errors.As(err, &apiErr) {
-		switch apiErr.ErrorCode() {
-		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
-			"InternalServerError", "ServiceUnavailable", "TransactionInProgressException":
-		default:
-			transient = false
-		}
-	}
-	if !transient {
-		return fmt.Errorf("dynamodb %s: %w", op, err)
-	}
-	return &apierr.Error{
-		Kind:       apierr.Unavailable,
-		Detail:     "The database is temporarily unavailable; please retry shortly",
-		RetryAfter: 2,
-		Err:        fmt.Errorf("dynamodb %s: %w", op, err),
-	}
+	return fmt.Errorf("dynamodb %s: %w", op, err)
 }
 
 // ttlAfter is the epoch-seconds TTL value for t.

@@ -8,8 +8,10 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -404,4 +406,97 @@ func TestSign(t *testing.T) {
 	if _, err := webhook.Payload(scans.Scan{Status: scans.Running}); err == nil {
 		t.Fatal("a payload for a running scan")
 	}
+}
+
+// Receivers that accept the connection and never answer (not even the TLS
+// handshake), or answer 200 and then send their body byte by byte without
+// end, cost each attempt its time bound and no more. The silent one fails
+// all four attempts as timed out; for the trickling one, the body is cut at
+// the bound (whether the 200 then counts as accepted depends on which side
+// of the cut the transport reports first; either way nothing waits longer).
+func TestSilentAndTricklingReceiversAreBounded(t *testing.T) {
+	t.Parallel()
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held sync.WaitGroup
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop); silent.Close(); held.Wait() })
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			held.Go(func() { <-stop; c.Close() })
+		}
+	}()
+	trickle := newReceiver(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		for {
+			if _, err := w.Write([]byte("x")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
+
+	for _, tt := range []struct{ name, url string }{
+		{"silent", "https://" + silent.Addr().String() + "/hooks"},
+		{"trickling", trickle.url()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, "pro", true)
+			f.trust(trickle)
+			f.d.AttemptTimeout = 300 * time.Millisecond
+			sc := f.endedScan(scans.Completed, tt.url)
+			out := f.deliver(sc)
+			rec, _ := f.st.GetScan(context.Background(), f.user.ID, sc.ID)
+			if tt.name == "silent" && (out.Delivered || len(rec.WebhookAttempts) != 4) {
+				t.Fatalf("outcome %+v, attempts recorded %s; want 4 failed", out, attemptsOf(rec))
+			}
+			if len(rec.WebhookAttempts) == 0 {
+				t.Fatal("no attempt recorded")
+			}
+			for _, a := range rec.WebhookAttempts {
+				if tt.name == "trickling" && (a.StatusCode == nil || *a.StatusCode != http.StatusOK) {
+					t.Errorf("attempt %s, want the 200 recorded", attemptsOf(rec))
+				}
+				if (a.Error != nil || tt.name == "silent") && (a.Error == nil || !strings.Contains(*a.Error, "timed out")) {
+					t.Errorf("attempts %s, want every failure recorded as timed out", attemptsOf(rec))
+				}
+			}
+		})
+	}
+}
+
+func attemptsOf(sc scans.Scan) string {
+	var b strings.Builder
+	for _, a := range sc.WebhookAttempts {
+		fmt.Fprintf(&b, "[%d status %v error %q] ", a.Attempt, deref(a.StatusCode), derefS(a.Error))
+	}
+	return b.String()
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func derefS(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

@@ -39,6 +39,10 @@ const InstallHint = "run `make deps` (npm ci in infra/local installs DynamoDB Lo
 // Output goes to logw. The process dies with its parent (Pdeathsig), so an
 // interrupted test run leaves nothing behind.
 func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error) {
+	localDir, err := filepath.Abs(localDir)
+	if err != nil {
+		return nil, err
+	}
 	emulator := filepath.Join(localDir, "node_modules", "amplify-dynamodb-simulator", "emulator")
 	jar := filepath.Join(emulator, "DynamoDBLocal.jar")
 	if _, err := os.Stat(jar); err != nil {
@@ -71,6 +75,8 @@ func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error
 	// Pinpoint client that reaches out to AWS. Off, nothing is written or sent.
 	cmd.Env = append(os.Environ(), "DDB_LOCAL_TELEMETRY=0")
 	cmd.Stdout, cmd.Stderr = logw, logw
+	// It writes dynamodb-local-metadata.json where it runs: not in the repository.
+	cmd.Dir = os.TempDir()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start DynamoDB Local: %w", err)
@@ -106,12 +112,22 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 	}
 }
 
-// Stop ends the process (and its group) and waits for it.
+// Pause freezes the process (SIGSTOP), as a stalled database would be: the
+// kernel still accepts connections and requests, and nothing answers them
+// until Resume. Fault tests use it on a server they started themselves.
+func (s *Server) Pause() error { return syscall.Kill(-s.cmd.Process.Pid, syscall.SIGSTOP) }
+
+// Resume lets a paused process run again (SIGCONT); it then answers what
+// queued up meanwhile.
+func (s *Server) Resume() error { return syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT) }
+
+// Stop ends the process (and its group), paused or not, and waits for it.
 func (s *Server) Stop() {
 	if s.cmd.Process == nil {
 		return
 	}
 	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	_ = s.Resume() // a paused process acts on SIGTERM only once it runs
 	select {
 	case <-s.done:
 	case <-time.After(5 * time.Second):

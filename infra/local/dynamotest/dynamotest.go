@@ -77,8 +77,15 @@ func Endpoint(t testing.TB) string {
 // client and its name; the table is deleted when the test ends.
 func NewTable(t testing.TB) (*dynamodb.Client, string) {
 	t.Helper()
+	return NewTableAt(t, Endpoint(t))
+}
+
+// NewTableAt is NewTable on the DynamoDB Local at endpoint (one a fault
+// test started, to pause it without disturbing other tests).
+func NewTableAt(t testing.TB, endpoint string) (*dynamodb.Client, string) {
+	t.Helper()
 	ctx := context.Background()
-	db, err := store.NewClient(ctx, Endpoint(t))
+	db, err := store.NewClient(ctx, endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ type scanView struct {
 // demoStack is a stack whose scans reach the bundled demo target, on
 // ephemeral loopback ports, through the demo's own DNS server — the setup of
 // make run.
-func demoStack(t *testing.T) (*stack, *demotarget.Target) {
+func demoStack(t testing.TB) (*stack, *demotarget.Target) {
 	t.Helper()
 	demo, err := demotarget.Start(context.Background(), demotarget.Config{
 		Domain: "demo.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
@@ -77,7 +77,7 @@ func demoStack(t *testing.T) (*stack, *demotarget.Target) {
 
 // withDemo points the stack at a demo target: its DNS server, its web and
 // DNS ports, and its CA.
-func withDemo(t *testing.T, demo *demotarget.Target) stackOption {
+func withDemo(t testing.TB, demo *demotarget.Target) stackOption {
 	return func(c *config.Config, o *app.Options) {
 		c.DNSServer = demo.DNSAddr()
 		o.WebPorts = tools.Ports{HTTP: portOf(t, demo.HTTPURL()), HTTPS: portOf(t, demo.HTTPSURL()), DNS: demo.DNSPort()}
@@ -85,7 +85,7 @@ func withDemo(t *testing.T, demo *demotarget.Target) stackOption {
 	}
 }
 
-func portOf(t *testing.T, rawURL string) int {
+func portOf(t testing.TB, rawURL string) int {
 	t.Helper()
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -280,7 +280,7 @@ func slowSite(t *testing.T, pause time.Duration) (port int) {
 }
 
 // closedPort is a loopback port nothing listens on.
-func closedPort(t *testing.T) int {
+func closedPort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -37,13 +37,14 @@ import (
 // DynamoDB Local table, the development identity provider and a local DNS
 // server. Every response it receives is checked against openapi.yaml.
 type stack struct {
-	t         *testing.T
+	t         testing.TB
 	base      string
 	api       *api.API
 	idp       *devidp.Provider
 	dns       *resolvertest.Server
 	spec      *apispec.Spec
 	roundTrip atomic.Int64 // DynamoDB operations made by the API
+	scans     *localstack.Scans
 }
 
 var specOnce = struct {
@@ -76,10 +77,9 @@ func withInsecureCallbacks() stackOption {
 	return func(c *config.Config, _ *app.Options) { c.AllowInsecureCallbacks = true }
 }
 
-func startStack(t *testing.T, options ...stackOption) *stack {
+func startStack(t testing.TB, options ...stackOption) *stack {
 	t.Helper()
 	ctx := context.Background()
-	_, table := dynamotest.NewTable(t)
 	s := &stack{t: t, dns: resolvertest.Start(t)}
 	var err error
 	if s.idp, err = devidp.New("https://idp.test/", "secscan-test"); err != nil {
@@ -90,7 +90,7 @@ func startStack(t *testing.T, options ...stackOption) *stack {
 		t.Fatal(err)
 	}
 	cfg := config.Config{
-		TableName: table, DynamoDBEndpoint: dynamotest.Endpoint(t), DNSServer: s.dns.Addr,
+		DynamoDBEndpoint: dynamotest.Endpoint(t), DNSServer: s.dns.Addr,
 		AllowPrivateNetworks: true, JWTIssuer: s.idp.Issuer, JWTAudience: s.idp.Audience, Version: "e2e",
 	}
 	count := func(o *dynamodb.Options) {
@@ -113,6 +113,7 @@ func startStack(t *testing.T, options ...stackOption) *stack {
 	for _, o := range options {
 		o(&cfg, &opts)
 	}
+	_, cfg.TableName = dynamotest.NewTableAt(t, cfg.DynamoDBEndpoint)
 	// Scans run on the real state machine: the ASL file in aws-local-stepfunctions.
 	root, err := dynamotest.RepoRoot()
 	if err != nil {
@@ -127,6 +128,7 @@ func startStack(t *testing.T, options ...stackOption) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(scans.Close)
+	s.scans = scans
 	cfg.StepFunctionsEndpoint, cfg.StateMachineARN = scans.Endpoint(), scans.StateMachineARN()
 	svc, err := app.Build(ctx, cfg, opts)
 	if err != nil {
@@ -200,14 +202,14 @@ func (s *stack) session(t *testing.T, sub, email string) string {
 	return tok
 }
 
-func (r response) json(t *testing.T, v any) {
+func (r response) json(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("decode %s: %v", r.body, err)
 	}
 }
 
-func (r response) detail(t *testing.T) string {
+func (r response) detail(t testing.TB) string {
 	t.Helper()
 	var e struct{ Detail string }
 	r.json(t, &e)
@@ -262,7 +264,7 @@ func (s *stack) callWith(method, path string, body any, header http.Header) resp
 	return response{status: res.StatusCode, header: res.Header, body: raw}
 }
 
-func expect(t *testing.T, r response, status int) {
+func expect(t testing.TB, r response, status int) {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
@@ -288,7 +290,7 @@ func (b *lockedBuffer) String() string {
 }
 
 // templateRoutes reads the routes of the repository's template.yaml.
-func templateRoutes(t *testing.T) []samtemplate.Route {
+func templateRoutes(t testing.TB) []samtemplate.Route {
 	t.Helper()
 	root, err := dynamotest.RepoRoot()
 	if err != nil {

@@ -30,20 +30,70 @@ const (
 // for in-process handlers, answering as Lambda does, so the Step Functions runner (or any AWS SDK
 // Lambda client) sees the same success, error and timeout shapes as on AWS.
 //
-// Invocations of one function run one at a time, like a single Lambda instance: a handler made by
-// lambda.NewHandler returns bytes of a pooled buffer that it has already recycled, so a concurrent
-// invocation of the same handler would overwrite them before they are copied out.
+// Each function runs as a pool of up to Concurrency instances, each serving one invocation at a
+// time, as Lambda runs execution environments: concurrent invocations of a function run at once
+// up to that number and queue for a free instance beyond it (Lambda would throttle; a local
+// stack waits instead, up to the function's timeout, then answers TooManyRequestsException).
+// An instance is made by the function's factory when the pool needs one, so handlers need not be
+// safe for concurrent calls (a handler made by lambda.NewHandler returns bytes of a pooled buffer
+// that it has already recycled). An instance still running at its timeout is abandoned, as
+// Lambda discards a timed-out environment, and a fresh one takes its place.
 type Invoker struct {
-	// Functions maps a function name (the template's logical ID) to its handler.
-	Functions map[string]lambda.Handler
+	// Functions maps a function name (the template's logical ID) to the factory of its instances.
+	Functions map[string]func() lambda.Handler
 	// Timeouts maps a function name to its configured timeout; DefaultTimeout when absent.
 	Timeouts map[string]time.Duration
-	// Parallel says the handlers are safe for concurrent calls (lambda.NewHandler's
-	// are not), so invocations of one function run at once, as on many Lambda instances.
-	Parallel bool
+	// Concurrency is the number of instances per function; 1 when zero.
+	Concurrency int
 
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex
+	pools map[string]*pool
+}
+
+// pool holds a function's instances: slots counts the instances in use, idle the free ones.
+type pool struct {
+	slots chan struct{}
+	mu    sync.Mutex
+	idle  []lambda.Handler
+}
+
+// acquire returns a free instance, waiting until one is free or ctx ends.
+func (p *pool) acquire(ctx context.Context, factory func() lambda.Handler) (lambda.Handler, error) {
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.idle); n > 0 {
+		h := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		return h, nil
+	}
+	return factory(), nil
+}
+
+// release gives the instance's slot back, and the instance too when it can serve again.
+func (p *pool) release(h lambda.Handler, reusable bool) {
+	if reusable {
+		p.mu.Lock()
+		p.idle = append(p.idle, h)
+		p.mu.Unlock()
+	}
+	<-p.slots
+}
+
+func (inv *Invoker) pool(name string) *pool {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.pools == nil {
+		inv.pools = map[string]*pool{}
+	}
+	if inv.pools[name] == nil {
+		inv.pools[name] = &pool{slots: make(chan struct{}, max(1, inv.Concurrency))}
+	}
+	return inv.pools[name]
 }
 
 // lambdaError is Lambda's error body for an API (not function) error.
@@ -65,7 +115,7 @@ func (inv *Invoker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := FunctionNameOf(functionName)
-	handler, ok := inv.Functions[name]
+	factory, ok := inv.Functions[name]
 	if !ok {
 		writeAPIError(w, http.StatusNotFound, "ResourceNotFoundException", "Function not found: "+FunctionARN(name))
 		return
@@ -90,6 +140,18 @@ func (inv *Invoker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if t, ok := inv.Timeouts[name]; ok && t > 0 {
 		timeout = t
 	}
+	// Waiting for an instance is bounded like the invocation itself.
+	p := inv.pool(name)
+	waitCtx, stopWaiting := context.WithTimeout(r.Context(), timeout)
+	handler, err := p.acquire(waitCtx, factory)
+	stopWaiting()
+	if err != nil {
+		if r.Context().Err() == nil {
+			writeAPIError(w, http.StatusTooManyRequests, "TooManyRequestsException",
+				fmt.Sprintf("Rate Exceeded: all %d instances of %s stayed busy for %s", cap(p.slots), name, timeout))
+		}
+		return
+	}
 	// The caller hanging up (an aborted execution) cancels the handler too.
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
@@ -101,13 +163,17 @@ func (inv *Invoker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		out, invokeErr := inv.invoke(ctx, name, handler, payload)
+		out, invokeErr := invoke(ctx, handler, payload)
 		done <- outcome{out, invokeErr}
 	}()
 	var result outcome
 	select {
 	case result = <-done:
+		p.release(handler, true)
 	case <-ctx.Done():
+		// The instance may still be running: its slot goes to a fresh instance, and the
+		// abandoned one is dropped when it returns.
+		p.release(handler, false)
 	}
 	if r.Context().Err() != nil {
 		return // nobody is waiting for the answer
@@ -138,12 +204,7 @@ func (inv *Invoker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // invoke calls the handler once, turning an error or a panic into the error document the
 // aws-lambda-go runtime would report for it.
-func (inv *Invoker) invoke(ctx context.Context, name string, h lambda.Handler, payload []byte) (out []byte, invokeErr *messages.InvokeResponse_Error) {
-	if !inv.Parallel {
-		lock := inv.lock(name)
-		lock.Lock()
-		defer lock.Unlock()
-	}
+func invoke(ctx context.Context, h lambda.Handler, payload []byte) (out []byte, invokeErr *messages.InvokeResponse_Error) {
 	defer func() {
 		if v := recover(); v != nil {
 			invokeErr = &messages.InvokeResponse_Error{Type: ErrorType(v), Message: fmt.Sprintf("%v", v)}
@@ -156,19 +217,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, h lambda.Handler, p
 		}
 		return nil, &messages.InvokeResponse_Error{Type: ErrorType(err), Message: err.Error()}
 	}
-	return bytes.Clone(b), nil // before unlocking: b may belong to the handler's buffer pool
-}
-
-func (inv *Invoker) lock(name string) *sync.Mutex {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	if inv.locks == nil {
-		inv.locks = map[string]*sync.Mutex{}
-	}
-	if inv.locks[name] == nil {
-		inv.locks[name] = &sync.Mutex{}
-	}
-	return inv.locks[name]
+	return bytes.Clone(b), nil // before the instance serves again: b may belong to its buffer pool
 }
 
 // ErrorType is the errorType aws-lambda-go's runtime reports for an error or panic value: the

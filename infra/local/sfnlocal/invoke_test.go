@@ -25,6 +25,16 @@ type valueError struct{}
 
 func (valueError) Error() string { return "a value error" }
 
+// instances makes every function's instances with lambda.NewHandler, one
+// handler per instance, as the Lambda runtime does in each environment.
+func instances(handlers map[string]any) map[string]func() lambda.Handler {
+	out := map[string]func() lambda.Handler{}
+	for name, fn := range handlers {
+		out[name] = func() lambda.Handler { return lambda.NewHandler(fn) }
+	}
+	return out
+}
+
 // invoke sends one Invoke API request the way the AWS SDKs do (FunctionName path-escaped).
 func invoke(inv *sfnlocal.Invoker, functionName string, payload []byte, header http.Header) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodPost, "/2015-03-31/functions/"+url.PathEscape(functionName)+"/invocations", bytes.NewReader(payload))
@@ -57,8 +67,8 @@ func TestInvoker(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	inv := &sfnlocal.Invoker{
-		Functions: map[string]lambda.Handler{
-			"Echo": lambda.NewHandler(func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+		Functions: instances(map[string]any{
+			"Echo": func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
 				if lc, ok := lambdacontext.FromContext(ctx); !ok || lc.InvokedFunctionArn != sfnlocal.FunctionARN("Echo") {
 					return nil, errors.New("no Lambda context")
 				}
@@ -66,19 +76,20 @@ func TestInvoker(t *testing.T) {
 					return nil, errors.New("no deadline")
 				}
 				return in, nil
-			}),
-			"Pointer":  lambda.NewHandler(func() error { return &PermanentError{Reason: "gone"} }),
-			"Plain":    lambda.NewHandler(func() error { return errors.New("plain") }),
-			"Wrapped":  lambda.NewHandler(func() error { return fmt.Errorf("wrapped: %w", &PermanentError{Reason: "gone"}) }),
-			"Value":    lambda.NewHandler(func() error { return valueError{} }),
-			"Declared": lambda.NewHandler(func() error { return messages.InvokeResponse_Error{Type: "Scan.Refused", Message: "out of scope"} }),
-			"Panics":   lambda.NewHandler(func() error { panic("boom") }),
-			"Slow": lambda.NewHandler(func() error { // ignores its context, like a stuck handler
+			},
+			"Pointer":  func() error { return &PermanentError{Reason: "gone"} },
+			"Plain":    func() error { return errors.New("plain") },
+			"Wrapped":  func() error { return fmt.Errorf("wrapped: %w", &PermanentError{Reason: "gone"}) },
+			"Value":    func() error { return valueError{} },
+			"Declared": func() error { return messages.InvokeResponse_Error{Type: "Scan.Refused", Message: "out of scope"} },
+			"Panics":   func() error { panic("boom") },
+			"Slow": func() error { // ignores its context, like a stuck handler
 				<-release
 				return nil
-			}),
-		},
-		Timeouts: map[string]time.Duration{"Slow": 50 * time.Millisecond},
+			},
+		}),
+		Timeouts:    map[string]time.Duration{"Slow": 50 * time.Millisecond},
+		Concurrency: 4,
 	}
 
 	t.Run("result by name or ARN", func(t *testing.T) {
@@ -157,5 +168,112 @@ func TestInvoker(t *testing.T) {
 			})
 		}
 		wg.Wait()
+	})
+}
+
+// A function runs up to Concurrency invocations at once, each on an instance
+// of its own; more wait for a free instance, and past the function's timeout
+// the wait ends in Lambda's throttling answer.
+func TestInvokerPool(t *testing.T) {
+	t.Parallel()
+	const concurrency = 3
+	var (
+		mu       sync.Mutex
+		made     int
+		running  int
+		busiest  int
+		busy     = map[int]bool{} // instance → serving now
+		release  = make(chan struct{})
+		started  = make(chan struct{}, 10)
+		overlaps int
+	)
+	inv := &sfnlocal.Invoker{
+		Functions: map[string]func() lambda.Handler{
+			"Block": func() lambda.Handler {
+				mu.Lock()
+				made++
+				id := made
+				mu.Unlock()
+				return lambda.NewHandler(func() (int, error) {
+					mu.Lock()
+					if busy[id] {
+						overlaps++
+					}
+					busy[id] = true
+					running++
+					busiest = max(busiest, running)
+					mu.Unlock()
+					started <- struct{}{}
+					<-release
+					mu.Lock()
+					busy[id] = false
+					running--
+					mu.Unlock()
+					return id, nil
+				})
+			},
+		},
+		Timeouts:    map[string]time.Duration{"Block": 10 * time.Second},
+		Concurrency: concurrency,
+	}
+	var wg sync.WaitGroup
+	codes := make(chan int, 2*concurrency)
+	for range 2 * concurrency {
+		wg.Go(func() { codes <- invoke(inv, "Block", []byte(`{}`), nil).Code })
+	}
+	for range concurrency {
+		<-started
+	}
+	select {
+	case <-started:
+		t.Fatalf("more than %d invocations ran at once", concurrency)
+	case <-time.After(200 * time.Millisecond): // the others wait for an instance
+	}
+	close(release)
+	wg.Wait()
+	close(codes)
+	for code := range codes {
+		if code != http.StatusOK {
+			t.Errorf("status %d, want 200", code)
+		}
+	}
+	if made != concurrency || busiest != concurrency || overlaps != 0 {
+		t.Errorf("%d instances made, %d busy at most, %d overlapping uses; want %d, %d, 0", made, busiest, overlaps, concurrency, concurrency)
+	}
+
+	t.Run("throttled after waiting out the timeout", func(t *testing.T) {
+		t.Parallel()
+		hold, running := make(chan struct{}), make(chan struct{}, 3)
+		defer close(hold)
+		inv := &sfnlocal.Invoker{
+			Functions: map[string]func() lambda.Handler{"One": func() lambda.Handler {
+				return lambda.NewHandler(func() error { running <- struct{}{}; <-hold; return nil })
+			}},
+			Timeouts: map[string]time.Duration{"One": 400 * time.Millisecond},
+		}
+		// The first holds the one instance until its timeout; the next two come
+		// halfway through it: one gets a fresh instance at the timeout and holds
+		// it for another 400 ms, past the end of the other's wait (200 ms of
+		// margin either way).
+		results := make(chan *httptest.ResponseRecorder, 3)
+		go func() { results <- invoke(inv, "One", []byte(`{}`), nil) }()
+		<-running
+		time.Sleep(200 * time.Millisecond)
+		for range 2 {
+			go func() { results <- invoke(inv, "One", []byte(`{}`), nil) }()
+		}
+		throttled := 0
+		for range 3 {
+			rec := <-results
+			switch {
+			case rec.Code == http.StatusTooManyRequests && rec.Header().Get("X-Amzn-ErrorType") == "TooManyRequestsException":
+				throttled++
+			case rec.Code != http.StatusOK || rec.Header().Get("X-Amz-Function-Error") != "Unhandled":
+				t.Errorf("%d %q %s, want a timed-out invocation or a throttle", rec.Code, rec.Header().Get("X-Amzn-ErrorType"), rec.Body)
+			}
+		}
+		if throttled != 1 {
+			t.Errorf("%d throttled, want 1", throttled)
+		}
 	})
 }

@@ -26,6 +26,7 @@ const { values: args } = parseArgs({
     definition: { type: 'string' },
     'state-machine-arn': { type: 'string' },
     'status-change-function': { type: 'string', default: '' },
+    port: { type: 'string', default: '0' },
   },
 });
 
@@ -325,6 +326,7 @@ server.keepAliveTimeout = 120_000;
 process.stdin.on('end', () => process.exit(0)).resume();
 process.on('SIGTERM', () => process.exit(0));
 
-server.listen(0, '127.0.0.1', () => {
+// Port 0 picks a free one; a restarted runner asks for its predecessor's, so clients keep their endpoint.
+server.listen(Number(args.port), '127.0.0.1', () => {
   process.stdout.write(`${server.address().port}\n`);
 });

@@ -87,6 +87,9 @@ type Options struct {
 	StatusChangeFunction string
 	// Log receives the runner's JSON log lines; default os.Stderr.
 	Log io.Writer
+	// Port is the loopback port to serve on; 0 picks a free one. A restarted runner
+	// takes its predecessor's, so Step Functions clients keep their endpoint.
+	Port int
 }
 
 // Runner is a running local Step Functions endpoint.
@@ -103,6 +106,22 @@ func (r *Runner) Endpoint() string { return r.endpoint }
 
 // StateMachineARN is the ARN StartExecution must name.
 func (r *Runner) StateMachineARN() string { return r.stateMachineARN }
+
+// Exited is closed once the runner's process has exited, whatever ended it.
+func (r *Runner) Exited() <-chan struct{} { return r.exited }
+
+// Pid is the runner's process id.
+func (r *Runner) Pid() int { return r.cmd.Process.Pid }
+
+// Port is the loopback port the runner serves on.
+func (r *Runner) Port() int {
+	u, err := url.Parse(r.endpoint)
+	if err != nil {
+		return 0
+	}
+	port, _ := strconv.Atoi(u.Port())
+	return port
+}
 
 // Stop kills the runner and waits for it to exit. Executions live only in the runner's memory,
 // so running ones are lost. Safe to call more than once.
@@ -164,7 +183,8 @@ func Start(ctx context.Context, opts Options) (*Runner, error) {
 		"--local-dir", localDir,
 		"--definition", definition,
 		"--state-machine-arn", StateMachineARN(name),
-		"--status-change-function", opts.StatusChangeFunction)
+		"--status-change-function", opts.StatusChangeFunction,
+		"--port", strconv.Itoa(opts.Port))
 	cmd.Dir = tempDir
 	// A clean environment: dummy credentials, and no profile, config file or endpoint
 	// inherited from the developer's shell can send a call anywhere but our Invoker.

@@ -94,7 +94,11 @@ func (l *statusEvents) await(t *testing.T, executionArn string) statusEvent {
 // startStack serves functions over the Lambda Invoke API and starts a runner for the test ASL.
 func startStack(t *testing.T, aslFile string, functions map[string]lambda.Handler, statusChange string) (*sfnlocal.Runner, *sfn.Client) {
 	t.Helper()
-	lambdaAPI := httptest.NewServer(&sfnlocal.Invoker{Functions: functions})
+	instances := map[string]func() lambda.Handler{}
+	for name, h := range functions {
+		instances[name] = func() lambda.Handler { return h } // one instance each (Concurrency 1)
+	}
+	lambdaAPI := httptest.NewServer(&sfnlocal.Invoker{Functions: instances})
 	t.Cleanup(lambdaAPI.Close)
 
 	asl, err := os.ReadFile("testdata/" + aslFile)
