@@ -180,9 +180,16 @@ func TestDynamoDBPause(t *testing.T) {
 
 	long := pauseDuringStep(45 * time.Second)
 	done = s.awaitScan(a, long, func(v scanView) bool { return terminal(v) && len(v.WebhookDeliveries) > 0 })
-	want := fmt.Sprintf("; the scan stopped after 1 step; the %d findings so far are kept.", done.FindingsCount)
+	// The step in progress at the pause is the one that reached the site
+	// (the planner decides how many steps come before it): the error counts
+	// the steps and findings the record kept.
+	steps := fmt.Sprintf("%d steps", len(done.AgentSteps))
+	if len(done.AgentSteps) == 1 {
+		steps = "1 step"
+	}
+	want := fmt.Sprintf("; the scan stopped after %s; the %d findings so far are kept.", steps, done.FindingsCount)
 	if done.Status != "failed" || done.Error == nil || !strings.HasPrefix(*done.Error, "The database did not answer for ") ||
-		!strings.HasSuffix(*done.Error, want) || done.FindingsCount == 0 || len(done.AgentSteps) != 1 {
+		!strings.HasSuffix(*done.Error, want) || done.FindingsCount == 0 || len(done.AgentSteps) == 0 {
 		t.Fatalf("after a 45 s pause the scan ended %s with %q, %d steps: want failed naming the database and ending %q",
 			done.Status, deref(done.Error), len(done.AgentSteps), want)
 	}
