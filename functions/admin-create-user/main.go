@@ -1,6 +1,17 @@
-// Command admin-create-user is the Lambda of the AdminCreateUserFunction endpoint in template.yaml.
+// Command admin-create-user is AdminCreateUserFunction in template.yaml: POST /api/admin/users.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("AdminCreateUserFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.AdminCreateUser())
+}

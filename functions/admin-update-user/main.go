@@ -1,6 +1,17 @@
-// Command admin-update-user is the Lambda of the AdminUpdateUserFunction endpoint in template.yaml.
+// Command admin-update-user is AdminUpdateUserFunction in template.yaml: PATCH /api/admin/users/{id}.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("AdminUpdateUserFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.AdminUpdateUser())
+}

@@ -1,6 +1,17 @@
-// Command cancel-scan is the Lambda of the CancelScanFunction endpoint in template.yaml.
+// Command cancel-scan is CancelScanFunction in template.yaml: DELETE /api/scans/{id}.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("CancelScanFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.CancelScan())
+}

@@ -1,6 +1,24 @@
-// Command create-scan is the Lambda of the CreateScanFunction endpoint in template.yaml.
+// Command create-scan is CreateScanFunction in template.yaml: POST /api/scans.
 package main
 
-import "secscan/shared/app"
+import (
+	"context"
+	"time"
 
-func main() { app.ServeLambda("CreateScanFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+	"secscan/shared/stepfn"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	sfn := lambdaenv.Must(stepfn.NewClient(context.Background(), env.Config.StepFunctionsEndpoint))
+	a := &api.API{
+		Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger,
+		Scans:     &stepfn.Starter{Client: sfn, StateMachineARN: env.Config.StateMachineARN},
+		Callbacks: api.CallbackPolicy{AllowInsecure: env.Config.AllowInsecureCallbacks, AllowPrivate: env.Config.AllowPrivateNetworks},
+	}
+	lambdahttp.Start(a.CreateScan())
+}

@@ -1,6 +1,17 @@
-// Command create-target is the Lambda of the CreateTargetFunction endpoint in template.yaml.
+// Command create-target is CreateTargetFunction in template.yaml: POST /api/targets.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("CreateTargetFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.CreateTarget())
+}

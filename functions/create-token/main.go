@@ -1,6 +1,17 @@
-// Command create-token is the Lambda of the CreateTokenFunction endpoint in template.yaml.
+// Command create-token is CreateTokenFunction in template.yaml: POST /api/tokens.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("CreateTokenFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.CreateToken())
+}

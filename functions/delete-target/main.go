@@ -1,6 +1,17 @@
-// Command delete-target is the Lambda of the DeleteTargetFunction endpoint in template.yaml.
+// Command delete-target is DeleteTargetFunction in template.yaml: DELETE /api/targets/{id}.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("DeleteTargetFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.DeleteTarget())
+}

@@ -1,6 +1,17 @@
-// Command delete-token is the Lambda of the DeleteTokenFunction endpoint in template.yaml.
+// Command delete-token is DeleteTokenFunction in template.yaml: DELETE /api/tokens/{id}.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("DeleteTokenFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.DeleteToken())
+}

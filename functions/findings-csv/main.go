@@ -1,6 +1,17 @@
-// Command findings-csv is the Lambda of the FindingsCSVFunction endpoint in template.yaml.
+// Command findings-csv is FindingsCSVFunction in template.yaml: GET /api/scans/{id}/findings.csv.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("FindingsCSVFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.FindingsCSV())
+}

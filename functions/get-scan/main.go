@@ -1,6 +1,17 @@
-// Command get-scan is the Lambda of the GetScanFunction endpoint in template.yaml.
+// Command get-scan is GetScanFunction in template.yaml: GET /api/scans/{id}.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("GetScanFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.GetScan())
+}

@@ -1,6 +1,17 @@
-// Command get-webhook-secret is the Lambda of the GetWebhookSecretFunction endpoint in template.yaml.
+// Command get-webhook-secret is GetWebhookSecretFunction in template.yaml: GET /api/webhook-secret.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("GetWebhookSecretFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.GetWebhookSecret())
+}

@@ -1,6 +1,14 @@
-// Command health is the Lambda of the HealthFunction endpoint in template.yaml.
+// Command health is HealthFunction in template.yaml: GET /health and /api/health.
 package main
 
-import "secscan/shared/app"
+import (
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
 
-func main() { app.ServeLambda("HealthFunction") }
+func main() {
+	env := lambdaenv.Load()
+	a := &api.API{Version: env.Config.Version, Logger: env.Logger}
+	lambdahttp.Start(a.Health())
+}

@@ -1,6 +1,17 @@
-// Command list-scans is the Lambda of the ListScansFunction endpoint in template.yaml.
+// Command list-scans is ListScansFunction in template.yaml: GET /api/scans.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("ListScansFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.ListScans())
+}

@@ -1,6 +1,17 @@
-// Command list-targets is the Lambda of the ListTargetsFunction endpoint in template.yaml.
+// Command list-targets is ListTargetsFunction in template.yaml: GET /api/targets.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("ListTargetsFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.ListTargets())
+}

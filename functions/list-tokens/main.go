@@ -1,6 +1,17 @@
-// Command list-tokens is the Lambda of the ListTokensFunction endpoint in template.yaml.
+// Command list-tokens is ListTokensFunction in template.yaml: GET /api/tokens.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("ListTokensFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.ListTokens())
+}

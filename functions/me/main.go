@@ -1,6 +1,17 @@
-// Command me is the Lambda of the MeFunction endpoint in template.yaml.
+// Command me is MeFunction in template.yaml: GET /api/auth/me.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("MeFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.Me())
+}

@@ -1,6 +1,17 @@
-// Command report-html is the Lambda of the ReportHTMLFunction endpoint in template.yaml.
+// Command report-html is ReportHTMLFunction in template.yaml: GET /api/scans/{id}/report.html.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("ReportHTMLFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.ReportHTML())
+}

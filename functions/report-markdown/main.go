@@ -1,6 +1,17 @@
-// Command report-markdown is the Lambda of the ReportMarkdownFunction endpoint in template.yaml.
+// Command report-markdown is ReportMarkdownFunction in template.yaml: GET /api/scans/{id}/report.md.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("ReportMarkdownFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.ReportMarkdown())
+}

@@ -1,6 +1,17 @@
-// Command rotate-webhook-secret is the Lambda of the RotateWebhookSecretFunction endpoint in template.yaml.
+// Command rotate-webhook-secret is RotateWebhookSecretFunction in template.yaml: POST /api/webhook-secret/rotate.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("RotateWebhookSecretFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.RotateWebhookSecret())
+}

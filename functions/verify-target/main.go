@@ -1,6 +1,22 @@
-// Command verify-target is the Lambda of the VerifyTargetFunction endpoint in template.yaml.
+// Command verify-target is VerifyTargetFunction in template.yaml: POST /api/targets/{id}/verify.
 package main
 
-import "secscan/shared/app"
+import (
+	"time"
 
-func main() { app.ServeLambda("VerifyTargetFunction") }
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+	"secscan/shared/verification"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	res := env.Resolver()
+	a := &api.API{
+		Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger,
+		Verifier: &verification.Verifier{Resolver: res, Dialer: env.Dialer(res)},
+	}
+	lambdahttp.Start(a.VerifyTarget())
+}

@@ -33,6 +33,7 @@ import (
 	"secscan/infra/local/localstack"
 	"secscan/shared/app"
 	"secscan/shared/config"
+	"secscan/shared/lambdaenv"
 	"secscan/shared/samtemplate"
 	"secscan/shared/store"
 	"secscan/shared/tools"
@@ -65,7 +66,7 @@ func run() error {
 			return fmt.Errorf("ADDR %s: %w (the development identity provider is on because JWT_JWKS_URL is unset)", *addr, err)
 		}
 	}
-	logger := app.NewLogger(cfg.LogLevel)
+	logger := lambdaenv.NewLogger(cfg.LogLevel)
 	// This process's logs, in a directory of its own: two stacks on one
 	// machine never write into each other's files.
 	logDir, err := os.MkdirTemp("", "secscan-local-")
@@ -148,7 +149,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	handler, err := localstack.NewRouter(routes, api.Endpoints(), idp)
+	handler, err := localstack.NewRouter(routes, app.Handlers(api), idp)
 	if err != nil {
 		return err
 	}

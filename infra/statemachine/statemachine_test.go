@@ -189,3 +189,51 @@ func reaches(m machine, from, to string, seen map[string]bool) bool {
 	}
 	return false
 }
+
+// A Task's TimeoutSeconds leaves its Lambda room for a cold start (init is
+// not part of the function's timeout), so a slow start is not a failed scan;
+// a Task that times out all the same is retried once where that is safe.
+func TestTaskTimeoutsCoverTheirFunctions(t *testing.T) {
+	t.Parallel()
+	root, raw, sm := load(t)
+	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		States map[string]struct {
+			Type           string `json:"Type"`
+			Resource       string `json:"Resource"`
+			TimeoutSeconds int    `json:"TimeoutSeconds"`
+			Retry          []struct {
+				ErrorEquals []string `json:"ErrorEquals"`
+				MaxAttempts *int     `json:"MaxAttempts"`
+			} `json:"Retry"`
+		} `json:"States"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	const initMargin = 10 // seconds: Lambda allows 10 s of init before a first invocation
+	for name, st := range m.States {
+		if st.Type != "Task" {
+			continue
+		}
+		fn := sm.Substitutions[strings.Trim(st.Resource, "${}")]
+		limit := int(tpl.FunctionTimeout(fn).Seconds())
+		if st.TimeoutSeconds < limit+initMargin {
+			t.Errorf("Task %s: TimeoutSeconds %d, want at least %s's timeout %d s + %d s for its init",
+				name, st.TimeoutSeconds, fn, limit, initMargin)
+		}
+		retried := false
+		for _, r := range st.Retry {
+			if slices.Contains(r.ErrorEquals, "States.Timeout") {
+				retried = r.MaxAttempts != nil && *r.MaxAttempts == 1
+			}
+		}
+		// DeliverWebhook claims the delivery first: a second run would send nothing.
+		if want := name != "DeliverWebhook"; retried != want {
+			t.Errorf("Task %s: States.Timeout retried once = %v, want %v", name, retried, want)
+		}
+	}
+}

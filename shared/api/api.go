@@ -1,7 +1,9 @@
 // Package api holds the endpoint handlers of the service. Each handler is
-// what one Lambda serves on AWS and what the local stack mounts; Endpoints maps
-// the template's function logical ids to them, so routes come from
-// template.yaml alone.
+// what one Lambda serves on AWS and what the local stack mounts: the
+// exported methods of endpoints.go, one per function of template.yaml, are
+// what each functions/<name>/main.go serves, and shared/app keeps the table
+// of all of them for the local stack. A handler uses only the fields of API
+// it needs, so a function's main fills in only those and links nothing else.
 package api
 
 import (
@@ -12,6 +14,7 @@ import (
 
 	"secscan/shared/auth"
 	"secscan/shared/httpapi"
+	"secscan/shared/report"
 	"secscan/shared/store"
 )
 
@@ -28,42 +31,12 @@ type API struct {
 	// Scans starts scan executions; Callbacks says where webhooks may go.
 	Scans     ScanStarter
 	Callbacks CallbackPolicy
-	Now       func() time.Time
-	Version   string
-	Logger    *slog.Logger
-}
-
-// Endpoints returns every handler keyed by its function's logical id in
-// template.yaml, each wrapped with request ids, logging and recovery.
-func (a *API) Endpoints() map[string]http.Handler {
-	authed := func(h httpapi.AuthedHandler) http.Handler { return httpapi.Authenticated(a.Auth, h) }
-	endpoints := map[string]http.Handler{
-		"HealthFunction":              httpapi.Public(a.health),
-		"MeFunction":                  authed(a.me),
-		"ListTargetsFunction":         authed(a.listTargets),
-		"CreateTargetFunction":        authed(a.createTarget),
-		"VerifyTargetFunction":        authed(a.verifyTarget),
-		"DeleteTargetFunction":        authed(a.deleteTarget),
-		"CreateTokenFunction":         authed(accountAction(a.createToken)),
-		"ListTokensFunction":          authed(accountAction(a.listTokens)),
-		"DeleteTokenFunction":         authed(accountAction(a.deleteToken)),
-		"GetWebhookSecretFunction":    authed(accountAction(a.getWebhookSecret)),
-		"RotateWebhookSecretFunction": authed(accountAction(a.rotateWebhookSecret)),
-		"AdminCreateUserFunction":     authed(adminOnly(a.adminCreateUser)),
-		"AdminUpdateUserFunction":     authed(adminOnly(a.adminUpdateUser)),
-		"CreateScanFunction":          authed(a.createScan),
-		"ListScansFunction":           authed(a.listScans),
-		"GetScanFunction":             authed(a.getScan),
-		"CancelScanFunction":          authed(a.cancelScan),
-		"ReportMarkdownFunction":      authed(a.report(markdownReport)),
-		"ReportHTMLFunction":          authed(a.report(htmlReport)),
-		"ReportPDFFunction":           authed(a.report(pdfReport)),
-		"FindingsCSVFunction":         authed(a.report(csvReport)),
-	}
-	for name, h := range endpoints {
-		endpoints[name] = httpapi.Observe(a.Logger, h)
-	}
-	return endpoints
+	// PDF renders the PDF report (report/pdf.Render): a field, so that only
+	// the function serving PDFs links maroto.
+	PDF     func(report.Report, report.Paper) ([]byte, error)
+	Now     func() time.Time
+	Version string
+	Logger  *slog.Logger
 }
 
 func (a *API) health(w http.ResponseWriter, _ *http.Request) error {

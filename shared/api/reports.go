@@ -17,16 +17,16 @@ import (
 type reportFormat struct {
 	name        string // the plan's name for it: md, html, pdf, csv
 	contentType string
-	render      func(r report.Report, req *http.Request) ([]byte, error)
+	render      func(a *API, r report.Report, req *http.Request) ([]byte, error)
 }
 
 var (
 	markdownReport = reportFormat{"md", "text/markdown; charset=utf-8",
-		func(r report.Report, _ *http.Request) ([]byte, error) { return report.Markdown(r), nil }}
+		func(_ *API, r report.Report, _ *http.Request) ([]byte, error) { return report.Markdown(r), nil }}
 	htmlReport = reportFormat{"html", "text/html; charset=utf-8",
-		func(r report.Report, _ *http.Request) ([]byte, error) { return report.HTML(r), nil }}
+		func(_ *API, r report.Report, _ *http.Request) ([]byte, error) { return report.HTML(r), nil }}
 	pdfReport = reportFormat{"pdf", "application/pdf",
-		func(r report.Report, req *http.Request) ([]byte, error) {
+		func(a *API, r report.Report, req *http.Request) ([]byte, error) {
 			paper := report.A4
 			switch req.URL.Query().Get("paper") {
 			case "", "a4":
@@ -35,10 +35,10 @@ var (
 			default:
 				return nil, apierr.Field("paper", "must be a4 or letter")
 			}
-			return report.PDF(r, paper)
+			return a.PDF(r, paper)
 		}}
 	csvReport = reportFormat{"csv", "text/csv; charset=utf-8",
-		func(r report.Report, _ *http.Request) ([]byte, error) { return report.CSV(r), nil }}
+		func(_ *API, r report.Report, _ *http.Request) ([]byte, error) { return report.CSV(r), nil }}
 )
 
 // report serves format for a completed scan of the caller (CONTRACT
@@ -70,7 +70,7 @@ func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Reques
 		if days := plan.ReportRetentionDays(); days > 0 && now.Sub(d.Scan.FinishedAt) > time.Duration(days)*24*time.Hour {
 			return apierr.New(apierr.Gone, "Report expired: %s-plan reports are kept for %d days after the scan finished", plan, days)
 		}
-		body, err := format.render(report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Steps: d.Steps,
+		body, err := format.render(a, report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Steps: d.Steps,
 			Watermarked: plan == plans.Free, GeneratedAt: now}), r)
 		if err != nil {
 			return err

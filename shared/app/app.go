@@ -1,6 +1,9 @@
-// Package app wires the service from its configuration: real clients built
-// from the environment, handed to the handlers. Lambda mains and the local
-// stack both start here, so they run the same code.
+// Package app wires the whole service in one process, for the local stack
+// and its tests: every client (built by the same shared/lambdaenv
+// constructors each function's main uses), the API's handlers and the scan
+// agent. Endpoints is the one table of all API handlers by function; a
+// deployed function never imports this package, so it links only what its
+// own handler needs.
 package app
 
 import (
@@ -8,25 +11,21 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
-	"os"
+	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"secscan/shared/agent"
 	"secscan/shared/api"
-	"secscan/shared/auth"
 	"secscan/shared/config"
-	"secscan/shared/lambdahttp"
+	"secscan/shared/lambdaenv"
 	"secscan/shared/netguard"
 	"secscan/shared/planner"
-	"secscan/shared/resolver"
+	"secscan/shared/report/pdf"
 	"secscan/shared/scanners"
 	"secscan/shared/stepfn"
-	"secscan/shared/store"
 	"secscan/shared/tools"
 	"secscan/shared/verification"
 	"secscan/shared/webhook"
@@ -61,30 +60,17 @@ type Service struct {
 func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, error) {
 	logger := opts.Logger
 	if logger == nil {
-		logger = NewLogger(cfg.LogLevel)
+		logger = lambdaenv.NewLogger(cfg.LogLevel)
 	}
-	db, err := store.NewClient(ctx, cfg.DynamoDBEndpoint, opts.DynamoDBOptions...)
+	st, err := lambdaenv.NewStore(ctx, cfg, opts.DynamoDBOptions...)
 	if err != nil {
 		return nil, err
 	}
-	st := store.New(db, cfg.TableName)
-
-	res, err := resolver.New(cfg.DNSServer, 5*time.Second)
+	res, err := lambdaenv.NewResolver(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("resolver: %w", err)
 	}
 	dialer := netguard.New(res, netguard.Policy{AllowPrivate: cfg.AllowPrivateNetworks})
-
-	var verifier *auth.JWTVerifier
-	keys := opts.SessionKeys
-	if keys == nil && cfg.JWTJWKSURL != "" {
-		if keys, err = auth.RemoteKeys(ctx, cfg.JWTJWKSURL); err != nil {
-			return nil, err
-		}
-	}
-	if keys != nil {
-		verifier = auth.NewJWTVerifier(keys, cfg.JWTIssuer, cfg.JWTAudience)
-	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
@@ -99,9 +85,10 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 	return &Service{
 		API: &api.API{
 			Store:     st,
-			Auth:      auth.New(st, verifier, logger),
+			Auth:      lambdaenv.NewAuthenticator(cfg, st, opts.SessionKeys, logger),
 			Verifier:  challenges,
 			Scans:     &stepfn.Starter{Client: sfnClient, StateMachineARN: cfg.StateMachineARN},
+			PDF:       pdf.Render,
 			Callbacks: api.CallbackPolicy{AllowInsecure: cfg.AllowInsecureCallbacks, AllowPrivate: cfg.AllowPrivateNetworks},
 			Now:       now,
 			Version:   cfg.Version,
@@ -116,48 +103,38 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 	}, nil
 }
 
-// NewLogger returns the JSON logger at level (DEBUG, INFO, WARN, ERROR).
-func NewLogger(level string) *slog.Logger {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		l = slog.LevelInfo
-	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+// Endpoints is every API function of template.yaml by logical id, mapped to
+// the endpoint its functions/<name>/main.go serves: the local stack mounts
+// these on the template's routes.
+var Endpoints = map[string]func(*api.API) http.Handler{
+	"HealthFunction":              (*api.API).Health,
+	"MeFunction":                  (*api.API).Me,
+	"ListTargetsFunction":         (*api.API).ListTargets,
+	"CreateTargetFunction":        (*api.API).CreateTarget,
+	"VerifyTargetFunction":        (*api.API).VerifyTarget,
+	"DeleteTargetFunction":        (*api.API).DeleteTarget,
+	"CreateTokenFunction":         (*api.API).CreateToken,
+	"ListTokensFunction":          (*api.API).ListTokens,
+	"DeleteTokenFunction":         (*api.API).DeleteToken,
+	"GetWebhookSecretFunction":    (*api.API).GetWebhookSecret,
+	"RotateWebhookSecretFunction": (*api.API).RotateWebhookSecret,
+	"AdminCreateUserFunction":     (*api.API).AdminCreateUser,
+	"AdminUpdateUserFunction":     (*api.API).AdminUpdateUser,
+	"CreateScanFunction":          (*api.API).CreateScan,
+	"ListScansFunction":           (*api.API).ListScans,
+	"GetScanFunction":             (*api.API).GetScan,
+	"CancelScanFunction":          (*api.API).CancelScan,
+	"ReportMarkdownFunction":      (*api.API).ReportMarkdown,
+	"ReportHTMLFunction":          (*api.API).ReportHTML,
+	"ReportPDFFunction":           (*api.API).ReportPDF,
+	"FindingsCSVFunction":         (*api.API).FindingsCSV,
 }
 
-// ServeLambda runs the endpoint of template function logicalID as this
-// process's Lambda. Configuration errors stop the process: Lambda reports
-// them in the function's logs and the invocation fails.
-func ServeLambda(logicalID string) {
-	svc := mustBuild()
-	h, ok := svc.API.Endpoints()[logicalID]
-	if !ok {
-		fail(fmt.Errorf("no endpoint for %s", logicalID))
+// Handlers returns a's handler of every entry of Endpoints.
+func Handlers(a *api.API) map[string]http.Handler {
+	hs := make(map[string]http.Handler, len(Endpoints))
+	for name, endpoint := range Endpoints {
+		hs[name] = endpoint(a)
 	}
-	lambdahttp.Start(h)
-}
-
-// ServeAgent runs the scan agent (ScanAgentFunction, ScanStepFunction,
-// WebhookFunction) as
-// this process's Lambda; the state machine says which action to perform.
-func ServeAgent() {
-	lambda.Start(mustBuild().Agent.Handle)
-}
-
-func mustBuild() *Service {
-	ctx := context.Background()
-	cfg, err := config.FromEnv()
-	if err != nil {
-		fail(err)
-	}
-	svc, err := Build(ctx, cfg, Options{})
-	if err != nil {
-		fail(err)
-	}
-	return svc
-}
-
-func fail(err error) {
-	slog.Error("startup failed", "error", err.Error())
-	os.Exit(1)
+	return hs
 }

@@ -23,7 +23,6 @@ import (
 
 	"secscan/shared/apierr"
 	"secscan/shared/ids"
-	"secscan/shared/plans"
 	"secscan/shared/ratelimit"
 	"secscan/shared/store"
 )
@@ -51,6 +50,10 @@ type Authenticator struct {
 	JWT     *JWTVerifier // nil: session JWTs are refused
 	Now     func() time.Time
 	Logger  *slog.Logger
+
+	// Admins are the emails whose first sign-in, verified, makes an admin
+	// (the template's AdminEmails; see firstSignIn).
+	Admins AdminEmails
 
 	// LastUsedGranularity bounds how stale a token's last_used_at may be; it
 	// is written at most once per this interval per token.
@@ -147,6 +150,9 @@ func (a *Authenticator) identify(ctx context.Context, r *http.Request, now time.
 		return Principal{}, nil, nil, invalid("not an api token or a jwt")
 	}
 	claims, err := a.JWT.Verify(raw)
+	if errors.Is(err, ErrKeysUnavailable) {
+		return Principal{}, nil, nil, dependencyDown(err)
+	}
 	if err != nil {
 		return Principal{}, nil, nil, invalid("jwt: %v", err)
 	}
@@ -211,7 +217,7 @@ func (a *Authenticator) provision(ctx context.Context, c *SessionClaims, now tim
 			return "", err
 		}
 	}
-	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: string(plans.Free), CreatedAt: now.UTC()}
+	u := a.firstSignIn(ids.New(ids.User, now), email, c.EmailVerified && email != "", now)
 	err = a.Store.CreateUser(ctx, store.NewUser{
 		User:        u,
 		ClaimEmail:  claim,
@@ -278,7 +284,6 @@ func clientIP(r *http.Request) string {
 	}
 	return r.RemoteAddr
 }
-
 
 // ipBlocks remembers, per process, addresses refused for failing too often,
 // so a guessing client stops costing database round trips. Bounded.

@@ -25,6 +25,9 @@ type Config struct {
 	JWTJWKSURL  string // JWT_JWKS_URL
 	JWTIssuer   string // JWT_ISSUER
 	JWTAudience string // JWT_AUDIENCE
+	// AdminEmails (ADMIN_EMAILS, comma-separated) become admins on their
+	// first verified sign-in (auth.AdminEmails).
+	AdminEmails string
 
 	BootstrapAdminEmail string // BOOTSTRAP_ADMIN_EMAIL
 	BootstrapAdminToken string // BOOTSTRAP_ADMIN_TOKEN
@@ -47,6 +50,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		JWTJWKSURL:            strings.TrimSpace(getenv("JWT_JWKS_URL")),
 		JWTIssuer:             strings.TrimSpace(getenv("JWT_ISSUER")),
 		JWTAudience:           strings.TrimSpace(getenv("JWT_AUDIENCE")),
+		AdminEmails:           strings.TrimSpace(getenv("ADMIN_EMAILS")),
 		BootstrapAdminEmail:   strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_EMAIL")),
 		BootstrapAdminToken:   strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_TOKEN")),
 		Version:               strings.TrimSpace(getenv("VERSION")),

@@ -1,5 +1,6 @@
 // Package report renders a completed scan for people: Markdown, a single
-// self-contained HTML file, a PDF (maroto v2) and a CSV of the findings.
+// self-contained HTML file and a CSV of the findings; the PDF (maroto v2) is
+// its own package, report/pdf, so only the function serving it links maroto.
 // Every format tells the same story from one Report, built once by Build:
 // a cover, the executive summary with the risk rating and attack chains, a
 // severity breakdown, the findings (table, then one section each), coverage
@@ -21,6 +22,15 @@ import (
 
 // Watermark marks free-plan Markdown and HTML reports (CONTRACT "Reports").
 const Watermark = "DEMO — NOT FOR COMPLIANCE USE"
+
+// Paper is a page size the PDF (report/pdf) is laid out for.
+type Paper string
+
+// Page sizes.
+const (
+	A4     Paper = "a4"
+	Letter Paper = "letter"
+)
 
 // Input is what a report is made from.
 type Input struct {

@@ -22,8 +22,8 @@ type Target struct {
 	VerifiedAt        *time.Time `dynamodbav:"verified_at"` // the last successful check
 	// VerificationError is why the last re-check before a scan failed (the
 	// target became unverified); cleared by the next successful check.
-	VerificationError string `dynamodbav:"verification_error,omitempty"`
-	CreatedAt         time.Time  `dynamodbav:"created_at"`
+	VerificationError string    `dynamodbav:"verification_error,omitempty"`
+	CreatedAt         time.Time `dynamodbav:"created_at"`
 }
 
 type targetItem struct {

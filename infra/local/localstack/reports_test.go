@@ -183,7 +183,7 @@ func TestPDFThroughTheLambdaProxy(t *testing.T) {
 	endScan(t, s, a, id, scans.Completed, time.Now())
 
 	var written bytes.Buffer
-	direct := s.api.Endpoints()["ReportPDFFunction"]
+	direct := s.api.ReportPDF()
 	tee := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		direct.ServeHTTP(rec, r)

@@ -3,7 +3,9 @@ package localstack_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"secscan/infra/local/localstack"
 	"secscan/shared/api"
 	"secscan/shared/apispec"
+	"secscan/shared/app"
 	"secscan/shared/samtemplate"
 )
 
@@ -23,7 +26,7 @@ func TestTemplateRoutesMatchEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	routes := templateRoutes(t)
-	endpoints := (&api.API{}).Endpoints()
+	endpoints := app.Handlers(&api.API{})
 
 	fromTemplate := map[string]bool{}
 	for _, r := range routes {
@@ -64,6 +67,20 @@ func TestTemplateRoutesMatchEverything(t *testing.T) {
 		}
 	}
 	sort.Strings(fromMake)
+	// Each function's main serves its own entry of the local stack's table.
+	for name, endpoint := range app.Endpoints {
+		method := runtime.FuncForPC(reflect.ValueOf(endpoint).Pointer()).Name()
+		method = method[strings.LastIndex(method, ".")+1:]
+		dir := strings.ToLower(regexp.MustCompile(`([a-z0-9])([A-Z])`).ReplaceAllString(strings.TrimSuffix(name, "Function"), "$1-$2"))
+		main, err := os.ReadFile(filepath.Join(root, "functions", dir, "main.go"))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !strings.Contains(string(main), "lambdahttp.Start(a."+method+"())") {
+			t.Errorf("functions/%s/main.go does not serve a.%s(), the local stack's handler of %s", dir, method, name)
+		}
+	}
 	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -134,7 +134,7 @@ func startStack(t *testing.T, options ...stackOption) *stack {
 	}
 	scans.Serve(svc.Agent)
 	s.api = svc.API
-	h, err := localstack.NewRouter(templateRoutes(t), s.api.Endpoints(), s.idp)
+	h, err := localstack.NewRouter(templateRoutes(t), app.Handlers(s.api), s.idp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
-package report
+package pdf
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -152,7 +153,7 @@ func pdfClip(s string, max int) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + " [... " + itoa(utf8.RuneCountInString(s[cut:])) + " more characters not shown in the PDF]"
+	return s[:cut] + " [... " + strconv.Itoa(utf8.RuneCountInString(s[cut:])) + " more characters not shown in the PDF]"
 }
 
 // pdfOneLine is s with line breaks and tabs turned into spaces.

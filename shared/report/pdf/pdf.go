@@ -1,4 +1,7 @@
-package report
+// Package pdf renders a report.Report as a PDF document with maroto v2, in
+// a package of its own so that only the function serving PDFs links maroto.
+// Target-supplied text is encoded for the core fonts and clipped (text.go).
+package pdf
 
 import (
 	"fmt"
@@ -20,16 +23,8 @@ import (
 	"github.com/johnfercher/maroto/v2/pkg/core"
 	"github.com/johnfercher/maroto/v2/pkg/props"
 
+	"secscan/shared/report"
 	"secscan/shared/scans"
-)
-
-// Paper is a page size the PDF is laid out for.
-type Paper string
-
-// Page sizes.
-const (
-	A4     Paper = "a4"
-	Letter Paper = "letter"
 )
 
 // Layout, in millimetres. The grid has 100 columns, so a column size reads
@@ -103,14 +98,14 @@ var (
 	fRisk      = pdfFace{pdfSans, fontstyle.Bold, 15}
 )
 
-// PDF renders r as a PDF document on paper, with a header (report title,
+// Render renders r as a PDF document on paper, with a header (report title,
 // target, watermark if any) and a "Page N of M" footer on every page.
-func PDF(r Report, paper Paper) ([]byte, error) {
+func Render(r report.Report, paper report.Paper) ([]byte, error) {
 	var size pagesize.Type
 	switch paper {
-	case A4:
+	case report.A4:
 		size = pagesize.A4
-	case Letter:
+	case report.Letter:
 		size = pagesize.Letter
 	default:
 		return nil, fmt.Errorf("pdf report: unknown paper %q", paper)
@@ -187,7 +182,7 @@ func pdfTextProps(f pdfFace, color *props.Color, top, pad float64, al align.Type
 func pdfMiddle(f pdfFace, h float64) float64 { return max(0, h/2-0.64*f.height()) }
 
 // frame registers the header and footer of every page.
-func (d *pdfDoc) frame(r Report) error {
+func (d *pdfDoc) frame(r report.Report) error {
 	const headerRowH = 6.5
 	left := col.New(66).Add(text.New(
 		pdfFitLine(pdfText("Security scan report · "+pdfOneLine(r.Scan.Target)), fSmall, d.colWidth(66)-pdfWrapSlack),
@@ -406,7 +401,7 @@ func (d *pdfDoc) table(header []pdfCell, rows [][]pdfCell) {
 }
 
 // riskBox shows the risk rating as a coloured box with the rating in it.
-func (d *pdfDoc) riskBox(r Report) {
+func (d *pdfDoc) riskBox(r report.Report) {
 	rating := r.Summary.RiskRating
 	if rating == "" {
 		rating = scans.RiskNone
@@ -429,11 +424,11 @@ func (d *pdfDoc) riskBox(r Report) {
 }
 
 // pdfCountLine says how many findings of each severity there are.
-func pdfCountLine(r Report) string {
+func pdfCountLine(r report.Report) string {
 	var parts []string
 	for _, c := range r.Counts {
 		if c.Count > 0 {
-			parts = append(parts, itoa(c.Count)+" "+string(c.Severity))
+			parts = append(parts, strconv.Itoa(c.Count)+" "+string(c.Severity))
 		}
 	}
 	if len(parts) == 0 {
@@ -442,7 +437,7 @@ func pdfCountLine(r Report) string {
 	return pdfPlural(len(r.Findings), "finding") + ": " + strings.Join(parts, ", ") + "."
 }
 
-func (d *pdfDoc) cover(r Report) {
+func (d *pdfDoc) cover(r report.Report) {
 	d.space(14)
 	d.m.AddRow(fTitle.lineHeight()+2, col.New().Add(text.New(pdfText("Security scan report"), pdfTextProps(fTitle, pdfColorNavy, 0, 0, align.Left))))
 	d.paragraph(pdfOneLine(r.Scan.Target), pdfPara{f: fSubtitle, color: pdfColorText})
@@ -466,9 +461,9 @@ func (d *pdfDoc) cover(r Report) {
 		{"Started", pdfTime(r.Scan.StartedAt)},
 		{"Finished", pdfTime(r.Scan.FinishedAt)},
 		{"Duration", duration},
-		{"Credits used", itoa(r.Scan.CreditsUsed) + " of " + itoa(r.Scan.MaxCredits)},
+		{"Credits used", strconv.Itoa(r.Scan.CreditsUsed) + " of " + strconv.Itoa(r.Scan.MaxCredits)},
 		{"Findings", pdfCountLine(r)},
-		{"Agent steps", itoa(len(r.Steps))},
+		{"Agent steps", strconv.Itoa(len(r.Steps))},
 		{"Generated at", pdfTime(r.GeneratedAt)},
 	}
 	for _, f := range facts {
@@ -484,7 +479,7 @@ func (d *pdfDoc) cover(r Report) {
 		"every step the scanning agent took. Times are in UTC.", pdfPara{f: fSmall, color: pdfColorMuted})
 }
 
-func (d *pdfDoc) executiveSummary(r Report) {
+func (d *pdfDoc) executiveSummary(r report.Report) {
 	d.newPage()
 	d.h1("Executive summary")
 	d.riskBox(r)
@@ -500,7 +495,7 @@ func (d *pdfDoc) executiveSummary(r Report) {
 		d.paragraph("No attack chains were identified.", pdfPara{f: fBody, color: pdfColorMuted})
 	}
 	for i, chain := range r.Summary.AttackChains {
-		d.paragraph(chain, pdfPara{f: fBody, color: pdfColorText, indent: 4, lead: itoa(i+1) + ".", leadFace: fBodyBold})
+		d.paragraph(chain, pdfPara{f: fBody, color: pdfColorText, indent: 4, lead: strconv.Itoa(i+1) + ".", leadFace: fBodyBold})
 		d.space(1.5)
 	}
 
@@ -516,7 +511,7 @@ func (d *pdfDoc) executiveSummary(r Report) {
 	rows := make([][]pdfCell, len(r.Findings))
 	for i, f := range r.Findings {
 		rows[i] = []pdfCell{
-			{size: 6, text: itoa(i + 1), f: fTable, color: pdfColorMuted},
+			{size: 6, text: strconv.Itoa(i + 1), f: fTable, color: pdfColorMuted},
 			{size: 12, text: pdfCapitalize(string(f.Severity)), f: fTableBold, color: pdfOnSeverity(f.Severity), bg: pdfSeverityColor(f.Severity), lines: 1},
 			{size: 46, text: pdfOneLine(f.Title), f: fTable, lines: 4},
 			{size: 21, text: pdfHostPort(f), f: fTable, lines: 3},
@@ -528,7 +523,7 @@ func (d *pdfDoc) executiveSummary(r Report) {
 
 // severityChart draws one horizontal bar per severity, its length
 // proportional to the count, with the count next to it.
-func (d *pdfDoc) severityChart(r Report) {
+func (d *pdfDoc) severityChart(r report.Report) {
 	const (
 		labelSize = 13
 		barSpan   = 70
@@ -548,14 +543,14 @@ func (d *pdfDoc) severityChart(r Report) {
 		if n > 0 {
 			cols = append(cols, col.New(n).WithStyle(&props.Cell{BackgroundColor: pdfSeverityColor(c.Severity)}))
 		}
-		cols = append(cols, col.New(10).Add(text.New(itoa(c.Count), pdfTextProps(fBodyBold, pdfColorText, pdfMiddle(fBodyBold, barH), 1.5, align.Left))))
+		cols = append(cols, col.New(10).Add(text.New(strconv.Itoa(c.Count), pdfTextProps(fBodyBold, pdfColorText, pdfMiddle(fBodyBold, barH), 1.5, align.Left))))
 		d.m.AddRow(barH, cols...)
 		d.space(1.5)
 	}
 	d.paragraph(pdfPlural(len(r.Findings), "finding")+" in total.", pdfPara{f: fSmall, color: pdfColorMuted})
 }
 
-func (d *pdfDoc) findingDetails(r Report) {
+func (d *pdfDoc) findingDetails(r report.Report) {
 	if len(r.Findings) == 0 {
 		return
 	}
@@ -573,7 +568,7 @@ func (d *pdfDoc) findingDetails(r Report) {
 // description, remediation and references.
 func (d *pdfDoc) finding(n int, f scans.Finding) {
 	d.ensure(3*fH3.lineHeight() + 30)
-	d.paragraph(itoa(n)+". "+pdfOneLine(f.Title), pdfPara{f: fH3, color: pdfColorNavy, indent: 1, bar: pdfSeverityColor(f.Severity)})
+	d.paragraph(strconv.Itoa(n)+". "+pdfOneLine(f.Title), pdfPara{f: fH3, color: pdfColorNavy, indent: 1, bar: pdfSeverityColor(f.Severity)})
 	d.space(1.5)
 
 	// A no-break space keeps each "Label: value" on one line.
@@ -615,7 +610,7 @@ func (d *pdfDoc) finding(n int, f scans.Finding) {
 	}
 }
 
-func (d *pdfDoc) coverage(r Report) {
+func (d *pdfDoc) coverage(r report.Report) {
 	d.newPage()
 	d.h1("Coverage")
 	c := r.Coverage
@@ -644,9 +639,9 @@ func (d *pdfDoc) coverage(r Report) {
 			}
 			rows = append(rows, []pdfCell{
 				{size: 40, text: tool, f: fTable},
-				{size: 20, text: itoa(u.steps), f: fTable, al: align.Right},
-				{size: 20, text: itoa(u.findings), f: fTable, al: align.Right},
-				{size: 20, text: itoa(u.credits), f: fTable, al: align.Right},
+				{size: 20, text: strconv.Itoa(u.steps), f: fTable, al: align.Right},
+				{size: 20, text: strconv.Itoa(u.findings), f: fTable, al: align.Right},
+				{size: 20, text: strconv.Itoa(u.credits), f: fTable, al: align.Right},
 			})
 		}
 		d.table([]pdfCell{{size: 40, text: "Tool"}, {size: 20, text: "Steps", al: align.Right}, {size: 20, text: "Findings added", al: align.Right}, {size: 20, text: "Credits", al: align.Right}}, rows)
@@ -672,7 +667,7 @@ func (d *pdfDoc) coverage(r Report) {
 			}
 			rows[i] = []pdfCell{
 				{size: 30, text: pdfOneLine(s.Host), f: fTable, lines: 3},
-				{size: 9, text: itoa(s.Port), f: fTable, al: align.Right},
+				{size: 9, text: strconv.Itoa(s.Port), f: fTable, al: align.Right},
 				{size: 15, text: pdfOneLine(s.Name), f: fTable, lines: 2},
 				{size: 46, text: banner, f: fMonoSmall, lines: 8, tab: 4},
 			}
@@ -690,7 +685,7 @@ func (d *pdfDoc) coverage(r Report) {
 	}
 }
 
-func (d *pdfDoc) steps(r Report) {
+func (d *pdfDoc) steps(r report.Report) {
 	d.newPage()
 	d.h1("Appendix: agent steps")
 	d.paragraph("The audit trail of the scan: every tool call the agent made, in order, with what it returned and what it cost.", pdfPara{f: fBody, color: pdfColorMuted})
@@ -709,12 +704,12 @@ func (d *pdfDoc) steps(r Report) {
 			input = "-"
 		}
 		rows[i] = []pdfCell{
-			{size: 4, text: itoa(st.Seq), f: fTable, color: pdfColorMuted, al: align.Right},
+			{size: 4, text: strconv.Itoa(st.Seq), f: fTable, color: pdfColorMuted, al: align.Right},
 			{size: 13, text: pdfOneLine(st.Tool), f: fTableBold, lines: 2},
 			{size: 24, text: input, f: fMonoSmall, lines: 8, tab: 2},
 			{size: 33, text: pdfOneLine(st.Outcome), f: fTable, lines: 10},
-			{size: 9, text: itoa(st.FindingsAdded), f: fTable, al: align.Right},
-			{size: 8, text: itoa(st.Credits), f: fTable, al: align.Right},
+			{size: 9, text: strconv.Itoa(st.FindingsAdded), f: fTable, al: align.Right},
+			{size: 8, text: strconv.Itoa(st.Credits), f: fTable, al: align.Right},
 			{size: 9, text: pdfDuration(st.DurationMS), f: fTable, al: align.Right},
 		}
 	}
@@ -741,7 +736,7 @@ func pdfHostPort(f scans.Finding) string {
 		h = "-"
 	}
 	if f.Port != nil {
-		return h + ":" + itoa(*f.Port)
+		return h + ":" + strconv.Itoa(*f.Port)
 	}
 	return h
 }
@@ -785,7 +780,7 @@ func pdfPlural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return itoa(n) + " " + noun + "s"
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func pdfOrNone(s string) string {

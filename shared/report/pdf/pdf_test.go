@@ -1,4 +1,4 @@
-package report_test
+package pdf_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"secscan/shared/report"
+	"secscan/shared/report/pdf"
 	"secscan/shared/scans"
 )
 
@@ -32,7 +33,7 @@ func poppler(t *testing.T) {
 // a temporary file (or to $PDF_OUT/name when set, to look at it).
 func renderPDF(t testing.TB, r report.Report, paper report.Paper, name string) (string, []byte) {
 	t.Helper()
-	doc, err := report.PDF(r, paper)
+	doc, err := pdf.Render(r, paper)
 	if err != nil {
 		t.Fatalf("PDF(%s): %v", paper, err)
 	}
@@ -243,7 +244,7 @@ func TestPDFExtremeText(t *testing.T) {
 
 func TestPDFUnknownPaper(t *testing.T) {
 	t.Parallel()
-	if _, err := report.PDF(sample(false), "a3"); err == nil {
+	if _, err := pdf.Render(sample(false), "a3"); err == nil {
 		t.Error("PDF(a3) succeeded, want an error")
 	}
 }
@@ -278,7 +279,7 @@ func BenchmarkPDF(b *testing.B) {
 	b.ReportAllocs()
 	size := 0
 	for b.Loop() {
-		doc, err := report.PDF(r, report.A4)
+		doc, err := pdf.Render(r, report.A4)
 		if err != nil {
 			b.Fatal(err)
 		}

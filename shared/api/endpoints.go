@@ -1,0 +1,83 @@
+package api
+
+import (
+	"net/http"
+
+	"secscan/shared/httpapi"
+)
+
+// The endpoints, one per API function of template.yaml (its logical id is
+// the method's name plus "Function"), each wrapped with request ids, logging
+// and recovery. Each names the handler it serves and the checks in front of
+// it, and uses only the fields of API that handler needs.
+
+// Health is HealthFunction, GET /health and /api/health: public, and needs Version only.
+func (a *API) Health() http.Handler { return httpapi.Observe(a.Logger, httpapi.Public(a.health)) }
+
+// Me is MeFunction, GET /api/auth/me.
+func (a *API) Me() http.Handler { return a.authed(a.me) }
+
+// ListTargets is ListTargetsFunction, GET /api/targets.
+func (a *API) ListTargets() http.Handler { return a.authed(a.listTargets) }
+
+// CreateTarget is CreateTargetFunction, POST /api/targets.
+func (a *API) CreateTarget() http.Handler { return a.authed(a.createTarget) }
+
+// VerifyTarget is VerifyTargetFunction, POST /api/targets/{id}/verify: needs Verifier.
+func (a *API) VerifyTarget() http.Handler { return a.authed(a.verifyTarget) }
+
+// DeleteTarget is DeleteTargetFunction, DELETE /api/targets/{id}.
+func (a *API) DeleteTarget() http.Handler { return a.authed(a.deleteTarget) }
+
+// CreateToken is CreateTokenFunction, POST /api/tokens: an account action.
+func (a *API) CreateToken() http.Handler { return a.authed(accountAction(a.createToken)) }
+
+// ListTokens is ListTokensFunction, GET /api/tokens: an account action.
+func (a *API) ListTokens() http.Handler { return a.authed(accountAction(a.listTokens)) }
+
+// DeleteToken is DeleteTokenFunction, DELETE /api/tokens/{id}: an account action.
+func (a *API) DeleteToken() http.Handler { return a.authed(accountAction(a.deleteToken)) }
+
+// GetWebhookSecret is GetWebhookSecretFunction, GET /api/webhook-secret: an account action.
+func (a *API) GetWebhookSecret() http.Handler { return a.authed(accountAction(a.getWebhookSecret)) }
+
+// RotateWebhookSecret is RotateWebhookSecretFunction, POST
+// /api/webhook-secret/rotate: an account action.
+func (a *API) RotateWebhookSecret() http.Handler {
+	return a.authed(accountAction(a.rotateWebhookSecret))
+}
+
+// AdminCreateUser is AdminCreateUserFunction, POST /api/admin/users: admins only.
+func (a *API) AdminCreateUser() http.Handler { return a.authed(adminOnly(a.adminCreateUser)) }
+
+// AdminUpdateUser is AdminUpdateUserFunction, PATCH /api/admin/users/{id}: admins only.
+func (a *API) AdminUpdateUser() http.Handler { return a.authed(adminOnly(a.adminUpdateUser)) }
+
+// CreateScan is CreateScanFunction, POST /api/scans: needs Scans and Callbacks.
+func (a *API) CreateScan() http.Handler { return a.authed(a.createScan) }
+
+// ListScans is ListScansFunction, GET /api/scans.
+func (a *API) ListScans() http.Handler { return a.authed(a.listScans) }
+
+// GetScan is GetScanFunction, GET /api/scans/{id}.
+func (a *API) GetScan() http.Handler { return a.authed(a.getScan) }
+
+// CancelScan is CancelScanFunction, DELETE /api/scans/{id}.
+func (a *API) CancelScan() http.Handler { return a.authed(a.cancelScan) }
+
+// ReportMarkdown is ReportMarkdownFunction, GET /api/scans/{id}/report.md.
+func (a *API) ReportMarkdown() http.Handler { return a.authed(a.report(markdownReport)) }
+
+// ReportHTML is ReportHTMLFunction, GET /api/scans/{id}/report.html.
+func (a *API) ReportHTML() http.Handler { return a.authed(a.report(htmlReport)) }
+
+// ReportPDF is ReportPDFFunction, GET /api/scans/{id}/report.pdf: needs PDF.
+func (a *API) ReportPDF() http.Handler { return a.authed(a.report(pdfReport)) }
+
+// FindingsCSV is FindingsCSVFunction, GET /api/scans/{id}/findings.csv.
+func (a *API) FindingsCSV() http.Handler { return a.authed(a.report(csvReport)) }
+
+// authed authenticates the caller (Store and Auth) before h.
+func (a *API) authed(h httpapi.AuthedHandler) http.Handler {
+	return httpapi.Observe(a.Logger, httpapi.Authenticated(a.Auth, h))
+}
