@@ -1,6 +1,7 @@
 // Package devidp is the local stack's development identity provider: an
-// ES256 key made at start, its JWKS, and `POST /dev/session` that signs a
-// session JWT for any email. It exists only in the local stack and the tests,
+// ES256 key made at start, its JWKS, `POST /dev/session` that signs a
+// session JWT for any email, and the OpenID Connect authorization code flow
+// with PKCE the dashboard signs in with (oidc.go). It exists only in the local stack and the tests,
 // so browser-session flows run without a real IdP. Never deployed.
 package devidp
 
@@ -26,9 +27,19 @@ import (
 type Provider struct {
 	Issuer   string
 	Audience string
-	key      *ecdsa.PrivateKey
-	kid      string
-	jwks     []byte
+	// TTL is how long a session token lasts (one hour when zero).
+	TTL   time.Duration
+	key   *ecdsa.PrivateKey
+	kid   string
+	jwks  []byte
+	flows flows
+}
+
+func (p *Provider) ttl() time.Duration {
+	if p.TTL > 0 {
+		return p.TTL
+	}
+	return time.Hour
 }
 
 // New makes a provider with a fresh key.
@@ -70,13 +81,13 @@ func (p *Provider) Sign(claims jwt.MapClaims) (string, error) {
 	return t.SignedString(p.key)
 }
 
-// SessionToken returns a one-hour session token for email.
+// SessionToken returns a session token for email, valid for the provider's TTL.
 func (p *Provider) SessionToken(email string, verified bool) (string, error) {
 	now := time.Now()
 	return p.Sign(jwt.MapClaims{
 		"iss": p.Issuer, "aud": p.Audience, "sub": "dev|" + email,
 		"email": email, "email_verified": verified,
-		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(p.ttl()).Unix(),
 	})
 }
 

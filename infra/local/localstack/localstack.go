@@ -26,8 +26,8 @@ import (
 
 // NewRouter mounts every template route on its function's handler. A route
 // whose function has no handler, or a handler no route uses, is an error:
-// the template and the code must agree. idp (optional) adds /dev/session and
-// /dev/jwks.json.
+// the template and the code must agree. idp (optional) adds /dev/session,
+// /dev/jwks.json and the sign-in flow (/dev/authorize, /dev/token, /dev/logout).
 func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, idp *devidp.Provider) (http.Handler, error) {
 	mux := http.NewServeMux()
 	used := map[string]bool{}
@@ -62,6 +62,10 @@ func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, id
 	if idp != nil {
 		mux.HandleFunc("POST /dev/session", idp.ServeSession)
 		mux.HandleFunc("GET /dev/jwks.json", idp.ServeJWKS)
+		mux.HandleFunc("GET /dev/authorize", idp.ServeAuthorize)
+		mux.HandleFunc("POST /dev/authorize", idp.ServeAuthorize)
+		mux.HandleFunc("POST /dev/token", idp.ServeToken)
+		mux.HandleFunc("GET /dev/logout", idp.ServeLogout)
 	}
 	return mux, nil
 }
