@@ -17,12 +17,33 @@ import (
 
 	"secscan/infra/local/devidp"
 	"secscan/shared/auth"
+	"secscan/shared/dashboard"
 	"secscan/shared/httpapi"
 	"secscan/shared/ids"
 	"secscan/shared/plans"
 	"secscan/shared/samtemplate"
 	"secscan/shared/store"
 )
+
+// DashboardFunction is the template's function of the dashboard's routes; its
+// handler is not an API endpoint, so callers add it to app.Handlers' table.
+const DashboardFunction = "DashboardFunction"
+
+// DashboardConfig is the dashboard's sign-in configuration on a stack served
+// at base: the development identity provider's endpoints when idp is on,
+// otherwise the OIDC_* variables of getenv (client id defaulting to the
+// JWT audience).
+func DashboardConfig(base string, idp *devidp.Provider, getenv func(string) string, audience string) dashboard.Config {
+	if idp != nil {
+		return dashboard.Config{AuthorizeURL: base + "/dev/authorize", TokenURL: base + "/dev/token",
+			LogoutURL: base + "/dev/logout", ClientID: idp.Audience}
+	}
+	c := dashboard.ConfigFromEnv(getenv)
+	if c.ClientID == "" {
+		c.ClientID = audience
+	}
+	return c
+}
 
 // NewRouter mounts every template route on its function's handler. A route
 // whose function has no handler, or a handler no route uses, is an error:
@@ -51,6 +72,9 @@ func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, id
 	for path, ms := range methods {
 		sort.Strings(ms)
 		allow := strings.Join(ms, ", ")
+		if path == "/" {
+			path = "/{$}" // only the page itself, as on API Gateway
+		}
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			httpapi.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"detail": "Method " + r.Method + " not allowed; use " + allow})

@@ -26,6 +26,7 @@ import (
 	"secscan/shared/app"
 	"secscan/shared/auth"
 	"secscan/shared/config"
+	"secscan/shared/dashboard"
 	"secscan/shared/ids"
 	"secscan/shared/resolver/resolvertest"
 	"secscan/shared/samtemplate"
@@ -41,6 +42,7 @@ type stack struct {
 	base      string
 	api       *api.API
 	idp       *devidp.Provider
+	dash      *dashboard.Dashboard
 	dns       *resolvertest.Server
 	spec      *apispec.Spec
 	roundTrip atomic.Int64 // DynamoDB operations made by the API
@@ -134,13 +136,18 @@ func startStack(t *testing.T, options ...stackOption) *stack {
 	}
 	scans.Serve(svc.Agent)
 	s.api = svc.API
-	h, err := localstack.NewRouter(templateRoutes(t), app.Handlers(s.api), s.idp)
-	if err != nil {
+	srv := httptest.NewUnstartedServer(nil) // 127.0.0.1
+	s.base = "http://" + srv.Listener.Addr().String()
+	if s.dash, err = dashboard.New(localstack.DashboardConfig(s.base, s.idp, nil, "")); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h) // 127.0.0.1
+	handlers := app.Handlers(s.api)
+	handlers[localstack.DashboardFunction] = s.dash.Handler()
+	if srv.Config.Handler, err = localstack.NewRouter(templateRoutes(t), handlers, s.idp); err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
 	t.Cleanup(srv.Close)
-	s.base = srv.URL
 	if s.spec, err = apispec.LoadRepoSpec(); err != nil {
 		t.Fatal(err)
 	}
