@@ -41,7 +41,9 @@
     add(el, kids);
     return el;
   }
-  function add(el, kids) {
+  // add appends kids (nested arrays flattened; null, undefined and false
+  // skipped, unlike Node.append, which would print them) as nodes or text.
+  function add(el, ...kids) {
     for (const kid of kids.flat(Infinity)) {
       if (kid === null || kid === undefined || kid === false) continue;
       el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
@@ -252,9 +254,9 @@
     const links = [['#/targets', 'Targets'], ['#/scans', 'Scans'], ['#/scans/new', 'New scan'], ['#/account', 'Account']];
     if (me.is_admin) links.push(['#/admin', 'Admin']);
     const current = location.hash.replace(/^(#\/scans)\/scn_.*/, '$1').replace(/\?.*$/, '');
-    nav.append(h('ul', {}, links.map(([href, text]) =>
+    add(nav, h('ul', {}, links.map(([href, text]) =>
       h('li', {}, h('a', { href, 'aria-current': current === href ? 'page' : null }, text)))));
-    who.append(h('span', {}, me.email, ' · ', h('span', { class: 'badge plan' }, me.plan + ' plan')),
+    add(who, h('span', {}, me.email, ' · ', h('span', { class: 'badge plan' }, me.plan + ' plan')),
       h('button', { type: 'button', class: 'secondary', onclick: signOut }, 'Sign out'));
   }
 
@@ -284,14 +286,14 @@
 
   function pageError(err) {
     clear(main);
-    main.append(title('Something went wrong'), h('p', { class: 'alert', role: 'alert' }, err.message || String(err)),
+    add(main, title('Something went wrong'), h('p', { class: 'alert', role: 'alert' }, err.message || String(err)),
       h('p', {}, h('a', { href: '#/scans' }, 'Back to scans')));
   }
 
   function pageSignIn(problem) {
     navBar();
     clear(main);
-    main.append(title('Sign in'),
+    add(main, title('Sign in'),
       h('p', {}, 'Register the domains you control, prove ownership, and scan them for weaknesses.'),
       problem ? h('p', { class: 'alert', role: 'alert' }, problem) : null,
       h('button', { type: 'button', id: 'sign-in', onclick: () => signIn(location.hash) }, 'Sign in'));
@@ -299,7 +301,7 @@
 
   // ---- Targets --------------------------------------------------------------
   async function pageTargets() {
-    main.append(title('Targets'));
+    add(main, title('Targets'));
     const err = alertBox();
     const domain = h('input', { name: 'target', required: true, autocomplete: 'off', placeholder: 'example.com', spellcheck: 'false' });
     const method = h('select', { name: 'method' }, h('option', { value: 'dns_txt' }, 'DNS TXT record'), h('option', { value: 'http_file' }, 'HTTP file'));
@@ -318,7 +320,7 @@
       field('Domain', domain, 'A domain you control; its subdomains are in scope too.'),
       field('Ownership proof', method)), err, h('button', { type: 'submit' }, 'Add target'));
     const listBox = h('section', { 'aria-labelledby': 'targets-h' }, h('h2', { id: 'targets-h' }, 'Your targets'));
-    main.append(form, listBox);
+    add(main, form, listBox);
 
     async function list() {
       const items = [];
@@ -328,9 +330,9 @@
         items.push(...r.data);
         next = r.next;
       }
-      clear(listBox).append(h('h2', { id: 'targets-h' }, 'Your targets'));
-      if (!items.length) { listBox.append(h('p', {}, 'No targets yet.')); return; }
-      listBox.append(h('ul', { class: 'cards' }, items.map(targetCard)));
+      add(clear(listBox), h('h2', { id: 'targets-h' }, 'Your targets'));
+      if (!items.length) { add(listBox, h('p', {}, 'No targets yet.')); return; }
+      add(listBox, h('ul', { class: 'cards' }, items.map(targetCard)));
     }
 
     function targetCard(t) {
@@ -347,7 +349,7 @@
         h('div', { class: 'row' },
           t.verified ? h('a', { class: 'button', href: '#/scans/new?target=' + encodeURIComponent(t.target) }, 'Scan ' + t.target) :
             h('button', {
-              type: 'button', onclick: async (e) => {
+              type: 'button', class: 'verify', onclick: async (e) => {
                 e.target.disabled = true;
                 clear(box);
                 try {
@@ -374,7 +376,7 @@
 
   // ---- Scans list -------------------------------------------------------------
   async function pageScans() {
-    main.append(title('Scans'), h('p', {}, h('a', { class: 'button', href: '#/scans/new' }, 'New scan')));
+    add(main, title('Scans'), h('p', {}, h('a', { class: 'button', href: '#/scans/new' }, 'New scan')));
     const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'),
       ['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => h('option', { value: s }, s)));
     const target = h('input', { name: 'target', placeholder: 'example.com', autocomplete: 'off', spellcheck: 'false' });
@@ -386,9 +388,9 @@
       class: 'row filters', role: 'search', 'aria-label': 'Filter scans', onsubmit: (e) => { e.preventDefault(); load(true); },
     }, field('Status', status), field('Target', target), h('button', { type: 'submit', class: 'secondary' }, 'Filter'));
     status.addEventListener('change', () => load(true));
-    main.append(filters, err, table, more);
+    add(main, filters, err, table, more);
     const tbody = h('tbody');
-    table.append(h('table', {}, h('caption', { class: 'sr-only' }, 'Your scans, newest first'),
+    add(table, h('table', {}, h('caption', { class: 'sr-only' }, 'Your scans, newest first'),
       h('thead', {}, h('tr', {}, ['Target', 'Type', 'Tier', 'Status', 'Findings', 'Credits', 'Created'].map((c) => h('th', { scope: 'col' }, c)))),
       tbody));
 
@@ -404,15 +406,15 @@
       try {
         const r = await api('GET', next);
         for (const s of r.data) {
-          tbody.append(h('tr', {},
+          add(tbody, h('tr', {},
             h('td', {}, h('a', { href: '#/scans/' + s.id }, s.target)), h('td', {}, s.scan_type), h('td', {}, s.tier),
             h('td', {}, badge(s.status, 'status')), h('td', {}, String(s.findings_count)),
             h('td', {}, s.credits_used + ' / ' + s.max_credits), h('td', {}, when(s.created_at))));
         }
-        if (reset && !r.data.length) tbody.append(h('tr', {}, h('td', { colspan: 7 }, 'No scans match.')));
+        if (reset && !r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 7 }, 'No scans match.')));
         next = r.next;
         clear(more);
-        if (next) more.append(h('button', { type: 'button', class: 'secondary', onclick: () => load(false) }, 'Next page'));
+        if (next) add(more, h('button', { type: 'button', class: 'secondary', onclick: () => load(false) }, 'Next page'));
       } catch (x) { showError(err, x); }
     }
     await load(true);
@@ -421,10 +423,10 @@
   // ---- New scan -----------------------------------------------------------------
   async function pageNewScan() {
     const plan = PLANS[me.plan] || PLANS.free;
-    main.append(title('New scan'));
+    add(main, title('New scan'));
     const targets = (await api('GET', '/api/targets?limit=200')).data.filter((t) => t.verified);
     if (!targets.length) {
-      main.append(h('p', {}, 'Scans need a verified target. ', h('a', { href: '#/targets' }, 'Add and verify one first.')));
+      add(main, h('p', {}, 'Scans need a verified target. ', h('a', { href: '#/targets' }, 'Add and verify one first.')));
       return;
     }
     const wanted = new URLSearchParams(location.hash.split('?')[1] || '').get('target');
@@ -469,7 +471,7 @@
     field('Callback URL (optional)', callback, plan.webhooks ? 'An https URL that receives one signed webhook when the scan ends.' :
       'Webhooks need the Starter plan: on the Free plan a callback URL is ignored.'),
     err, h('button', { type: 'submit' }, 'Start scan'));
-    main.append(form);
+    add(main, form);
     sync();
   }
 
@@ -482,7 +484,7 @@
     const steps = h('ol', { class: 'steps', id: 'steps' });
     const stepsBox = h('section', { 'aria-labelledby': 'steps-h' }, h('h2', { id: 'steps-h' }, 'Agent steps'), steps);
     const results = h('div', { id: 'results' });
-    main.append(heading, err, head, live, results, stepsBox);
+    add(main, heading, err, head, live, results, stepsBox);
     const shown = new Set();
     let rendered = '';
 
@@ -504,18 +506,18 @@
       for (const st of scan.agent_steps || []) {
         if (shown.has(st.seq)) continue;
         shown.add(st.seq);
-        steps.append(stepItem(st));
+        add(steps, stepItem(st));
       }
-      if (!(scan.agent_steps || []).length && !shown.size && !steps.firstChild) steps.append(h('li', { class: 'muted', id: 'no-steps' }, 'No steps yet.'));
+      if (!(scan.agent_steps || []).length && !shown.size && !steps.firstChild) add(steps, h('li', { class: 'muted', id: 'no-steps' }, 'No steps yet.'));
       else if (steps.querySelector('#no-steps') && shown.size) steps.querySelector('#no-steps').remove();
       const state = scan.status + ':' + (scan.webhook_deliveries || []).length;
       if (TERMINAL.includes(scan.status) && rendered !== state) {
         rendered = state;
-        clear(live).append(scan.status === 'completed' ? 'Scan completed with ' + scan.findings_count + ' findings.' : 'Scan ' + scan.status + '.');
+        add(clear(live), scan.status === 'completed' ? 'Scan completed with ' + scan.findings_count + ' findings.' : 'Scan ' + scan.status + '.');
         renderResults(scan);
       }
       if (!TERMINAL.includes(scan.status)) {
-        clear(live).append(scan.status === 'queued' ? 'Waiting to start…' : 'Running: ' + shown.size + ' steps so far.');
+        add(clear(live), scan.status === 'queued' ? 'Waiting to start…' : 'Running: ' + shown.size + ' steps so far.');
         pollTimer = setTimeout(poll, 1500);
       } else if (scan.callback_url && (scan.webhook_deliveries || []).length < 1) {
         pollTimer = setTimeout(poll, 3000); // the webhook is still on its way
@@ -525,7 +527,7 @@
     function renderHead(scan) {
       clear(head);
       const box = alertBox();
-      head.append(h('div', { class: 'row spread' }, h('p', {}, badge(scan.status, 'status'), ' ', scan.scan_type + ' scan, ' + scan.tier + ' tier'),
+      add(head, h('div', { class: 'row spread' }, h('p', {}, badge(scan.status, 'status'), ' ', scan.scan_type + ' scan, ' + scan.tier + ' tier'),
         !TERMINAL.includes(scan.status) && !scan.cancel_requested ? h('button', {
           type: 'button', class: 'danger', id: 'cancel-scan', onclick: async () => {
             if (!(await confirmDialog('Cancel this scan?', 'The agent stops after its current step; findings so far are kept.', 'Cancel scan'))) return;
@@ -561,12 +563,12 @@
     function renderResults(scan) {
       clear(results);
       if (scan.status !== 'completed') {
-        if ((scan.findings || []).length) results.append(findingsSection(scan));
-        results.append(deliveriesSection(scan));
+        if ((scan.findings || []).length) add(results, findingsSection(scan));
+        add(results, deliveriesSection(scan));
         return;
       }
       const sum = scan.summary || {};
-      results.append(
+      add(results, 
         h('section', { class: 'card', 'aria-labelledby': 'sum-h' }, h('h2', { id: 'sum-h' }, 'Summary'),
           h('p', {}, 'Risk rating: ', badge(sum.risk_rating || 'none', 'sev')),
           h('p', { class: 'narrative' }, sum.summary || ''),
@@ -642,7 +644,7 @@
       for (const th of heads) th.setAttribute('aria-sort', th.dataset.key === sortKey ? (asc ? 'ascending' : 'descending') : 'none');
       clear(tbody);
       for (const f of rows) {
-        tbody.append(h('tr', {},
+        add(tbody, h('tr', {},
           h('td', {}, badge(f.severity, 'sev')),
           h('td', {}, h('button', { type: 'button', class: 'link', 'data-finding': f.id, onclick: () => showFinding(f) }, f.title)),
           h('td', {}, f.category), h('td', {}, f.host), h('td', {}, f.port == null ? '—' : String(f.port)),
@@ -652,7 +654,7 @@
     }
     function showFinding(f) {
       const refs = (f.references || []).filter((r) => /^https?:\/\//i.test(r));
-      clear(detail).append(h('article', { class: 'card finding', tabindex: '-1', 'aria-labelledby': 'fd-h' },
+      add(clear(detail), h('article', { class: 'card finding', tabindex: '-1', 'aria-labelledby': 'fd-h' },
         h('div', { class: 'row spread' }, h('h3', { id: 'fd-h' }, f.title), h('button', { type: 'button', class: 'secondary', onclick: () => clear(detail) }, 'Close')),
         h('p', {}, badge(f.severity, 'sev'), ' ', f.category, ' · ', f.host + (f.port != null ? ':' + f.port : ''), f.confidence ? ' · confidence ' + f.confidence : ''),
         h('dl', { class: 'facts' },
@@ -699,7 +701,7 @@
   // ---- Account: tokens and the webhook secret --------------------------------------
   async function pageAccount() {
     const plan = PLANS[me.plan] || PLANS.free;
-    main.append(title('Account'),
+    add(main, title('Account'),
       h('section', { class: 'card', 'aria-labelledby': 'acct-h' }, h('h2', { id: 'acct-h' }, 'You'),
         h('dl', { class: 'facts' }, h('dt', {}, 'Email'), h('dd', {}, me.email), h('dt', {}, 'Plan'), h('dd', {}, me.plan),
           h('dt', {}, 'Admin'), h('dd', {}, me.is_admin ? 'yes' : 'no'), h('dt', {}, 'Member since'), h('dd', {}, when(me.created_at)))));
@@ -719,13 +721,13 @@
           clear(tokErr);
           try {
             const t = (await api('POST', '/api/tokens', { name: name.value.trim(), expires_in_days: Number(days.value) })).data;
-            clear(minted).append(h('div', { class: 'card secret', role: 'region', 'aria-label': 'New token' },
+            add(clear(minted), h('div', { class: 'card secret', role: 'region', 'aria-label': 'New token' },
               h('p', {}, h('strong', {}, 'Copy this token now: it is shown only once.'), ' Store it as a secret; it acts as you.'),
               h('pre', { class: 'mono', id: 'new-token-value' }, t.token), copyButton(t.token, 'Token')));
             await list();
           } catch (x) { showError(tokErr, x); }
         },
-      }, field('Name', name), field('Expires in (days)', days), h('button', { type: 'submit', disabled: !plan.tokens }, 'Create token')),
+      }, field('Name', name), field('Expires in (days)', days), h('button', { type: 'submit' }, 'Create token')),
       tokErr, minted,
       h('div', { class: 'table-wrap' }, h('table', { id: 'tokens' }, h('thead', {}, h('tr', {}, ['Name', 'Prefix', 'Created', 'Last used', 'Expires', ''].map((x, i) =>
         h('th', { scope: 'col' }, x || h('span', { class: 'sr-only' }, 'Actions' + i))))), tbody)));
@@ -733,7 +735,7 @@
       const r = await api('GET', '/api/tokens?limit=200');
       clear(tbody);
       for (const t of r.data) {
-        tbody.append(h('tr', { 'data-token': t.name },
+        add(tbody, h('tr', { 'data-token': t.name },
           h('td', {}, t.name), h('td', { class: 'mono' }, t.token_prefix + '…'), h('td', {}, when(t.created_at)),
           h('td', {}, t.last_used_at ? when(t.last_used_at) : 'never'), h('td', {}, t.expires_at ? when(t.expires_at) : 'never'),
           h('td', {}, h('button', {
@@ -748,14 +750,14 @@
             },
           }, 'Revoke'))));
       }
-      if (!r.data.length) tbody.append(h('tr', {}, h('td', { colspan: 6 }, 'No tokens.')));
+      if (!r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 6 }, 'No tokens.')));
     }
 
     // Webhook secret
     const whErr = alertBox();
     const secretBox = h('div', { id: 'webhook-secret' });
     function showSecret(s) {
-      clear(secretBox).append(h('pre', { class: 'mono', id: 'secret-value' }, s.secret), h('p', { class: 'muted' }, 'Created ' + when(s.created_at)),
+      add(clear(secretBox), h('pre', { class: 'mono', id: 'secret-value' }, s.secret), h('p', { class: 'muted' }, 'Created ' + when(s.created_at)),
         copyButton(s.secret, 'Secret'));
     }
     const webhook = h('section', { class: 'card', 'aria-labelledby': 'wh-h' }, h('h2', { id: 'wh-h' }, 'Webhook signing secret'),
@@ -779,14 +781,14 @@
             } catch (x) { showError(whErr, x); }
           },
         }, 'Rotate secret')));
-    main.append(tokens, webhook);
+    add(main, tokens, webhook);
     try { await list(); } catch (x) { showError(tokErr, x); }
   }
 
   // ---- Admin ---------------------------------------------------------------------------
   async function pageAdmin() {
-    main.append(title('Administration'));
-    if (!me.is_admin) { main.append(h('p', { class: 'alert', role: 'alert' }, 'Admin privileges required.')); return; }
+    add(main, title('Administration'));
+    if (!me.is_admin) { add(main, h('p', { class: 'alert', role: 'alert' }, 'Admin privileges required.')); return; }
     const planSelect = (name, blank) => h('select', { name }, blank ? h('option', { value: '' }, blank) : null, Object.keys(PLANS).map((p) => h('option', { value: p }, p)));
     const cErr = alertBox();
     const cOut = h('div', { id: 'created-user' });
@@ -799,7 +801,7 @@
         clear(cErr);
         try {
           const u = (await api('POST', '/api/admin/users', { email: email.value.trim(), plan: plan.value, is_admin: admin.checked })).data;
-          clear(cOut).append(h('p', {}, 'Created ', h('span', { class: 'mono' }, u.id), ' for ' + u.email + ' on ' + u.plan + '.'),
+          add(clear(cOut), h('p', {}, 'Created ', h('span', { class: 'mono' }, u.id), ' for ' + u.email + ' on ' + u.plan + '.'),
             u.token ? [h('p', {}, h('strong', {}, 'Their first API token, shown only once:')), h('pre', { class: 'mono' }, u.token), copyButton(u.token, 'Token')] :
               h('p', {}, 'An admin signs in with a browser session: no token.'));
         } catch (x) { showError(cErr, x); }
@@ -820,16 +822,21 @@
         if (newAdmin.value) body.is_admin = newAdmin.value === 'true';
         try {
           const u = (await api('PATCH', '/api/admin/users/' + encodeURIComponent(userId.value.trim()), body)).data;
-          clear(uOut).append(h('p', { role: 'status' }, u.email + ' is now on ' + u.plan + (u.is_admin ? ', admin.' : ', not admin.')));
+          add(clear(uOut), h('p', { role: 'status' }, u.email + ' is now on ' + u.plan + (u.is_admin ? ', admin.' : ', not admin.')));
         } catch (x) { showError(uErr, x); }
       },
     }, h('h2', {}, 'Change a user'), field('User id', userId), h('div', { class: 'row' }, field('Plan', newPlan), field('Administrator', newAdmin)),
     uErr, uOut, h('button', { type: 'submit' }, 'Save'));
-    main.append(create, update);
+    add(main, create, update);
   }
 
   // ---- Start ----------------------------------------------------------------------------
   document.querySelector('.skip').addEventListener('click', (e) => { e.preventDefault(); main.focus(); });
-  window.addEventListener('hashchange', () => { route().then(() => main.focus({ preventScroll: true })); });
+  // After a page change, focus moves to the new content for keyboard and
+  // screen-reader users, unless the user already moved it while it loaded.
+  window.addEventListener('hashchange', () => {
+    const from = document.activeElement;
+    route().then(() => { if (document.activeElement === from || document.activeElement === document.body) main.focus({ preventScroll: true }); });
+  });
   finishSignIn().then(route, (err) => pageSignIn(err.message));
 })();
