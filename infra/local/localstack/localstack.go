@@ -88,6 +88,7 @@ func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, id
 		mux.HandleFunc("GET /dev/jwks.json", idp.ServeJWKS)
 		mux.HandleFunc("GET /dev/authorize", idp.ServeAuthorize)
 		mux.HandleFunc("POST /dev/authorize", idp.ServeAuthorize)
+		mux.HandleFunc("GET /dev/authorize.css", idp.ServeStyle)
 		mux.HandleFunc("POST /dev/token", idp.ServeToken)
 		mux.HandleFunc("GET /dev/logout", idp.ServeLogout)
 	}

@@ -262,6 +262,7 @@
 
   async function route() {
     clearTimeout(pollTimer);
+    clear(notice);
     if (!session) return pageSignIn();
     if (!me) {
       try { me = (await api('GET', '/api/auth/me')).data; } catch (err) { return pageError(err); }
@@ -385,19 +386,20 @@
     const more = h('div', { class: 'row' });
     let next = null;
     const filters = h('form', {
-      class: 'row filters', role: 'search', 'aria-label': 'Filter scans', onsubmit: (e) => { e.preventDefault(); load(true); },
+      class: 'row end filters', role: 'search', 'aria-label': 'Filter scans', onsubmit: (e) => { e.preventDefault(); load(true); },
     }, field('Status', status), field('Target', target), h('button', { type: 'submit', class: 'secondary' }, 'Filter'));
     status.addEventListener('change', () => load(true));
     add(main, filters, err, table, more);
     const tbody = h('tbody');
-    add(table, h('table', {}, h('caption', { class: 'sr-only' }, 'Your scans, newest first'),
+    add(table, h('table', { class: 'stack' }, h('caption', { class: 'sr-only' }, 'Your scans, newest first'),
       h('thead', {}, h('tr', {}, ['Target', 'Type', 'Tier', 'Status', 'Findings', 'Credits', 'Created'].map((c) => h('th', { scope: 'col' }, c)))),
       tbody));
 
+    let seq = 0;
     async function load(reset) {
       clear(err);
+      const mine = ++seq; // only the latest request draws: filters can change mid-flight
       if (reset) {
-        clear(tbody);
         const q = new URLSearchParams({ limit: '20' });
         if (status.value) q.set('status', status.value);
         if (target.value.trim()) q.set('target', target.value.trim());
@@ -405,11 +407,13 @@
       }
       try {
         const r = await api('GET', next);
+        if (mine !== seq) return;
+        if (reset) clear(tbody);
         for (const s of r.data) {
           add(tbody, h('tr', {},
-            h('td', {}, h('a', { href: '#/scans/' + s.id }, s.target)), h('td', {}, s.scan_type), h('td', {}, s.tier),
-            h('td', {}, badge(s.status, 'status')), h('td', {}, String(s.findings_count)),
-            h('td', {}, s.credits_used + ' / ' + s.max_credits), h('td', {}, when(s.created_at))));
+            h('td', {}, h('a', { href: '#/scans/' + s.id }, s.target)), h('td', { 'data-label': 'Type' }, s.scan_type), h('td', { 'data-label': 'Tier' }, s.tier),
+            h('td', {}, badge(s.status, 'status')), h('td', { 'data-label': 'Findings' }, String(s.findings_count)),
+            h('td', { 'data-label': 'Credits' }, s.credits_used + ' / ' + s.max_credits), h('td', { 'data-label': 'Created' }, when(s.created_at))));
         }
         if (reset && !r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 7 }, 'No scans match.')));
         next = r.next;
@@ -647,8 +651,8 @@
         add(tbody, h('tr', {},
           h('td', {}, badge(f.severity, 'sev')),
           h('td', {}, h('button', { type: 'button', class: 'link', 'data-finding': f.id, onclick: () => showFinding(f) }, f.title)),
-          h('td', {}, f.category), h('td', {}, f.host), h('td', {}, f.port == null ? '—' : String(f.port)),
-          h('td', {}, f.confidence || '—')));
+          h('td', { 'data-label': 'Category' }, f.category), h('td', { 'data-label': 'Host' }, f.host), h('td', { 'data-label': 'Port' }, f.port == null ? '—' : String(f.port)),
+          h('td', { 'data-label': 'Confidence' }, f.confidence || '—')));
       }
       count.textContent = rows.length + ' of ' + findings.length + ' findings';
     }
@@ -671,7 +675,7 @@
     search.addEventListener('input', draw);
     const section = h('section', { class: 'card', 'aria-labelledby': 'find-h' }, h('h2', { id: 'find-h' }, 'Findings'),
       h('div', { class: 'row filters', role: 'search', 'aria-label': 'Filter findings' }, fSev, fCat, fHost, fConf, search), count,
-      h('div', { class: 'table-wrap' }, h('table', { id: 'findings' }, h('thead', {}, h('tr', {}, heads)), tbody)), detail);
+      h('div', { class: 'table-wrap' }, h('table', { id: 'findings', class: 'stack' }, h('thead', {}, h('tr', {}, heads)), tbody)), detail);
     draw();
     return section;
   }
@@ -716,7 +720,7 @@
       h('p', {}, 'Tokens let scripts and CI call the API as you, with your plan and limits.'),
       plan.tokens ? null : h('p', { class: 'alert', role: 'note' }, 'API tokens need the Starter plan.'),
       h('form', {
-        class: 'row', id: 'new-token', onsubmit: async (e) => {
+        class: 'row end', id: 'new-token', onsubmit: async (e) => {
           e.preventDefault();
           clear(tokErr);
           try {
@@ -729,15 +733,15 @@
         },
       }, field('Name', name), field('Expires in (days)', days), h('button', { type: 'submit' }, 'Create token')),
       tokErr, minted,
-      h('div', { class: 'table-wrap' }, h('table', { id: 'tokens' }, h('thead', {}, h('tr', {}, ['Name', 'Prefix', 'Created', 'Last used', 'Expires', ''].map((x, i) =>
+      h('div', { class: 'table-wrap' }, h('table', { id: 'tokens', class: 'stack' }, h('thead', {}, h('tr', {}, ['Name', 'Prefix', 'Created', 'Last used', 'Expires', ''].map((x, i) =>
         h('th', { scope: 'col' }, x || h('span', { class: 'sr-only' }, 'Actions' + i))))), tbody)));
     async function list() {
       const r = await api('GET', '/api/tokens?limit=200');
       clear(tbody);
       for (const t of r.data) {
         add(tbody, h('tr', { 'data-token': t.name },
-          h('td', {}, t.name), h('td', { class: 'mono' }, t.token_prefix + '…'), h('td', {}, when(t.created_at)),
-          h('td', {}, t.last_used_at ? when(t.last_used_at) : 'never'), h('td', {}, t.expires_at ? when(t.expires_at) : 'never'),
+          h('td', {}, t.name), h('td', { class: 'mono', 'data-label': 'Prefix' }, t.token_prefix + '…'), h('td', { 'data-label': 'Created' }, when(t.created_at)),
+          h('td', { 'data-label': 'Last used' }, t.last_used_at ? when(t.last_used_at) : 'never'), h('td', { 'data-label': 'Expires' }, t.expires_at ? when(t.expires_at) : 'never'),
           h('td', {}, h('button', {
             type: 'button', class: 'danger', 'aria-label': 'Revoke ' + t.name, onclick: async () => {
               if (!(await confirmDialog('Revoke ' + t.name + '?', 'Requests with this token fail from now on.', 'Revoke token'))) return;
