@@ -1,7 +1,7 @@
 // The secscan dashboard: plain DOM code, no framework, no build step.
 // Every string from the API (and so from scanned targets) reaches the page as
 // a text node or an attribute value, never as HTML: the h() helper below is
-// the only way this file creates elements, and it has no innerHTML path.
+// the only way this file creates elements, and it never parses markup.
 'use strict';
 (function () {
   const OIDC = JSON.parse(document.querySelector('meta[name="secscan-oidc"]').content);
