@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/mail"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/MicahParks/keyfunc/v3"
@@ -27,17 +28,26 @@ import (
 type Provider struct {
 	Issuer   string
 	Audience string
-	// TTL is how long a session token lasts (one hour when zero).
-	TTL   time.Duration
-	key   *ecdsa.PrivateKey
-	kid   string
-	jwks  []byte
-	flows flows
+	key      *ecdsa.PrivateKey
+	kid      string
+	jwks     []byte
+	flows    flows
+	// Tests change these while the provider serves (atomics, so no race).
+	sessionTTL atomic.Int64 // nanoseconds; zero means one hour
+	noRefresh  atomic.Bool
 }
 
+// SetSessionTTL sets how long the tokens signed from now on last.
+func (p *Provider) SetSessionTTL(d time.Duration) { p.sessionTTL.Store(int64(d)) }
+
+// SetRefreshTokens turns the refresh tokens of the code exchange on (the
+// default) or off, as some providers configure public clients: the dashboard
+// must then send the user back through sign-in when a session ends.
+func (p *Provider) SetRefreshTokens(on bool) { p.noRefresh.Store(!on) }
+
 func (p *Provider) ttl() time.Duration {
-	if p.TTL > 0 {
-		return p.TTL
+	if d := time.Duration(p.sessionTTL.Load()); d > 0 {
+		return d
 	}
 	return time.Hour
 }

@@ -276,13 +276,16 @@ func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
 			tokenError(w, "invalid_grant", "code_verifier does not match the code_challenge")
 			return
 		}
+		email = g.email
+		if p.noRefresh.Load() {
+			break
+		}
 		var err error
 		if refresh, err = randtoken.Base62(32); err != nil {
 			tokenError(w, "server_error", "no randomness")
 			return
 		}
 		p.flows.addRefresh(refresh, g.email)
-		email = g.email
 	case "refresh_token":
 		var ok bool
 		if email, ok = p.flows.refreshEmail(f.Get("refresh_token")); !ok {

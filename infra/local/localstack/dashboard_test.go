@@ -438,3 +438,36 @@ func awaitFile(t *testing.T, path string) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// Sessions end: with refresh tokens the page renews its session unseen;
+// without them an ended session goes back through sign-in and returns to the
+// page the user was on.
+func TestDashboardSessionExpiry(t *testing.T) {
+	t.Parallel()
+	s := startStack(t)
+	s.idp.SetSessionTTL(2 * time.Second)
+	b := newBrowser(t, s.base)
+	email := "expiry-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+
+	b.signIn(email)
+	time.Sleep(3 * time.Second) // past the session's end
+	b.goTo("#/targets", "#add-target")
+	var loc string
+	b.run("location", chromedp.Location(&loc))
+	if !strings.HasSuffix(loc, "/#/targets") {
+		t.Fatalf("a renewed session went to %s", loc)
+	}
+	b.signOut()
+
+	s.idp.SetRefreshTokens(false)
+	b.signIn(email)
+	b.goTo("#/account", "#reveal-secret")
+	time.Sleep(3 * time.Second)
+	b.click("#reveal-secret")
+	b.run("back at sign-in", chromedp.WaitVisible("#email", chromedp.ByQuery), chromedp.SendKeys("#email", email, chromedp.ByQuery))
+	b.click("button[type=submit]")
+	b.run("back on the page", chromedp.WaitVisible("#reveal-secret", chromedp.ByQuery), chromedp.Location(&loc))
+	if !strings.HasSuffix(loc, "/#/account") {
+		t.Fatalf("after signing in again the user is at %s, want the account page they were on", loc)
+	}
+}
