@@ -486,11 +486,13 @@
     const err = alertBox();
     const head = h('section', { class: 'card', 'aria-label': 'Status' });
     const steps = h('ol', { class: 'steps', id: 'steps' });
-    const stepsBox = h('section', { 'aria-labelledby': 'steps-h' }, h('h2', { id: 'steps-h' }, 'Agent steps'), steps);
+    const noSteps = h('p', { class: 'muted' }, 'No steps yet.');
+    const stepsBox = h('section', { 'aria-labelledby': 'steps-h' }, h('h2', { id: 'steps-h' }, 'Agent steps'), noSteps, steps);
     const results = h('div', { id: 'results' });
     add(main, heading, err, head, live, results, stepsBox);
     const shown = new Set();
     let rendered = '';
+    let waits = 0;
 
     async function poll() {
       let scan;
@@ -512,8 +514,7 @@
         shown.add(st.seq);
         add(steps, stepItem(st));
       }
-      if (!(scan.agent_steps || []).length && !shown.size && !steps.firstChild) add(steps, h('li', { class: 'muted', id: 'no-steps' }, 'No steps yet.'));
-      else if (steps.querySelector('#no-steps') && shown.size) steps.querySelector('#no-steps').remove();
+      noSteps.hidden = shown.size > 0;
       const state = scan.status + ':' + (scan.webhook_deliveries || []).length;
       if (TERMINAL.includes(scan.status) && rendered !== state) {
         rendered = state;
@@ -523,7 +524,8 @@
       if (!TERMINAL.includes(scan.status)) {
         add(clear(live), scan.status === 'queued' ? 'Waiting to start…' : 'Running: ' + shown.size + ' steps so far.');
         pollTimer = setTimeout(poll, 1500);
-      } else if (scan.callback_url && (scan.webhook_deliveries || []).length < 1) {
+      } else if (scan.callback_url && (scan.webhook_deliveries || []).length < 1 && waits < 20) {
+        waits += 1;
         pollTimer = setTimeout(poll, 3000); // the webhook is still on its way
       }
     }
