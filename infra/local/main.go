@@ -150,7 +150,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	dash, err := dashboard.New(localstack.DashboardConfig("http://"+*addr, idp, os.Getenv, cfg.JWTAudience))
+	dash, err := dashboard.New(localstack.DashboardConfig(idp, os.Getenv, cfg.JWTAudience))
 	if err != nil {
 		return fmt.Errorf("dashboard: %w", err)
 	}

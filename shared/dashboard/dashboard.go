@@ -34,6 +34,7 @@ var files embed.FS
 
 // Config names the identity provider the dashboard signs in with.
 type Config struct {
+	// Each endpoint is an absolute URL, or a path on the page's own origin.
 	AuthorizeURL string // OIDC_AUTHORIZE_URL: the authorization endpoint
 	TokenURL     string // OIDC_TOKEN_URL: the token endpoint
 	LogoutURL    string // OIDC_LOGOUT_URL: optional; Cognito's /logout
@@ -75,9 +76,12 @@ func New(cfg Config) (*Dashboard, error) {
 		if raw == "" && name == "OIDC_LOGOUT_URL" {
 			continue
 		}
+		if strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "//") {
+			continue // on the page's own origin (the local development provider)
+		}
 		u, err := url.Parse(raw)
 		if err != nil || !u.IsAbs() || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, fmt.Errorf("%s must be an absolute http(s) URL, got %q", name, raw)
+			return nil, fmt.Errorf("%s must be an absolute http(s) URL or a path on this origin, got %q", name, raw)
 		}
 		if name == "OIDC_TOKEN_URL" {
 			// The page posts the code to the token endpoint itself.

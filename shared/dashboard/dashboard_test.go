@@ -117,10 +117,24 @@ func TestFilesAreSelfContained(t *testing.T) {
 	}
 }
 
+// The local development provider lives on the page's origin: paths, and no
+// other origin in the policy.
+func TestSameOriginProvider(t *testing.T) {
+	t.Parallel()
+	d, err := New(Config{AuthorizeURL: "/dev/authorize", TokenURL: "/dev/token", LogoutURL: "/dev/logout", ClientID: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.CSP(), "connect-src 'self';") {
+		t.Errorf("CSP %s", d.CSP())
+	}
+}
+
 func TestConfigIsChecked(t *testing.T) {
 	t.Parallel()
 	for name, mutate := range map[string]func(*Config){
-		"relative authorize": func(c *Config) { c.AuthorizeURL = "/oauth2/authorize" },
+		"relative authorize": func(c *Config) { c.AuthorizeURL = "oauth2/authorize" },
+		"other origin":       func(c *Config) { c.TokenURL = "//evil.example/token" },
 		"no token endpoint":  func(c *Config) { c.TokenURL = "" },
 		"javascript logout":  func(c *Config) { c.LogoutURL = "javascript:alert(1)" },
 		"no client":          func(c *Config) { c.ClientID = "" },

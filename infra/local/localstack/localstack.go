@@ -29,14 +29,15 @@ import (
 // handler is not an API endpoint, so callers add it to app.Handlers' table.
 const DashboardFunction = "DashboardFunction"
 
-// DashboardConfig is the dashboard's sign-in configuration on a stack served
-// at base: the development identity provider's endpoints when idp is on,
-// otherwise the OIDC_* variables of getenv (client id defaulting to the
-// JWT audience).
-func DashboardConfig(base string, idp *devidp.Provider, getenv func(string) string, audience string) dashboard.Config {
+// DashboardConfig is the dashboard's sign-in configuration: the development
+// identity provider's endpoints when idp is on (paths on the page's origin,
+// so http://localhost:3000 works as well as http://127.0.0.1:3000),
+// otherwise the OIDC_* variables of getenv (client id defaulting to the JWT
+// audience).
+func DashboardConfig(idp *devidp.Provider, getenv func(string) string, audience string) dashboard.Config {
 	if idp != nil {
-		return dashboard.Config{AuthorizeURL: base + "/dev/authorize", TokenURL: base + "/dev/token",
-			LogoutURL: base + "/dev/logout", ClientID: idp.Audience}
+		return dashboard.Config{AuthorizeURL: "/dev/authorize", TokenURL: "/dev/token",
+			LogoutURL: "/dev/logout", ClientID: idp.Audience}
 	}
 	c := dashboard.ConfigFromEnv(getenv)
 	if c.ClientID == "" {

@@ -136,18 +136,18 @@ func startStack(t *testing.T, options ...stackOption) *stack {
 	}
 	scans.Serve(svc.Agent)
 	s.api = svc.API
-	srv := httptest.NewUnstartedServer(nil) // 127.0.0.1
-	s.base = "http://" + srv.Listener.Addr().String()
-	if s.dash, err = dashboard.New(localstack.DashboardConfig(s.base, s.idp, nil, "")); err != nil {
+	if s.dash, err = dashboard.New(localstack.DashboardConfig(s.idp, nil, "")); err != nil {
 		t.Fatal(err)
 	}
 	handlers := app.Handlers(s.api)
 	handlers[localstack.DashboardFunction] = s.dash.Handler()
-	if srv.Config.Handler, err = localstack.NewRouter(templateRoutes(t), handlers, s.idp); err != nil {
+	h, err := localstack.NewRouter(templateRoutes(t), handlers, s.idp)
+	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Start()
+	srv := httptest.NewServer(h) // 127.0.0.1
 	t.Cleanup(srv.Close)
+	s.base = srv.URL
 	if s.spec, err = apispec.LoadRepoSpec(); err != nil {
 		t.Fatal(err)
 	}
