@@ -206,7 +206,8 @@ func (b *browserTest) goTo(hash, ready string) {
 // verify the demo target, launch a scan and watch it complete live, open a
 // finding (a hostile one renders as text), download a report, meet a plan
 // limit (403), have an admin upgrade the plan, mint and revoke a token,
-// rotate the webhook secret, cancel a running scan, sign out. Every page is
+// rotate the webhook secret, download the PDF the new plan allows, see when
+// to retry after a 429, cancel a running scan, sign out. Every page is
 // screenshot at 390 and 1280 px and checked with axe-core.
 func TestDashboardInTheBrowser(t *testing.T) {
 	t.Parallel()
@@ -234,6 +235,15 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	b := newBrowser(t, s.base)
 	b.run("open", chromedp.Navigate(s.base+"/"), chromedp.WaitVisible("#sign-in", chromedp.ByQuery))
 	b.page("sign-in")
+	// Keyboard: the first Tab reaches the skip link, with a visible focus ring.
+	var focus struct {
+		Class   string `json:"cls"`
+		Outline string `json:"outline"`
+	}
+	b.run("tab", chromedp.KeyEvent("\t"), chromedp.Evaluate(`({cls: document.activeElement.className, outline: getComputedStyle(document.activeElement).outlineStyle})`, &focus))
+	if focus.Class != "skip" || focus.Outline == "none" {
+		t.Errorf("first Tab focuses %+v, want the skip link with an outline", focus)
+	}
 	b.click("#sign-in")
 	b.run("authorize page", chromedp.WaitVisible("#email", chromedp.ByQuery))
 	b.page("idp-authorize")
@@ -408,6 +418,29 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	b.run("rotated", chromedp.Poll(fmt.Sprintf(`document.querySelector('#secret-value').textContent !== %q`, before), nil, chromedp.WithPollingTimeout(10*time.Second)))
 	if after := b.text("#secret-value"); !strings.HasPrefix(after, "whsec_") || after == before {
 		t.Errorf("secret %q after %q", after, before)
+	}
+
+	// On Starter the PDF report downloads too.
+	b.goTo("#/scans/"+scanID, `button[data-format=pdf]`)
+	b.click(`button[data-format=pdf]`)
+	if pdf := awaitFile(t, filepath.Join(b.shots, scanID+".pdf")); !strings.HasPrefix(pdf, "%PDF-") {
+		t.Errorf("downloaded PDF starts %.8q", pdf)
+	}
+
+	// Over the per-user limit the page says when to retry, as the API does.
+	session, err := s.idp.SessionToken(email, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 70; i++ {
+		if r := s.call(http.MethodGet, "/api/auth/me", session, nil); r.status == http.StatusTooManyRequests {
+			break
+		}
+	}
+	b.goTo("#/account", "#reveal-secret")
+	b.click("#reveal-secret")
+	if msg := b.text("#webhook-secret + .alert"); !strings.Contains(msg, "Rate limit exceeded") || !regexp.MustCompile(`Try again in \d+ s`).MatchString(msg) {
+		t.Errorf("429 shows %q", msg)
 	}
 	b.signOut()
 	if b.dialogs.Load() != 0 {
