@@ -207,8 +207,8 @@ func (b *browserTest) goTo(hash, ready string) {
 // finding (a hostile one renders as text), download a report, meet a plan
 // limit (403), have an admin upgrade the plan, mint and revoke a token,
 // rotate the webhook secret, download the PDF the new plan allows, see when
-// to retry after a 429, cancel a running scan, sign out. Every page is
-// screenshot at 390 and 1280 px and checked with axe-core.
+// to retry after a 429, sign out. Every page is screenshot at 390 and
+// 1280 px and checked with axe-core.
 func TestDashboardInTheBrowser(t *testing.T) {
 	t.Parallel()
 	s, demo := demoStack(t)
@@ -271,6 +271,16 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	}
 	b.click(`li[data-target="demo.test"] button.verify`)
 	b.run("verified", chromedp.WaitVisible(`li[data-target="demo.test"] .state-verified`, chromedp.ByQuery))
+
+	// Delete asks first; cancelling keeps the target, confirming removes it.
+	b.run("add another", chromedp.SendKeys("#add-target input[name=target]", "other.test", chromedp.ByQuery))
+	b.click("#add-target button[type=submit]")
+	b.click(`li[data-target="other.test"] button.danger`)
+	b.click("dialog[open] button[value=cancel]")
+	b.run("kept", chromedp.WaitNotPresent("dialog", chromedp.ByQuery), chromedp.WaitVisible(`li[data-target="other.test"]`, chromedp.ByQuery))
+	b.click(`li[data-target="other.test"] button.danger`)
+	b.confirm()
+	b.run("deleted", chromedp.WaitNotPresent(`li[data-target="other.test"]`, chromedp.ByQuery))
 
 	// A plan limit: the free plan cannot mint tokens, and says which plan can.
 	b.goTo("#/account", "#new-token")
@@ -356,23 +366,12 @@ func TestDashboardInTheBrowser(t *testing.T) {
 		t.Errorf("downloaded report: %.200q", md)
 	}
 
-	// A scan cancelled while it runs.
-	b.goTo("#/scans/new", "#new-scan")
-	b.run("full standard", chromedp.SetValue("#new-scan select[name=scan_type]", "full", chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector('#new-scan select[name=scan_type]').dispatchEvent(new Event('change'))`, nil))
-	b.click("#new-scan button[type=submit]")
-	b.run("running", chromedp.WaitVisible(".badge.status-running", chromedp.ByQuery))
-	b.page("scan-running")
-	b.click("#cancel-scan")
-	b.confirm()
-	b.run("cancelled", chromedp.WaitVisible(".badge.status-cancelled", chromedp.ByQuery))
-
 	b.goTo("#/scans", "table tbody tr")
-	b.run("status filter", chromedp.SetValue("main select[name=status]", "cancelled", chromedp.ByQuery),
+	b.run("status filter", chromedp.SetValue("main select[name=status]", "completed", chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector('main select[name=status]').dispatchEvent(new Event('change'))`, nil),
 		chromedp.Sleep(300*time.Millisecond))
-	if rows := b.text("main table tbody"); !strings.Contains(rows, "cancelled") || strings.Contains(rows, "completed") {
-		t.Errorf("cancelled filter shows %q", rows)
+	if rows := b.text("main table tbody"); !strings.Contains(rows, "completed") || strings.Contains(rows, "failed") {
+		t.Errorf("completed filter shows %q", rows)
 	}
 	b.page("scans")
 	b.signOut()
@@ -380,6 +379,13 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	// An admin upgrades the user to Starter.
 	b.signIn(admin.user.Email)
 	b.goTo("#/admin", "#update-user")
+	b.run("create user", chromedp.SendKeys("#create-user input[name=email]", "new-"+email, chromedp.ByQuery),
+		chromedp.SetValue("#create-user select[name=plan]", "pro", chromedp.ByQuery))
+	b.click("#create-user button[type=submit]")
+	b.run("created", chromedp.WaitVisible("#created-user pre", chromedp.ByQuery))
+	if out := b.text("#created-user"); !strings.Contains(out, "on pro") || !regexp.MustCompile(`pt_[0-9A-Za-z]{32,}`).MatchString(out) {
+		t.Errorf("created user shows %q, want the plan and the first token", out)
+	}
 	b.page("admin")
 	b.run("upgrade", chromedp.SendKeys("#update-user input[name=user_id]", mustUserID(t, s, email), chromedp.ByQuery),
 		chromedp.SetValue("#update-user select[name=new_plan]", "starter", chromedp.ByQuery))
@@ -502,5 +508,41 @@ func TestDashboardSessionExpiry(t *testing.T) {
 	b.run("back on the page", chromedp.WaitVisible("#reveal-secret", chromedp.ByQuery), chromedp.Location(&loc))
 	if !strings.HasSuffix(loc, "/#/account") {
 		t.Fatalf("after signing in again the user is at %s, want the account page they were on", loc)
+	}
+}
+
+// A running scan is cancelled from its live view: the target answers slowly,
+// so the scan is still running when the user confirms.
+func TestDashboardCancelsARunningScan(t *testing.T) {
+	t.Parallel()
+	s := startStack(t, withWebPorts(slowSite(t, 300*time.Millisecond), closedPort(t)))
+	s.dns.Add(t, "slow.test. 60 IN A 127.0.0.1")
+	b := newBrowser(t, s.base)
+	b.signIn("cancel-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com")
+	b.goTo("#/targets", "#add-target")
+	b.run("add target", chromedp.SendKeys("#add-target input[name=target]", "slow.test", chromedp.ByQuery))
+	b.click("#add-target button[type=submit]")
+	token := regexp.MustCompile(`service-verify-[0-9A-Za-z]+`).FindString(b.text(`li[data-target="slow.test"] pre.instructions`))
+	s.dns.Add(t, fmt.Sprintf("_service-challenge.slow.test. 60 IN TXT %q", token))
+	b.click(`li[data-target="slow.test"] button.verify`)
+	b.run("verified", chromedp.WaitVisible(`li[data-target="slow.test"] .state-verified`, chromedp.ByQuery))
+
+	b.goTo("#/scans/new", "#new-scan")
+	b.click("#new-scan button[type=submit]")
+	b.run("running", chromedp.WaitVisible(".badge.status-running", chromedp.ByQuery))
+	b.page("scan-running")
+	b.click("#cancel-scan")
+	if msg := b.text("dialog[open] p"); !strings.Contains(msg, "stops after its current step") {
+		t.Errorf("cancel confirmation says %q", msg)
+	}
+	b.confirm()
+	b.run("cancelled", chromedp.WaitVisible(".badge.status-cancelled", chromedp.ByQuery))
+	var steps int
+	b.run("steps", chromedp.Evaluate(`document.querySelectorAll('#steps li.step').length`, &steps))
+	if steps > 1 {
+		t.Errorf("%d steps ran after the cancellation, want at most the one in progress", steps)
+	}
+	if live := b.text(".live"); !strings.Contains(live, "cancelled") {
+		t.Errorf("live region says %q", live)
 	}
 }
