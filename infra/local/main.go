@@ -33,6 +33,7 @@ import (
 	"secscan/infra/local/localstack"
 	"secscan/shared/app"
 	"secscan/shared/config"
+	"secscan/shared/dashboard"
 	"secscan/shared/lambdaenv"
 	"secscan/shared/samtemplate"
 	"secscan/shared/store"
@@ -150,7 +151,13 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	handler, err := localstack.NewRouter(routes, app.Handlers(api), idp)
+	dash, err := dashboard.New(localstack.DashboardConfig(idp, os.Getenv, cfg.JWTAudience))
+	if err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	handlers := app.Handlers(api)
+	handlers[localstack.DashboardFunction] = dash.Handler()
+	handler, err := localstack.NewRouter(routes, handlers, idp)
 	if err != nil {
 		return err
 	}
@@ -184,6 +191,7 @@ func run() error {
 func printBanner(w io.Writer, addr string, cfg config.Config, devIdP bool, routes int, demo *demotarget.Target, sfnLog string) {
 	base := "http://" + addr
 	fmt.Fprintf(w, "\nAPI listening on %s (%d routes from template.yaml)\n", base, routes)
+	fmt.Fprintf(w, "Dashboard: %s/ (sign in through the identity provider)\n", base)
 	fmt.Fprintf(w, "DynamoDB: %s, table %q\n", cfg.DynamoDBEndpoint, cfg.TableName)
 	fmt.Fprintf(w, "Scans: infra/statemachine/scan.asl.json on aws-local-stepfunctions\n")
 	fmt.Fprintf(w, "Logs of DynamoDB Local and the state machine runner: %s\n", filepath.Dir(sfnLog))

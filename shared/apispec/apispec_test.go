@@ -229,6 +229,8 @@ func TestEveryEndpointDocumented(t *testing.T) {
 		{"POST", "/api/admin/users", "201", "", false},
 		{"PATCH", "/api/admin/users/{id}", "200", "", false},
 		{"POST", "/dev/session", "200", "", true},
+		{"GET", "/", "200", "", true},
+		{"GET", "/assets/{name}", "200", "", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {

@@ -25,7 +25,13 @@ type Route struct {
 }
 
 // Pattern is the route as a net/http ServeMux pattern ("GET /api/targets/{id}").
-func (r Route) Pattern() string { return r.Method + " " + r.Path }
+// "/" matches only itself, as on API Gateway (a ServeMux "/" matches every path).
+func (r Route) Pattern() string {
+	if r.Path == "/" {
+		return r.Method + " /{$}"
+	}
+	return r.Method + " " + r.Path
+}
 
 // Template is the parsed part of template.yaml.
 type Template struct {

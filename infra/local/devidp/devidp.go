@@ -1,6 +1,7 @@
 // Package devidp is the local stack's development identity provider: an
-// ES256 key made at start, its JWKS, and `POST /dev/session` that signs a
-// session JWT for any email. It exists only in the local stack and the tests,
+// ES256 key made at start, its JWKS, `POST /dev/session` that signs a
+// session JWT for any email, and the OpenID Connect authorization code flow
+// with PKCE the dashboard signs in with (oidc.go). It exists only in the local stack and the tests,
 // so browser-session flows run without a real IdP. Never deployed.
 package devidp
 
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"net/mail"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/MicahParks/keyfunc/v3"
@@ -29,6 +31,25 @@ type Provider struct {
 	key      *ecdsa.PrivateKey
 	kid      string
 	jwks     []byte
+	flows    flows
+	// Tests change these while the provider serves (atomics, so no race).
+	sessionTTL atomic.Int64 // nanoseconds; zero means one hour
+	noRefresh  atomic.Bool
+}
+
+// SetSessionTTL sets how long the tokens signed from now on last.
+func (p *Provider) SetSessionTTL(d time.Duration) { p.sessionTTL.Store(int64(d)) }
+
+// SetRefreshTokens turns the refresh tokens of the code exchange on (the
+// default) or off, as some providers configure public clients: the dashboard
+// must then send the user back through sign-in when a session ends.
+func (p *Provider) SetRefreshTokens(on bool) { p.noRefresh.Store(!on) }
+
+func (p *Provider) ttl() time.Duration {
+	if d := time.Duration(p.sessionTTL.Load()); d > 0 {
+		return d
+	}
+	return time.Hour
 }
 
 // New makes a provider with a fresh key.
@@ -70,13 +91,13 @@ func (p *Provider) Sign(claims jwt.MapClaims) (string, error) {
 	return t.SignedString(p.key)
 }
 
-// SessionToken returns a one-hour session token for email.
+// SessionToken returns a session token for email, valid for the provider's TTL.
 func (p *Provider) SessionToken(email string, verified bool) (string, error) {
 	now := time.Now()
 	return p.Sign(jwt.MapClaims{
 		"iss": p.Issuer, "aud": p.Audience, "sub": "dev|" + email,
 		"email": email, "email_verified": verified,
-		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(p.ttl()).Unix(),
 	})
 }
 

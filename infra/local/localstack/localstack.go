@@ -17,6 +17,7 @@ import (
 
 	"secscan/infra/local/devidp"
 	"secscan/shared/auth"
+	"secscan/shared/dashboard"
 	"secscan/shared/httpapi"
 	"secscan/shared/ids"
 	"secscan/shared/plans"
@@ -24,10 +25,31 @@ import (
 	"secscan/shared/store"
 )
 
+// DashboardFunction is the template's function of the dashboard's routes; its
+// handler is not an API endpoint, so callers add it to app.Handlers' table.
+const DashboardFunction = "DashboardFunction"
+
+// DashboardConfig is the dashboard's sign-in configuration: the development
+// identity provider's endpoints when idp is on (paths on the page's origin,
+// so http://localhost:3000 works as well as http://127.0.0.1:3000),
+// otherwise the OIDC_* variables of getenv (client id defaulting to the JWT
+// audience).
+func DashboardConfig(idp *devidp.Provider, getenv func(string) string, audience string) dashboard.Config {
+	if idp != nil {
+		return dashboard.Config{AuthorizeURL: "/dev/authorize", TokenURL: "/dev/token",
+			LogoutURL: "/dev/logout", ClientID: idp.Audience}
+	}
+	c := dashboard.ConfigFromEnv(getenv)
+	if c.ClientID == "" {
+		c.ClientID = audience
+	}
+	return c
+}
+
 // NewRouter mounts every template route on its function's handler. A route
 // whose function has no handler, or a handler no route uses, is an error:
-// the template and the code must agree. idp (optional) adds /dev/session and
-// /dev/jwks.json.
+// the template and the code must agree. idp (optional) adds /dev/session,
+// /dev/jwks.json and the sign-in flow (/dev/authorize, /dev/token, /dev/logout).
 func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, idp *devidp.Provider) (http.Handler, error) {
 	mux := http.NewServeMux()
 	used := map[string]bool{}
@@ -51,6 +73,9 @@ func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, id
 	for path, ms := range methods {
 		sort.Strings(ms)
 		allow := strings.Join(ms, ", ")
+		if path == "/" {
+			path = "/{$}" // only the page itself, as on API Gateway
+		}
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			httpapi.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"detail": "Method " + r.Method + " not allowed; use " + allow})
@@ -62,6 +87,11 @@ func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, id
 	if idp != nil {
 		mux.HandleFunc("POST /dev/session", idp.ServeSession)
 		mux.HandleFunc("GET /dev/jwks.json", idp.ServeJWKS)
+		mux.HandleFunc("GET /dev/authorize", idp.ServeAuthorize)
+		mux.HandleFunc("POST /dev/authorize", idp.ServeAuthorize)
+		mux.HandleFunc("GET /dev/authorize.css", idp.ServeStyle)
+		mux.HandleFunc("POST /dev/token", idp.ServeToken)
+		mux.HandleFunc("GET /dev/logout", idp.ServeLogout)
 	}
 	return mux, nil
 }

@@ -26,6 +26,7 @@ import (
 	"secscan/shared/app"
 	"secscan/shared/auth"
 	"secscan/shared/config"
+	"secscan/shared/dashboard"
 	"secscan/shared/ids"
 	"secscan/shared/resolver/resolvertest"
 	"secscan/shared/samtemplate"
@@ -41,6 +42,7 @@ type stack struct {
 	base      string
 	api       *api.API
 	idp       *devidp.Provider
+	dash      *dashboard.Dashboard
 	dns       *resolvertest.Server
 	spec      *apispec.Spec
 	roundTrip atomic.Int64 // DynamoDB operations made by the API
@@ -136,7 +138,11 @@ func startStack(t testing.TB, options ...stackOption) *stack {
 	}
 	scans.Serve(svc.Agent)
 	s.api = svc.API
+	if s.dash, err = dashboard.New(localstack.DashboardConfig(s.idp, nil, "")); err != nil {
+		t.Fatal(err)
+	}
 	handlers := app.Handlers(s.api)
+	handlers[localstack.DashboardFunction] = s.dash.Handler()
 	for name, h := range handlers {
 		handlers[name] = asFunction(name, h)
 	}

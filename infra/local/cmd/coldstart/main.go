@@ -158,6 +158,7 @@ func (rt *runtimeAPI) startUp(path string) (time.Duration, error) {
 		"STEPFUNCTIONS_ENDPOINT=http://127.0.0.1:1",
 		"JWT_JWKS_URL=http://" + rt.addr + "/jwks.json", "JWT_ISSUER=https://idp.test/", "JWT_AUDIENCE=coldstart",
 		"ADMIN_EMAILS=admin@example.com", "VERSION=coldstart", "LOG_LEVEL=WARN",
+		"OIDC_AUTHORIZE_URL=https://idp.test/authorize", "OIDC_TOKEN_URL=https://idp.test/token", "OIDC_CLIENT_ID=coldstart",
 	}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -1,0 +1,322 @@
+package devidp
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"html/template"
+	"io"
+	"net"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"secscan/shared/httpapi"
+	"secscan/shared/randtoken"
+)
+
+// The authorization code flow with PKCE (RFC 6749 + RFC 7636), as the
+// Cognito hosted UI runs it for a public client: GET /dev/authorize shows a
+// page with an email field instead of a password form, POST /dev/authorize
+// sends the browser back to the client with a one-time code, and POST
+// /dev/token exchanges the code (with its verifier) or a refresh token for an
+// ID token. The dashboard signs in through exactly the same requests locally
+// and on AWS; only the endpoints' addresses differ.
+
+const (
+	codeTTL = 60 * time.Second
+	// maxPending bounds the codes and refresh tokens kept in memory: the
+	// oldest go first, a development provider needs no more.
+	maxPending = 1000
+)
+
+type grant struct {
+	email     string
+	clientID  string
+	redirect  string
+	challenge string
+	expires   time.Time
+}
+
+// flows keeps the codes and refresh tokens a Provider has issued.
+type flows struct {
+	mu      sync.Mutex
+	codes   map[string]grant
+	refresh map[string]string // refresh token -> email
+	order   []string          // refresh tokens, oldest first
+}
+
+func (f *flows) addCode(code string, g grant) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.codes == nil {
+		f.codes = map[string]grant{}
+	}
+	now := time.Now()
+	for c, old := range f.codes {
+		if now.After(old.expires) || len(f.codes) >= maxPending {
+			delete(f.codes, c)
+		}
+	}
+	f.codes[code] = g
+}
+
+// takeCode returns the grant of code once: a code is good for one exchange.
+func (f *flows) takeCode(code string) (grant, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g, ok := f.codes[code]
+	delete(f.codes, code)
+	if !ok || time.Now().After(g.expires) {
+		return grant{}, false
+	}
+	return g, true
+}
+
+func (f *flows) addRefresh(token, email string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.refresh == nil {
+		f.refresh = map[string]string{}
+	}
+	for len(f.order) >= maxPending {
+		delete(f.refresh, f.order[0])
+		f.order = f.order[1:]
+	}
+	f.refresh[token] = email
+	f.order = append(f.order, token)
+}
+
+func (f *flows) refreshEmail(token string) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	email, ok := f.refresh[token]
+	return email, ok
+}
+
+// authorizeRequest is the query (GET) or form (POST) of /dev/authorize.
+type authorizeRequest struct {
+	ClientID, RedirectURI, State, Challenge, Email string
+}
+
+// checkAuthorize validates an authorization request; the error is shown to
+// the person at the browser (never a redirect to an unchecked address).
+func (p *Provider) checkAuthorize(v url.Values) (authorizeRequest, string) {
+	req := authorizeRequest{ClientID: v.Get("client_id"), RedirectURI: v.Get("redirect_uri"),
+		State: v.Get("state"), Challenge: v.Get("code_challenge"), Email: v.Get("email")}
+	switch {
+	case v.Get("response_type") != "code":
+		return req, "response_type must be code"
+	case req.ClientID != p.Audience:
+		return req, "unknown client_id"
+	case !loopbackURL(req.RedirectURI):
+		return req, "redirect_uri must be an http(s) URL on a loopback address"
+	case v.Get("code_challenge_method") != "S256":
+		return req, "code_challenge_method must be S256 (PKCE)"
+	case len(req.Challenge) < 43 || len(req.Challenge) > 128:
+		return req, "code_challenge must be 43 to 128 characters"
+	case len(req.State) > 512:
+		return req, "state is too long"
+	}
+	return req, ""
+}
+
+// loopbackURL says whether raw is an http(s) URL whose host is loopback:
+// the development provider only ever sends codes back to this machine.
+func loopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.Fragment != "" {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// securePage sets the headers of the provider's HTML page: no script at all.
+func securePage(w http.ResponseWriter) {
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+}
+
+var authorizePage = template.Must(template.New("authorize").Parse(`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in - development identity provider</title>
+<link rel="stylesheet" href="authorize.css"></head>
+<body>
+<main>
+<h1>Sign in</h1>
+<p>Development identity provider of the local stack: any email signs in, no password. Never deployed.</p>
+{{if .Problem}}<p role="alert"><strong>{{.Problem}}</strong></p>{{end}}
+{{if .Form}}<form method="post" action="authorize">
+<input type="hidden" name="response_type" value="code">
+<input type="hidden" name="client_id" value="{{.ClientID}}">
+<input type="hidden" name="redirect_uri" value="{{.RedirectURI}}">
+<input type="hidden" name="state" value="{{.State}}">
+<input type="hidden" name="code_challenge" value="{{.Challenge}}">
+<input type="hidden" name="code_challenge_method" value="S256">
+<p><label for="email">Email</label><br>
+<input id="email" name="email" type="email" autocomplete="email" required value="{{.Email}}"></p>
+<p><button type="submit">Sign in</button></p>
+</form>{{end}}
+</main>
+</body>
+</html>`))
+
+// pageStyle makes the page legible at phone and desktop widths (no inline
+// style: the page's CSP admits only files).
+const pageStyle = `body{font-family:system-ui,sans-serif;color:#1a1f29;background:#f5f7fa;margin:0;line-height:1.45}
+main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border:1px solid #c9d0dc;border-radius:8px}
+input{font:inherit;width:100%;padding:.5rem;border:1px solid #6b7485;border-radius:6px}
+button{font:inherit;padding:.5rem 1rem;border:1px solid #0b57d0;background:#0b57d0;color:#fff;border-radius:6px}
+label{font-weight:600}:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}[role=alert]{color:#a4161a}
+`
+
+// ServeStyle answers GET /dev/authorize.css.
+func (p *Provider) ServeStyle(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = io.WriteString(w, pageStyle)
+}
+
+// ServeAuthorize answers GET and POST /dev/authorize.
+func (p *Provider) ServeAuthorize(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, httpapi.MaxBodyBytes)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "malformed request", http.StatusBadRequest)
+		return
+	}
+	values := r.URL.Query()
+	if r.Method == http.MethodPost {
+		values = r.PostForm
+	}
+	req, problem := p.checkAuthorize(values)
+	data := struct {
+		authorizeRequest
+		Problem string
+		Form    bool
+	}{authorizeRequest: req, Problem: problem, Form: problem == ""}
+	if problem != "" {
+		securePage(w)
+		w.WriteHeader(http.StatusBadRequest)
+		_ = authorizePage.Execute(w, data)
+		return
+	}
+	if r.Method == http.MethodPost {
+		email := strings.ToLower(strings.TrimSpace(req.Email))
+		if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+			data.Problem = "Enter an email address."
+			securePage(w)
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			_ = authorizePage.Execute(w, data)
+			return
+		}
+		code, err := randtoken.Base62(32)
+		if err != nil {
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		p.flows.addCode(code, grant{email: email, clientID: req.ClientID, redirect: req.RedirectURI,
+			challenge: req.Challenge, expires: time.Now().Add(codeTTL)})
+		back, _ := url.Parse(req.RedirectURI)
+		q := back.Query()
+		q.Set("code", code)
+		if req.State != "" {
+			q.Set("state", req.State)
+		}
+		back.RawQuery = q.Encode()
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, back.String(), http.StatusSeeOther)
+		return
+	}
+	securePage(w)
+	_ = authorizePage.Execute(w, data)
+}
+
+// tokenError answers an OAuth 2.0 token error (RFC 6749 section 5.2).
+func tokenError(w http.ResponseWriter, code, description string) {
+	w.Header().Set("Cache-Control", "no-store")
+	httpapi.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": code, "error_description": description})
+}
+
+// ServeToken answers POST /dev/token (application/x-www-form-urlencoded):
+// grant_type authorization_code (code, redirect_uri, client_id,
+// code_verifier) or refresh_token (refresh_token, client_id).
+func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, httpapi.MaxBodyBytes)
+	if err := r.ParseForm(); err != nil {
+		tokenError(w, "invalid_request", "the body must be a form")
+		return
+	}
+	f := r.PostForm
+	if f.Get("client_id") != p.Audience {
+		tokenError(w, "invalid_client", "unknown client_id")
+		return
+	}
+	var email, refresh string
+	switch f.Get("grant_type") {
+	case "authorization_code":
+		g, ok := p.flows.takeCode(f.Get("code"))
+		if !ok || g.clientID != f.Get("client_id") || g.redirect != f.Get("redirect_uri") {
+			tokenError(w, "invalid_grant", "unknown, used or expired code, or another redirect_uri")
+			return
+		}
+		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
+		if subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(g.challenge)) != 1 {
+			tokenError(w, "invalid_grant", "code_verifier does not match the code_challenge")
+			return
+		}
+		email = g.email
+		if p.noRefresh.Load() {
+			break
+		}
+		var err error
+		if refresh, err = randtoken.Base62(32); err != nil {
+			tokenError(w, "server_error", "no randomness")
+			return
+		}
+		p.flows.addRefresh(refresh, g.email)
+	case "refresh_token":
+		var ok bool
+		if email, ok = p.flows.refreshEmail(f.Get("refresh_token")); !ok {
+			tokenError(w, "invalid_grant", "unknown refresh_token")
+			return
+		}
+	default:
+		tokenError(w, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+		return
+	}
+	idToken, err := p.SessionToken(email, true)
+	if err != nil {
+		tokenError(w, "server_error", "cannot sign")
+		return
+	}
+	out := map[string]any{"id_token": idToken, "token_type": "Bearer", "expires_in": int(p.ttl().Seconds())}
+	if refresh != "" {
+		out["refresh_token"] = refresh
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	httpapi.WriteJSON(w, http.StatusOK, out)
+}
+
+// ServeLogout answers GET /dev/logout?client_id=…&logout_uri=… like the
+// Cognito hosted UI: the provider keeps no session, so it only sends the
+// browser back.
+func (p *Provider) ServeLogout(w http.ResponseWriter, r *http.Request) {
+	target := r.URL.Query().Get("logout_uri")
+	if r.URL.Query().Get("client_id") != p.Audience || !loopbackURL(target) {
+		http.Error(w, "unknown client_id or a logout_uri that is not on loopback", http.StatusBadRequest)
+		return
+	}
+	http.Redirect(w, r, target, http.StatusFound)
+}

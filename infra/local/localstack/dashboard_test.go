@@ -1,0 +1,575 @@
+package localstack_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"secscan/infra/local/dynamotest"
+	"secscan/shared/scans"
+	"secscan/shared/store"
+)
+
+// hostile is target-supplied text that would run script if any page put it
+// into HTML instead of text.
+const hostile = `<img src=x onerror=alert(1)>`
+
+// browserTest drives headless Chromium (Debian's chromium, never a
+// downloaded browser) against one local stack.
+type browserTest struct {
+	t        *testing.T
+	ctx      context.Context
+	base     string
+	shots    string // screenshot directory
+	axe      string // axe-core's source
+	dialogs  atomic.Int32
+	failures []string
+}
+
+func newBrowser(t *testing.T, base string) *browserTest {
+	t.Helper()
+	exe := os.Getenv("CHROMIUM")
+	if exe == "" {
+		var err error
+		if exe, err = exec.LookPath("chromium"); err != nil {
+			t.Fatal("the dashboard tests need Debian's chromium (apt-get install chromium; .ci/run installs it) or CHROMIUM=<path>")
+		}
+	}
+	root, err := dynamotest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	axe, err := os.ReadFile(filepath.Join(root, "infra", "local", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core: %v (run make deps)", err)
+	}
+	shots := os.Getenv("DASHBOARD_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	// A fresh profile per browser. Not t.TempDir: Chromium's helper
+	// processes may still write into it for a moment after the browser
+	// closes, so it is removed with a few retries.
+	profile, err := os.MkdirTemp("", "secscan-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 20 && os.RemoveAll(profile) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.UserDataDir(profile),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("metrics-recording-only", true),
+		// Every name resolves nowhere: the browser reaches only the stack on 127.0.0.1.
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.WindowSize(1280, 900),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	// cdproto of this chromedp predates some events of Debian's newer
+	// Chromium; chromedp reports them as errors that change nothing.
+	quiet := func(format string, args ...any) {
+		if msg := fmt.Sprintf(format, args...); !strings.Contains(msg, "unhandled") {
+			t.Log(msg)
+		}
+	}
+	ctx, cancelCtx := chromedp.NewContext(allocCtx, chromedp.WithErrorf(quiet))
+	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
+	t.Cleanup(func() { _ = chromedp.Cancel(ctx); cancelTimeout(); cancelCtx(); cancelAlloc() })
+	b := &browserTest{t: t, ctx: ctx, base: base, shots: shots, axe: string(axe)}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if ex, ok := ev.(*runtime.EventExceptionThrown); ok {
+			t.Errorf("JavaScript exception: %s", ex.ExceptionDetails.Error())
+		}
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			b.dialogs.Add(1)
+			go func() { _ = chromedp.Run(ctx, page.HandleJavaScriptDialog(false)) }()
+		}
+	})
+	// The first Run starts the browser, bound to the context it gets: the
+	// test's, not one step's timeout.
+	if err := chromedp.Run(ctx, browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(shots).WithEventsEnabled(true)); err != nil {
+		t.Fatalf("start %s: %v", exe, err)
+	}
+	return b
+}
+
+// run performs actions or fails the test naming the step.
+func (b *browserTest) run(step string, actions ...chromedp.Action) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 40*time.Second)
+	defer cancel()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		var loc string
+		_ = chromedp.Run(b.ctx, chromedp.Location(&loc))
+		b.shot("failure")
+		b.t.Fatalf("%s: %v (at %s)", step, err, loc)
+	}
+}
+
+func (b *browserTest) text(sel string) string {
+	b.t.Helper()
+	var s string
+	b.run("read "+sel, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Text(sel, &s, chromedp.ByQuery))
+	return s
+}
+
+func (b *browserTest) click(sel string) {
+	b.t.Helper()
+	b.run("click "+sel, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
+}
+
+// confirm answers the page's confirmation dialog with its action button.
+func (b *browserTest) confirm() { b.click("dialog[open] button[value=ok]") }
+
+// shot saves full-page screenshots at 390 and 1280 px.
+func (b *browserTest) shot(name string) {
+	for _, width := range []int64{390, 1280} {
+		var png []byte
+		err := chromedp.Run(b.ctx,
+			emulation.SetDeviceMetricsOverride(width, 900, 1, width < 500),
+			chromedp.Sleep(100*time.Millisecond), // one layout after the resize
+			chromedp.FullScreenshot(&png, 100))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(b.shots, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644)
+		}
+		if err != nil {
+			b.t.Errorf("screenshot %s at %d px: %v", name, width, err)
+		}
+	}
+	_ = chromedp.Run(b.ctx, emulation.ClearDeviceMetricsOverride())
+}
+
+// page screenshots the page at both widths and fails on any serious or
+// critical axe-core violation.
+func (b *browserTest) page(name string) {
+	b.t.Helper()
+	b.shot(name)
+	var violations []struct {
+		ID     string   `json:"id"`
+		Impact string   `json:"impact"`
+		Help   string   `json:"help"`
+		Nodes  []string `json:"nodes"`
+	}
+	script := `axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' '))})))`
+	b.run("axe on "+name,
+		chromedp.Evaluate(b.axe, nil),
+		chromedp.Evaluate(script, &violations, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+	var counts []string
+	for _, v := range violations {
+		counts = append(counts, v.Impact+" "+v.ID)
+		if v.Impact == "serious" || v.Impact == "critical" {
+			b.t.Errorf("axe on %s: %s %s (%s) at %v", name, v.Impact, v.ID, v.Help, v.Nodes)
+		}
+	}
+	b.t.Logf("axe %s: %d violations %v", name, len(violations), counts)
+}
+
+// signIn goes through the development identity provider's authorize page.
+func (b *browserTest) signIn(email string) {
+	b.t.Helper()
+	b.run("open the dashboard", chromedp.Navigate(b.base+"/"), chromedp.WaitVisible("#sign-in", chromedp.ByQuery))
+	b.click("#sign-in")
+	b.run("authorize page", chromedp.WaitVisible("#email", chromedp.ByQuery),
+		chromedp.SendKeys("#email", email, chromedp.ByQuery))
+	b.click("button[type=submit]")
+	b.run("back signed in", chromedp.WaitVisible(`nav a[href="#/account"]`, chromedp.ByQuery))
+	if who := b.text("#who"); !strings.Contains(who, email) {
+		b.t.Fatalf("signed in as %q, want %s", who, email)
+	}
+}
+
+func (b *browserTest) signOut() {
+	b.t.Helper()
+	b.click("#who button")
+	b.run("signed out", chromedp.WaitVisible("#sign-in", chromedp.ByQuery))
+}
+
+func (b *browserTest) goTo(hash, ready string) {
+	b.t.Helper()
+	b.run("go to "+hash, chromedp.Evaluate(fmt.Sprintf("location.hash = %q", hash), nil), chromedp.WaitVisible(ready, chromedp.ByQuery))
+}
+
+// The dashboard end to end in a real browser, on the stack and demo target
+// of make run: sign in through the development identity provider, add and
+// verify the demo target, launch a scan and watch it complete live, open a
+// finding (a hostile one renders as text), download a report, meet a plan
+// limit (403), have an admin upgrade the plan, mint and revoke a token,
+// rotate the webhook secret, download the PDF the new plan allows, see when
+// to retry after a 429, sign out. Every page is screenshot at 390 and
+// 1280 px and checked with axe-core.
+func TestDashboardInTheBrowser(t *testing.T) {
+	t.Parallel()
+	s, demo := demoStack(t)
+	admin := s.newAccount("enterprise", true)
+	email := "dash-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+
+	// The page and its assets: strict CSP, no inline code, hashed and cached.
+	res, err := http.Get(s.base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	csp := res.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %s", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe-") || res.Header.Get("Cache-Control") != "no-cache" || strings.Contains(string(index), "<script>") {
+		t.Errorf("index: CSP %q, Cache-Control %q", csp, res.Header.Get("Cache-Control"))
+	}
+
+	b := newBrowser(t, s.base)
+	b.run("open", chromedp.Navigate(s.base+"/"), chromedp.WaitVisible("#sign-in", chromedp.ByQuery))
+	b.page("sign-in")
+	// Keyboard: the first Tab reaches the skip link, with a visible focus ring.
+	var focus struct {
+		Class   string `json:"cls"`
+		Outline string `json:"outline"`
+	}
+	b.run("tab", chromedp.KeyEvent("\t"), chromedp.Evaluate(`({cls: document.activeElement.className, outline: getComputedStyle(document.activeElement).outlineStyle})`, &focus))
+	if focus.Class != "skip" || focus.Outline == "none" {
+		t.Errorf("first Tab focuses %+v, want the skip link with an outline", focus)
+	}
+	b.click("#sign-in")
+	b.run("authorize page", chromedp.WaitVisible("#email", chromedp.ByQuery))
+	b.page("idp-authorize")
+	b.run("type email", chromedp.SendKeys("#email", email, chromedp.ByQuery))
+	b.click("button[type=submit]")
+	b.run("signed in", chromedp.WaitVisible(`nav a[href="#/account"]`, chromedp.ByQuery))
+	signedIn := time.Now()
+
+	// Targets: add, a failing verification explains itself, then verify.
+	b.goTo("#/targets", "#add-target")
+	b.run("add target", chromedp.SendKeys("#add-target input[name=target]", demo.Domain(), chromedp.ByQuery))
+	b.click("#add-target button[type=submit]")
+	instructions := b.text(`li[data-target="demo.test"] pre.instructions`)
+	token := regexp.MustCompile(`service-verify-[0-9A-Za-z]+`).FindString(instructions)
+	if token == "" {
+		t.Fatalf("no verification token in the instructions %q", instructions)
+	}
+	b.page("targets")
+	b.click(`li[data-target="demo.test"] button.verify`)
+	if reason := b.text(`li[data-target="demo.test"] .alert`); !strings.Contains(reason, "_service-challenge.demo.test") {
+		t.Errorf("verification failure shows %q, want what was looked up", reason)
+	}
+	if err := demo.PublishChallenge(token); err != nil {
+		t.Fatal(err)
+	}
+	b.click(`li[data-target="demo.test"] button.verify`)
+	b.run("verified", chromedp.WaitVisible(`li[data-target="demo.test"] .state-verified`, chromedp.ByQuery))
+
+	// Delete asks first; cancelling keeps the target, confirming removes it.
+	b.run("add another", chromedp.SendKeys("#add-target input[name=target]", "other.test", chromedp.ByQuery))
+	b.click("#add-target button[type=submit]")
+	b.click(`li[data-target="other.test"] button.danger`)
+	b.click("dialog[open] button[value=cancel]")
+	b.run("kept", chromedp.WaitNotPresent("dialog", chromedp.ByQuery), chromedp.WaitVisible(`li[data-target="other.test"]`, chromedp.ByQuery))
+	b.click(`li[data-target="other.test"] button.danger`)
+	b.confirm()
+	b.run("deleted", chromedp.WaitNotPresent(`li[data-target="other.test"]`, chromedp.ByQuery))
+
+	// A plan limit: the free plan cannot mint tokens, and says which plan can.
+	b.goTo("#/account", "#new-token")
+	b.click("#new-token button[type=submit]")
+	if msg := b.text("#new-token + .alert"); !strings.Contains(msg, "starter plan") {
+		t.Errorf("403 shows %q, want the plan that allows tokens", msg)
+	}
+
+	// A scan, live: steps appear while it runs, then the results.
+	b.goTo("#/scans/new", "#new-scan")
+	b.page("new-scan")
+	b.run("full rules out quick", chromedp.SetValue("#new-scan select[name=scan_type]", "full", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#new-scan select[name=scan_type]').dispatchEvent(new Event('change'))`, nil))
+	var quickOff bool
+	b.run("quick disabled", chromedp.Evaluate(`document.querySelector('#new-scan select[name=tier] option[value=quick]').disabled`, &quickOff))
+	if !quickOff {
+		t.Error("the form allows a full scan on the quick tier")
+	}
+	b.run("web quick", chromedp.SetValue("#new-scan select[name=scan_type]", "web", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#new-scan select[name=scan_type]').dispatchEvent(new Event('change'))`, nil),
+		chromedp.SetValue("#new-scan select[name=tier]", "quick", chromedp.ByQuery))
+	b.click("#new-scan button[type=submit]")
+	launched := time.Now()
+	b.run("first step live", chromedp.WaitVisible("#steps li.step", chromedp.ByQuery))
+	b.run("results", chromedp.WaitVisible("#findings tbody tr", chromedp.ByQuery))
+	firstResult := time.Now()
+	t.Logf("sign-in to first scan result: %v (launch to result %v)", firstResult.Sub(signedIn).Round(time.Millisecond), firstResult.Sub(launched).Round(time.Millisecond))
+	if live := b.text(".live"); !strings.Contains(live, "completed") {
+		t.Errorf("live region says %q", live)
+	}
+	var scanID string
+	b.run("scan id", chromedp.Evaluate(`location.hash.split('/').pop()`, &scanID))
+
+	// The hostile string, recorded as target-supplied text of a finding and
+	// a step, renders as text: no element, no script.
+	_, err = s.api.Store.RecordStep(context.Background(), mustUserID(t, s, email), scanID, scans.Step{Seq: 3, Tool: "http_check",
+		Input: json.RawMessage(`{}`), Outcome: hostile, StartedAt: time.Now().UTC()},
+		[]scans.Finding{{ID: "fnd_hostile", Title: hostile, Severity: "critical", Category: "web", Host: "demo.test",
+			Evidence: hostile, Description: hostile, Remediation: "Escape it.", References: []string{"javascript:alert(1)", "https://cwe.mitre.org/data/definitions/79.html"}}},
+		time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.goTo("#/scans", "main table tbody tr")
+	b.goTo("#/scans/"+scanID, "#findings tbody tr")
+	b.run("hostile finding listed", chromedp.Poll(fmt.Sprintf(`[...document.querySelectorAll('#findings button[data-finding]')].some(e => e.textContent === %q)`, hostile),
+		nil, chromedp.WithPollingTimeout(15*time.Second)))
+	b.click(`#findings tbody tr:first-child button[data-finding]`) // critical: sorts first
+	if ev := b.text("#finding-detail pre.evidence"); ev != hostile {
+		t.Errorf("evidence renders as %q", ev)
+	}
+	var imgs int
+	var jsLinks int
+	b.run("count injected elements", chromedp.Evaluate(`document.querySelectorAll('main img').length`, &imgs),
+		chromedp.Evaluate(`document.querySelectorAll('a[href^="javascript:"]').length`, &jsLinks))
+	if imgs != 0 || jsLinks != 0 || b.dialogs.Load() != 0 {
+		t.Errorf("hostile text became markup: %d img, %d javascript: links, %d dialogs", imgs, jsLinks, b.dialogs.Load())
+	}
+	if steps := b.text("#steps"); !strings.Contains(steps, hostile) {
+		t.Errorf("the hostile step outcome is not shown as text: %q", steps)
+	}
+	b.page("scan-completed")
+
+	// Filters and sort of the findings table.
+	b.run("filter high", chromedp.SetValue("#results select[name=severity]", "high", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#results select[name=severity]').dispatchEvent(new Event('change'))`, nil))
+	var sevs []string
+	b.run("read severities", chromedp.Evaluate(`[...document.querySelectorAll('#findings tbody .badge')].map(e => e.textContent)`, &sevs))
+	for _, sv := range sevs {
+		if sv != "high" {
+			t.Errorf("severity filter high shows %v", sevs)
+			break
+		}
+	}
+
+	// Reports: the free plan downloads Markdown and is told PDF needs Starter.
+	if locked := b.text(`.locked[data-format=pdf]`); !strings.Contains(locked, "Starter plan") {
+		t.Errorf("PDF shows %q", locked)
+	}
+	b.click(`button[data-format=md]`)
+	md := awaitFile(t, filepath.Join(b.shots, scanID+".md"))
+	if !strings.Contains(md, "DEMO") || !strings.Contains(md, "demo.test") {
+		t.Errorf("downloaded report: %.200q", md)
+	}
+
+	b.goTo("#/scans", "table tbody tr")
+	b.run("status filter", chromedp.SetValue("main select[name=status]", "completed", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('main select[name=status]').dispatchEvent(new Event('change'))`, nil),
+		chromedp.Sleep(300*time.Millisecond))
+	if rows := b.text("main table tbody"); !strings.Contains(rows, "completed") || strings.Contains(rows, "failed") {
+		t.Errorf("completed filter shows %q", rows)
+	}
+	b.page("scans")
+	b.signOut()
+
+	// An admin upgrades the user to Starter.
+	b.signIn(admin.user.Email)
+	b.goTo("#/admin", "#update-user")
+	b.run("create user", chromedp.SendKeys("#create-user input[name=email]", "new-"+email, chromedp.ByQuery),
+		chromedp.SetValue("#create-user select[name=plan]", "pro", chromedp.ByQuery))
+	b.click("#create-user button[type=submit]")
+	b.run("created", chromedp.WaitVisible("#created-user pre", chromedp.ByQuery))
+	if out := b.text("#created-user"); !strings.Contains(out, "on pro") || !regexp.MustCompile(`pt_[0-9A-Za-z]{32,}`).MatchString(out) {
+		t.Errorf("created user shows %q, want the plan and the first token", out)
+	}
+	b.page("admin")
+	b.run("upgrade", chromedp.SendKeys("#update-user input[name=user_id]", mustUserID(t, s, email), chromedp.ByQuery),
+		chromedp.SetValue("#update-user select[name=new_plan]", "starter", chromedp.ByQuery))
+	b.click("#update-user button[type=submit]")
+	if out := b.text("#update-user [role=status]"); !strings.Contains(out, "starter") {
+		t.Errorf("upgrade says %q", out)
+	}
+	b.signOut()
+
+	// Tokens: shown once, listed, revoked. The webhook secret: revealed, rotated.
+	b.signIn(email)
+	b.goTo("#/account", "#new-token")
+	b.click("#new-token button[type=submit]")
+	minted := b.text("#new-token-value")
+	if !strings.HasPrefix(minted, "pt_") {
+		t.Fatalf("minted %q", minted)
+	}
+	if r := s.call(http.MethodGet, "/api/targets", minted, nil); r.status != http.StatusOK {
+		t.Fatalf("the minted token: %d", r.status)
+	}
+	b.run("listed", chromedp.WaitVisible(`#tokens tr[data-token="ci"]`, chromedp.ByQuery))
+	b.click("#reveal-secret")
+	before := b.text("#secret-value")
+	b.page("account")
+	b.click(`#tokens tr[data-token="ci"] button`)
+	b.confirm()
+	b.run("revoked", chromedp.WaitNotPresent(`#tokens tr[data-token="ci"]`, chromedp.ByQuery))
+	if r := s.call(http.MethodGet, "/api/targets", minted, nil); r.status != http.StatusUnauthorized {
+		t.Errorf("a revoked token: %d", r.status)
+	}
+	b.click("#rotate-secret")
+	if msg := b.text("dialog[open] p"); !strings.Contains(msg, "stops working at once") {
+		t.Errorf("rotation warning %q", msg)
+	}
+	b.confirm()
+	b.run("rotated", chromedp.Poll(fmt.Sprintf(`document.querySelector('#secret-value').textContent !== %q`, before), nil, chromedp.WithPollingTimeout(10*time.Second)))
+	if after := b.text("#secret-value"); !strings.HasPrefix(after, "whsec_") || after == before {
+		t.Errorf("secret %q after %q", after, before)
+	}
+
+	// On Starter the PDF report downloads too.
+	b.goTo("#/scans/"+scanID, `button[data-format=pdf]`)
+	b.click(`button[data-format=pdf]`)
+	if pdf := awaitFile(t, filepath.Join(b.shots, scanID+".pdf")); !strings.HasPrefix(pdf, "%PDF-") {
+		t.Errorf("downloaded PDF starts %.8q", pdf)
+	}
+
+	// Over the per-user limit the page says when to retry, as the API does.
+	session, err := s.idp.SessionToken(email, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 70; i++ {
+		if r := s.call(http.MethodGet, "/api/auth/me", session, nil); r.status == http.StatusTooManyRequests {
+			break
+		}
+	}
+	b.goTo("#/account", "#reveal-secret")
+	b.click("#reveal-secret")
+	if msg := b.text("#webhook-secret + .alert"); !strings.Contains(msg, "Rate limit exceeded") || !regexp.MustCompile(`Try again in \d+ s`).MatchString(msg) {
+		t.Errorf("429 shows %q", msg)
+	}
+	b.signOut()
+	if b.dialogs.Load() != 0 {
+		t.Errorf("%d JavaScript dialogs opened", b.dialogs.Load())
+	}
+}
+
+func mustUserID(t *testing.T, s *stack, email string) string {
+	t.Helper()
+	id, err := s.api.Store.UserIDByEmail(context.Background(), email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// awaitFile waits for a browser download to land.
+func awaitFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if raw, err := os.ReadFile(path); err == nil && len(raw) > 0 {
+			return string(raw)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no download at %s", path)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Sessions end: with refresh tokens the page renews its session unseen;
+// without them an ended session goes back through sign-in and returns to the
+// page the user was on.
+func TestDashboardSessionExpiry(t *testing.T) {
+	t.Parallel()
+	s := startStack(t)
+	s.idp.SetSessionTTL(2 * time.Second)
+	b := newBrowser(t, s.base)
+	email := "expiry-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+
+	b.signIn(email)
+	time.Sleep(3 * time.Second) // past the session's end
+	b.goTo("#/targets", "#add-target")
+	var loc string
+	b.run("location", chromedp.Location(&loc))
+	if !strings.HasSuffix(loc, "/#/targets") {
+		t.Fatalf("a renewed session went to %s", loc)
+	}
+	b.signOut()
+
+	s.idp.SetRefreshTokens(false)
+	b.signIn(email)
+	b.goTo("#/account", "#reveal-secret")
+	time.Sleep(3 * time.Second)
+	b.click("#reveal-secret")
+	b.run("back at sign-in", chromedp.WaitVisible("#email", chromedp.ByQuery), chromedp.SendKeys("#email", email, chromedp.ByQuery))
+	b.click("button[type=submit]")
+	b.run("back on the page", chromedp.WaitVisible("#reveal-secret", chromedp.ByQuery), chromedp.Location(&loc))
+	if !strings.HasSuffix(loc, "/#/account") {
+		t.Fatalf("after signing in again the user is at %s, want the account page they were on", loc)
+	}
+}
+
+// A running scan is cancelled from its live view: the target answers slowly,
+// so the scan is still running when the user confirms.
+func TestDashboardCancelsARunningScan(t *testing.T) {
+	t.Parallel()
+	s := startStack(t, withWebPorts(slowSite(t, 500*time.Millisecond), closedPort(t)))
+	s.dns.Add(t, "slow.test. 60 IN A 127.0.0.1")
+	b := newBrowser(t, s.base)
+	email := "cancel-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+	b.signIn(email)
+	b.goTo("#/targets", "#add-target")
+	b.run("add target", chromedp.SendKeys("#add-target input[name=target]", "slow.test", chromedp.ByQuery))
+	b.click("#add-target button[type=submit]")
+	token := regexp.MustCompile(`service-verify-[0-9A-Za-z]+`).FindString(b.text(`li[data-target="slow.test"] pre.instructions`))
+	s.dns.Add(t, fmt.Sprintf("_service-challenge.slow.test. 60 IN TXT %q", token))
+	b.click(`li[data-target="slow.test"] button.verify`)
+	b.run("verified", chromedp.WaitVisible(`li[data-target="slow.test"] .state-verified`, chromedp.ByQuery))
+
+	b.goTo("#/scans/new", "#new-scan")
+	b.click("#new-scan button[type=submit]")
+	b.run("running", chromedp.WaitVisible(".badge.status-running", chromedp.ByQuery))
+	b.click("#cancel-scan")
+	if msg := b.text("dialog[open] p"); !strings.Contains(msg, "stops after its current step") {
+		t.Errorf("cancel confirmation says %q", msg)
+	}
+	var scanID string
+	b.run("scan id", chromedp.Evaluate(`location.hash.split('/').pop()`, &scanID))
+	detail := func() store.ScanDetail {
+		d, err := s.api.Store.GetScanDetail(context.Background(), mustUserID(t, s, email), scanID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	before := len(detail().Steps)
+	b.confirm()
+	b.run("cancelled", chromedp.WaitVisible(".badge.status-cancelled", chromedp.ByQuery))
+	b.page("scan-cancelled")
+	if after := len(detail().Steps); after > before+1 {
+		t.Errorf("%d steps recorded when the user confirmed, %d in the end: want at most the one in progress", before, after)
+	}
+	var summaries int
+	b.run("no summary", chromedp.Evaluate(`document.querySelectorAll('#sum-h').length`, &summaries))
+	if summaries != 0 {
+		t.Error("a cancelled scan shows a summary")
+	}
+	if live := b.text(".live"); !strings.Contains(live, "cancelled") {
+		t.Errorf("live region says %q", live)
+	}
+}

@@ -1,0 +1,216 @@
+// Package dashboard serves the browser side of the service from the service's
+// own origin (so no CORS): index.html, never cached, and the script and style
+// sheet under content-hashed names, cached for a year. The files are
+// embedded with go:embed and written by hand (no build step): the dashboard
+// is plain DOM code that renders every string as text.
+//
+// Sign-in is the OpenID Connect authorization code flow with PKCE against the
+// configured identity provider (the Cognito hosted UI when the template
+// creates the user pool, the development identity provider locally); the
+// page gets the provider's endpoints from its <meta> tags.
+package dashboard
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+
+	"secscan/shared/httpapi"
+)
+
+//go:embed web
+var files embed.FS
+
+// Config names the identity provider the dashboard signs in with.
+type Config struct {
+	// Each endpoint is an absolute URL, or a path on the page's own origin.
+	AuthorizeURL string // OIDC_AUTHORIZE_URL: the authorization endpoint
+	TokenURL     string // OIDC_TOKEN_URL: the token endpoint
+	LogoutURL    string // OIDC_LOGOUT_URL: optional; Cognito's /logout
+	ClientID     string // OIDC_CLIENT_ID: the public client (its ID tokens' aud)
+	Scope        string // OIDC_SCOPE: "openid email" when empty
+}
+
+// ConfigFromEnv reads the dashboard's settings through getenv.
+func ConfigFromEnv(getenv func(string) string) Config {
+	return Config{
+		AuthorizeURL: strings.TrimSpace(getenv("OIDC_AUTHORIZE_URL")),
+		TokenURL:     strings.TrimSpace(getenv("OIDC_TOKEN_URL")),
+		LogoutURL:    strings.TrimSpace(getenv("OIDC_LOGOUT_URL")),
+		ClientID:     strings.TrimSpace(getenv("OIDC_CLIENT_ID")),
+		Scope:        strings.TrimSpace(getenv("OIDC_SCOPE")),
+	}
+}
+
+// asset is one embedded file under its hashed name.
+type asset struct {
+	body, gzipped []byte
+	contentType   string
+}
+
+// Dashboard is the handler of the dashboard's routes.
+type Dashboard struct {
+	index  []byte
+	assets map[string]asset // by hashed name
+	csp    string
+}
+
+// New checks cfg and prepares the pages.
+func New(cfg Config) (*Dashboard, error) {
+	if cfg.Scope == "" {
+		cfg.Scope = "openid email"
+	}
+	origins := []string{"'self'"}
+	for name, raw := range map[string]string{"OIDC_AUTHORIZE_URL": cfg.AuthorizeURL, "OIDC_TOKEN_URL": cfg.TokenURL, "OIDC_LOGOUT_URL": cfg.LogoutURL} {
+		if raw == "" && name == "OIDC_LOGOUT_URL" {
+			continue
+		}
+		if strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "//") {
+			continue // on the page's own origin (the local development provider)
+		}
+		u, err := url.Parse(raw)
+		if err != nil || !u.IsAbs() || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, fmt.Errorf("%s must be an absolute http(s) URL or a path on this origin, got %q", name, raw)
+		}
+		if name == "OIDC_TOKEN_URL" {
+			// The page posts the code to the token endpoint itself.
+			origins = append(origins, u.Scheme+"://"+u.Host)
+		}
+	}
+	if cfg.ClientID == "" {
+		return nil, errors.New("OIDC_CLIENT_ID is required")
+	}
+	d := &Dashboard{assets: map[string]asset{}}
+	names := map[string]string{}
+	for _, f := range []struct{ file, contentType string }{
+		{"app.js", "text/javascript; charset=utf-8"},
+		{"app.css", "text/css; charset=utf-8"},
+	} {
+		body, err := files.ReadFile("web/" + f.file)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(body)
+		ext := path.Ext(f.file)
+		hashed := strings.TrimSuffix(f.file, ext) + "." + hex.EncodeToString(sum[:6]) + ext
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		_, _ = zw.Write(body)
+		_ = zw.Close()
+		d.assets[hashed] = asset{body: body, gzipped: gz.Bytes(), contentType: f.contentType}
+		names[f.file] = "/assets/" + hashed
+	}
+	page, err := template.ParseFS(files, "web/index.html")
+	if err != nil {
+		return nil, err
+	}
+	oidc, err := json.Marshal(map[string]string{"authorize": cfg.AuthorizeURL, "token": cfg.TokenURL,
+		"logout": cfg.LogoutURL, "client_id": cfg.ClientID, "scope": cfg.Scope})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, map[string]string{"Script": names["app.js"], "Style": names["app.css"], "OIDC": string(oidc)}); err != nil {
+		return nil, err
+	}
+	d.index = buf.Bytes()
+	// Scripts and styles only from the page's own files (no inline code, no
+	// third party); the page talks to its own API and the token endpoint.
+	d.csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src " + strings.Join(origins, " ") + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+	return d, nil
+}
+
+// CSP is the Content-Security-Policy of every dashboard response.
+func (d *Dashboard) CSP() string { return d.csp }
+
+func (d *Dashboard) secure(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", d.csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Strict-Transport-Security", "max-age=31536000")
+}
+
+// Index answers GET /: the page, never cached so a deployment takes effect
+// at the next load (the assets it names are cached forever).
+func (d *Dashboard) Index() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.secure(w)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Header().Set("Content-Length", strconv.Itoa(len(d.index)))
+		_, _ = w.Write(d.index)
+	})
+}
+
+// Asset answers GET /assets/{name}: a hashed name never changes content.
+func (d *Dashboard) Asset() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a, ok := d.assets[r.PathValue("name")]
+		if !ok {
+			httpapi.WriteJSON(w, http.StatusNotFound, map[string]string{"detail": "Not found"})
+			return
+		}
+		d.secure(w)
+		w.Header().Set("Content-Type", a.contentType)
+		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		w.Header().Set("Vary", "Accept-Encoding")
+		body := a.body
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			w.Header().Set("Content-Encoding", "gzip")
+			body = a.gzipped
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = w.Write(body)
+	})
+}
+
+// Handler serves both routes (the Lambda gets both from API Gateway).
+func (d *Dashboard) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", d.Index())
+	mux.Handle("GET /assets/{name}", d.Asset())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteJSON(w, http.StatusNotFound, map[string]string{"detail": "Not found"})
+	})
+	return mux
+}
+
+// GzipSize is the gzipped size of the script and style sheet together: what
+// a first load transfers besides index.html.
+func (d *Dashboard) GzipSize() int {
+	n := 0
+	for _, a := range d.assets {
+		n += len(a.gzipped)
+	}
+	return n
+}
+
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			continue
+		}
+		q, found := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
+		if v, err := strconv.ParseFloat(q, 64); found && err == nil && v == 0 {
+			return false
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,848 @@
+// The secscan dashboard: plain DOM code, no framework, no build step.
+// Every string from the API (and so from scanned targets) reaches the page as
+// a text node or an attribute value, never as HTML: the h() helper below is
+// the only way this file creates elements, and it never parses markup.
+'use strict';
+(function () {
+  const OIDC = JSON.parse(document.querySelector('meta[name="secscan-oidc"]').content);
+  const REDIRECT = location.origin + '/';
+  const main = document.getElementById('main');
+  const nav = document.getElementById('nav');
+  const who = document.getElementById('who');
+  const notice = document.getElementById('notice');
+
+  // The plans of CONTRACT.md, to explain a rule before the API refuses.
+  const PLANS = {
+    free: { tiers: ['quick', 'standard'], formats: ['md', 'html'], webhooks: false, tokens: false },
+    starter: { tiers: ['quick', 'standard'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true },
+    pro: { tiers: ['quick', 'standard', 'deep'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true },
+    enterprise: { tiers: ['quick', 'standard', 'deep'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true },
+  };
+  const CEILING = { quick: 50, standard: 200, deep: 1000 };
+  const FORMATS = [
+    { ext: 'md', path: 'report.md', label: 'Markdown report', plan: 'Free' },
+    { ext: 'html', path: 'report.html', label: 'HTML report', plan: 'Free' },
+    { ext: 'pdf', path: 'report.pdf', label: 'PDF report', plan: 'Starter' },
+    { ext: 'csv', path: 'findings.csv', label: 'Findings CSV', plan: 'Starter' },
+  ];
+  const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
+  const TERMINAL = ['completed', 'failed', 'cancelled'];
+
+  // ---- DOM ----------------------------------------------------------------
+  function h(tag, attrs, ...kids) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+      else if (k === 'class') el.className = v;
+      else if (k === 'value') el.value = v;
+      else el.setAttribute(k, v === true ? '' : String(v));
+    }
+    add(el, kids);
+    return el;
+  }
+  // add appends kids (nested arrays flattened; null, undefined and false
+  // skipped, unlike Node.append, which would print them) as nodes or text.
+  function add(el, ...kids) {
+    for (const kid of kids.flat(Infinity)) {
+      if (kid === null || kid === undefined || kid === false) continue;
+      el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+    }
+    return el;
+  }
+  function svg(tag, attrs, ...kids) {
+    const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+    return add(el, kids);
+  }
+  function clear(el) { while (el.firstChild) el.firstChild.remove(); return el; }
+  function when(ts) { return ts ? new Date(ts).toLocaleString() : '—'; }
+  let uid = 0;
+  function id(prefix) { uid += 1; return prefix + '-' + uid; }
+  function say(text) { clear(notice); notice.append(text); }
+  function field(label, control, hint) {
+    const hintId = hint ? id('hint') : null;
+    if (hintId) control.setAttribute('aria-describedby', hintId);
+    if (!control.id) control.id = id('f');
+    return h('div', { class: 'field' }, h('label', { for: control.id }, label), control,
+      hint ? h('p', { class: 'hint', id: hintId }, hint) : null);
+  }
+  function alertBox() { return h('div', { class: 'alert', role: 'alert' }); }
+  function showError(box, err) {
+    clear(box);
+    box.append(err && err.message ? err.message : String(err));
+  }
+  function copyButton(text, label) {
+    return h('button', {
+      type: 'button', class: 'secondary', onclick: async (e) => {
+        try {
+          await navigator.clipboard.writeText(text);
+          e.target.textContent = 'Copied';
+        } catch (_) {
+          e.target.textContent = 'Select and copy';
+        }
+        say((label || 'Value') + ' copied to the clipboard');
+      },
+    }, label ? 'Copy ' + label.toLowerCase() : 'Copy');
+  }
+  function badge(value, kind) { return h('span', { class: 'badge ' + kind + '-' + value }, value); }
+
+  // A modal confirmation (a <dialog>: focus is trapped and Escape cancels).
+  function confirmDialog(title, message, action) {
+    return new Promise((resolve) => {
+      const titleId = id('dlg');
+      const dlg = h('dialog', { 'aria-labelledby': titleId },
+        h('h2', { id: titleId }, title), h('p', {}, message),
+        h('form', { method: 'dialog', class: 'row' },
+          h('button', { value: 'cancel', class: 'secondary' }, 'Cancel'),
+          h('button', { value: 'ok', class: 'danger' }, action)));
+      dlg.addEventListener('close', () => { dlg.remove(); resolve(dlg.returnValue === 'ok'); });
+      document.body.append(dlg);
+      dlg.showModal();
+    });
+  }
+
+  // ---- Sign-in: authorization code + PKCE; the session stays in memory ----
+  let session = null; // {id, refresh, exp}
+  let refreshTimer = 0;
+  let me = null;
+
+  function b64url(bytes) {
+    let s = '';
+    for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
+    return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+  function randomString() { return b64url(crypto.getRandomValues(new Uint8Array(32))); }
+
+  // signIn goes to the identity provider; the page to come back to and the
+  // PKCE verifier wait in sessionStorage (this tab only), keyed by state.
+  async function signIn(returnTo) {
+    const verifier = randomString();
+    const state = randomString();
+    const challenge = b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+    sessionStorage.setItem('oidc:' + state, JSON.stringify({ verifier, returnTo: returnTo || '#/scans' }));
+    const q = new URLSearchParams({
+      response_type: 'code', client_id: OIDC.client_id, redirect_uri: REDIRECT, scope: OIDC.scope,
+      state, code_challenge: challenge, code_challenge_method: 'S256',
+    });
+    location.assign(OIDC.authorize + '?' + q.toString());
+  }
+
+  async function tokenRequest(params) {
+    const res = await fetch(OIDC.token, {
+      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(Object.assign({ client_id: OIDC.client_id }, params)).toString(),
+      credentials: 'omit',
+    });
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok || !body.id_token) throw new Error('Sign-in failed: ' + (body.error_description || body.error || res.status));
+    return body;
+  }
+
+  function keep(tokens) {
+    const exp = Date.now() + (Number(tokens.expires_in) || 3600) * 1000;
+    session = { id: tokens.id_token, refresh: tokens.refresh_token || (session && session.refresh), exp };
+    clearTimeout(refreshTimer);
+    // Renew a minute before expiry while the page is open.
+    refreshTimer = setTimeout(renew, Math.max(5000, exp - Date.now() - 60000));
+  }
+
+  async function renew() {
+    if (!session || !session.refresh) return false;
+    try {
+      keep(await tokenRequest({ grant_type: 'refresh_token', refresh_token: session.refresh }));
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  // finishSignIn completes a redirect back from the provider (?code=&state=).
+  async function finishSignIn() {
+    const q = new URLSearchParams(location.search);
+    if (!q.has('code') && !q.has('error')) return null;
+    const state = q.get('state') || '';
+    const saved = JSON.parse(sessionStorage.getItem('oidc:' + state) || 'null');
+    sessionStorage.removeItem('oidc:' + state);
+    history.replaceState(null, '', '/' + (saved ? saved.returnTo : '#/scans'));
+    if (q.has('error')) throw new Error('The identity provider refused the sign-in: ' + (q.get('error_description') || q.get('error')));
+    if (!saved) throw new Error('This sign-in was not started here (unknown state); sign in again.');
+    keep(await tokenRequest({ grant_type: 'authorization_code', code: q.get('code'), redirect_uri: REDIRECT, code_verifier: saved.verifier }));
+    return true;
+  }
+
+  function signOut() {
+    session = null;
+    me = null;
+    clearTimeout(refreshTimer);
+    if (OIDC.logout) {
+      const q = new URLSearchParams({ client_id: OIDC.client_id, logout_uri: REDIRECT });
+      location.assign(OIDC.logout + '?' + q.toString());
+    } else {
+      history.replaceState(null, '', '/');
+      route();
+    }
+  }
+
+  // ---- The API -------------------------------------------------------------
+  class ApiError extends Error {
+    constructor(status, detail, retryAfter) {
+      let msg = detail || 'Request failed (' + status + ')';
+      if (status === 429 || status === 503) msg += retryAfter ? ' Try again in ' + retryAfter + ' s.' : ' Try again shortly.';
+      super(msg);
+      this.status = status;
+    }
+  }
+
+  // api calls the service with the session; a 401 renews the session once
+  // and otherwise sends the user to sign in, coming back to this very page.
+  async function api(method, path, body, raw) {
+    for (let attempt = 0; ; attempt++) {
+      if (!session || Date.now() > session.exp) {
+        if (!(await renew())) { await signIn(location.hash); throw new ApiError(401, 'Your session has ended; signing in again…'); }
+      }
+      const init = { method, headers: { Authorization: 'Bearer ' + session.id }, credentials: 'omit' };
+      if (body !== undefined) {
+        init.headers['Content-Type'] = 'application/json';
+        init.body = JSON.stringify(body);
+      }
+      const res = await fetch(path, init);
+      if (res.status === 401 && attempt === 0) {
+        session.exp = 0; // renew, or sign in again
+        continue;
+      }
+      if (raw && res.ok) return res;
+      const text = await res.text();
+      let data = null;
+      try { data = text ? JSON.parse(text) : null; } catch (_) { data = null; }
+      if (!res.ok) throw new ApiError(res.status, data && data.detail, res.headers.get('Retry-After'));
+      return { data, next: nextLink(res.headers.get('Link')), status: res.status };
+    }
+  }
+  function nextLink(header) {
+    const m = /<([^>]+)>\s*;\s*rel="next"/.exec(header || '');
+    return m && m[1].startsWith('/api/') ? m[1] : null;
+  }
+
+  async function download(scan, f) {
+    const res = await api('GET', '/api/scans/' + encodeURIComponent(scan.id) + '/' + f.path, undefined, true);
+    const blob = await res.blob();
+    const url = URL.createObjectURL(blob);
+    const a = h('a', { href: url, download: scan.id + '.' + f.ext, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    say(f.label + ' downloaded');
+  }
+
+  // ---- Router --------------------------------------------------------------
+  let pollTimer = 0;
+  const routes = [
+    [/^#\/targets$/, pageTargets],
+    [/^#\/scans$/, pageScans],
+    [/^#\/scans\/new(?:\?.*)?$/, pageNewScan],
+    [/^#\/scans\/(scn_[0-9A-Za-z]+)$/, pageScan],
+    [/^#\/account$/, pageAccount],
+    [/^#\/admin$/, pageAdmin],
+  ];
+
+  function navBar() {
+    clear(nav);
+    clear(who);
+    if (!me) return;
+    const links = [['#/targets', 'Targets'], ['#/scans', 'Scans'], ['#/scans/new', 'New scan'], ['#/account', 'Account']];
+    if (me.is_admin) links.push(['#/admin', 'Admin']);
+    const current = location.hash.replace(/^(#\/scans)\/scn_.*/, '$1').replace(/\?.*$/, '');
+    add(nav, h('ul', {}, links.map(([href, text]) =>
+      h('li', {}, h('a', { href, 'aria-current': current === href ? 'page' : null }, text)))));
+    add(who, h('span', {}, me.email, ' · ', h('span', { class: 'badge plan' }, me.plan + ' plan')),
+      h('button', { type: 'button', class: 'secondary', onclick: signOut }, 'Sign out'));
+  }
+
+  async function route() {
+    clearTimeout(pollTimer);
+    clear(notice);
+    if (!session) return pageSignIn();
+    if (!me) {
+      try { me = (await api('GET', '/api/auth/me')).data; } catch (err) { return pageError(err); }
+    }
+    if (!location.hash || location.hash === '#/') { location.replace('#/scans'); return; }
+    navBar();
+    clear(main);
+    for (const [re, page] of routes) {
+      const m = re.exec(location.hash);
+      if (m) {
+        try { await page(...m.slice(1)); } catch (err) { pageError(err); }
+        return;
+      }
+    }
+    pageError(new Error('There is no such page.'));
+  }
+
+  function title(text) {
+    document.title = text + ' · secscan';
+    return h('h1', {}, text);
+  }
+
+  function pageError(err) {
+    clear(main);
+    add(main, title('Something went wrong'), h('p', { class: 'alert', role: 'alert' }, err.message || String(err)),
+      h('p', {}, h('a', { href: '#/scans' }, 'Back to scans')));
+  }
+
+  function pageSignIn(problem) {
+    navBar();
+    clear(main);
+    add(main, title('Sign in'),
+      h('p', {}, 'Register the domains you control, prove ownership, and scan them for weaknesses.'),
+      problem ? h('p', { class: 'alert', role: 'alert' }, problem) : null,
+      h('button', { type: 'button', id: 'sign-in', onclick: () => signIn(location.hash) }, 'Sign in'));
+  }
+
+  // ---- Targets --------------------------------------------------------------
+  async function pageTargets() {
+    add(main, title('Targets'));
+    const err = alertBox();
+    const domain = h('input', { name: 'target', required: true, autocomplete: 'off', placeholder: 'example.com', spellcheck: 'false' });
+    const method = h('select', { name: 'method' }, h('option', { value: 'dns_txt' }, 'DNS TXT record'), h('option', { value: 'http_file' }, 'HTTP file'));
+    const form = h('form', {
+      class: 'card', id: 'add-target', onsubmit: async (e) => {
+        e.preventDefault();
+        clear(err);
+        try {
+          await api('POST', '/api/targets', { target: domain.value.trim(), method: method.value });
+          say('Target added: follow its instructions, then verify it');
+          domain.value = '';
+          await list();
+        } catch (x) { showError(err, x); }
+      },
+    }, h('h2', {}, 'Add a target'), h('div', { class: 'row' },
+      field('Domain', domain, 'A domain you control; its subdomains are in scope too.'),
+      field('Ownership proof', method)), err, h('button', { type: 'submit' }, 'Add target'));
+    const listBox = h('section', { 'aria-labelledby': 'targets-h' }, h('h2', { id: 'targets-h' }, 'Your targets'));
+    add(main, form, listBox);
+
+    async function list() {
+      const items = [];
+      let next = '/api/targets?limit=200';
+      for (let i = 0; next && i < 10; i++) {
+        const r = await api('GET', next);
+        items.push(...r.data);
+        next = r.next;
+      }
+      add(clear(listBox), h('h2', { id: 'targets-h' }, 'Your targets'));
+      if (!items.length) { add(listBox, h('p', {}, 'No targets yet.')); return; }
+      add(listBox, h('ul', { class: 'cards' }, items.map(targetCard)));
+    }
+
+    function targetCard(t) {
+      const box = alertBox();
+      const item = h('li', { class: 'card target', 'data-target': t.target },
+        h('div', { class: 'row spread' }, h('h3', {}, t.target),
+          t.verified ? badge('verified', 'state') : badge('unverified', 'state')),
+        h('p', { class: 'muted' }, (t.method === 'dns_txt' ? 'DNS TXT record' : 'HTTP file') + ' · added ' + when(t.created_at) +
+          (t.verified ? ' · verified ' + when(t.verified_at) : '')),
+        t.verified ? null : h('details', { open: true }, h('summary', {}, 'How to prove ownership'),
+          h('pre', { class: 'instructions' }, t.instructions),
+          h('div', { class: 'row' }, copyButton(t.instructions, 'Instructions'), copyButton(t.verification_token, 'Token'))),
+        box,
+        h('div', { class: 'row' },
+          t.verified ? h('a', { class: 'button', href: '#/scans/new?target=' + encodeURIComponent(t.target) }, 'Scan ' + t.target) :
+            h('button', {
+              type: 'button', class: 'verify', onclick: async (e) => {
+                e.target.disabled = true;
+                clear(box);
+                try {
+                  await api('POST', '/api/targets/' + encodeURIComponent(t.id) + '/verify');
+                  say(t.target + ' is verified');
+                  await list();
+                } catch (x) { showError(box, x); e.target.disabled = false; }
+              },
+            }, 'Verify ' + t.target),
+          h('button', {
+            type: 'button', class: 'danger', onclick: async () => {
+              if (!(await confirmDialog('Delete ' + t.target + '?', 'Its scans stay in your history, but you will have to verify the domain again to scan it.', 'Delete target'))) return;
+              try {
+                await api('DELETE', '/api/targets/' + encodeURIComponent(t.id));
+                say(t.target + ' deleted');
+                await list();
+              } catch (x) { showError(box, x); }
+            },
+          }, 'Delete')));
+      return item;
+    }
+    await list();
+  }
+
+  // ---- Scans list -------------------------------------------------------------
+  async function pageScans() {
+    add(main, title('Scans'), h('p', {}, h('a', { class: 'button', href: '#/scans/new' }, 'New scan')));
+    const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'),
+      ['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => h('option', { value: s }, s)));
+    const target = h('input', { name: 'target', placeholder: 'example.com', autocomplete: 'off', spellcheck: 'false' });
+    const err = alertBox();
+    const table = h('div', { class: 'table-wrap' });
+    const more = h('div', { class: 'row' });
+    let next = null;
+    const filters = h('form', {
+      class: 'row end filters', role: 'search', 'aria-label': 'Filter scans', onsubmit: (e) => { e.preventDefault(); load(true); },
+    }, field('Status', status), field('Target', target), h('button', { type: 'submit', class: 'secondary' }, 'Filter'));
+    status.addEventListener('change', () => load(true));
+    add(main, filters, err, table, more);
+    const tbody = h('tbody');
+    add(table, h('table', { class: 'stack' }, h('caption', { class: 'sr-only' }, 'Your scans, newest first'),
+      h('thead', {}, h('tr', {}, ['Target', 'Type', 'Tier', 'Status', 'Findings', 'Credits', 'Created'].map((c) => h('th', { scope: 'col' }, c)))),
+      tbody));
+
+    let seq = 0;
+    async function load(reset) {
+      clear(err);
+      const mine = ++seq; // only the latest request draws: filters can change mid-flight
+      if (reset) {
+        const q = new URLSearchParams({ limit: '20' });
+        if (status.value) q.set('status', status.value);
+        if (target.value.trim()) q.set('target', target.value.trim());
+        next = '/api/scans?' + q.toString();
+      }
+      try {
+        const r = await api('GET', next);
+        if (mine !== seq) return;
+        if (reset) clear(tbody);
+        for (const s of r.data) {
+          add(tbody, h('tr', {},
+            h('td', {}, h('a', { href: '#/scans/' + s.id }, s.target)), h('td', { 'data-label': 'Type' }, s.scan_type), h('td', { 'data-label': 'Tier' }, s.tier),
+            h('td', {}, badge(s.status, 'status')), h('td', { 'data-label': 'Findings' }, String(s.findings_count)),
+            h('td', { 'data-label': 'Credits' }, s.credits_used + ' / ' + s.max_credits), h('td', { 'data-label': 'Created' }, when(s.created_at))));
+        }
+        if (reset && !r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 7 }, 'No scans match.')));
+        next = r.next;
+        clear(more);
+        if (next) add(more, h('button', { type: 'button', class: 'secondary', onclick: () => load(false) }, 'Next page'));
+      } catch (x) { showError(err, x); }
+    }
+    await load(true);
+  }
+
+  // ---- New scan -----------------------------------------------------------------
+  async function pageNewScan() {
+    const plan = PLANS[me.plan] || PLANS.free;
+    add(main, title('New scan'));
+    const targets = (await api('GET', '/api/targets?limit=200')).data.filter((t) => t.verified);
+    if (!targets.length) {
+      add(main, h('p', {}, 'Scans need a verified target. ', h('a', { href: '#/targets' }, 'Add and verify one first.')));
+      return;
+    }
+    const wanted = new URLSearchParams(location.hash.split('?')[1] || '').get('target');
+    const target = h('select', { name: 'target' }, targets.map((t) => h('option', { value: t.target, selected: t.target === wanted }, t.target)));
+    const type = h('select', { name: 'scan_type' }, ['full', 'web', 'network', 'ssl', 'vuln', 'code'].map((v) => h('option', { value: v, selected: v === 'web' }, v)));
+    const tier = h('select', { name: 'tier' }, ['quick', 'standard', 'deep'].map((v) => h('option', { value: v }, v + ' (up to ' + CEILING[v] + ' credits)')));
+    const credits = h('input', { name: 'max_credits', type: 'number', min: 1, max: 50, step: 1, inputmode: 'numeric', value: 50 });
+    const callback = h('input', { name: 'callback_url', type: 'url', placeholder: 'https://ci.example.com/hooks/secscan', disabled: !plan.webhooks });
+    const tierHint = h('p', { class: 'hint', id: id('hint') });
+    const err = alertBox();
+    function sync() {
+      for (const opt of tier.options) {
+        const offPlan = !plan.tiers.includes(opt.value);
+        opt.disabled = offPlan || (type.value === 'full' && opt.value === 'quick');
+      }
+      if (tier.selectedOptions[0].disabled) tier.value = [...tier.options].find((o) => !o.disabled).value;
+      const notes = [];
+      if (type.value === 'full') notes.push('A full scan needs the standard or deep tier.');
+      if (!plan.tiers.includes('deep')) notes.push('The deep tier needs the Pro plan.');
+      tierHint.textContent = notes.join(' ');
+      credits.max = CEILING[tier.value];
+      if (Number(credits.value) > CEILING[tier.value] || credits.dataset.auto !== 'no') credits.value = CEILING[tier.value];
+    }
+    credits.addEventListener('input', () => { credits.dataset.auto = 'no'; });
+    type.addEventListener('change', sync);
+    tier.addEventListener('change', sync);
+    tier.setAttribute('aria-describedby', tierHint.id);
+    const form = h('form', {
+      class: 'card', id: 'new-scan', onsubmit: async (e) => {
+        e.preventDefault();
+        clear(err);
+        const body = { target: target.value, scan_type: type.value, tier: tier.value, max_credits: Number(credits.value) };
+        if (callback.value.trim()) body.callback_url = callback.value.trim();
+        try {
+          const r = await api('POST', '/api/scans', body);
+          location.hash = '#/scans/' + r.data.id;
+        } catch (x) { showError(err, x); }
+      },
+    }, field('Target', target), h('div', { class: 'row' }, field('Scan type', type), h('div', { class: 'field' },
+      h('label', { for: tier.id = id('f') }, 'Tier'), tier, tierHint)),
+    field('Max credits', credits, 'The scan stops when the next step would pass this budget.'),
+    field('Callback URL (optional)', callback, plan.webhooks ? 'An https URL that receives one signed webhook when the scan ends.' :
+      'Webhooks need the Starter plan: on the Free plan a callback URL is ignored.'),
+    err, h('button', { type: 'submit' }, 'Start scan'));
+    add(main, form);
+    sync();
+  }
+
+  // ---- One scan: live view and results ----------------------------------------------
+  async function pageScan(scanId) {
+    const heading = title('Scan');
+    const live = h('div', { class: 'live', 'aria-live': 'polite' });
+    const err = alertBox();
+    const head = h('section', { class: 'card', 'aria-label': 'Status' });
+    const steps = h('ol', { class: 'steps', id: 'steps' });
+    const noSteps = h('p', { class: 'muted' }, 'No steps yet.');
+    const stepsBox = h('section', { 'aria-labelledby': 'steps-h' }, h('h2', { id: 'steps-h' }, 'Agent steps'), noSteps, steps);
+    const results = h('div', { id: 'results' });
+    add(main, heading, err, head, live, results, stepsBox);
+    const shown = new Set();
+    let rendered = '';
+    let waits = 0;
+
+    async function poll() {
+      let scan;
+      try {
+        scan = (await api('GET', '/api/scans/' + encodeURIComponent(scanId))).data;
+        clear(err);
+      } catch (x) {
+        showError(err, x);
+        if (x.status === 404 || x.status === 401) return;
+        pollTimer = setTimeout(poll, 5000);
+        return;
+      }
+      if (!main.contains(head)) return; // the user went elsewhere
+      heading.textContent = 'Scan of ' + scan.target;
+      document.title = 'Scan of ' + scan.target + ' · secscan';
+      renderHead(scan);
+      for (const st of scan.agent_steps || []) {
+        if (shown.has(st.seq)) continue;
+        shown.add(st.seq);
+        add(steps, stepItem(st));
+      }
+      noSteps.hidden = shown.size > 0;
+      const state = scan.status + ':' + (scan.webhook_deliveries || []).length;
+      if (TERMINAL.includes(scan.status) && rendered !== state) {
+        rendered = state;
+        add(clear(live), scan.status === 'completed' ? 'Scan completed with ' + scan.findings_count + ' findings.' : 'Scan ' + scan.status + '.');
+        renderResults(scan);
+      }
+      if (!TERMINAL.includes(scan.status)) {
+        add(clear(live), scan.status === 'queued' ? 'Waiting to start…' : 'Running: ' + shown.size + ' steps so far.');
+        pollTimer = setTimeout(poll, 1500);
+      } else if (scan.callback_url && (scan.webhook_deliveries || []).length < 1 && waits < 20) {
+        waits += 1;
+        pollTimer = setTimeout(poll, 3000); // the webhook is still on its way
+      }
+    }
+
+    function renderHead(scan) {
+      clear(head);
+      const box = alertBox();
+      add(head, h('div', { class: 'row spread' }, h('p', {}, badge(scan.status, 'status'), ' ', scan.scan_type + ' scan, ' + scan.tier + ' tier'),
+        !TERMINAL.includes(scan.status) && !scan.cancel_requested ? h('button', {
+          type: 'button', class: 'danger', id: 'cancel-scan', onclick: async () => {
+            if (!(await confirmDialog('Cancel this scan?', 'The agent stops after its current step; findings so far are kept.', 'Cancel scan'))) return;
+            try {
+              await api('DELETE', '/api/scans/' + encodeURIComponent(scan.id));
+              say('Cancellation requested');
+              clearTimeout(pollTimer);
+              poll();
+            } catch (x) { showError(box, x); }
+          },
+        }, 'Cancel scan') : null),
+      box,
+      h('dl', { class: 'facts' },
+        h('dt', {}, 'Credits'), h('dd', {}, h('meter', { min: 0, max: scan.max_credits, value: scan.credits_used, 'aria-label': 'Credits used' }),
+          ' ' + scan.credits_used + ' of ' + scan.max_credits + ' used'),
+        h('dt', {}, 'Created'), h('dd', {}, when(scan.created_at)),
+        h('dt', {}, 'Started'), h('dd', {}, when(scan.started_at)),
+        h('dt', {}, 'Finished'), h('dd', {}, when(scan.finished_at)),
+        scan.cancel_requested && !TERMINAL.includes(scan.status) ? [h('dt', {}, 'Cancel'), h('dd', {}, 'requested')] : null,
+        h('dt', {}, 'Callback'), h('dd', {}, scan.callback_url || 'none')),
+      scan.error ? h('p', { class: 'alert', role: 'alert' }, scan.error) : null);
+    }
+
+    function stepItem(st) {
+      return h('li', { class: 'step', 'data-tool': st.tool },
+        h('div', { class: 'row spread' }, h('strong', {}, st.tool), st.status ? badge(st.status, 'step') : null),
+        h('p', {}, st.outcome),
+        st.reasoning ? h('p', { class: 'muted' }, 'Why: ' + st.reasoning) : null,
+        h('p', { class: 'muted' }, st.credits + ' credits · ' + st.findings_added + ' findings · ' + (st.duration_ms != null ? st.duration_ms + ' ms' : '') +
+          (st.model ? ' · ' + st.model.id : '')));
+    }
+
+    function renderResults(scan) {
+      clear(results);
+      if (scan.status !== 'completed') {
+        if ((scan.findings || []).length) add(results, findingsSection(scan));
+        add(results, deliveriesSection(scan));
+        return;
+      }
+      const sum = scan.summary || {};
+      add(results, 
+        h('section', { class: 'card', 'aria-labelledby': 'sum-h' }, h('h2', { id: 'sum-h' }, 'Summary'),
+          h('p', {}, 'Risk rating: ', badge(sum.risk_rating || 'none', 'sev')),
+          h('p', { class: 'narrative' }, sum.summary || ''),
+          (sum.attack_chains || []).length ? [h('h3', {}, 'Attack chains'), h('ol', {}, sum.attack_chains.map((c) => h('li', {}, c)))] : null),
+        reportsSection(scan), severityChart(scan.findings || []), findingsSection(scan), surfaceSection(scan.surface), deliveriesSection(scan));
+    }
+
+    function reportsSection(scan) {
+      const plan = PLANS[me.plan] || PLANS.free;
+      const box = alertBox();
+      return h('section', { class: 'card', 'aria-labelledby': 'rep-h' }, h('h2', { id: 'rep-h' }, 'Reports'),
+        h('div', { class: 'row' }, FORMATS.map((f) => plan.formats.includes(f.ext) ?
+          h('button', { type: 'button', class: 'secondary', 'data-format': f.ext, onclick: () => download(scan, f).catch((x) => showError(box, x)) }, 'Download ' + f.label) :
+          h('span', { class: 'muted locked', 'data-format': f.ext }, f.label + ' needs the ' + f.plan + ' plan'))),
+        me.plan === 'free' ? h('p', { class: 'hint' }, 'Free-plan reports carry a demo watermark and expire after 7 days.') : null, box);
+    }
+
+    await poll();
+  }
+
+  function severityChart(findings) {
+    const counts = SEVERITIES.map((s) => findings.filter((f) => f.severity === s).length);
+    const top = Math.max(1, ...counts);
+    const rowH = 26;
+    const chart = svg('svg', { viewBox: '0 0 320 ' + rowH * 5, width: '100%', role: 'img', 'aria-labelledby': 'chart-h chart-d', class: 'chart' },
+      SEVERITIES.map((s, i) => [
+        svg('text', { x: 0, y: i * rowH + 17, class: 'chart-label' }, s),
+        svg('rect', { x: 80, y: i * rowH + 4, height: 18, width: Math.max(2, (200 * counts[i]) / top), class: 'bar sev-' + s }),
+        svg('text', { x: 88 + Math.max(2, (200 * counts[i]) / top), y: i * rowH + 17, class: 'chart-label' }, String(counts[i])),
+      ]));
+    return h('section', { class: 'card', 'aria-labelledby': 'chart-h' }, h('h2', { id: 'chart-h' }, 'Findings by severity'),
+      h('p', { id: 'chart-d', class: 'sr-only' }, SEVERITIES.map((s, i) => s + ' ' + counts[i]).join(', ')), chart);
+  }
+
+  function findingsSection(scan) {
+    const findings = scan.findings || [];
+    const distinct = (key) => [...new Set(findings.map((f) => f[key]).filter((v) => v !== null && v !== undefined && v !== ''))].sort();
+    const sel = (name, label, values) => h('select', { name, 'aria-label': label }, h('option', { value: '' }, 'Any ' + label.toLowerCase()), values.map((v) => h('option', { value: v }, v)));
+    const fSev = sel('severity', 'Severity', SEVERITIES.filter((s) => findings.some((f) => f.severity === s)));
+    const fCat = sel('category', 'Category', distinct('category'));
+    const fHost = sel('host', 'Host', distinct('host'));
+    const fConf = sel('confidence', 'Confidence', distinct('confidence'));
+    const search = h('input', { type: 'search', name: 'q', 'aria-label': 'Search findings', placeholder: 'Search' });
+    const tbody = h('tbody');
+    const detail = h('div', { id: 'finding-detail' });
+    const count = h('p', { class: 'muted', 'aria-live': 'polite' });
+    const cols = [['severity', 'Severity'], ['title', 'Title'], ['category', 'Category'], ['host', 'Host'], ['port', 'Port'], ['confidence', 'Confidence']];
+    let sortKey = 'severity';
+    let asc = true;
+    const heads = cols.map(([key, label]) => {
+      const th = h('th', { scope: 'col', 'aria-sort': key === sortKey ? 'ascending' : 'none' },
+        h('button', { type: 'button', class: 'sort', onclick: () => { asc = sortKey === key ? !asc : true; sortKey = key; draw(); } }, label));
+      th.dataset.key = key;
+      return th;
+    });
+    function value(f, key) {
+      if (key === 'severity') return SEVERITIES.indexOf(f.severity);
+      if (key === 'confidence') return ['certain', 'firm', 'tentative'].indexOf(f.confidence);
+      const v = f[key];
+      return v === null || v === undefined ? '' : v;
+    }
+    function draw() {
+      const q = search.value.trim().toLowerCase();
+      const rows = findings.filter((f) => (!fSev.value || f.severity === fSev.value) && (!fCat.value || f.category === fCat.value) &&
+        (!fHost.value || f.host === fHost.value) && (!fConf.value || f.confidence === fConf.value) &&
+        (!q || [f.title, f.evidence, f.description, f.host, f.cve, f.cwe].some((v) => v && String(v).toLowerCase().includes(q))));
+      rows.sort((a, b) => {
+        const x = value(a, sortKey);
+        const y = value(b, sortKey);
+        const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+        return asc ? c : -c;
+      });
+      for (const th of heads) th.setAttribute('aria-sort', th.dataset.key === sortKey ? (asc ? 'ascending' : 'descending') : 'none');
+      clear(tbody);
+      for (const f of rows) {
+        add(tbody, h('tr', {},
+          h('td', {}, badge(f.severity, 'sev')),
+          h('td', {}, h('button', { type: 'button', class: 'link', 'data-finding': f.id, onclick: () => showFinding(f) }, f.title)),
+          h('td', { 'data-label': 'Category' }, f.category), h('td', { 'data-label': 'Host' }, f.host), h('td', { 'data-label': 'Port' }, f.port == null ? '—' : String(f.port)),
+          h('td', { 'data-label': 'Confidence' }, f.confidence || '—')));
+      }
+      count.textContent = rows.length + ' of ' + findings.length + ' findings';
+    }
+    function showFinding(f) {
+      const refs = (f.references || []).filter((r) => /^https?:\/\//i.test(r));
+      add(clear(detail), h('article', { class: 'card finding', tabindex: '-1', 'aria-labelledby': 'fd-h' },
+        h('div', { class: 'row spread' }, h('h3', { id: 'fd-h' }, f.title), h('button', { type: 'button', class: 'secondary', onclick: () => clear(detail) }, 'Close')),
+        h('p', {}, badge(f.severity, 'sev'), ' ', f.category, ' · ', f.host + (f.port != null ? ':' + f.port : ''), f.confidence ? ' · confidence ' + f.confidence : ''),
+        h('dl', { class: 'facts' },
+          h('dt', {}, 'CWE'), h('dd', {}, f.cwe || '—'), h('dt', {}, 'CVE'), h('dd', {}, f.cve || '—'),
+          h('dt', {}, 'CVSS'), h('dd', {}, f.cvss == null ? '—' : String(f.cvss)),
+          f.fingerprint ? [h('dt', {}, 'Fingerprint'), h('dd', { class: 'mono' }, f.fingerprint)] : null),
+        h('h4', {}, 'Evidence'), h('pre', { class: 'evidence' }, f.evidence),
+        h('h4', {}, 'Description'), h('p', {}, f.description),
+        h('h4', {}, 'Remediation'), h('p', {}, f.remediation),
+        refs.length ? [h('h4', {}, 'References'), h('ul', {}, refs.map((r) => h('li', {}, h('a', { href: r, rel: 'noopener noreferrer', target: '_blank' }, r))))] : null));
+      detail.firstChild.focus();
+    }
+    for (const el of [fSev, fCat, fHost, fConf]) el.addEventListener('change', draw);
+    search.addEventListener('input', draw);
+    const section = h('section', { class: 'card', 'aria-labelledby': 'find-h' }, h('h2', { id: 'find-h' }, 'Findings'),
+      h('div', { class: 'row filters', role: 'search', 'aria-label': 'Filter findings' }, fSev, fCat, fHost, fConf, search), count,
+      h('div', { class: 'table-wrap' }, h('table', { id: 'findings', class: 'stack' }, h('thead', {}, h('tr', {}, heads)), tbody)), detail);
+    draw();
+    return section;
+  }
+
+  function surfaceSection(surface) {
+    if (!surface) return null;
+    const table = (caption, headers, rows) => rows.length ? h('div', { class: 'table-wrap' }, h('table', {}, h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, headers.map((x) => h('th', { scope: 'col' }, x)))),
+      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c == null || c === '' ? '—' : String(c)))))))) : null;
+    return h('section', { class: 'card', 'aria-labelledby': 'surf-h' }, h('h2', { id: 'surf-h' }, 'Attack surface'),
+      table('Hosts', ['Name', 'Addresses', 'Sources'], (surface.hosts || []).map((x) => [x.name, (x.addresses || []).join(', '), (x.sources || []).join(', ')])),
+      table('Services', ['Host', 'Address', 'Port', 'Transport', 'Protocol', 'Product', 'Version'],
+        (surface.services || []).map((x) => [x.host, x.address, x.port, x.transport, x.protocol, x.product, x.version])),
+      table('Web', ['Origin', 'Title', 'Server', 'Technologies'], (surface.web || []).map((x) => [x.origin, x.title, x.server, (x.technologies || []).join(', ')])));
+  }
+
+  function deliveriesSection(scan) {
+    const ds = scan.webhook_deliveries || [];
+    if (!scan.callback_url && !ds.length) return null;
+    return h('section', { class: 'card', 'aria-labelledby': 'wh-h' }, h('h2', { id: 'wh-h' }, 'Webhook deliveries'),
+      ds.length ? h('div', { class: 'table-wrap' }, h('table', {}, h('thead', {}, h('tr', {}, ['Attempt', 'At', 'Status', 'Error'].map((x) => h('th', { scope: 'col' }, x)))),
+        h('tbody', {}, ds.map((d) => h('tr', {}, h('td', {}, String(d.attempt)), h('td', {}, when(d.at)),
+          h('td', {}, d.status_code == null ? '—' : String(d.status_code)), h('td', {}, d.error || '—')))))) :
+        h('p', {}, 'No delivery yet.'));
+  }
+
+  // ---- Account: tokens and the webhook secret --------------------------------------
+  async function pageAccount() {
+    const plan = PLANS[me.plan] || PLANS.free;
+    add(main, title('Account'),
+      h('section', { class: 'card', 'aria-labelledby': 'acct-h' }, h('h2', { id: 'acct-h' }, 'You'),
+        h('dl', { class: 'facts' }, h('dt', {}, 'Email'), h('dd', {}, me.email), h('dt', {}, 'Plan'), h('dd', {}, me.plan),
+          h('dt', {}, 'Admin'), h('dd', {}, me.is_admin ? 'yes' : 'no'), h('dt', {}, 'Member since'), h('dd', {}, when(me.created_at)))));
+
+    // API tokens
+    const tokErr = alertBox();
+    const minted = h('div', { id: 'minted' });
+    const name = h('input', { name: 'name', required: true, maxlength: 100, autocomplete: 'off', value: 'ci' });
+    const days = h('input', { name: 'expires_in_days', type: 'number', min: 1, max: 365, value: 90, inputmode: 'numeric' });
+    const tbody = h('tbody');
+    const tokens = h('section', { class: 'card', 'aria-labelledby': 'tok-h' }, h('h2', { id: 'tok-h' }, 'API tokens'),
+      h('p', {}, 'Tokens let scripts and CI call the API as you, with your plan and limits.'),
+      plan.tokens ? null : h('p', { class: 'alert', role: 'note' }, 'API tokens need the Starter plan.'),
+      h('form', {
+        class: 'row end', id: 'new-token', onsubmit: async (e) => {
+          e.preventDefault();
+          clear(tokErr);
+          try {
+            const t = (await api('POST', '/api/tokens', { name: name.value.trim(), expires_in_days: Number(days.value) })).data;
+            add(clear(minted), h('div', { class: 'card secret', role: 'region', 'aria-label': 'New token' },
+              h('p', {}, h('strong', {}, 'Copy this token now: it is shown only once.'), ' Store it as a secret; it acts as you.'),
+              h('pre', { class: 'mono', id: 'new-token-value' }, t.token), copyButton(t.token, 'Token')));
+            await list();
+          } catch (x) { showError(tokErr, x); }
+        },
+      }, field('Name', name), field('Expires in (days)', days), h('button', { type: 'submit' }, 'Create token')),
+      tokErr, minted,
+      h('div', { class: 'table-wrap' }, h('table', { id: 'tokens', class: 'stack' }, h('thead', {}, h('tr', {}, ['Name', 'Prefix', 'Created', 'Last used', 'Expires', ''].map((x, i) =>
+        h('th', { scope: 'col' }, x || h('span', { class: 'sr-only' }, 'Actions' + i))))), tbody)));
+    async function list() {
+      const r = await api('GET', '/api/tokens?limit=200');
+      clear(tbody);
+      for (const t of r.data) {
+        add(tbody, h('tr', { 'data-token': t.name },
+          h('td', {}, t.name), h('td', { class: 'mono', 'data-label': 'Prefix' }, t.token_prefix + '…'), h('td', { 'data-label': 'Created' }, when(t.created_at)),
+          h('td', { 'data-label': 'Last used' }, t.last_used_at ? when(t.last_used_at) : 'never'), h('td', { 'data-label': 'Expires' }, t.expires_at ? when(t.expires_at) : 'never'),
+          h('td', {}, h('button', {
+            type: 'button', class: 'danger', 'aria-label': 'Revoke ' + t.name, onclick: async () => {
+              if (!(await confirmDialog('Revoke ' + t.name + '?', 'Requests with this token fail from now on.', 'Revoke token'))) return;
+              try {
+                await api('DELETE', '/api/tokens/' + encodeURIComponent(t.id));
+                say('Token ' + t.name + ' revoked');
+                clear(minted);
+                await list();
+              } catch (x) { showError(tokErr, x); }
+            },
+          }, 'Revoke'))));
+      }
+      if (!r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 6 }, 'No tokens.')));
+    }
+
+    // Webhook secret
+    const whErr = alertBox();
+    const secretBox = h('div', { id: 'webhook-secret' });
+    function showSecret(s) {
+      add(clear(secretBox), h('pre', { class: 'mono', id: 'secret-value' }, s.secret), h('p', { class: 'muted' }, 'Created ' + when(s.created_at)),
+        copyButton(s.secret, 'Secret'));
+    }
+    const webhook = h('section', { class: 'card', 'aria-labelledby': 'wh-h' }, h('h2', { id: 'wh-h' }, 'Webhook signing secret'),
+      h('p', {}, 'Verify the X-Signature of each webhook with this secret.'),
+      plan.webhooks ? null : h('p', { class: 'hint' }, 'Webhooks need the Starter plan.'),
+      secretBox, whErr,
+      h('div', { class: 'row' },
+        h('button', {
+          type: 'button', class: 'secondary', id: 'reveal-secret', onclick: async () => {
+            clear(whErr);
+            try { showSecret((await api('GET', '/api/webhook-secret')).data); } catch (x) { showError(whErr, x); }
+          },
+        }, 'Reveal secret'),
+        h('button', {
+          type: 'button', class: 'danger', id: 'rotate-secret', onclick: async () => {
+            if (!(await confirmDialog('Rotate the webhook secret?', 'The old secret stops working at once: webhooks signed from now on use the new one.', 'Rotate secret'))) return;
+            clear(whErr);
+            try {
+              showSecret((await api('POST', '/api/webhook-secret/rotate')).data);
+              say('Webhook secret rotated');
+            } catch (x) { showError(whErr, x); }
+          },
+        }, 'Rotate secret')));
+    add(main, tokens, webhook);
+    try { await list(); } catch (x) { showError(tokErr, x); }
+  }
+
+  // ---- Admin ---------------------------------------------------------------------------
+  async function pageAdmin() {
+    add(main, title('Administration'));
+    if (!me.is_admin) { add(main, h('p', { class: 'alert', role: 'alert' }, 'Admin privileges required.')); return; }
+    const planSelect = (name, blank) => h('select', { name }, blank ? h('option', { value: '' }, blank) : null, Object.keys(PLANS).map((p) => h('option', { value: p }, p)));
+    const cErr = alertBox();
+    const cOut = h('div', { id: 'created-user' });
+    const email = h('input', { name: 'email', type: 'email', required: true, autocomplete: 'off' });
+    const plan = planSelect('plan');
+    const admin = h('input', { name: 'is_admin', type: 'checkbox' });
+    const create = h('form', {
+      class: 'card', id: 'create-user', onsubmit: async (e) => {
+        e.preventDefault();
+        clear(cErr);
+        try {
+          const u = (await api('POST', '/api/admin/users', { email: email.value.trim(), plan: plan.value, is_admin: admin.checked })).data;
+          add(clear(cOut), h('p', {}, 'Created ', h('span', { class: 'mono' }, u.id), ' for ' + u.email + ' on ' + u.plan + '.'),
+            u.token ? [h('p', {}, h('strong', {}, 'Their first API token, shown only once:')), h('pre', { class: 'mono' }, u.token), copyButton(u.token, 'Token')] :
+              h('p', {}, 'An admin signs in with a browser session: no token.'));
+        } catch (x) { showError(cErr, x); }
+      },
+    }, h('h2', {}, 'Create a user'), h('div', { class: 'row' }, field('Email', email), field('Plan', plan)),
+    h('div', { class: 'field check' }, admin, h('label', { for: admin.id = id('f') }, 'Administrator')), cErr, cOut, h('button', { type: 'submit' }, 'Create user'));
+    const uErr = alertBox();
+    const uOut = h('div');
+    const userId = h('input', { name: 'user_id', required: true, autocomplete: 'off', placeholder: 'usr_…', spellcheck: 'false' });
+    const newPlan = planSelect('new_plan', 'Unchanged');
+    const newAdmin = h('select', { name: 'new_admin' }, h('option', { value: '' }, 'Unchanged'), h('option', { value: 'true' }, 'Yes'), h('option', { value: 'false' }, 'No'));
+    const update = h('form', {
+      class: 'card', id: 'update-user', onsubmit: async (e) => {
+        e.preventDefault();
+        clear(uErr);
+        const body = {};
+        if (newPlan.value) body.plan = newPlan.value;
+        if (newAdmin.value) body.is_admin = newAdmin.value === 'true';
+        try {
+          const u = (await api('PATCH', '/api/admin/users/' + encodeURIComponent(userId.value.trim()), body)).data;
+          add(clear(uOut), h('p', { role: 'status' }, u.email + ' is now on ' + u.plan + (u.is_admin ? ', admin.' : ', not admin.')));
+        } catch (x) { showError(uErr, x); }
+      },
+    }, h('h2', {}, 'Change a user'), field('User id', userId), h('div', { class: 'row' }, field('Plan', newPlan), field('Administrator', newAdmin)),
+    uErr, uOut, h('button', { type: 'submit' }, 'Save'));
+    add(main, create, update);
+  }
+
+  // ---- Start ----------------------------------------------------------------------------
+  document.querySelector('.skip').addEventListener('click', (e) => { e.preventDefault(); main.focus(); });
+  // After a page change, focus moves to the new content for keyboard and
+  // screen-reader users, unless the user already moved it while it loaded.
+  window.addEventListener('hashchange', () => {
+    const from = document.activeElement;
+    route().then(() => { if (document.activeElement === from || document.activeElement === document.body) main.focus({ preventScroll: true }); });
+  });
+  finishSignIn().then(route, (err) => pageSignIn(err.message));
+})();
