@@ -26,6 +26,7 @@ import (
 	"secscan/shared/app"
 	"secscan/shared/auth"
 	"secscan/shared/config"
+	"secscan/shared/dashboard"
 	"secscan/shared/ids"
 	"secscan/shared/resolver/resolvertest"
 	"secscan/shared/samtemplate"
@@ -113,7 +114,13 @@ func startStack(t *testing.T) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := localstack.NewRouter(routes, app.Handlers(svc.API), s.idp)
+	dash, err := dashboard.New(localstack.DashboardConfig(s.idp, nil, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	handlers := app.Handlers(svc.API)
+	handlers[localstack.DashboardFunction] = dash.Handler()
+	h, err := localstack.NewRouter(routes, handlers, s.idp)
 	if err != nil {
 		t.Fatal(err)
 	}

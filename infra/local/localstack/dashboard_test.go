@@ -329,7 +329,12 @@ func TestDashboardInTheBrowser(t *testing.T) {
 
 	// The hostile string, recorded as target-supplied text of a finding and
 	// a step, renders as text: no element, no script.
-	_, err = s.api.Store.RecordStep(context.Background(), mustUserID(t, s, email), scanID, scans.Step{Seq: 3, Tool: "http_check",
+	owner := mustUserID(t, s, email)
+	recorded, err := s.api.Store.GetScanDetail(context.Background(), owner, scanID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.api.Store.RecordStep(context.Background(), owner, scanID, scans.Step{Seq: len(recorded.Steps) + 1, Tool: "http_check",
 		Input: json.RawMessage(`{}`), Outcome: hostile, StartedAt: time.Now().UTC()},
 		[]scans.Finding{{ID: "fnd_hostile", Title: hostile, Severity: "critical", Category: "web", Host: "demo.test",
 			Evidence: hostile, Description: hostile, Remediation: "Escape it.", References: []string{"javascript:alert(1)", "https://cwe.mitre.org/data/definitions/79.html"}}},
@@ -341,7 +346,8 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	b.goTo("#/scans/"+scanID, "#findings tbody tr")
 	b.run("hostile finding listed", chromedp.Poll(fmt.Sprintf(`[...document.querySelectorAll('#findings button[data-finding]')].some(e => e.textContent === %q)`, hostile),
 		nil, chromedp.WithPollingTimeout(15*time.Second)))
-	b.click(`#findings tbody tr:first-child button[data-finding]`) // critical: sorts first
+	b.run("open the hostile finding", chromedp.Evaluate(fmt.Sprintf(
+		`[...document.querySelectorAll('#findings button[data-finding]')].find(e => e.textContent === %q).click()`, hostile), nil))
 	if ev := b.text("#finding-detail pre.evidence"); ev != hostile {
 		t.Errorf("evidence renders as %q", ev)
 	}
