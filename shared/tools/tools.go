@@ -89,6 +89,23 @@ func cmpOr(v, def int) int {
 // InScope reports whether host is the scan's domain or one of its subdomains.
 func (e Env) InScope(host string) bool { return domainname.InScope(host, e.Domain) }
 
+// ScopedHost is a tool's host input as a normalised name: the scan's domain
+// when host is empty, else host if it is a valid name inside the scope. Any
+// other input is refused (an input error), before anything is dialled.
+func (e Env) ScopedHost(host string) (string, error) {
+	if host == "" {
+		host = e.Domain
+	}
+	name, err := domainname.Normalize(host)
+	if err != nil {
+		return "", Refuse("host: %v", err)
+	}
+	if !e.InScope(name) {
+		return "", Refuse("host %s is outside the scan's domain %s", name, e.Domain)
+	}
+	return name, nil
+}
+
 // Result is what one call observed.
 type Result struct {
 	// Outcome is one short line for the audit trail, e.g. "3 of 100 ports

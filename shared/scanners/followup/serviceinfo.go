@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"secscan/shared/domainname"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -49,7 +48,7 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if err := tools.DecodeInput(raw, &in); err != nil {
 		return tools.Result{}, err
 	}
-	host, err := scopedHost(env, in.Host)
+	host, err := env.ScopedHost(in.Host)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -144,17 +143,3 @@ func command(conn net.Conn, cmd string, limit int) (string, error) {
 	return string(buf[:k]), nil
 }
 
-// scopedHost is host normalised, if it is the scan's domain or a subdomain.
-func scopedHost(env tools.Env, host string) (string, error) {
-	if host == "" {
-		host = env.Domain
-	}
-	name, err := domainname.Normalize(host)
-	if err != nil {
-		return "", tools.Refuse("host: %v", err)
-	}
-	if !env.InScope(name) {
-		return "", tools.Refuse("host %s is outside the scan's domain %s", name, env.Domain)
-	}
-	return name, nil
-}

@@ -313,7 +313,7 @@ func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage
 	if err := tools.DecodeInput(raw, &in); err != nil {
 		return tools.Result{}, err
 	}
-	host, err := scopedHost(env, in.Host)
+	host, err := env.ScopedHost(in.Host)
 	if err != nil {
 		return tools.Result{}, err
 	}

@@ -23,7 +23,6 @@ import (
 	"syscall"
 	"time"
 
-	"secscan/shared/domainname"
 	"secscan/shared/netguard"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -184,7 +183,7 @@ func parseInput(env tools.Env, raw json.RawMessage) (string, []int, error) {
 	if err := tools.DecodeInput(raw, &in); err != nil {
 		return "", nil, err
 	}
-	host, err := scopedHost(env, in.Host)
+	host, err := env.ScopedHost(in.Host)
 	if err != nil {
 		return "", nil, err
 	}
@@ -210,21 +209,6 @@ func parseInput(env tools.Env, raw json.RawMessage) (string, []int, error) {
 	}
 }
 
-// scopedHost returns the normalized host to connect to: the scan's domain
-// when host is empty, else host if it is a valid name inside the scope.
-func scopedHost(env tools.Env, host string) (string, error) {
-	if host == "" {
-		host = env.Domain
-	}
-	name, err := domainname.Normalize(host)
-	if err != nil {
-		return "", tools.Refuse("host: %v", err)
-	}
-	if !env.InScope(name) {
-		return "", tools.Refuse("host %s is outside the scan's domain %s", name, env.Domain)
-	}
-	return name, nil
-}
 
 func portList(list []int) ([]int, error) {
 	if len(list) == 0 {

@@ -29,7 +29,6 @@ import (
 	"sync"
 	"time"
 
-	"secscan/shared/domainname"
 	"secscan/shared/tools"
 )
 
@@ -121,7 +120,7 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	if err := tools.DecodeInput(raw, &in); err != nil {
 		return tools.Result{}, err
 	}
-	host, err := scopedHost(env, in.Host)
+	host, err := env.ScopedHost(in.Host)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -193,21 +192,6 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	return rep.result(), nil
 }
 
-// scopedHost returns the normalized host: the scan's domain when host is
-// empty, else host if it is a valid name inside the scope.
-func scopedHost(env tools.Env, host string) (string, error) {
-	if host == "" {
-		host = env.Domain
-	}
-	name, err := domainname.Normalize(host)
-	if err != nil {
-		return "", tools.Refuse("host: %v", err)
-	}
-	if !env.InScope(name) {
-		return "", tools.Refuse("host %s is outside the scan's domain %s", name, env.Domain)
-	}
-	return name, nil
-}
 
 // resolveTarget resolves host once and refuses it, before any connection,
 // when any of its addresses is forbidden by the dialer's policy (as the
