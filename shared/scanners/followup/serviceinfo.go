@@ -142,4 +142,3 @@ func command(conn net.Conn, cmd string, limit int) (string, error) {
 	k, _ := io.ReadFull(r, buf)
 	return string(buf[:k]), nil
 }
-

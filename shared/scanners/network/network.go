@@ -209,7 +209,6 @@ func parseInput(env tools.Env, raw json.RawMessage) (string, []int, error) {
 	}
 }
 
-
 func portList(list []int) ([]int, error) {
 	if len(list) == 0 {
 		return nil, tools.Refuse("ports is empty")

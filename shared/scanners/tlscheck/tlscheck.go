@@ -192,7 +192,6 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	return rep.result(), nil
 }
 
-
 // resolveTarget resolves host once and refuses it, before any connection,
 // when any of its addresses is forbidden by the dialer's policy (as the
 // dialer itself would).
