@@ -94,8 +94,8 @@ func TestCSVFormulaInjection(t *testing.T) {
 			Description: c.in, Confidence: scans.Confidence(c.in),
 		})
 	}
-	// Keep the input order: Build sorts by severity, and these are all unknown.
-	r := report.Build(report.Input{Scan: scans.Scan{ID: "scn_x"}, Findings: findings})
+	// Keep the input order: Build would sort them.
+	r := report.Report{Scan: scans.Scan{ID: "scn_x"}, Findings: findings}
 	rows := readCSV(t, report.CSV(r))
 	for i, c := range cases {
 		row := rows[i+1]

@@ -62,7 +62,7 @@ type Coverage struct {
 type Report struct {
 	Scan        scans.Scan
 	Summary     scans.Summary
-	Findings    []scans.Finding // most severe first
+	Findings    []scans.Finding // in scans.CompareFindings order
 	Steps       []scans.Step    // in order
 	Counts      []SeverityCount // every severity, critical first
 	Coverage    Coverage
@@ -84,7 +84,7 @@ func Build(in Input) Report {
 	if in.Watermarked {
 		r.Watermark = Watermark
 	}
-	slices.SortStableFunc(r.Findings, func(a, b scans.Finding) int { return a.Severity.Rank() - b.Severity.Rank() })
+	scans.SortFindings(r.Findings)
 	slices.SortFunc(r.Steps, func(a, b scans.Step) int { return a.Seq - b.Seq })
 	counts := map[scans.Severity]int{}
 	for _, f := range r.Findings {

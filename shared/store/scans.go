@@ -232,21 +232,10 @@ func (s *Store) GetScanDetail(ctx context.Context, userID, id string) (ScanDetai
 	return d, nil
 }
 
-// SortFindings orders findings most severe first, then by id (discovery order).
-func SortFindings(fs []scans.Finding) {
-	slices.SortStableFunc(fs, func(a, b scans.Finding) int {
-		if r := a.Severity.Rank() - b.Severity.Rank(); r != 0 {
-			return r
-		}
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
-}
+// SortFindings orders findings in the one order people read them
+// (scans.CompareFindings), so the API, the dashboard and the CLI list them
+// as the reports do.
+func SortFindings(fs []scans.Finding) { scans.SortFindings(fs) }
 
 type childItem struct {
 	PK   string `dynamodbav:"pk"`
