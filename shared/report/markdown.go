@@ -28,6 +28,8 @@ func Markdown(r Report) []byte {
 	}
 	w.line("# Security scan report: ", mdText(textOneLine(r.Scan.Target)))
 	w.line()
+	w.line("**", mdText(r.Confidential), "**")
+	w.line()
 	w.line("| Scan | |")
 	w.line("| --- | --- |")
 	for _, p := range coverFacts(r) {
@@ -59,6 +61,9 @@ func Markdown(r Report) []byte {
 	}
 	w.line()
 
+	w.scope(r.Scope)
+	w.plan(r.Plan)
+
 	w.line("## Severity breakdown")
 	w.line()
 	w.line("| Severity | Count | Chart |")
@@ -75,11 +80,11 @@ func Markdown(r Report) []byte {
 		w.line("The scan found no issues.")
 		w.line()
 	} else {
-		w.line("| # | Severity | Title | Host:port | CVE / CVSS |")
-		w.line("| ---: | --- | --- | --- | --- |")
+		w.line("| # | Severity | Confidence | Title | Host:port | CVE / CVSS |")
+		w.line("| ---: | --- | --- | --- | --- | --- |")
 		for i, f := range r.Findings {
 			w.line("| ", strconv.Itoa(i+1), " | ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)),
-				" | ", mdCell(f.Title), " | ", mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showCVECVSS(f)), " |")
+				" | ", mdConfidence(f), " | ", mdCell(f.Title), " | ", mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showCVECVSS(f)), " |")
 		}
 		w.line()
 		for i, f := range r.Findings {
@@ -162,12 +167,54 @@ func (w mdWriter) list(items []string, empty string) {
 	w.line()
 }
 
+// scope writes the scope and authorisation statement.
+func (w mdWriter) scope(s Scope) {
+	w.line("## Scope and authorisation")
+	w.line()
+	w.line(mdText(s.Ownership))
+	w.line()
+	w.line("- **Target:** ", mdText(textOneLine(s.Target)))
+	w.line("- **Scan window:** ", mdText(s.Window))
+	w.line("- **Tier and budget:** ", mdText(s.Tier), ", ", mdText(s.Budget))
+	w.line("- **Hosts tested (", strconv.Itoa(len(s.Tested)), "):** ", mdText(showList(s.Tested, "none")))
+	w.line("- **Discovered but not tested (", strconv.Itoa(len(s.NotTested)), "):** ", mdText(showList(s.NotTested, "none")))
+	w.line()
+}
+
+// plan writes the remediation plan: one numbered action per line.
+func (w mdWriter) plan(plan []Action) {
+	w.line("## Remediation plan")
+	w.line()
+	if len(plan) == 0 {
+		w.line("Nothing to remediate: no finding suggests a change.")
+		w.line()
+		return
+	}
+	w.line("The distinct actions, most urgent first; each resolves the findings it names (numbers as in the findings table).")
+	w.line()
+	for i, a := range plan {
+		w.line(strconv.Itoa(i+1), ". **", mdText(textOneLine(a.Text)), "** (", mdText(showSeverity(a.Severity)), ") — ",
+			mdText(a.Resolves()), " (", mdText(showNumbers(a.Findings)), ")")
+	}
+	w.line()
+}
+
+// mdConfidence shows a finding's confidence; a tentative one in
+// bold with a warning sign, so it stands apart from the confirmed ones.
+func mdConfidence(f scans.Finding) string {
+	c := f.DefaultConfidence()
+	if c == scans.Tentative {
+		return "⚠ **tentative**"
+	}
+	return mdCell(showConfidence(c))
+}
+
 func (w mdWriter) finding(n int, f scans.Finding) {
 	w.line("### ", strconv.Itoa(n), ". ", mdText(textOneLine(f.Title)))
 	w.line()
 	w.line("| Severity | Confidence | Category | Host:port | CWE | CVE | CVSS | ID |")
 	w.line("| --- | --- | --- | --- | --- | --- | --- | --- |")
-	w.line("| ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)), " | ", mdCell(showConfidence(f.Confidence)), " | ", mdCell(string(f.Category)), " | ",
+	w.line("| ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)), " | ", mdConfidence(f), " | ", mdCell(string(f.Category)), " | ",
 		mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showDeref(f.CWE)), " | ", mdCell(showDeref(f.CVE)), " | ", showCVSS(f.CVSS), " | ", mdCell(f.ID), " |")
 	w.line()
 	w.line("**Evidence**")
@@ -444,12 +491,34 @@ func showHostPort(host string, port *int) string {
 	return net.JoinHostPort(host, strconv.Itoa(*port))
 }
 
-// showConfidence names a finding's confidence ("—" when unknown).
+// showConfidence names a finding's confidence ("none" when unknown).
 func showConfidence(c scans.Confidence) string {
 	if c == "" {
-		return "—"
+		return "none"
 	}
 	return string(c)
+}
+
+// showList joins items with semicolons, or says empty.
+func showList(items []string, empty string) string {
+	if len(items) == 0 {
+		return empty
+	}
+	return strings.Join(items, "; ")
+}
+
+// showNumbers is "#1, #4 and 8 more": finding numbers, at most 12 named.
+func showNumbers(ns []int) string {
+	const shown = 12
+	parts := make([]string, 0, min(len(ns), shown))
+	for _, n := range ns[:min(len(ns), shown)] {
+		parts = append(parts, "#"+strconv.Itoa(n))
+	}
+	s := strings.Join(parts, ", ")
+	if len(ns) > shown {
+		s += " and " + strconv.Itoa(len(ns)-shown) + " more"
+	}
+	return s
 }
 
 // showCVSS writes a CVSS score with its one decimal ("7.5", "10.0").

@@ -357,7 +357,7 @@ func checkMarkdownHeadings(t *testing.T, outside string, findings int) {
 			t.Errorf("line could be a setext heading or a quote: %q", line)
 		}
 	}
-	want := map[string]int{"#": 1, "##": 5, "###": 5 + findings}
+	want := map[string]int{"#": 1, "##": 7, "###": 5 + findings}
 	for h, n := range want {
 		if got[h] != n {
 			t.Errorf("%d %q headings, want %d", got[h], h, n)
@@ -399,7 +399,7 @@ func TestMarkdownEvidenceFenceOutlastsBackticks(t *testing.T) {
 func TestMarkdownFindingsTableSortedBySeverity(t *testing.T) {
 	t.Parallel()
 	md := string(report.Markdown(sample(false)))
-	_, table, _ := strings.Cut(md, "| # | Severity | Title |")
+	_, table, _ := strings.Cut(md, "| # | Severity | Confidence | Title |")
 	table, _, _ = strings.Cut(table, "\n\n")
 	var order []string
 	for _, line := range strings.Split(table, "\n")[2:] {

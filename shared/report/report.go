@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"secscan/shared/plainerr"
 	"secscan/shared/scans"
 )
 
@@ -42,6 +43,9 @@ type Input struct {
 	// Watermarked is true on the free plan.
 	Watermarked bool
 	GeneratedAt time.Time
+	// Verification is the target's ownership proof; nil when the target
+	// record is gone.
+	Verification *Verification
 }
 
 // SeverityCount is one bar of the severity chart.
@@ -69,6 +73,10 @@ type Report struct {
 	Surface     scans.Surface
 	Watermark   string // Watermark or ""
 	GeneratedAt time.Time
+	Scope       Scope
+	Plan        []Action // the remediation plan, most urgent first
+	// Confidential is the marking of every page (Confidentiality).
+	Confidential string
 }
 
 // Build derives the report of a completed scan.
@@ -86,6 +94,11 @@ func Build(in Input) Report {
 	}
 	scans.SortFindings(r.Findings)
 	slices.SortFunc(r.Steps, func(a, b scans.Step) int { return a.Seq - b.Seq })
+	// Outcomes recorded before the agent wrote them in plain words may hold
+	// Go's error strings; a report shows the plain words.
+	for i := range r.Steps {
+		r.Steps[i].Outcome = plainerr.Text(r.Steps[i].Outcome)
+	}
 	counts := map[scans.Severity]int{}
 	for _, f := range r.Findings {
 		counts[f.Severity]++
@@ -94,6 +107,9 @@ func Build(in Input) Report {
 		r.Counts = append(r.Counts, SeverityCount{Severity: s, Count: counts[s]})
 	}
 	r.Coverage = coverage(r)
+	r.Scope = buildScope(r, in.Verification)
+	r.Plan = buildPlan(r.Findings)
+	r.Confidential = Confidentiality(r.Scan.Target)
 	return r
 }
 
