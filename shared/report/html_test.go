@@ -24,7 +24,8 @@ var (
 		"style", "href", "rel", "referrerpolicy"}
 	htmlClasses = []string{"watermark", "demo", "bottom", "cover", "kicker", "facts", "risk", "label", "rating", "totals",
 		"text", "chains", "chart", "row", "track", "fill", "count", "badge", "num", "mono", "page", "finding", "meta",
-		"muted", "chips", "sev-critical", "sev-high", "sev-medium", "sev-low", "sev-info", "sev-none"}
+		"muted", "chips", "sev-critical", "sev-high", "sev-medium", "sev-low", "sev-info", "sev-none",
+		"marking", "idchip", "scope", "scopefacts", "plan", "conf", "tentative", "note"}
 )
 
 const htmlCSP = "default-src 'none'; style-src 'unsafe-inline'"
