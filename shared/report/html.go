@@ -372,6 +372,7 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 @media print {
   body { font-size: 9pt; line-height: 1.35; }
   main { max-width: none; padding: 6mm 0 0; }
+  .page { break-before: page; page-break-before: always; }
   .marking { position: fixed; top: 0; left: 0; right: 0; padding: 1px 8px; font-size: 7pt; background: none; color: var(--muted); border-bottom: 1px solid var(--line); }
   h1 { font-size: 20pt; }
   h2 { font-size: 13pt; margin: 12px 0 6px; padding-bottom: 3px; }
