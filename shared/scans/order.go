@@ -2,6 +2,7 @@ package scans
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -51,4 +52,36 @@ func portKey(p *int) int {
 		return -1
 	}
 	return *p
+}
+
+// WithRecordedCount completes a step's outcome when the findings recorded
+// differ from those its tool reported (the same issue found again, or twice
+// in one step, is recorded once): the tool's own count stays, and the
+// outcome says how many were new, so the audit trail agrees with the
+// findings list.
+func WithRecordedCount(outcome string, reported, recorded int) string {
+	if reported == recorded || reported < recorded {
+		return outcome
+	}
+	dup := reported - recorded
+	note := plural(recorded, "new finding", "new findings") + " recorded; " +
+		plural(dup, "duplicate", "duplicates") + " of " + plural2(dup, "a finding", "findings") + " already recorded"
+	if outcome == "" {
+		return note
+	}
+	return outcome + " (" + note + ")"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprint(n) + " " + many
+}
+
+func plural2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

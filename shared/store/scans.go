@@ -546,7 +546,8 @@ const maxParallelWrites = 8
 // RecordStep stores a step that ran and its findings, once: findings are keyed
 // by fingerprint (the same issue found twice is one finding) and the step by
 // its seq, so a re-delivered task writes nothing twice. It returns the
-// findings that were new, with their ids.
+// findings that were new, with their ids. When fewer were new than the tool
+// reported, the step's outcome says so (scans.WithRecordedCount).
 func (s *Store) RecordStep(ctx context.Context, userID, id string, step scans.Step, findings []scans.Finding, now time.Time) ([]scans.Finding, error) {
 	added, err := s.putFindings(ctx, id, findings, now)
 	if err != nil {
@@ -557,6 +558,7 @@ func (s *Store) RecordStep(ctx context.Context, userID, id string, step scans.St
 		return nil, err
 	}
 	step.FindingsAdded = len(added)
+	step.Outcome = scans.WithRecordedCount(step.Outcome, len(findings), len(added))
 	body, err := json.Marshal(step)
 	if err != nil {
 		return nil, fmt.Errorf("encode step: %w", err)
