@@ -13,7 +13,7 @@ import (
 // Verification is how the account holder proved control of the target
 // (CONTRACT "Targets"): the method and the last successful check.
 type Verification struct {
-	Method     string    // dns, http or meta
+	Method     string    // dns_txt or http_file
 	VerifiedAt time.Time // zero when not on record
 }
 
@@ -35,10 +35,10 @@ func Confidentiality(target string) string {
 	return "Confidential — prepared for the account holder of " + textOneLine(target)
 }
 
+// methodNames are the verification methods (CONTRACT "Targets") in words.
 var methodNames = map[string]string{
-	"dns":  "a DNS TXT record",
-	"http": "a file served over HTTP at /.well-known/",
-	"meta": "a meta tag on the home page",
+	"dns_txt":   "a DNS TXT record",
+	"http_file": "a file served at /.well-known/service-challenge.txt",
 }
 
 func buildScope(r Report, v *Verification) Scope {
@@ -105,6 +105,8 @@ type Action struct {
 	Severity scans.Severity // of the most severe finding it resolves
 	Findings []int          // 1-based positions in Report.Findings
 	Where    []string       // host:port the findings are on, in order
+	// MoreWhere counts the further places beyond Where.
+	MoreWhere int
 }
 
 // Resolves is "resolves 10 findings on a:8080, b:443".
@@ -114,7 +116,10 @@ func (a Action) Resolves() string {
 		n = strconv.Itoa(len(a.Findings)) + " findings"
 	}
 	s := "resolves " + n
-	if len(a.Where) > 0 {
+	switch {
+	case len(a.Where) > 0 && a.MoreWhere > 0:
+		s += " on " + strings.Join(a.Where, ", ") + " and " + strconv.Itoa(a.MoreWhere) + " more"
+	case len(a.Where) > 0:
 		s += " on " + strings.Join(a.Where, ", ")
 	}
 	return s
@@ -129,7 +134,11 @@ var (
 )
 
 // maxActions bounds the plan; findings beyond it are still in the tables.
-const maxActions = 200
+// maxWhere is how many places an action names before "and N more".
+const (
+	maxActions = 200
+	maxWhere   = 3
+)
 
 // buildPlan derives the remediation plan: findings (already in the one
 // order) grouped by what fixes them, so ten CVEs of one component are one
@@ -175,9 +184,13 @@ func buildPlan(findings []scans.Finding) []Action {
 		if m := reFixedVersion.FindStringSubmatch(rem); m != nil {
 			a.versions = append(a.versions, m[1])
 		}
-		if loc := showHostPort(f.Host, f.Port); loc != "" && !a.where[loc] && len(a.Where) < 6 {
+		if loc := showHostPort(f.Host, f.Port); loc != "" && !a.where[loc] {
 			a.where[loc] = true
-			a.Where = append(a.Where, loc)
+			if len(a.Where) < maxWhere {
+				a.Where = append(a.Where, loc)
+			} else {
+				a.MoreWhere++
+			}
 		}
 	}
 	out := make([]Action, 0, len(order))
@@ -193,11 +206,24 @@ func buildPlan(findings []scans.Finding) []Action {
 	return out
 }
 
-// firstSentence is s up to its first full stop followed by a space, without
-// the stop; a remediation's first sentence names the action.
+// firstSentence is s up to the full stop that ends its first sentence (one
+// followed by a space and a capital letter, outside parentheses, not "e.g."),
+// without the stop: a remediation's first sentence names the action.
 func firstSentence(s string) string {
-	if i := strings.Index(s, ". "); i > 0 {
-		s = s[:i]
+	depth := 0
+	for i := 0; i < len(s)-2; i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth = max(0, depth-1)
+		case '.':
+			next := s[i+2]
+			if depth == 0 && s[i+1] == ' ' && next >= 'A' && next <= 'Z' &&
+				!strings.HasSuffix(s[:i], "e.g") && !strings.HasSuffix(s[:i], "i.e") {
+				return s[:i]
+			}
+		}
 	}
 	return strings.TrimSuffix(s, ".")
 }

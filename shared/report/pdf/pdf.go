@@ -207,7 +207,7 @@ func (d *pdfDoc) frame(r report.Report) error {
 	// The footer row is a rule; its text sits below it, in the bottom
 	// margin, on the same baseline as maroto's page number.
 	const footerRowH = 4
-	info := "Confidential · scan " + pdfOneLine(r.Scan.ID) + " · generated " + pdfTime(r.GeneratedAt)
+	info := "Scan " + pdfOneLine(r.Scan.ID) + " · generated " + pdfTime(r.GeneratedAt)
 	footer := row.New(footerRowH).Add(col.New().Add(text.New(
 		pdfFitLine(pdfText(info), fSmall, d.colWidth(70)), pdfTextProps(fSmall, pdfColorMuted, footerRowH, 0, align.Left)))).
 		WithStyle(&props.Cell{BorderType: border.Bottom, BorderColor: pdfColorRule, BorderThickness: 0.3})

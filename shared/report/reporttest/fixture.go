@@ -59,13 +59,13 @@ func Sample(watermarked bool) report.Report {
 	surface := scans.Surface{Hosts: []scans.Host{{Name: "shop.example.com"}, {Name: "www.shop.example.com"},
 		{Name: "legacy.shop.example.com", NotScanned: "it resolves only to a private address"}}}
 	return report.Build(report.Input{Scan: sc, Findings: findings, Steps: steps, Surface: surface, Watermarked: watermarked, GeneratedAt: at.Add(24 * time.Hour),
-		Verification: &report.Verification{Method: "dns", VerifiedAt: at.Add(-time.Hour)}})
+		Verification: &report.Verification{Method: "dns_txt", VerifiedAt: at.Add(-time.Hour)}})
 }
 
 // Large is a report with n findings and m steps, for benchmarks.
 func Large(n, m int) report.Report {
 	r := Sample(false)
-	in := report.Input{Scan: r.Scan, GeneratedAt: r.GeneratedAt, Surface: r.Surface, Verification: &report.Verification{Method: "dns", VerifiedAt: r.Scan.CreatedAt}}
+	in := report.Input{Scan: r.Scan, GeneratedAt: r.GeneratedAt, Surface: r.Surface, Verification: &report.Verification{Method: "dns_txt", VerifiedAt: r.Scan.CreatedAt}}
 	for i := range n {
 		f := r.Findings[i%len(r.Findings)]
 		f.ID = fmt.Sprintf("fnd_%05d", i)
