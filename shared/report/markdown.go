@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -253,40 +254,90 @@ func (w mdWriter) codeBlock(text string) {
 	w.line(fence)
 }
 
-// mdPunct are the ASCII characters that mean something in CommonMark or one
-// of its common extensions (tables, strikethrough, autolinks, math): each is
-// written with a backslash so that it shows as itself. '.' and ':' break the
-// "www." and "scheme://" autolinks; '-', '+', '.', '#', '=' and '>' (as an
-// entity) cannot start a list, heading or quote.
-const mdPunct = "\\`*_{}[]()#+-.!|~:@=$^"
-
-// mdText escapes untrusted text for a Markdown paragraph or heading: syntax
-// characters are backslash-escaped, '<', '>' and '&' become entities (so no
-// raw HTML and no autolink), line breaks and tabs become spaces and control
-// characters become U+FFFD.
+// mdText escapes untrusted text for a Markdown paragraph, heading, list
+// item or table cell, only where CommonMark or GitHub's extensions would
+// otherwise read it as syntax, so that "demo.secscan.test", "CVE-2021-42013"
+// and "scn_01M…" stay readable in the raw file:
+//   - everywhere: a backslash, '*', '`', '[', ']', '~', '|', '$' and '<'
+//     (emphasis, code, links, strikethrough, table cells, math, raw HTML and
+//     <autolinks>), '&' that starts an entity, and '_' that could open or
+//     close emphasis (not inside a word);
+//   - the ':' of "://", the '.' of "www." and every '@', which GitHub would
+//     turn into links;
+//   - at the start: '#', '>', '-', '+', '=' and "1." or "1)", which would
+//     start a heading, quote, list or setext underline.
+//
+// Line breaks and tabs become spaces and control characters U+FFFD.
 func mdText(s string) string {
 	var b strings.Builder
-	b.Grow(len(s) + len(s)/4)
-	for _, r := range s {
+	b.Grow(len(s) + len(s)/8)
+	start := true // no visible character written yet
+	for i, r := range s {
 		switch {
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '&':
-			b.WriteString("&amp;")
-		case r < utf8.RuneSelf && strings.ContainsRune(mdPunct, r):
-			b.WriteByte('\\')
-			b.WriteRune(r)
 		case r == '\n' || r == '\r' || r == '\t':
 			b.WriteByte(' ')
+			continue
 		case textIsControl(r):
 			b.WriteRune(utf8.RuneError)
-		default:
+			start = false
+			continue
+		case r >= utf8.RuneSelf:
 			b.WriteRune(r)
+			start = false
+			continue
+		}
+		if mdNeedsEscape(s, i, start) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+		if r != ' ' {
+			start = false
 		}
 	}
 	return b.String()
+}
+
+// mdNeedsEscape reports whether the ASCII byte s[i] must be escaped; start
+// is true while only spaces precede it.
+func mdNeedsEscape(s string, i int, start bool) bool {
+	c := s[i]
+	switch c {
+	case '\\', '*', '`', '[', ']', '~', '|', '$', '<', '@':
+		return true
+	case '&':
+		return mdEntity.MatchString(s[i:])
+	case '_':
+		// Inside a word an underscore never delimits emphasis.
+		return i == 0 || i == len(s)-1 || !mdWordByte(s[i-1]) || !mdWordByte(s[i+1])
+	case ':':
+		return strings.HasPrefix(s[i:], "://")
+	case '.':
+		if i >= 3 && strings.EqualFold(s[i-3:i], "www") && (i == 3 || !mdWordByte(s[i-4])) {
+			return true
+		}
+	case '#', '>', '-', '+', '=':
+		return start
+	case '!':
+		return i+1 < len(s) && s[i+1] == '['
+	}
+	// "2026. " or "1) " at the start would begin an ordered list: the
+	// digits are written, and the '.' or ')' after them escaped.
+	if (c == '.' || c == ')') && i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		j := i - 1
+		for j > 0 && s[j-1] >= '0' && s[j-1] <= '9' {
+			j--
+		}
+		return strings.TrimLeft(s[:j], " ") == ""
+	}
+	return false
+}
+
+// mdEntity matches an HTML entity or character reference, which CommonMark
+// would decode.
+var mdEntity = regexp.MustCompile(`^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});`)
+
+func mdWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= utf8.RuneSelf
 }
 
 // mdCell escapes untrusted text for a table cell: one line, '|' escaped.

@@ -94,7 +94,7 @@ func TestRemediationPlanGroupsByComponent(t *testing.T) {
 		t.Errorf("first action resolves #%d, first finding %s", r.Plan[0].Findings[0], r.Findings[0].ID)
 	}
 	md := mdVisible(t, report.Markdown(r))
-	if !strings.Contains(md, "Upgrade Apache HTTP Server to 2.4.61 or later** (High) — resolves 11 findings") {
+	if !strings.Contains(md, "Upgrade Apache HTTP Server to 2.4.61 or later (High) — resolves 11 findings") {
 		t.Errorf("Markdown lacks the grouped action:\n%s", md)
 	}
 }
