@@ -83,6 +83,7 @@ type htmlFinding struct {
 	N                                   int
 	Anchor, Label, Class                string
 	Title, HostPort, CVE, CWE, CVSS, ID string
+	HostParts                           []string // HostPort cut after each dot, for <wbr>
 	Confidence                          string
 	Tentative                           bool
 	Category                            string
@@ -154,6 +155,10 @@ func htmlViewOf(r Report) htmlView {
 			Evidence:    strings.TrimRight(textClean(textLF(f.Evidence), true), "\n"),
 			Description: textClean(textLF(strings.TrimSpace(f.Description)), true),
 			Remediation: textClean(textLF(strings.TrimSpace(f.Remediation)), true),
+		}
+		hf.HostParts = strings.SplitAfter(hf.HostPort, ".")
+		if hf.HostPort == "" {
+			hf.HostParts = nil
 		}
 		if hf.CVE != "" {
 			hf.CVECVSS = append(hf.CVECVSS, hf.CVE)
@@ -322,6 +327,9 @@ thead { display: table-header-group; }
 th { text-align: left; font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted);
   border-bottom: 2px solid var(--line); padding: 6px 8px; vertical-align: bottom; }
 td { border-bottom: 1px solid var(--line); padding: 6px 8px; vertical-align: top; overflow-wrap: anywhere; word-break: break-word; }
+/* Host names and ids break only where a reader expects it (after a dot or
+   a hyphen), never inside a label. */
+td.host { overflow-wrap: normal; word-break: normal; }
 tr { break-inside: avoid; page-break-inside: avoid; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td a { text-decoration: none; color: inherit; }
@@ -366,14 +374,18 @@ td a:hover { text-decoration: underline; }
 .note { font-size: 13px; color: var(--muted); font-style: italic; margin: 8px 0 0; }
 footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line); color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 
-@page { size: A4; margin: 14mm 12mm 12mm; }
-/* Print: compact, so the demo report prints in half the pages it used to;
-   the marking is fixed, so Chromium repeats it at the top of every page. */
+/* Printed, the marking heads every page and the page number ends it (page
+   margin boxes; the value is escaped for a CSS string by html/template). */
+@page { size: A4; margin: 14mm 12mm 13mm;
+  @top-center { content: "{{.Marking}}"; font: 600 7pt system-ui, sans-serif; color: #5f6b7a; }
+  @bottom-left { content: "{{.Marking}}"; font: 7pt system-ui, sans-serif; color: #5f6b7a; }
+  @bottom-right { content: "Page " counter(page) " of " counter(pages); font: 7pt system-ui, sans-serif; color: #5f6b7a; } }
+/* Print: compact, so the demo report prints in half the pages it used to. */
 @media print {
   body { font-size: 9pt; line-height: 1.35; }
-  main { max-width: none; padding: 6mm 0 0; }
+  main { max-width: none; padding: 0; }
   .page { break-before: page; page-break-before: always; }
-  .marking { position: fixed; top: 0; left: 0; right: 0; padding: 1px 8px; font-size: 7pt; background: none; color: var(--muted); border-bottom: 1px solid var(--line); }
+  .marking { display: none; }
   h1 { font-size: 20pt; }
   h2 { font-size: 13pt; margin: 12px 0 6px; padding-bottom: 3px; }
   h3 { font-size: 10pt; margin: 8px 0 3px; }
@@ -484,11 +496,11 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <h2>Findings</h2>
 {{- if .Findings}}
 <table>
-<colgroup><col style="width: 5%"><col style="width: 12%"><col style="width: 11%"><col style="width: 38%"><col style="width: 19%"><col style="width: 15%"></colgroup>
+<colgroup><col style="width: 5%"><col style="width: 11%"><col style="width: 12%"><col style="width: 32%"><col style="width: 27%"><col style="width: 13%"></colgroup>
 <thead><tr><th class="num">#</th><th>Severity</th><th>Confidence</th><th>Title</th><th>Host:port</th><th>CVE / CVSS</th></tr></thead>
 <tbody>
 {{- range $f := .Findings}}
-<tr class="{{$f.Class}}{{if $f.Tentative}} tentative{{end}}"><td class="num">{{$f.N}}</td><td><span class="badge">{{$f.Label}}</span></td><td><span class="conf">{{$f.Confidence}}</span></td><td><a href="#{{$f.Anchor}}">{{$f.Title}}</a></td><td class="mono">{{or $f.HostPort "—"}}</td><td>{{range $f.CVECVSS}}<div>{{.}}</div>{{else}}—{{end}}</td></tr>
+<tr class="{{$f.Class}}{{if $f.Tentative}} tentative{{end}}"><td class="num">{{$f.N}}</td><td><span class="badge">{{$f.Label}}</span></td><td><span class="conf">{{$f.Confidence}}</span></td><td><a href="#{{$f.Anchor}}">{{$f.Title}}</a></td><td class="mono host">{{range $f.HostParts}}{{.}}<wbr>{{else}}—{{end}}</td><td>{{range $f.CVECVSS}}<div>{{.}}</div>{{else}}—{{end}}</td></tr>
 {{- end}}
 </tbody>
 </table>

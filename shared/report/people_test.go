@@ -122,7 +122,7 @@ func TestScopeAndMarkingInEveryFormat(t *testing.T) {
 	if n := strings.Count(page, "Confidential — prepared for the account holder of shop.example.com"); n < 2 {
 		t.Errorf("HTML carries the marking %d times, want header and footer", n)
 	}
-	if !strings.Contains(page, ".marking { position: fixed;") {
+	if !strings.Contains(page, `@top-center { content: "Confidential — prepared for the account holder of shop.example.com";`) {
 		t.Error("the printed HTML does not repeat the marking on every page")
 	}
 	// A target deleted since: the statement says the record is gone.
