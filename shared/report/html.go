@@ -392,6 +392,12 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
   h4 { font-size: 7pt; margin: 5px 0 1px; }
   p { margin: 3px 0; }
   .finding { break-inside: auto; margin: 6px 0; padding: 5px 8px 3px; border-left-width: 4px; }
+  /* Labels beside their text, not above it: a line saved per part. */
+  .finding { display: grid; grid-template-columns: 22mm minmax(0, 1fr); column-gap: 3mm; }
+  .finding header, .finding .note { grid-column: 1 / -1; }
+  .finding h4 { grid-column: 1; margin: 3px 0 0; }
+  .finding > pre, .finding > p, .finding > ul { grid-column: 2; margin: 2px 0; }
+  .finding > ul { padding-left: 12px; }
   .meta { margin-top: 2px; font-size: 8pt; gap: 0 12px; }
   pre { font-size: 7.5pt; padding: 3px 6px; margin: 2px 0; line-height: 1.3; }
   ul, ol { margin: 2px 0; }
@@ -500,7 +506,7 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <thead><tr><th class="num">#</th><th>Severity</th><th>Confidence</th><th>Title</th><th>Host:port</th><th>CVE / CVSS</th></tr></thead>
 <tbody>
 {{- range $f := .Findings}}
-<tr class="{{$f.Class}}{{if $f.Tentative}} tentative{{end}}"><td class="num">{{$f.N}}</td><td><span class="badge">{{$f.Label}}</span></td><td><span class="conf">{{$f.Confidence}}</span></td><td><a href="#{{$f.Anchor}}">{{$f.Title}}</a></td><td class="mono host">{{range $f.HostParts}}{{.}}<wbr>{{else}}—{{end}}</td><td>{{range $f.CVECVSS}}<div>{{.}}</div>{{else}}—{{end}}</td></tr>
+<tr class="{{$f.Class}}{{if $f.Tentative}} tentative{{end}}"><td class="num">{{$f.N}}</td><td><span class="badge">{{$f.Label}}</span></td><td><span class="conf">{{$f.Confidence}}</span></td><td><a href="#{{$f.Anchor}}">{{$f.Title}}</a></td><td class="mono host">{{range $f.HostParts}}{{.}}<wbr>{{else}}—{{end}}</td><td>{{range $f.CVECVSS}}<div>{{.}}</div>{{end}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -591,7 +597,7 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <thead><tr><th>Host</th><th class="num">Port</th><th>Service</th><th>Banner</th></tr></thead>
 <tbody>
 {{- range .Services}}
-<tr><td class="mono">{{.Host}}</td><td class="num">{{.Port}}</td><td>{{.Name}}</td><td class="mono">{{or .Banner "—"}}</td></tr>
+<tr><td class="mono">{{.Host}}</td><td class="num">{{.Port}}</td><td>{{.Name}}</td><td class="mono">{{.Banner}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -615,7 +621,7 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <p>The audit trail: every step the scan agent took, in order.</p>
 {{- if .Steps}}
 <table>
-<colgroup><col style="width: 5%"><col style="width: 13%"><col style="width: 18%"><col style="width: 46%"><col style="width: 6%"><col style="width: 5%"><col style="width: 7%"></colgroup>
+<colgroup><col style="width: 5%"><col style="width: 15%"><col style="width: 16%"><col style="width: 46%"><col style="width: 6%"><col style="width: 5%"><col style="width: 7%"></colgroup>
 <thead><tr><th class="num">Seq</th><th>Tool</th><th>Input</th><th>Outcome</th><th class="num">New</th><th class="num">Credits</th><th class="num">Time</th></tr></thead>
 <tbody>
 {{- range .Steps}}

@@ -217,7 +217,11 @@ func coverage(r Report) Coverage {
 	}
 	c.NotTested = append(c.NotTested, notScanned...)
 	if n := r.Surface.OutOfScope; n > 0 {
-		c.NotTested = append(c.NotTested, itoa(n)+" names outside the target's scope were seen (CNAME, certificate, link, MX, SPF, …) and never contacted.")
+		names := itoa(n) + " names outside the target's scope were seen"
+		if n == 1 {
+			names = "1 name outside the target's scope was seen"
+		}
+		c.NotTested = append(c.NotTested, names+" (CNAME, certificate, link, MX, SPF, …) and never contacted.")
 	}
 	slices.SortFunc(c.Services, func(a, b scans.Service) int {
 		if a.Host != b.Host {
