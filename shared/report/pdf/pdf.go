@@ -530,7 +530,7 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 		d.paragraph("No findings were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
 		return
 	}
-	header := []pdfCell{{size: 5, text: "#"}, {size: 11, text: "Severity"}, {size: 11, text: "Confidence"}, {size: 39, text: "Title"}, {size: 20, text: "Host:port"}, {size: 14, text: "CVE / CVSS"}}
+	header := []pdfCell{{size: 5, text: "#"}, {size: 10, text: "Severity"}, {size: 11, text: "Confidence"}, {size: 33, text: "Title"}, {size: 25, text: "Host:port"}, {size: 16, text: "CVE / CVSS"}}
 	rows := make([][]pdfCell, len(r.Findings))
 	for i, f := range r.Findings {
 		conf := pdfCell{size: 11, text: pdfCapitalize(string(f.DefaultConfidence())), f: fTable, lines: 1}
@@ -540,11 +540,11 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 		}
 		rows[i] = []pdfCell{
 			{size: 5, text: strconv.Itoa(i + 1), f: fTable, color: pdfColorMuted},
-			{size: 11, text: pdfCapitalize(string(f.Severity)), f: fTableBold, color: pdfOnSeverity(f.Severity), bg: pdfSeverityColor(f.Severity), lines: 1},
+			{size: 10, text: pdfCapitalize(string(f.Severity)), f: fTableBold, color: pdfOnSeverity(f.Severity), bg: pdfSeverityColor(f.Severity), lines: 1},
 			conf,
-			{size: 39, text: pdfOneLine(f.Title), f: fTable, lines: 4},
-			{size: 20, text: pdfHostPort(f), f: fTable, lines: 3},
-			{size: 14, text: pdfCVECVSS(f, "\n"), f: fTable, lines: 3},
+			{size: 33, text: pdfOneLine(f.Title), f: fTable, lines: 4},
+			{size: 25, text: pdfHostPort(f), f: fTable, lines: 3},
+			{size: 16, text: pdfCVECVSS(f, "\n"), f: fTable, lines: 3},
 		}
 	}
 	d.table(header, rows)
