@@ -800,7 +800,7 @@ func (d *pdfDoc) steps(r report.Report) {
 	}
 	// The numeric columns are just wide enough for their bold headings on A4.
 	header := []pdfCell{{size: 4, text: "#", al: align.Right}, {size: 13, text: "Tool"}, {size: 20, text: "Input"}, {size: 41, text: "Outcome"},
-		{size: 7, text: "New", al: align.Right}, {size: 7, text: "Credits", al: align.Right}, {size: 8, text: "Time", al: align.Right}}
+		{size: 6, text: "New", al: align.Right}, {size: 8, text: "Credits", al: align.Right}, {size: 8, text: "Time", al: align.Right}}
 	rows := make([][]pdfCell, len(r.Steps))
 	for i, st := range r.Steps {
 		input := strings.TrimSpace(string(st.Input))
@@ -812,8 +812,8 @@ func (d *pdfDoc) steps(r report.Report) {
 			{size: 13, text: pdfOneLine(st.Tool), f: fTableBold, lines: 2},
 			{size: 20, text: input, f: fMonoSmall, lines: 8, tab: 2},
 			{size: 41, text: pdfOneLine(st.Outcome), f: fTable},
-			{size: 7, text: strconv.Itoa(st.FindingsAdded), f: fTable, al: align.Right},
-			{size: 7, text: strconv.Itoa(st.Credits), f: fTable, al: align.Right},
+			{size: 6, text: strconv.Itoa(st.FindingsAdded), f: fTable, al: align.Right},
+			{size: 8, text: strconv.Itoa(st.Credits), f: fTable, al: align.Right},
 			{size: 8, text: pdfDuration(st.DurationMS), f: fTable, al: align.Right},
 		}
 	}
