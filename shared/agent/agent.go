@@ -26,6 +26,7 @@ import (
 
 	"secscan/shared/domainname"
 	"secscan/shared/netguard"
+	"secscan/shared/plainerr"
 	"secscan/shared/planner"
 	"secscan/shared/resolver"
 	"secscan/shared/scans"
@@ -357,7 +358,9 @@ func stepStatus(err error) scans.StepStatus {
 	return scans.StepFailed
 }
 
-// outcome is the audit trail's line for a call.
+// outcome is the audit trail's line for a call, written for people: network
+// errors in plain words (plainerr), and the default count counts findings
+// as the store records them, once per fingerprint.
 func outcome(res tools.Result, err error) string {
 	var ie *tools.InputError
 	switch {
@@ -366,11 +369,18 @@ func outcome(res tools.Result, err error) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "Stopped at the tool's time limit; partial results kept"
 	case err != nil:
-		return "Tool error: " + oneLine(err.Error(), 300)
+		return "Tool error: " + oneLine(plainerr.Describe(err), 300)
 	case res.Outcome == "":
-		return fmt.Sprintf("%d findings", len(res.Findings))
+		distinct := map[string]bool{}
+		for _, f := range res.Findings {
+			distinct[f.StableFingerprint()] = true
+		}
+		if len(distinct) == 1 {
+			return "1 finding"
+		}
+		return fmt.Sprintf("%d findings", len(distinct))
 	}
-	return oneLine(res.Outcome, 500)
+	return oneLine(plainerr.Text(res.Outcome), 500)
 }
 
 // compactInput keeps the input as the audit trail shows it: valid JSON, or

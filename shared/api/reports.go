@@ -70,8 +70,20 @@ func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Reques
 		if days := plan.ReportRetentionDays(); days > 0 && now.Sub(d.Scan.FinishedAt) > time.Duration(days)*24*time.Hour {
 			return apierr.New(apierr.Gone, "Report expired: %s-plan reports are kept for %d days after the scan finished", plan, days)
 		}
+		// The scope statement names how ownership was proven; a target
+		// deleted since the scan is said to be no longer on file.
+		var proof *report.Verification
+		switch t, err := a.Store.GetTarget(r.Context(), p.User.ID, d.Scan.TargetID); {
+		case err == nil:
+			proof = &report.Verification{Method: t.Method}
+			if t.VerifiedAt != nil {
+				proof.VerifiedAt = *t.VerifiedAt
+			}
+		case !store.IsNotFound(err):
+			return err
+		}
 		body, err := format.render(a, report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Steps: d.Steps, Surface: d.Surface,
-			Watermarked: plan == plans.Free, GeneratedAt: now}), r)
+			Watermarked: plan == plans.Free, GeneratedAt: now, Verification: proof}), r)
 		if err != nil {
 			return err
 		}

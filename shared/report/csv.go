@@ -34,7 +34,7 @@ func CSV(r Report) []byte {
 		}
 		row = append(row[:0], f.ID, string(f.Severity), f.Title, string(f.Category), f.Host, port,
 			showDeref(f.CVE), showDeref(f.CWE), cvss, f.Evidence, f.Remediation, strings.Join(f.References, " "),
-			f.Description, string(f.Confidence))
+			f.Description, string(f.DefaultConfidence()))
 		for i, cell := range row {
 			row[i] = csvCell(cell)
 		}

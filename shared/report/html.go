@@ -47,9 +47,26 @@ type htmlView struct {
 	Steps     []htmlStep
 	Generated string
 	ScanID    string
+	Marking   string
+	Scope     htmlScope
+	Plan      []htmlAction
 }
 
-type htmlFact struct{ Label, Value string }
+type htmlScope struct {
+	Target, Ownership, Window, Tier, Budget string
+	Tested, NotTested                       []string
+}
+
+type htmlAction struct {
+	N                  int
+	Text, Class, Label string
+	Resolves, Numbers  string
+}
+
+type htmlFact struct {
+	Label, Value string
+	ID           bool // a token shown whole (a mono chip that scrolls)
+}
 
 type htmlService struct {
 	Host, Name, Banner string
@@ -66,7 +83,9 @@ type htmlFinding struct {
 	N                                   int
 	Anchor, Label, Class                string
 	Title, HostPort, CVE, CWE, CVSS, ID string
+	HostParts                           []string // HostPort cut after each dot, for <wbr>
 	Confidence                          string
+	Tentative                           bool
 	Category                            string
 	CVECVSS                             []string // "CVE-…" and "CVSS 7.5", each when known
 	Evidence, Description, Remediation  string
@@ -96,9 +115,19 @@ func htmlViewOf(r Report) htmlView {
 		NotTested: htmlLines(r.Coverage.NotTested),
 		Generated: showTime(r.GeneratedAt),
 		ScanID:    textOneLine(r.Scan.ID),
+		Marking:   r.Confidential,
+		Scope: htmlScope{
+			Target: textOneLine(r.Scope.Target), Ownership: textOneLine(r.Scope.Ownership), Window: r.Scope.Window,
+			Tier: textOneLine(r.Scope.Tier), Budget: r.Scope.Budget,
+			Tested: htmlLines(r.Scope.Tested), NotTested: htmlLines(r.Scope.NotTested),
+		},
+	}
+	for i, a := range r.Plan {
+		v.Plan = append(v.Plan, htmlAction{N: i + 1, Text: textOneLine(a.Text), Class: htmlSeverityClass(a.Severity), Label: showSeverity(a.Severity),
+			Resolves: textOneLine(a.Resolves()), Numbers: showNumbers(a.Findings)})
 	}
 	for _, p := range coverFacts(r) {
-		v.Cover = append(v.Cover, htmlFact{Label: p.label, Value: textOneLine(p.value)})
+		v.Cover = append(v.Cover, htmlFact{Label: p.label, Value: textOneLine(p.value), ID: p.label == "Scan ID"})
 	}
 	v.Chains = htmlLines(r.Summary.AttackChains)
 	for _, s := range r.Coverage.Services {
@@ -120,11 +149,16 @@ func htmlViewOf(r Report) htmlView {
 		hf := htmlFinding{
 			N: i + 1, Anchor: "f-" + strconv.Itoa(i+1), Label: showSeverity(f.Severity), Class: htmlSeverityClass(f.Severity),
 			Title: textOneLine(f.Title), HostPort: textOneLine(showHostPort(f.Host, f.Port)),
-			CVE: textOneLine(showDeref(f.CVE)), CWE: textOneLine(showDeref(f.CWE)), CVSS: showCVSS(f.CVSS), ID: textOneLine(f.ID),
-			Category: textOneLine(string(f.Category)), Confidence: textOneLine(showConfidence(f.Confidence)),
+			CVE: textOneLine(showDeref(f.CVE)), CWE: textOneLine(showDeref(f.CWE)), CVSS: htmlOptional(showCVSS(f.CVSS)), ID: textOneLine(f.ID),
+			Category: textOneLine(string(f.Category)), Confidence: textOneLine(showConfidence(f.DefaultConfidence())),
+			Tentative:   f.DefaultConfidence() == scans.Tentative,
 			Evidence:    strings.TrimRight(textClean(textLF(f.Evidence), true), "\n"),
 			Description: textClean(textLF(strings.TrimSpace(f.Description)), true),
 			Remediation: textClean(textLF(strings.TrimSpace(f.Remediation)), true),
+		}
+		hf.HostParts = strings.SplitAfter(hf.HostPort, ".")
+		if hf.HostPort == "" {
+			hf.HostParts = nil
 		}
 		if hf.CVE != "" {
 			hf.CVECVSS = append(hf.CVECVSS, hf.CVE)
@@ -149,6 +183,14 @@ func htmlViewOf(r Report) htmlView {
 		})
 	}
 	return v
+}
+
+// htmlOptional is "" for an absent value ("—"), which the page omits.
+func htmlOptional(s string) string {
+	if s == "—" {
+		return ""
+	}
+	return s
 }
 
 // htmlLines puts each item on one line, without control characters.
@@ -285,6 +327,9 @@ thead { display: table-header-group; }
 th { text-align: left; font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted);
   border-bottom: 2px solid var(--line); padding: 6px 8px; vertical-align: bottom; }
 td { border-bottom: 1px solid var(--line); padding: 6px 8px; vertical-align: top; overflow-wrap: anywhere; word-break: break-word; }
+/* Host names and ids break only where a reader expects it (after a dot or
+   a hyphen), never inside a label. */
+td.host { overflow-wrap: normal; word-break: normal; }
 tr { break-inside: avoid; page-break-inside: avoid; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td a { text-decoration: none; color: inherit; }
@@ -312,22 +357,63 @@ td a:hover { text-decoration: underline; }
 .watermark { position: fixed; inset: 0; z-index: 2; pointer-events: none; display: flex; align-items: center; justify-content: center; overflow: hidden; }
 .watermark span { transform: rotate(-35deg); font-size: min(80px, 5vw); font-weight: 800; letter-spacing: .05em; white-space: nowrap;
   color: rgba(127, 29, 29, .07); user-select: none; }
+.marking { background: var(--ink); color: #fff; text-align: center; font-size: 12px; letter-spacing: .04em; padding: 4px 12px; }
+.idchip { display: inline-block; max-width: 100%; overflow-x: auto; white-space: nowrap; vertical-align: bottom; padding: 0 6px;
+  border: 1px solid var(--line); border-radius: 4px; background: var(--soft); user-select: all; font-weight: 400; }
+.scopefacts { display: grid; grid-template-columns: 200px 1fr; gap: 0; margin: 8px 0; border-top: 1px solid var(--line); }
+.scopefacts div { display: contents; }
+.scopefacts dt, .scopefacts dd { padding: 6px 8px; border-bottom: 1px solid var(--line); margin: 0; min-width: 0; }
+.scopefacts dt { color: var(--muted); font-size: 13px; }
+.scopefacts ul { margin: 0; }
+.plan { padding-left: 26px; }
+.plan li { margin: 6px 0; break-inside: avoid; }
+.conf { white-space: nowrap; }
+.tentative .conf { font-style: italic; border-bottom: 2px dotted var(--muted); }
+.tentative .conf::before { content: "\26A0\FE0E  "; }
+.finding.tentative { border-style: dashed; border-left-style: solid; background: repeating-linear-gradient(135deg, transparent 0 12px, rgba(95,107,122,.04) 12px 24px); }
+.note { font-size: 13px; color: var(--muted); font-style: italic; margin: 8px 0 0; }
 footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line); color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 
-@page { margin: 16mm 14mm; }
+/* Printed, the marking heads every page and the page number ends it (page
+   margin boxes; the value is escaped for a CSS string by html/template). */
+@page { size: A4; margin: 14mm 12mm 13mm;
+  @top-center { content: "{{.Marking}}"; font: 600 7pt system-ui, sans-serif; color: #5f6b7a; }
+  @bottom-left { content: "{{.Marking}}"; font: 7pt system-ui, sans-serif; color: #5f6b7a; }
+  @bottom-right { content: "Page " counter(page) " of " counter(pages); font: 7pt system-ui, sans-serif; color: #5f6b7a; } }
+/* Print: compact, so the demo report prints in half the pages it used to. */
 @media print {
-  body { font-size: 10.5pt; }
+  body { font-size: 9pt; line-height: 1.35; }
   main { max-width: none; padding: 0; }
-  h2 { margin-top: 20px; }
   .page { break-before: page; page-break-before: always; }
-  .finding { break-inside: auto; }
-  pre { font-size: 8.5pt; }
-  table { font-size: 9pt; }
+  .marking { display: none; }
+  h1 { font-size: 20pt; }
+  h2 { font-size: 13pt; margin: 12px 0 6px; padding-bottom: 3px; }
+  h3 { font-size: 10pt; margin: 8px 0 3px; }
+  h4 { font-size: 7pt; margin: 5px 0 1px; }
+  p { margin: 3px 0; }
+  .finding { break-inside: auto; margin: 6px 0; padding: 5px 8px 3px; border-left-width: 4px; }
+  /* Labels beside their text, not above it: a line saved per part. */
+  .finding { display: grid; grid-template-columns: 22mm minmax(0, 1fr); column-gap: 3mm; }
+  .finding header, .finding .note { grid-column: 1 / -1; }
+  .finding h4 { grid-column: 1; margin: 3px 0 0; }
+  .finding > pre, .finding > p, .finding > ul { grid-column: 2; margin: 2px 0; }
+  .finding > ul { padding-left: 12px; }
+  .meta { margin-top: 2px; font-size: 8pt; gap: 0 12px; }
+  pre { font-size: 7.5pt; padding: 3px 6px; margin: 2px 0; line-height: 1.3; }
+  ul, ol { margin: 2px 0; }
+  li { margin: 1px 0; }
+  table { font-size: 8pt; margin: 4px 0 8px; }
   a { color: inherit; text-decoration: none; }
   .watermark span { font-size: 28pt; transform: rotate(-40deg); }
-  th { font-size: 7pt; letter-spacing: .02em; padding: 4px 5px; }
-  td { padding: 4px 5px; }
-  td.mono, li.mono, dd.mono { font-size: 8pt; }
+  th { font-size: 6.5pt; letter-spacing: .02em; padding: 3px 4px; }
+  td { padding: 2px 4px; }
+  td.mono, li.mono, dd.mono { font-size: 7.5pt; }
+  .risk { padding: 8px 12px; margin: 8px 0; }
+  .risk .rating { font-size: 18pt; }
+  .chart .row { margin: 2px 0; }
+  .chart .track { height: 12px; }
+  .idchip { overflow: visible; border: none; padding: 0; background: none; }
+  footer { margin-top: 12px; }
 }
 @media (max-width: 640px) {
   main { padding: 16px; }
@@ -340,6 +426,7 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 {{- if .Watermark}}
 <div class="watermark" aria-hidden="true"><span>{{.Watermark}}</span></div>
 {{- end}}
+<div class="marking" role="note">{{.Marking}}</div>
 <main>
 {{- if .Watermark}}
 <div class="demo" role="note"><strong>{{.Watermark}}</strong>This report was produced on the free plan. It is a demonstration, not evidence for an audit or a compliance programme.</div>
@@ -350,7 +437,7 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <h1>{{.Target}}</h1>
 <dl class="facts">
 {{- range .Cover}}
-<div><dt>{{.Label}}</dt><dd>{{.Value}}</dd></div>
+<div><dt>{{.Label}}</dt>{{if .ID}}<dd><span class="idchip mono">{{.Value}}</span></dd>{{else}}<dd>{{.Value}}</dd>{{end}}</div>
 {{- end}}
 </dl>
 </header>
@@ -376,6 +463,32 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 {{- end}}
 </section>
 
+<section class="scope">
+<h2>Scope and authorisation</h2>
+<p>{{.Scope.Ownership}}</p>
+<dl class="scopefacts">
+<div><dt>Target</dt><dd class="mono">{{.Scope.Target}}</dd></div>
+<div><dt>Scan window</dt><dd>{{.Scope.Window}}</dd></div>
+<div><dt>Tier and budget</dt><dd>{{.Scope.Tier}}, {{.Scope.Budget}}</dd></div>
+<div><dt>Hosts tested ({{len .Scope.Tested}})</dt><dd>{{if .Scope.Tested}}<ul class="chips">{{range .Scope.Tested}}<li class="mono">{{.}}</li>{{end}}</ul>{{else}}none{{end}}</dd></div>
+<div><dt>Discovered but not tested ({{len .Scope.NotTested}})</dt><dd>{{if .Scope.NotTested}}<ul>{{range .Scope.NotTested}}<li>{{.}}</li>{{end}}</ul>{{else}}none{{end}}</dd></div>
+</dl>
+</section>
+
+<section>
+<h2>Remediation plan</h2>
+{{- if .Plan}}
+<p class="muted">The distinct actions, most urgent first; each resolves the findings it names (numbers as in the findings table).</p>
+<ol class="plan">
+{{- range .Plan}}
+<li class="{{.Class}}"><span class="badge">{{.Label}}</span> <strong>{{.Text}}</strong> — {{.Resolves}} <span class="muted">({{.Numbers}})</span></li>
+{{- end}}
+</ol>
+{{- else}}
+<p>Nothing to remediate: no finding suggests a change.</p>
+{{- end}}
+</section>
+
 <section>
 <h2>Severity breakdown</h2>
 <div class="chart">
@@ -389,11 +502,11 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <h2>Findings</h2>
 {{- if .Findings}}
 <table>
-<colgroup><col style="width: 5%"><col style="width: 13%"><col style="width: 42%"><col style="width: 23%"><col style="width: 17%"></colgroup>
-<thead><tr><th class="num">#</th><th>Severity</th><th>Title</th><th>Host:port</th><th>CVE / CVSS</th></tr></thead>
+<colgroup><col style="width: 5%"><col style="width: 11%"><col style="width: 12%"><col style="width: 32%"><col style="width: 27%"><col style="width: 13%"></colgroup>
+<thead><tr><th class="num">#</th><th>Severity</th><th>Confidence</th><th>Title</th><th>Host:port</th><th>CVE / CVSS</th></tr></thead>
 <tbody>
 {{- range $f := .Findings}}
-<tr class="{{$f.Class}}"><td class="num">{{$f.N}}</td><td><span class="badge">{{$f.Label}}</span></td><td><a href="#{{$f.Anchor}}">{{$f.Title}}</a></td><td class="mono">{{or $f.HostPort "—"}}</td><td>{{range $f.CVECVSS}}<div>{{.}}</div>{{else}}—{{end}}</td></tr>
+<tr class="{{$f.Class}}{{if $f.Tentative}} tentative{{end}}"><td class="num">{{$f.N}}</td><td><span class="badge">{{$f.Label}}</span></td><td><span class="conf">{{$f.Confidence}}</span></td><td><a href="#{{$f.Anchor}}">{{$f.Title}}</a></td><td class="mono host">{{range $f.HostParts}}{{.}}<wbr>{{else}}—{{end}}</td><td>{{range $f.CVECVSS}}<div>{{.}}</div>{{end}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -406,20 +519,33 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <section class="page">
 <h2>Finding details</h2>
 {{- range $f := .Findings}}
-<article class="finding {{$f.Class}}" id="{{$f.Anchor}}">
+<article class="finding {{$f.Class}}{{if $f.Tentative}} tentative{{end}}" id="{{$f.Anchor}}">
 <header>
 <h3><span class="num">{{$f.N}}.</span> <span class="badge">{{$f.Label}}</span> {{$f.Title}}</h3>
 <dl class="meta">
-<div><dt>Host</dt><dd class="mono">{{or $f.HostPort "—"}}</dd></div>
-<div><dt>Category</dt><dd>{{or $f.Category "—"}}</dd></div>
-<div><dt>Confidence</dt><dd>{{$f.Confidence}}</dd></div>
-<div><dt>CWE</dt><dd>{{or $f.CWE "—"}}</dd></div>
-<div><dt>CVE</dt><dd>{{or $f.CVE "—"}}</dd></div>
+{{- if $f.HostPort}}
+<div><dt>Host</dt><dd class="mono">{{$f.HostPort}}</dd></div>
+{{- end}}
+{{- if $f.Category}}
+<div><dt>Category</dt><dd>{{$f.Category}}</dd></div>
+{{- end}}
+<div><dt>Confidence</dt><dd><span class="conf">{{$f.Confidence}}</span></dd></div>
+{{- if $f.CWE}}
+<div><dt>CWE</dt><dd>{{$f.CWE}}</dd></div>
+{{- end}}
+{{- if $f.CVE}}
+<div><dt>CVE</dt><dd>{{$f.CVE}}</dd></div>
+{{- end}}
+{{- if $f.CVSS}}
 <div><dt>CVSS</dt><dd>{{$f.CVSS}}</dd></div>
-<div><dt>ID</dt><dd class="mono">{{$f.ID}}</dd></div>
+{{- end}}
+<div><dt>ID</dt><dd><span class="idchip mono">{{$f.ID}}</span></dd></div>
 </dl>
 </header>
 <h4>Evidence</h4>
+{{- if $f.Tentative}}
+<p class="note">Tentative: inferred from an announced version; confirm before acting on it.</p>
+{{- end}}
 {{- if $f.Evidence}}
 <pre>{{$f.Evidence}}</pre>
 {{- else}}
@@ -471,7 +597,7 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <thead><tr><th>Host</th><th class="num">Port</th><th>Service</th><th>Banner</th></tr></thead>
 <tbody>
 {{- range .Services}}
-<tr><td class="mono">{{.Host}}</td><td class="num">{{.Port}}</td><td>{{.Name}}</td><td class="mono">{{or .Banner "—"}}</td></tr>
+<tr><td class="mono">{{.Host}}</td><td class="num">{{.Port}}</td><td>{{.Name}}</td><td class="mono">{{.Banner}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -495,8 +621,8 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <p>The audit trail: every step the scan agent took, in order.</p>
 {{- if .Steps}}
 <table>
-<colgroup><col style="width: 6%"><col style="width: 14%"><col style="width: 21%"><col style="width: 27%"><col style="width: 10%"><col style="width: 10%"><col style="width: 12%"></colgroup>
-<thead><tr><th class="num">Seq</th><th>Tool</th><th>Input</th><th>Outcome</th><th class="num">Findings added</th><th class="num">Credits</th><th class="num">Duration</th></tr></thead>
+<colgroup><col style="width: 5%"><col style="width: 15%"><col style="width: 16%"><col style="width: 46%"><col style="width: 6%"><col style="width: 5%"><col style="width: 7%"></colgroup>
+<thead><tr><th class="num">Seq</th><th>Tool</th><th>Input</th><th>Outcome</th><th class="num">New</th><th class="num">Credits</th><th class="num">Time</th></tr></thead>
 <tbody>
 {{- range .Steps}}
 <tr><td class="num">{{.Seq}}</td><td class="mono">{{.Tool}}</td><td class="mono">{{.Input}}</td><td>{{.Outcome}}</td><td class="num">{{.FindingsAdded}}</td><td class="num">{{.Credits}}</td><td class="num">{{.Duration}}</td></tr>
@@ -508,7 +634,7 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 {{- end}}
 </section>
 
-<footer>Generated {{.Generated}} for scan <span class="mono">{{.ScanID}}</span>.</footer>
+<footer>{{.Marking}}. Generated {{.Generated}} for scan <span class="idchip mono">{{.ScanID}}</span>.</footer>
 {{- if .Watermark}}
 <div class="demo bottom" role="note"><strong>{{.Watermark}}</strong>This report was produced on the free plan. It is a demonstration, not evidence for an audit or a compliance programme.</div>
 {{- end}}

@@ -17,14 +17,15 @@ import (
 // htmlElements, htmlAttributes and htmlClasses are everything the page is
 // made of: an element, attribute or class outside these came from data.
 var (
-	htmlElements = []string{"html", "head", "meta", "title", "style", "body", "main", "div", "span", "header", "footer",
+	htmlElements = []string{"wbr", "html", "head", "meta", "title", "style", "body", "main", "div", "span", "header", "footer",
 		"section", "article", "h1", "h2", "h3", "h4", "p", "strong", "dl", "dt", "dd", "ol", "ul", "li", "pre",
 		"table", "colgroup", "col", "thead", "tbody", "tr", "th", "td", "a"}
 	htmlAttributes = []string{"lang", "charset", "http-equiv", "content", "name", "class", "id", "role", "aria-hidden",
 		"style", "href", "rel", "referrerpolicy"}
 	htmlClasses = []string{"watermark", "demo", "bottom", "cover", "kicker", "facts", "risk", "label", "rating", "totals",
 		"text", "chains", "chart", "row", "track", "fill", "count", "badge", "num", "mono", "page", "finding", "meta",
-		"muted", "chips", "sev-critical", "sev-high", "sev-medium", "sev-low", "sev-info", "sev-none"}
+		"muted", "chips", "sev-critical", "sev-high", "sev-medium", "sev-low", "sev-info", "sev-none",
+		"marking", "idchip", "host", "scope", "scopefacts", "plan", "conf", "tentative", "note"}
 )
 
 const htmlCSP = "default-src 'none'; style-src 'unsafe-inline'"

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,8 @@ func Markdown(r Report) []byte {
 		w.watermark(r.Watermark)
 	}
 	w.line("# Security scan report: ", mdText(textOneLine(r.Scan.Target)))
+	w.line()
+	w.line("**", mdText(r.Confidential), "**")
 	w.line()
 	w.line("| Scan | |")
 	w.line("| --- | --- |")
@@ -59,6 +62,9 @@ func Markdown(r Report) []byte {
 	}
 	w.line()
 
+	w.scope(r.Scope)
+	w.plan(r.Plan)
+
 	w.line("## Severity breakdown")
 	w.line()
 	w.line("| Severity | Count | Chart |")
@@ -75,11 +81,11 @@ func Markdown(r Report) []byte {
 		w.line("The scan found no issues.")
 		w.line()
 	} else {
-		w.line("| # | Severity | Title | Host:port | CVE / CVSS |")
-		w.line("| ---: | --- | --- | --- | --- |")
+		w.line("| # | Severity | Confidence | Title | Host:port | CVE / CVSS |")
+		w.line("| ---: | --- | --- | --- | --- | --- |")
 		for i, f := range r.Findings {
 			w.line("| ", strconv.Itoa(i+1), " | ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)),
-				" | ", mdCell(f.Title), " | ", mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showCVECVSS(f)), " |")
+				" | ", mdConfidence(f), " | ", mdCell(f.Title), " | ", mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showCVECVSS(f)), " |")
 		}
 		w.line()
 		for i, f := range r.Findings {
@@ -162,12 +168,54 @@ func (w mdWriter) list(items []string, empty string) {
 	w.line()
 }
 
+// scope writes the scope and authorisation statement.
+func (w mdWriter) scope(s Scope) {
+	w.line("## Scope and authorisation")
+	w.line()
+	w.line(mdText(s.Ownership))
+	w.line()
+	w.line("- **Target:** ", mdText(textOneLine(s.Target)))
+	w.line("- **Scan window:** ", mdText(s.Window))
+	w.line("- **Tier and budget:** ", mdText(s.Tier), ", ", mdText(s.Budget))
+	w.line("- **Hosts tested (", strconv.Itoa(len(s.Tested)), "):** ", mdText(showList(s.Tested, "none")))
+	w.line("- **Discovered but not tested (", strconv.Itoa(len(s.NotTested)), "):** ", mdText(showList(s.NotTested, "none")))
+	w.line()
+}
+
+// plan writes the remediation plan: one numbered action per line.
+func (w mdWriter) plan(plan []Action) {
+	w.line("## Remediation plan")
+	w.line()
+	if len(plan) == 0 {
+		w.line("Nothing to remediate: no finding suggests a change.")
+		w.line()
+		return
+	}
+	w.line("The distinct actions, most urgent first; each resolves the findings it names (numbers as in the findings table).")
+	w.line()
+	for i, a := range plan {
+		w.line(strconv.Itoa(i+1), ". **", mdText(textOneLine(a.Text)), "** (", mdText(showSeverity(a.Severity)), ") — ",
+			mdText(a.Resolves()), " (", mdText(showNumbers(a.Findings)), ")")
+	}
+	w.line()
+}
+
+// mdConfidence shows a finding's confidence; a tentative one in
+// bold with a warning sign, so it stands apart from the confirmed ones.
+func mdConfidence(f scans.Finding) string {
+	c := f.DefaultConfidence()
+	if c == scans.Tentative {
+		return "⚠ **tentative**"
+	}
+	return mdCell(showConfidence(c))
+}
+
 func (w mdWriter) finding(n int, f scans.Finding) {
 	w.line("### ", strconv.Itoa(n), ". ", mdText(textOneLine(f.Title)))
 	w.line()
 	w.line("| Severity | Confidence | Category | Host:port | CWE | CVE | CVSS | ID |")
 	w.line("| --- | --- | --- | --- | --- | --- | --- | --- |")
-	w.line("| ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)), " | ", mdCell(showConfidence(f.Confidence)), " | ", mdCell(string(f.Category)), " | ",
+	w.line("| ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)), " | ", mdConfidence(f), " | ", mdCell(string(f.Category)), " | ",
 		mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showDeref(f.CWE)), " | ", mdCell(showDeref(f.CVE)), " | ", showCVSS(f.CVSS), " | ", mdCell(f.ID), " |")
 	w.line()
 	w.line("**Evidence**")
@@ -206,40 +254,90 @@ func (w mdWriter) codeBlock(text string) {
 	w.line(fence)
 }
 
-// mdPunct are the ASCII characters that mean something in CommonMark or one
-// of its common extensions (tables, strikethrough, autolinks, math): each is
-// written with a backslash so that it shows as itself. '.' and ':' break the
-// "www." and "scheme://" autolinks; '-', '+', '.', '#', '=' and '>' (as an
-// entity) cannot start a list, heading or quote.
-const mdPunct = "\\`*_{}[]()#+-.!|~:@=$^"
-
-// mdText escapes untrusted text for a Markdown paragraph or heading: syntax
-// characters are backslash-escaped, '<', '>' and '&' become entities (so no
-// raw HTML and no autolink), line breaks and tabs become spaces and control
-// characters become U+FFFD.
+// mdText escapes untrusted text for a Markdown paragraph, heading, list
+// item or table cell, only where CommonMark or GitHub's extensions would
+// otherwise read it as syntax, so that "demo.secscan.test", "CVE-2021-42013"
+// and "scn_01M…" stay readable in the raw file:
+//   - everywhere: a backslash, '*', '`', '[', ']', '~', '|', '$' and '<'
+//     (emphasis, code, links, strikethrough, table cells, math, raw HTML and
+//     <autolinks>), '&' that starts an entity, and '_' that could open or
+//     close emphasis (not inside a word);
+//   - the ':' of "://", the '.' of "www." and every '@', which GitHub would
+//     turn into links;
+//   - at the start: '#', '>', '-', '+', '=' and "1." or "1)", which would
+//     start a heading, quote, list or setext underline.
+//
+// Line breaks and tabs become spaces and control characters U+FFFD.
 func mdText(s string) string {
 	var b strings.Builder
-	b.Grow(len(s) + len(s)/4)
-	for _, r := range s {
+	b.Grow(len(s) + len(s)/8)
+	start := true // no visible character written yet
+	for i, r := range s {
 		switch {
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '&':
-			b.WriteString("&amp;")
-		case r < utf8.RuneSelf && strings.ContainsRune(mdPunct, r):
-			b.WriteByte('\\')
-			b.WriteRune(r)
 		case r == '\n' || r == '\r' || r == '\t':
 			b.WriteByte(' ')
+			continue
 		case textIsControl(r):
 			b.WriteRune(utf8.RuneError)
-		default:
+			start = false
+			continue
+		case r >= utf8.RuneSelf:
 			b.WriteRune(r)
+			start = false
+			continue
+		}
+		if mdNeedsEscape(s, i, start) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+		if r != ' ' {
+			start = false
 		}
 	}
 	return b.String()
+}
+
+// mdNeedsEscape reports whether the ASCII byte s[i] must be escaped; start
+// is true while only spaces precede it.
+func mdNeedsEscape(s string, i int, start bool) bool {
+	c := s[i]
+	switch c {
+	case '\\', '*', '`', '[', ']', '~', '|', '$', '<', '@':
+		return true
+	case '&':
+		return mdEntity.MatchString(s[i:])
+	case '_':
+		// Inside a word an underscore never delimits emphasis.
+		return i == 0 || i == len(s)-1 || !mdWordByte(s[i-1]) || !mdWordByte(s[i+1])
+	case ':':
+		return strings.HasPrefix(s[i:], "://")
+	case '.':
+		if i >= 3 && strings.EqualFold(s[i-3:i], "www") && (i == 3 || !mdWordByte(s[i-4])) {
+			return true
+		}
+	case '#', '>', '-', '+', '=':
+		return start
+	case '!':
+		return i+1 < len(s) && s[i+1] == '['
+	}
+	// "2026. " or "1) " at the start would begin an ordered list: the
+	// digits are written, and the '.' or ')' after them escaped.
+	if (c == '.' || c == ')') && i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		j := i - 1
+		for j > 0 && s[j-1] >= '0' && s[j-1] <= '9' {
+			j--
+		}
+		return strings.TrimLeft(s[:j], " ") == ""
+	}
+	return false
+}
+
+// mdEntity matches an HTML entity or character reference, which CommonMark
+// would decode.
+var mdEntity = regexp.MustCompile(`^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});`)
+
+func mdWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= utf8.RuneSelf
 }
 
 // mdCell escapes untrusted text for a table cell: one line, '|' escaped.
@@ -444,12 +542,34 @@ func showHostPort(host string, port *int) string {
 	return net.JoinHostPort(host, strconv.Itoa(*port))
 }
 
-// showConfidence names a finding's confidence ("—" when unknown).
+// showConfidence names a finding's confidence ("none" when unknown).
 func showConfidence(c scans.Confidence) string {
 	if c == "" {
-		return "—"
+		return "none"
 	}
 	return string(c)
+}
+
+// showList joins items with semicolons, or says empty.
+func showList(items []string, empty string) string {
+	if len(items) == 0 {
+		return empty
+	}
+	return strings.Join(items, "; ")
+}
+
+// showNumbers is "#1, #4 and 8 more": finding numbers, at most 12 named.
+func showNumbers(ns []int) string {
+	const shown = 12
+	parts := make([]string, 0, min(len(ns), shown))
+	for _, n := range ns[:min(len(ns), shown)] {
+		parts = append(parts, "#"+strconv.Itoa(n))
+	}
+	s := strings.Join(parts, ", ")
+	if len(ns) > shown {
+		s += " and " + strconv.Itoa(len(ns)-shown) + " more"
+	}
+	return s
 }
 
 // showCVSS writes a CVSS score with its one decimal ("7.5", "10.0").

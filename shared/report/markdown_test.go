@@ -5,13 +5,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	stdhtml "html"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"golang.org/x/net/html"
 
 	"secscan/shared/report"
@@ -68,89 +69,35 @@ func hostileReport(watermarked bool) (report.Report, []string) {
 	return r, visible
 }
 
-// mdParts splits rendered Markdown into the text outside code (still with
-// its escapes) and the verbatim content of fenced code blocks and code spans.
-func mdParts(t *testing.T, md string) (outside, code string) {
+// mdRender renders Markdown as GitHub would (CommonMark with the GFM
+// extensions: tables, strikethrough, autolinks, task lists) with goldmark,
+// raw HTML passed through, so that anything the text smuggles in shows.
+func mdRender(t *testing.T, md []byte) *html.Node {
 	t.Helper()
-	var out, cb strings.Builder
-	fence := ""
-	for line := range strings.Lines(md) {
-		line = strings.TrimSuffix(line, "\n")
-		if fence != "" {
-			if strings.TrimSpace(line) == fence {
-				fence = ""
-				cb.WriteString("\n")
-			} else {
-				cb.WriteString(line + "\n")
-			}
-			continue
-		}
-		if m := regexp.MustCompile("^(`{3,})").FindString(line); m != "" {
-			fence = m
-			continue
-		}
-		// Code spans: an unescaped run of n backticks up to the next run of n.
-		for i := 0; i < len(line); {
-			if line[i] != '`' || escapedAt(line, i) {
-				out.WriteByte(line[i])
-				i++
-				continue
-			}
-			n := 0
-			for i+n < len(line) && line[i+n] == '`' {
-				n++
-			}
-			closeAt := -1
-			for j := i + n; j < len(line); {
-				if line[j] != '`' {
-					j++
-					continue
-				}
-				m := 0
-				for j+m < len(line) && line[j+m] == '`' {
-					m++
-				}
-				if m == n {
-					closeAt = j
-					break
-				}
-				j += m
-			}
-			if closeAt < 0 {
-				t.Fatalf("unclosed code span in line %q", line)
-			}
-			content := line[i+n : closeAt]
-			if len(content) > 2 && content[0] == ' ' && content[len(content)-1] == ' ' {
-				content = content[1 : len(content)-1]
-			}
-			cb.WriteString(content + "\n")
-			out.WriteString("CODE")
-			i = closeAt + n
-		}
-		out.WriteByte('\n')
+	gm := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
+	var out bytes.Buffer
+	if err := gm.Convert(md, &out); err != nil {
+		t.Fatalf("render Markdown: %v", err)
 	}
-	if fence != "" {
-		t.Fatalf("unclosed code fence %q", fence)
+	doc, err := html.Parse(&out)
+	if err != nil {
+		t.Fatalf("parse rendered Markdown: %v", err)
 	}
-	return out.String(), cb.String()
+	return doc
 }
 
-// escapedAt reports whether the byte at i is preceded by an odd number of backslashes.
-func escapedAt(s string, i int) bool {
-	n := 0
-	for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
-		n++
-	}
-	return n%2 == 1
-}
-
-var mdEscape = regexp.MustCompile(`\\([!-/:-@\[-` + "`" + `{-~])`)
-
-// mdVisible is what a reader sees of Markdown text: escapes and entities
-// resolved, white space collapsed; code kept verbatim.
+// mdVisible is what a reader sees of Markdown: the text of its rendering
+// by a CommonMark library, white space collapsed.
 func mdVisible(t *testing.T, md []byte) string {
-	outside, code := mdParts(t, string(md))
-	return oneSpace(stdhtml.UnescapeString(mdEscape.ReplaceAllString(outside, "$1")) + "\n" + code)
+	t.Helper()
+	var b strings.Builder
+	for n := range mdRender(t, md).Descendants() {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+		}
+	}
+	return oneSpace(b.String())
 }
 
 // htmlVisible is the text content of an HTML page, white space collapsed.
@@ -253,9 +200,14 @@ func TestMarkdownWatermarkTopAndBottom(t *testing.T) {
 	}
 }
 
-// TestMarkdownEscapesHostileText renders hostile text in every field and
-// checks that it made no HTML, link, image, autolink, heading or table cell,
-// and that a reader still sees it exactly.
+// mdElements are the elements the renderer's own Markdown makes.
+var mdElements = []string{"html", "head", "body", "h1", "h2", "h3", "p", "strong", "blockquote", "table", "thead", "tbody", "tr", "th", "td",
+	"ul", "ol", "li", "code", "pre", "hr", "br"}
+
+// TestMarkdownEscapesHostileText renders hostile text in every field with a
+// CommonMark library and checks that it made no HTML, link, image,
+// autolink, heading, emphasis or table cell of its own, and that a reader
+// sees exactly the source values.
 func TestMarkdownEscapesHostileText(t *testing.T) {
 	t.Parallel()
 	hr, tagged := hostileReport(true)
@@ -270,27 +222,34 @@ func TestMarkdownEscapesHostileText(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			md := string(report.Markdown(c.r))
-			outside, _ := mdParts(t, md)
-			if i := strings.IndexByte(outside, '<'); i >= 0 {
-				t.Errorf("raw '<' outside code: %q", outside[max(0, i-40):min(len(outside), i+40)])
-			}
-			// GFM and linkify autolink "scheme://", "www." and "a@b.c"; an
-			// escaped ':', '.' or '@' is not part of a link.
-			for i := range len(outside) {
-				if rest := outside[i:]; (strings.HasPrefix(rest, "://") || strings.HasPrefix(rest, "www.") || strings.HasPrefix(rest, "@evil")) && !escapedAt(outside, i) {
-					t.Errorf("%q outside code could autolink", rest[:min(len(rest), 30)])
+			md := report.Markdown(c.r)
+			doc := mdRender(t, md)
+			headings := map[string]int{}
+			for n := range doc.Descendants() {
+				if n.Type != html.ElementNode {
+					continue
+				}
+				if !slices.Contains(mdElements, n.Data) {
+					t.Errorf("the Markdown made a <%s> element", n.Data)
+				}
+				headings[n.Data]++
+				// Table cells: each row has as many cells as its header.
+				if n.Data == "tr" {
+					cells := 0
+					for ch := range n.ChildNodes() {
+						if ch.Type == html.ElementNode {
+							cells++
+						}
+					}
+					if hdr := mdHeaderCells(n); cells != hdr {
+						t.Errorf("a table row has %d cells, its header %d", cells, hdr)
+					}
 				}
 			}
-			for i := range len(outside) {
-				if strings.IndexByte("[]`*_~|", outside[i]) >= 0 && !escapedAt(outside, i) && !mdOwnSyntax(outside, i) {
-					t.Errorf("unescaped %q outside code: %q", outside[i], outside[max(0, i-40):min(len(outside), i+40)])
-					break
-				}
+			if want := map[string]int{"h1": 1, "h2": 7, "h3": 5 + len(c.r.Findings)}; headings["h1"] != want["h1"] || headings["h2"] != want["h2"] || headings["h3"] != want["h3"] {
+				t.Errorf("headings h1 %d, h2 %d, h3 %d; want %v", headings["h1"], headings["h2"], headings["h3"], want)
 			}
-			checkMarkdownTables(t, outside)
-			checkMarkdownHeadings(t, outside, len(c.r.Findings))
-			visible := mdVisible(t, []byte(md))
+			visible := mdVisible(t, md)
 			for _, v := range c.visible {
 				if !strings.Contains(visible, oneSpace(v)) {
 					t.Errorf("reader does not see %q", v)
@@ -300,72 +259,82 @@ func TestMarkdownEscapesHostileText(t *testing.T) {
 	}
 }
 
-// mdOwnSyntax reports whether the character at i is the renderer's own
-// syntax: bold markers, table pipes and the delimiter row.
-func mdOwnSyntax(s string, i int) bool {
-	lineStart := strings.LastIndexByte(s[:i], '\n') + 1
-	lineEnd := strings.IndexByte(s[i:], '\n')
-	line := s[lineStart : i+lineEnd]
-	switch s[i] {
-	case '|':
-		return strings.HasPrefix(line, "|")
-	case '*':
-		return strings.Contains(line, "**") && (strings.HasPrefix(s[i:], "**") || strings.HasSuffix(s[:i+1], "**"))
+// mdHeaderCells counts the cells of the header row of tr's table.
+func mdHeaderCells(tr *html.Node) int {
+	table := tr.Parent
+	for table != nil && table.Data != "table" {
+		table = table.Parent
 	}
-	return false
+	if table == nil {
+		return -1
+	}
+	for n := range table.Descendants() {
+		if n.Type == html.ElementNode && n.Data == "tr" {
+			cells := 0
+			for ch := range n.ChildNodes() {
+				if ch.Type == html.ElementNode {
+					cells++
+				}
+			}
+			return cells
+		}
+	}
+	return -1
 }
 
-// checkMarkdownTables asserts that every row of a table has as many
-// unescaped '|' as its header: nothing from the target added a cell.
-func checkMarkdownTables(t *testing.T, outside string) {
-	t.Helper()
-	want, tables := -1, 0
-	for _, line := range strings.Split(outside, "\n") {
-		if !strings.HasPrefix(line, "|") {
-			want = -1
-			continue
+// TestMarkdownEscapesOnlyWhereNeeded: names, ids and CVEs stay readable in
+// the raw file, and a CommonMark rendering shows each source value as is.
+func TestMarkdownEscapesOnlyWhereNeeded(t *testing.T) {
+	t.Parallel()
+	r := sample(false)
+	md := string(report.Markdown(r))
+	for _, raw := range []string{"# Security scan report: shop.example.com", "scn_01JABCDEFGHJKMNPQRSTVWXYZ0", "CVE-2021-41773",
+		"Apache HTTP Server: Path traversal (CVE-2021-41773)", "shop.example.com:443", "Ünïcödé — “quotes” and emoji 🔥"} {
+		if !strings.Contains(md, raw) {
+			t.Errorf("raw Markdown lacks %q unescaped", raw)
 		}
-		pipes := 0
-		for i := range len(line) {
-			if line[i] == '|' && !escapedAt(line, i) {
-				pipes++
+	}
+	cases := []string{
+		"demo.secscan.test", "scn_01M86Z", "CVE-2021-42013", "snake_case_name", "_leading and trailing_", "a*b*c", "x **y** z",
+		"# not a heading", "- not a list", "+ not a list", "1. not a list", "2026) not a list", "> not a quote", "=== not a heading",
+		"a | b", "[x](https://evil.example)", "![i](https://evil.example/i.png)", "<b>bold</b>", "&amp; &lt; & &#65;",
+		"https://evil.example/p", "www.evil.example", "mail a@evil.example", "~~strike~~", "$x$", "back\\slash \\*", "`code`",
+		"e.g. this. And 3.5 + 4 = 7.5 (ok) {x} !bang",
+	}
+	for _, c := range cases {
+		r := report.Build(report.Input{Scan: scans.Scan{ID: "scn_x", Target: "x.example", Type: scans.Web},
+			Findings: []scans.Finding{{ID: "f", Title: c, Severity: scans.Low, Host: "h.example", Description: c, Remediation: c}}})
+		md := report.Markdown(r)
+		doc := mdRender(t, md)
+		for n := range doc.Descendants() {
+			if n.Type == html.ElementNode && !slices.Contains(mdElements, n.Data) {
+				t.Errorf("%q made a <%s> element", c, n.Data)
 			}
 		}
-		if want < 0 {
-			want, tables = pipes, tables+1
-		} else if pipes != want {
-			t.Errorf("table row has %d cells' pipes, header %d: %q", pipes, want, line)
+		// The title as a heading, a table cell and a paragraph: each shows
+		// exactly the source text.
+		var texts []string
+		for n := range doc.Descendants() {
+			if n.Type == html.ElementNode && (n.Data == "h3" || n.Data == "td" || n.Data == "p") {
+				texts = append(texts, oneSpace(nodeText(n)))
+			}
 		}
-		if !strings.HasSuffix(line, " |") && !strings.HasSuffix(line, "-- |") && !strings.HasSuffix(line, ": |") {
-			t.Errorf("table row does not end its last cell: %q", line)
+		for _, want := range []string{"1. " + c, c} {
+			if !slices.Contains(texts, oneSpace(want)) {
+				t.Errorf("%q: no heading, cell or paragraph reads %q (got %q)", c, want, texts)
+			}
 		}
-	}
-	if tables < 4 {
-		t.Errorf("found %d tables, want cover, breakdown, findings and more", tables)
 	}
 }
 
-// checkMarkdownHeadings asserts that the only headings are the renderer's.
-func checkMarkdownHeadings(t *testing.T, outside string, findings int) {
-	t.Helper()
-	got := map[string]int{}
-	for _, line := range strings.Split(outside, "\n") {
-		if h, _, ok := strings.Cut(line, " "); ok && strings.Trim(h, "#") == "" && h != "" {
-			got[h]++
-		}
-		if strings.HasPrefix(strings.TrimLeft(line, " "), "=") || strings.HasPrefix(line, ">") && !strings.HasPrefix(line, "> **") && !strings.HasPrefix(line, "> This report") {
-			t.Errorf("line could be a setext heading or a quote: %q", line)
+func nodeText(n *html.Node) string {
+	var b strings.Builder
+	for d := range n.Descendants() {
+		if d.Type == html.TextNode {
+			b.WriteString(d.Data)
 		}
 	}
-	want := map[string]int{"#": 1, "##": 5, "###": 5 + findings}
-	for h, n := range want {
-		if got[h] != n {
-			t.Errorf("%d %q headings, want %d", got[h], h, n)
-		}
-	}
-	if len(got) != len(want) {
-		t.Errorf("heading levels %v, want %v", got, want)
-	}
+	return b.String()
 }
 
 func TestMarkdownEvidenceFenceOutlastsBackticks(t *testing.T) {
@@ -399,7 +368,7 @@ func TestMarkdownEvidenceFenceOutlastsBackticks(t *testing.T) {
 func TestMarkdownFindingsTableSortedBySeverity(t *testing.T) {
 	t.Parallel()
 	md := string(report.Markdown(sample(false)))
-	_, table, _ := strings.Cut(md, "| # | Severity | Title |")
+	_, table, _ := strings.Cut(md, "| # | Severity | Confidence | Title |")
 	table, _, _ = strings.Cut(table, "\n\n")
 	var order []string
 	for _, line := range strings.Split(table, "\n")[2:] {

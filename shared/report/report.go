@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"secscan/shared/plainerr"
 	"secscan/shared/scans"
 )
 
@@ -42,6 +43,9 @@ type Input struct {
 	// Watermarked is true on the free plan.
 	Watermarked bool
 	GeneratedAt time.Time
+	// Verification is the target's ownership proof; nil when the target
+	// record is gone.
+	Verification *Verification
 }
 
 // SeverityCount is one bar of the severity chart.
@@ -62,13 +66,17 @@ type Coverage struct {
 type Report struct {
 	Scan        scans.Scan
 	Summary     scans.Summary
-	Findings    []scans.Finding // most severe first
+	Findings    []scans.Finding // in scans.CompareFindings order
 	Steps       []scans.Step    // in order
 	Counts      []SeverityCount // every severity, critical first
 	Coverage    Coverage
 	Surface     scans.Surface
 	Watermark   string // Watermark or ""
 	GeneratedAt time.Time
+	Scope       Scope
+	Plan        []Action // the remediation plan, most urgent first
+	// Confidential is the marking of every page (Confidentiality).
+	Confidential string
 }
 
 // Build derives the report of a completed scan.
@@ -84,8 +92,13 @@ func Build(in Input) Report {
 	if in.Watermarked {
 		r.Watermark = Watermark
 	}
-	slices.SortStableFunc(r.Findings, func(a, b scans.Finding) int { return a.Severity.Rank() - b.Severity.Rank() })
+	scans.SortFindings(r.Findings)
 	slices.SortFunc(r.Steps, func(a, b scans.Step) int { return a.Seq - b.Seq })
+	// Outcomes recorded before the agent wrote them in plain words may hold
+	// Go's error strings; a report shows the plain words.
+	for i := range r.Steps {
+		r.Steps[i].Outcome = plainerr.Text(r.Steps[i].Outcome)
+	}
 	counts := map[scans.Severity]int{}
 	for _, f := range r.Findings {
 		counts[f.Severity]++
@@ -94,6 +107,9 @@ func Build(in Input) Report {
 		r.Counts = append(r.Counts, SeverityCount{Severity: s, Count: counts[s]})
 	}
 	r.Coverage = coverage(r)
+	r.Scope = buildScope(r, in.Verification)
+	r.Plan = buildPlan(r.Findings)
+	r.Confidential = Confidentiality(r.Scan.Target)
 	return r
 }
 
@@ -201,7 +217,11 @@ func coverage(r Report) Coverage {
 	}
 	c.NotTested = append(c.NotTested, notScanned...)
 	if n := r.Surface.OutOfScope; n > 0 {
-		c.NotTested = append(c.NotTested, itoa(n)+" names outside the target's scope were seen (CNAME, certificate, link, MX, SPF, …) and never contacted.")
+		names := itoa(n) + " names outside the target's scope were seen"
+		if n == 1 {
+			names = "1 name outside the target's scope was seen"
+		}
+		c.NotTested = append(c.NotTested, names+" (CNAME, certificate, link, MX, SPF, …) and never contacted.")
 	}
 	slices.SortFunc(c.Services, func(a, b scans.Service) int {
 		if a.Host != b.Host {

@@ -38,7 +38,7 @@ func TestCoverageShowsTheSurface(t *testing.T) {
 			t.Errorf("coverage lacks %q:\n%s", want, cov)
 		}
 	}
-	if md := string(report.Markdown(r)); !strings.Contains(md, "not scanned\\: credit budget") {
+	if md := string(report.Markdown(r)); !strings.Contains(md, "legacy.shop.example.com was discovered but not scanned: credit budget.") {
 		t.Error("Markdown coverage does not show the host left out")
 	}
 	html := string(report.HTML(r))

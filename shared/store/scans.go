@@ -232,21 +232,10 @@ func (s *Store) GetScanDetail(ctx context.Context, userID, id string) (ScanDetai
 	return d, nil
 }
 
-// SortFindings orders findings most severe first, then by id (discovery order).
-func SortFindings(fs []scans.Finding) {
-	slices.SortStableFunc(fs, func(a, b scans.Finding) int {
-		if r := a.Severity.Rank() - b.Severity.Rank(); r != 0 {
-			return r
-		}
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
-}
+// SortFindings orders findings in the one order people read them
+// (scans.CompareFindings), so the API, the dashboard and the CLI list them
+// as the reports do.
+func SortFindings(fs []scans.Finding) { scans.SortFindings(fs) }
 
 type childItem struct {
 	PK   string `dynamodbav:"pk"`
@@ -557,7 +546,8 @@ const maxParallelWrites = 8
 // RecordStep stores a step that ran and its findings, once: findings are keyed
 // by fingerprint (the same issue found twice is one finding) and the step by
 // its seq, so a re-delivered task writes nothing twice. It returns the
-// findings that were new, with their ids.
+// findings that were new, with their ids. When fewer were new than the tool
+// reported, the step's outcome says so (scans.WithRecordedCount).
 func (s *Store) RecordStep(ctx context.Context, userID, id string, step scans.Step, findings []scans.Finding, now time.Time) ([]scans.Finding, error) {
 	added, err := s.putFindings(ctx, id, findings, now)
 	if err != nil {
@@ -568,6 +558,7 @@ func (s *Store) RecordStep(ctx context.Context, userID, id string, step scans.St
 		return nil, err
 	}
 	step.FindingsAdded = len(added)
+	step.Outcome = scans.WithRecordedCount(step.Outcome, len(findings), len(added))
 	body, err := json.Marshal(step)
 	if err != nil {
 		return nil, fmt.Errorf("encode step: %w", err)

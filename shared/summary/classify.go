@@ -147,10 +147,14 @@ func newEntry(i int, f *scans.Finding, domain string) *entry {
 	return e
 }
 
-// byImportance sorts entries most important first: severity, CVSS, then
-// stable textual keys so the same findings always give the same order
-// whatever order they arrived in.
+// byImportance sorts entries most important first, in the one order of
+// findings every report uses (scans.CompareFindings), so the narrative names
+// findings in the order the findings table lists them. Synthetic entries
+// (services, never findings) follow stable textual keys.
 func byImportance(a, b *entry) int {
+	if a.src != nil && b.src != nil && !a.synthetic && !b.synthetic {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), scans.CompareFindings(a.src, b.src), cmp.Compare(a.order, b.order))
+	}
 	return cmp.Or(
 		cmp.Compare(a.rank, b.rank),
 		cmp.Compare(b.cvss, a.cvss),

@@ -1,7 +1,6 @@
 package summary
 
 import (
-	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,17 +39,8 @@ func (n narrative) write() string {
 			issues = append(issues, e)
 		}
 	}
-	// Among findings of equal severity, the ones that are links of an
-	// attack chain come first: fixing them breaks the chain.
-	inChain := map[*entry]bool{}
-	for _, c := range n.chains {
-		for _, m := range c.members {
-			inChain[m] = true
-		}
-	}
-	slices.SortStableFunc(issues, func(a, b *entry) int {
-		return cmp.Or(cmp.Compare(a.rank, b.rank), trueFirst(inChain[a], inChain[b]))
-	})
+	// The narrative names findings in the report's one order (byImportance
+	// is scans.CompareFindings); chains are told in their own sentence.
 	var sentences []string
 	switch {
 	case len(n.entries) == 0:

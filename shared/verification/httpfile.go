@@ -16,6 +16,7 @@ import (
 
 	"secscan/shared/domainname"
 	"secscan/shared/netguard"
+	"secscan/shared/plainerr"
 	"secscan/shared/resolver"
 )
 
@@ -171,7 +172,7 @@ func describeError(err error, elapsed time.Duration) string {
 	if urlErr != nil {
 		err = urlErr.Err
 	}
-	return clean(err.Error())
+	return clean(plainerr.Describe(err))
 }
 
 // clean bounds an error text that may carry target-supplied words (such as

@@ -184,13 +184,18 @@ func pdfMiddle(f pdfFace, h float64) float64 { return max(0, h/2-0.64*f.height()
 // frame registers the header and footer of every page.
 func (d *pdfDoc) frame(r report.Report) error {
 	const headerRowH = 6.5
+	// The confidentiality marking heads every page; the right side names
+	// the report, or carries the free plan's watermark.
 	left := col.New(66).Add(text.New(
-		pdfFitLine(pdfText("Security scan report · "+pdfOneLine(r.Scan.Target)), fSmall, d.colWidth(66)-pdfWrapSlack),
-		pdfTextProps(fSmall, pdfColorMuted, 1.2, 0, align.Left)))
+		pdfFitLine(pdfText(pdfOneLine(r.Confidential)), fSmallBold, d.colWidth(66)-pdfWrapSlack),
+		pdfTextProps(fSmallBold, pdfColorNavy, 1.2, 0, align.Left)))
 	right := col.New(34)
 	if r.Watermark != "" {
 		right.Add(text.New(pdfFitLine(pdfText(r.Watermark), fSmallBold, d.colWidth(34)-pdfWrapSlack),
 			pdfTextProps(fSmallBold, pdfColorWatermark, 1.2, 0, align.Right)))
+	} else {
+		right.Add(text.New(pdfFitLine(pdfText("Security scan report"), fSmall, d.colWidth(34)-pdfWrapSlack),
+			pdfTextProps(fSmall, pdfColorMuted, 1.2, 0, align.Right)))
 	}
 	header := row.New(headerRowH).Add(left, right).
 		WithStyle(&props.Cell{BorderType: border.Bottom, BorderColor: pdfColorRule, BorderThickness: 0.3})
@@ -342,8 +347,10 @@ func (d *pdfDoc) tableRow(cells []pdfCell, rule bool) (core.Row, float64) {
 			limit = c.lines
 		}
 		if len(lines) > limit {
+			// A cut cell says so, in words, not only with an ellipsis.
 			lines = lines[:limit]
-			lines[limit-1] = pdfFitLine(lines[limit-1]+"\x85", c.f, width)
+			lines[limit-1] = pdfFitLine(lines[limit-1]+"\x85", c.f, width-c.f.width(pdfCutNote))
+			lines[limit-1] = strings.TrimSuffix(lines[limit-1], "\x85") + pdfCutNote
 		}
 		wrapped[i] = lines
 		h = max(h, first-c.f.height()+float64(len(lines))*c.f.lineHeight())
@@ -390,7 +397,14 @@ func (d *pdfDoc) table(header []pdfCell, rows [][]pdfCell) {
 		r, h := d.tableRow(cells, true)
 		hr, hh := d.tableRow(header, false)
 		if i == 0 {
-			d.ensure(hh + h)
+			// The header never ends a page: it stays with the first rows
+			// (three, or all when fewer).
+			keep := h
+			for _, next := range rows[1:min(len(rows), pdfKeepRows)] {
+				_, nh := d.tableRow(next, true)
+				keep += nh
+			}
+			d.ensure(hh + keep)
 			d.m.AddRows(hr)
 		} else if !d.fits(h) {
 			d.newPage()
@@ -399,6 +413,12 @@ func (d *pdfDoc) table(header []pdfCell, rows [][]pdfCell) {
 		d.m.AddRows(r)
 	}
 }
+
+// pdfKeepRows is how many rows a table's header keeps with it on a page.
+const pdfKeepRows = 3
+
+// pdfCutNote ends a table cell whose text was cut to fit.
+const pdfCutNote = "\x85 [cut]"
 
 // riskBox shows the risk rating as a coloured box with the rating in it.
 func (d *pdfDoc) riskBox(r report.Report) {
@@ -499,6 +519,9 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 		d.space(1.5)
 	}
 
+	d.scope(r.Scope)
+	d.plan(r)
+
 	d.h2("Severity breakdown")
 	d.severityChart(r)
 
@@ -507,15 +530,21 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 		d.paragraph("No findings were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
 		return
 	}
-	header := []pdfCell{{size: 6, text: "#"}, {size: 12, text: "Severity"}, {size: 46, text: "Title"}, {size: 21, text: "Host:port"}, {size: 15, text: "CVE / CVSS"}}
+	header := []pdfCell{{size: 5, text: "#"}, {size: 10, text: "Severity"}, {size: 11, text: "Confidence"}, {size: 33, text: "Title"}, {size: 25, text: "Host:port"}, {size: 16, text: "CVE / CVSS"}}
 	rows := make([][]pdfCell, len(r.Findings))
 	for i, f := range r.Findings {
+		conf := pdfCell{size: 11, text: pdfCapitalize(string(f.DefaultConfidence())), f: fTable, lines: 1}
+		if f.DefaultConfidence() == scans.Tentative {
+			// Tentative findings stand apart: muted and marked.
+			conf.text, conf.color, conf.f = "? Tentative", pdfColorMuted, fTableBold
+		}
 		rows[i] = []pdfCell{
-			{size: 6, text: strconv.Itoa(i + 1), f: fTable, color: pdfColorMuted},
-			{size: 12, text: pdfCapitalize(string(f.Severity)), f: fTableBold, color: pdfOnSeverity(f.Severity), bg: pdfSeverityColor(f.Severity), lines: 1},
-			{size: 46, text: pdfOneLine(f.Title), f: fTable, lines: 4},
-			{size: 21, text: pdfHostPort(f), f: fTable, lines: 3},
-			{size: 15, text: pdfCVECVSS(f, "\n"), f: fTable, lines: 3},
+			{size: 5, text: strconv.Itoa(i + 1), f: fTable, color: pdfColorMuted},
+			{size: 10, text: pdfCapitalize(string(f.Severity)), f: fTableBold, color: pdfOnSeverity(f.Severity), bg: pdfSeverityColor(f.Severity), lines: 1},
+			conf,
+			{size: 33, text: pdfOneLine(f.Title), f: fTable, lines: 4},
+			{size: 25, text: pdfHostPort(f), f: fTable, lines: 3},
+			{size: 16, text: pdfCVECVSS(f, "\n"), f: fTable, lines: 3},
 		}
 	}
 	d.table(header, rows)
@@ -573,9 +602,7 @@ func (d *pdfDoc) finding(n int, f scans.Finding) {
 
 	// A no-break space keeps each "Label: value" on one line.
 	meta := []string{"Severity:\u00a0" + pdfCapitalize(string(f.Severity)), "Category:\u00a0" + string(f.Category), "Host:\u00a0" + pdfHostPort(f)}
-	if f.Confidence != "" {
-		meta = append(meta, "Confidence:\u00a0"+string(f.Confidence))
-	}
+	meta = append(meta, "Confidence:\u00a0"+pdfCapitalize(string(f.DefaultConfidence())))
 	if f.CWE != nil && *f.CWE != "" {
 		meta = append(meta, "CWE:\u00a0"+*f.CWE)
 	}
@@ -592,6 +619,11 @@ func (d *pdfDoc) finding(n int, f scans.Finding) {
 	}
 	d.paragraph(pdfOneLine(strings.Join(meta, "  ·  ")), pdfPara{f: fSmall, color: pdfColorMuted, indent: labelCols, lead: "Classification", leadFace: fSmallBold})
 	d.space(2)
+	if f.DefaultConfidence() == scans.Tentative {
+		d.paragraph("Tentative: inferred from an announced version; confirm before acting on it.",
+			pdfPara{f: fSmallBold, color: pdfColorMuted, indent: labelCols, lead: "Confidence", leadFace: fSmallBold})
+		d.space(2)
+	}
 
 	evidence := label("Evidence")
 	evidence.f, evidence.bg, evidence.tab = fMono, pdfColorCode, 4
@@ -611,6 +643,75 @@ func (d *pdfDoc) finding(n int, f scans.Finding) {
 		}
 		d.paragraph(pdfOneLine(ref), p)
 	}
+}
+
+// scope is the scope and authorisation statement.
+func (d *pdfDoc) scope(s report.Scope) {
+	d.h2("Scope and authorisation")
+	d.paragraph(s.Ownership, pdfPara{f: fBody, color: pdfColorText})
+	d.space(2)
+	facts := [][2]string{
+		{"Target", pdfOneLine(s.Target)},
+		{"Scan window", s.Window},
+		{"Tier and budget", s.Tier + ", " + s.Budget},
+		{"Hosts tested (" + strconv.Itoa(len(s.Tested)) + ")", pdfList(s.Tested)},
+		{"Discovered, not tested (" + strconv.Itoa(len(s.NotTested)) + ")", pdfList(s.NotTested)},
+	}
+	for _, f := range facts {
+		rw, _ := d.tableRow([]pdfCell{
+			{size: 26, text: f[0], f: fSmallBold, color: pdfColorMuted},
+			{size: 74, text: f[1], f: fTable},
+		}, true)
+		d.m.AddRows(rw)
+	}
+}
+
+// plan is the remediation plan: the distinct actions, most urgent first.
+func (d *pdfDoc) plan(r report.Report) {
+	d.h2("Remediation plan")
+	if len(r.Plan) == 0 {
+		d.paragraph("Nothing to remediate: no finding suggests a change.", pdfPara{f: fBody, color: pdfColorMuted})
+		return
+	}
+	d.paragraph("The distinct actions, most urgent first; each resolves the findings it names (numbers as in the findings table).",
+		pdfPara{f: fSmall, color: pdfColorMuted})
+	d.space(1.5)
+	rows := make([][]pdfCell, len(r.Plan))
+	for i, a := range r.Plan {
+		rows[i] = []pdfCell{
+			{size: 5, text: strconv.Itoa(i + 1), f: fTable, color: pdfColorMuted},
+			{size: 11, text: pdfCapitalize(string(a.Severity)), f: fTableBold, color: pdfOnSeverity(a.Severity), bg: pdfSeverityColor(a.Severity), lines: 1},
+			{size: 44, text: pdfOneLine(a.Text), f: fTableBold},
+			{size: 40, text: pdfOneLine(a.Resolves()) + " (" + pdfNumbers(a.Findings) + ")", f: fTable},
+		}
+	}
+	d.table([]pdfCell{{size: 5, text: "#"}, {size: 11, text: "Priority"}, {size: 44, text: "Action"}, {size: 40, text: "Resolves"}}, rows)
+}
+
+// pdfList joins items with semicolons, "none" when empty.
+func pdfList(items []string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = pdfOneLine(it)
+	}
+	return strings.Join(out, "; ")
+}
+
+// pdfNumbers is "#1, #4 and 8 more".
+func pdfNumbers(ns []int) string {
+	const shown = 12
+	parts := make([]string, 0, min(len(ns), shown))
+	for _, n := range ns[:min(len(ns), shown)] {
+		parts = append(parts, "#"+strconv.Itoa(n))
+	}
+	s := strings.Join(parts, ", ")
+	if len(ns) > shown {
+		s += " and " + strconv.Itoa(len(ns)-shown) + " more"
+	}
+	return s
 }
 
 func (d *pdfDoc) coverage(r report.Report) {
@@ -698,8 +799,8 @@ func (d *pdfDoc) steps(r report.Report) {
 		return
 	}
 	// The numeric columns are just wide enough for their bold headings on A4.
-	header := []pdfCell{{size: 4, text: "#", al: align.Right}, {size: 13, text: "Tool"}, {size: 24, text: "Input"}, {size: 33, text: "Outcome"},
-		{size: 9, text: "Findings", al: align.Right}, {size: 8, text: "Credits", al: align.Right}, {size: 9, text: "Duration", al: align.Right}}
+	header := []pdfCell{{size: 4, text: "#", al: align.Right}, {size: 13, text: "Tool"}, {size: 20, text: "Input"}, {size: 41, text: "Outcome"},
+		{size: 6, text: "New", al: align.Right}, {size: 8, text: "Credits", al: align.Right}, {size: 8, text: "Time", al: align.Right}}
 	rows := make([][]pdfCell, len(r.Steps))
 	for i, st := range r.Steps {
 		input := strings.TrimSpace(string(st.Input))
@@ -709,11 +810,11 @@ func (d *pdfDoc) steps(r report.Report) {
 		rows[i] = []pdfCell{
 			{size: 4, text: strconv.Itoa(st.Seq), f: fTable, color: pdfColorMuted, al: align.Right},
 			{size: 13, text: pdfOneLine(st.Tool), f: fTableBold, lines: 2},
-			{size: 24, text: input, f: fMonoSmall, lines: 8, tab: 2},
-			{size: 33, text: pdfOneLine(st.Outcome), f: fTable, lines: 10},
-			{size: 9, text: strconv.Itoa(st.FindingsAdded), f: fTable, al: align.Right},
+			{size: 20, text: input, f: fMonoSmall, lines: 8, tab: 2},
+			{size: 41, text: pdfOneLine(st.Outcome), f: fTable},
+			{size: 6, text: strconv.Itoa(st.FindingsAdded), f: fTable, al: align.Right},
 			{size: 8, text: strconv.Itoa(st.Credits), f: fTable, al: align.Right},
-			{size: 9, text: pdfDuration(st.DurationMS), f: fTable, al: align.Right},
+			{size: 8, text: pdfDuration(st.DurationMS), f: fTable, al: align.Right},
 		}
 	}
 	d.table(header, rows)

@@ -165,7 +165,7 @@ func TestPDFContent(t *testing.T) {
 			t.Errorf("no %q footer", "Page "+strconv.Itoa(n)+" of "+strconv.Itoa(pages))
 		}
 	}
-	if got := strings.Count(text, "Security scan report · shop.example.com"); got != pages {
+	if got := strings.Count(text, "Confidential — prepared for the account holder of shop.example.com"); got != pages {
 		t.Errorf("header on %d of %d pages", got, pages)
 	}
 	if got := strings.Count(text, report.Watermark); got < pages {
@@ -232,7 +232,7 @@ func TestPDFExtremeText(t *testing.T) {
 		var body []string
 		for _, line := range strings.Split(raw, "\n") {
 			line = strings.TrimLeft(line, "\f")
-			if !strings.HasPrefix(line, "Security scan report ·") && !strings.HasPrefix(line, "Scan scn_x") && !strings.HasPrefix(line, "Page ") {
+			if !strings.HasPrefix(line, "Confidential") && strings.TrimSpace(line) != "Security scan report" && !strings.HasPrefix(line, "Scan scn_x") && !strings.HasPrefix(line, "Page ") {
 				body = append(body, line)
 			}
 		}

@@ -56,13 +56,16 @@ func Sample(watermarked bool) report.Report {
 		{Seq: 3, Tool: "port_scan", Input: json.RawMessage(`{"host":"evil.example"}`), Outcome: "Refused: host evil.example is outside the scope of shop.example.com", Credits: 5, StartedAt: at.Add(7 * time.Second)},
 		{Seq: 4, Tool: "http_check", Input: json.RawMessage(`{}`), Outcome: "Tool error: connection refused", Credits: 5, StartedAt: at.Add(8 * time.Second), DurationMS: 12},
 	}
-	return report.Build(report.Input{Scan: sc, Findings: findings, Steps: steps, Watermarked: watermarked, GeneratedAt: at.Add(24 * time.Hour)})
+	surface := scans.Surface{Hosts: []scans.Host{{Name: "shop.example.com"}, {Name: "www.shop.example.com"},
+		{Name: "legacy.shop.example.com", NotScanned: "it resolves only to a private address"}}}
+	return report.Build(report.Input{Scan: sc, Findings: findings, Steps: steps, Surface: surface, Watermarked: watermarked, GeneratedAt: at.Add(24 * time.Hour),
+		Verification: &report.Verification{Method: "dns_txt", VerifiedAt: at.Add(-time.Hour)}})
 }
 
 // Large is a report with n findings and m steps, for benchmarks.
 func Large(n, m int) report.Report {
 	r := Sample(false)
-	in := report.Input{Scan: r.Scan, GeneratedAt: r.GeneratedAt}
+	in := report.Input{Scan: r.Scan, GeneratedAt: r.GeneratedAt, Surface: r.Surface, Verification: &report.Verification{Method: "dns_txt", VerifiedAt: r.Scan.CreatedAt}}
 	for i := range n {
 		f := r.Findings[i%len(r.Findings)]
 		f.ID = fmt.Sprintf("fnd_%05d", i)

@@ -690,7 +690,11 @@ func (d *discovery) result(hosts []scans.Host) tools.Result {
 		}
 	}
 	if len(outside) > 0 {
-		res.Outcome += fmt.Sprintf("; %d names outside the scope seen, not contacted", len(outside))
+		if len(outside) == 1 {
+			res.Outcome += "; 1 name outside the scope seen, not contacted"
+		} else {
+			res.Outcome += fmt.Sprintf("; %d names outside the scope seen, not contacted", len(outside))
+		}
 	}
 	if d.wildcards > 0 {
 		res.Outcome += fmt.Sprintf("; %d wordlist names dropped as wildcard answers", d.wildcards)

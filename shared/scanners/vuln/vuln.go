@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -278,7 +279,10 @@ func (s *scan) result(now time.Time) tools.Result {
 	cves, eols := 0, 0
 	for _, c := range comps {
 		name := s.data.ProductName(c.product)
-		seen = append(seen, name+" "+c.version.String())
+		// The same release on several ports or hosts is one component.
+		if label := name + " " + c.version.String(); !slices.Contains(seen, label) {
+			seen = append(seen, label)
+		}
 		matches := s.data.Match(c.product, c.version)
 		cves += len(matches)
 		if len(matches) > 1 {
@@ -298,8 +302,8 @@ func (s *scan) result(now time.Time) tools.Result {
 	})
 	outcome := "no versions fingerprinted"
 	if len(seen) > 0 {
-		outcome = fmt.Sprintf("fingerprinted %d components (%s); %d known vulnerabilities, %d end-of-life",
-			len(seen), strings.Join(seen, ", "), cves, eols)
+		outcome = fmt.Sprintf("fingerprinted %s (%s); %d known vulnerabilities, %d end-of-life",
+			countNoun(len(seen), "component"), strings.Join(seen, ", "), cves, eols)
 	}
 	outcome += fmt.Sprintf(" (dataset %s)", s.data.Version)
 	for _, n := range s.notes {
@@ -426,4 +430,12 @@ func eolFinding(product string, c *component, e EndOfLife) scans.Finding {
 		CWE:         &cwe,
 		Confidence:  scans.Tentative,
 	}
+}
+
+// countNoun is "1 component" or "n components".
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -142,7 +142,7 @@ func TestVersionCheck(t *testing.T) {
 		{name: "explicit URL", site: weak, input: fmt.Sprintf(`{"url": %q}`, weak.URL("https", "weak.test", "/")),
 			want: append(slices.Clone(weakWeb), weakKnown...)},
 		{name: "hardened site: current versions only", site: hardened, input: `{}`, want: nil,
-			wantOutcome: "fingerprinted 1 components (jQuery 3.7.1); 0 known vulnerabilities, 0 end-of-life"},
+			wantOutcome: "fingerprinted 1 component (jQuery 3.7.1); 0 known vulnerabilities, 0 end-of-life"},
 		{name: "web unreachable: banners still matched", site: offline, input: `{}`, want: weakKnown,
 			wantOutcome: "web page not examined"},
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"secscan/shared/netguard"
+	"secscan/shared/plainerr"
 	"secscan/shared/resolver"
 )
 
@@ -81,7 +82,7 @@ func Describe(err error) string {
 	if errors.As(err, &urlErr) {
 		err = urlErr.Err
 	}
-	return Clean(err.Error(), 200)
+	return Clean(plainerr.Describe(err), 200)
 }
 
 // ScriptSources returns the absolute http(s) URLs of the <script src>

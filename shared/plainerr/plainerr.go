@@ -1,0 +1,85 @@
+// Package plainerr turns network errors into the few words a person reads in
+// a step outcome or a report ("connection refused", "timed out", "the name
+// does not exist"). Go's error strings ("dial tcp 127.0.0.2:53: connect:
+// connection refused", "context deadline exceeded") name internals a client
+// should never see; this is the one place that maps them, used by the agent
+// when it writes an outcome, by the tools' error descriptions and by the
+// reports (for outcomes recorded before this mapping existed).
+package plainerr
+
+import (
+	"context"
+	"errors"
+	"net"
+	"regexp"
+	"strings"
+	"syscall"
+)
+
+// Describe is err in plain words.
+func Describe(err error) string {
+	var netErr net.Error
+	var dnsErr *net.DNSError
+	switch {
+	case err == nil:
+		return "no error"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timed out"
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return "the name does not exist"
+	}
+	return Text(err.Error())
+}
+
+// rewrites are applied in order: first the wrappers that name operations and
+// addresses are dropped, then Go's error words become plain ones.
+var rewrites = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	// url.Error: `Get "https://x/": …`
+	{regexp.MustCompile(`\b(?:Get|Head|Post|Put|Delete|Options) "[^"]{0,500}": `), ""},
+	// net.OpError: `dial tcp 127.0.0.2:53: connect: `, `read udp 127.0.0.1:5353->127.0.0.2:53: `
+	{regexp.MustCompile(`\b(?:dial|read|write) (?:tcp|udp|ip)[46]? (?:[\[\]0-9A-Za-z.:%_-]{1,300}->)?[\[\]0-9A-Za-z.:%_-]{1,300}: (?:(?:connect|read|write|socket): )?`), ""},
+	// net.DNSError: `lookup x.example on 127.0.0.53:53: `
+	{regexp.MustCompile(`\blookup [^\s:]{1,300}(?: on [\[\]0-9A-Fa-f.:]{1,100})?: `), ""},
+	{regexp.MustCompile(`\bno such host\b`), "the name does not exist"},
+	{regexp.MustCompile(`\bserver misbehaving\b`), "the DNS server failed"},
+	{regexp.MustCompile(`\b(?:i/o timeout|context deadline exceeded|deadline exceeded)\b`), "timed out"},
+	{regexp.MustCompile(`\bcontext canceled\b`), "cancelled"},
+	{regexp.MustCompile(`\bconnection reset by peer\b`), "connection reset"},
+	{regexp.MustCompile(`\bbroken pipe\b`), "connection closed by the server"},
+	{regexp.MustCompile(`\bunexpected EOF\b`), "the connection closed early"},
+	{regexp.MustCompile(`\bnet/http: TLS handshake timeout\b`), "TLS handshake timed out"},
+	{regexp.MustCompile(`\bnet/http: `), ""},
+	{regexp.MustCompile(`\bremote error: tls: `), "the server's TLS alert: "},
+	{regexp.MustCompile(`\b(?:tls|x509|crypto/tls): `), ""},
+	// fmt's mistakes: `%!d(string=x)`, `%!v(MISSING)`, `<nil>`.
+	{regexp.MustCompile(`%!\w?\([^)]{0,200}\)|%!\w?`), ""},
+	{regexp.MustCompile(`<nil>`), "none"},
+	{regexp.MustCompile(`[ \t]{2,}`), " "},
+}
+
+// Text rewrites the Go error strings inside a free text (a tool's outcome,
+// an error message) into plain words, leaving everything else as it is.
+func Text(s string) string {
+	if !strings.ContainsAny(s, ":%<") && !strings.Contains(s, "timeout") && !strings.Contains(s, "exceeded") &&
+		!strings.Contains(s, "canceled") && !strings.Contains(s, "EOF") && !strings.Contains(s, "no such host") &&
+		!strings.Contains(s, "by peer") && !strings.Contains(s, "broken pipe") && !strings.Contains(s, "misbehaving") {
+		return s // the common case: nothing to rewrite
+	}
+	for _, r := range rewrites {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
+	return strings.TrimSpace(s)
+}
+
+// GoErrorPatterns are the fragments that betray a raw Go error in text meant
+// for people; tests scan rendered reports for them.
+var GoErrorPatterns = []string{"dial tcp", "dial udp", "read udp", "read tcp", "context deadline exceeded", "i/o timeout", "%!", "<nil>", "no such host", "connect: "}

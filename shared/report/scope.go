@@ -1,0 +1,247 @@
+package report
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"secscan/shared/scans"
+)
+
+// Verification is how the account holder proved control of the target
+// (CONTRACT "Targets"): the method and the last successful check.
+type Verification struct {
+	Method     string    // dns_txt or http_file
+	VerifiedAt time.Time // zero when not on record
+}
+
+// Scope is the scope and authorisation statement: what was authorised, how
+// it was proven, what was tested and what was left out, and when.
+type Scope struct {
+	Target string
+	// Ownership says how control was proven and when, in one sentence.
+	Ownership string
+	Tested    []string // hosts the scan tested
+	NotTested []string // "host — why", hosts discovered but not tested
+	Window    string   // the scan's start and end
+	Tier      string
+	Budget    string // credits used of the budget
+}
+
+// Confidentiality is the marking every page of the PDF and HTML carries.
+func Confidentiality(target string) string {
+	return "Confidential — prepared for the account holder of " + textOneLine(target)
+}
+
+// methodNames are the verification methods (CONTRACT "Targets") in words.
+var methodNames = map[string]string{
+	"dns_txt":   "a DNS TXT record",
+	"http_file": "a file served at /.well-known/service-challenge.txt",
+}
+
+func buildScope(r Report, v *Verification) Scope {
+	s := r.Scan
+	sc := Scope{
+		Target: s.Target,
+		Tier:   showWord(string(s.Tier)),
+		Budget: strconv.Itoa(s.CreditsUsed) + " of " + strconv.Itoa(s.MaxCredits) + " credits used",
+		Window: showTime(s.StartedAt) + " to " + showTime(s.FinishedAt) + showRan(s.StartedAt, s.FinishedAt),
+	}
+	switch {
+	case v == nil:
+		sc.Ownership = "Ownership of " + s.Target + " was verified before the scan started (the verification record is no longer on file)."
+	default:
+		how := methodNames[v.Method]
+		if how == "" {
+			how = "the " + textOneLine(v.Method) + " method"
+		}
+		sc.Ownership = "The account holder proved control of " + s.Target + " with " + how
+		if !v.VerifiedAt.IsZero() {
+			sc.Ownership += "; last verified successfully " + showTime(v.VerifiedAt)
+		}
+		sc.Ownership += "."
+	}
+	tested := map[string]bool{}
+	skipped := map[string]bool{}
+	for _, h := range r.Surface.Hosts {
+		if h.NotScanned != "" {
+			skipped[h.Name] = true
+			sc.NotTested = append(sc.NotTested, h.Name+" — "+h.NotScanned)
+		}
+	}
+	add := func(h string) {
+		if h != "" && !skipped[h] {
+			tested[h] = true
+		}
+	}
+	for _, h := range r.Surface.Hosts {
+		add(h.Name)
+	}
+	for _, st := range r.Steps {
+		for _, sv := range st.Services {
+			add(sv.Host)
+		}
+	}
+	for _, f := range r.Findings {
+		add(f.Host)
+	}
+	if len(tested) == 0 && s.Target != "" {
+		tested[s.Target] = true
+	}
+	for h := range tested {
+		sc.Tested = append(sc.Tested, h)
+	}
+	slices.Sort(sc.Tested)
+	slices.Sort(sc.NotTested)
+	return sc
+}
+
+// Action is one line of the remediation plan: a distinct thing to do, and
+// the findings it resolves.
+type Action struct {
+	Text     string
+	Severity scans.Severity // of the most severe finding it resolves
+	Findings []int          // 1-based positions in Report.Findings
+	Where    []string       // host:port the findings are on, in order
+	// MoreWhere counts the further places beyond Where.
+	MoreWhere int
+}
+
+// Resolves is "resolves 10 findings on a:8080, b:443".
+func (a Action) Resolves() string {
+	n := "1 finding"
+	if len(a.Findings) != 1 {
+		n = strconv.Itoa(len(a.Findings)) + " findings"
+	}
+	s := "resolves " + n
+	switch {
+	case len(a.Where) > 0 && a.MoreWhere > 0:
+		s += " on " + strings.Join(a.Where, ", ") + " and " + strconv.Itoa(a.MoreWhere) + " more"
+	case len(a.Where) > 0:
+		s += " on " + strings.Join(a.Where, ", ")
+	}
+	return s
+}
+
+var (
+	// "Upgrade Apache HTTP Server to 2.4.51 or later (…)", "Upgrade jQuery to …"
+	reUpgradeTo = regexp.MustCompile(`^Upgrade (.{1,80}?) to `)
+	// "Upgrade to a supported Apache HTTP Server release (…)"
+	reUpgradeSupported = regexp.MustCompile(`^Upgrade to a supported (.{1,80}?) release`)
+	reFixedVersion     = regexp.MustCompile(`\b(\d+(?:\.\d+){1,3}) or later\b`)
+)
+
+// maxActions bounds the plan; findings beyond it are still in the tables.
+// maxWhere is how many places an action names before "and N more".
+const (
+	maxActions = 200
+	maxWhere   = 3
+)
+
+// buildPlan derives the remediation plan: findings (already in the one
+// order) grouped by what fixes them, so ten CVEs of one component are one
+// upgrade. An upgrade's target is the highest fixed release among the
+// findings it resolves. Findings without a remediation are left out.
+func buildPlan(findings []scans.Finding) []Action {
+	type acc struct {
+		Action
+		product  string
+		versions []string
+		where    map[string]bool
+	}
+	var order []*acc
+	byKey := map[string]*acc{}
+	for i, f := range findings {
+		rem := strings.TrimSpace(textOneLine(f.Remediation))
+		if rem == "" {
+			continue
+		}
+		key, product := "", ""
+		if m := reUpgradeTo.FindStringSubmatch(rem); m != nil {
+			product = m[1]
+		} else if m := reUpgradeSupported.FindStringSubmatch(rem); m != nil {
+			product = m[1]
+		}
+		if product != "" {
+			key = "upgrade " + strings.ToLower(product)
+		} else {
+			key = strings.ToLower(firstSentence(rem))
+		}
+		a := byKey[key]
+		if a == nil {
+			if len(order) >= maxActions {
+				continue
+			}
+			a = &acc{product: product, where: map[string]bool{}}
+			a.Severity = f.Severity
+			a.Text = firstSentence(rem)
+			byKey[key] = a
+			order = append(order, a)
+		}
+		a.Findings = append(a.Findings, i+1)
+		if m := reFixedVersion.FindStringSubmatch(rem); m != nil {
+			a.versions = append(a.versions, m[1])
+		}
+		if loc := showHostPort(f.Host, f.Port); loc != "" && !a.where[loc] {
+			a.where[loc] = true
+			if len(a.Where) < maxWhere {
+				a.Where = append(a.Where, loc)
+			} else {
+				a.MoreWhere++
+			}
+		}
+	}
+	out := make([]Action, 0, len(order))
+	for _, a := range order {
+		if a.product != "" {
+			a.Text = "Upgrade " + a.product + " to a supported release"
+			if len(a.versions) > 0 {
+				a.Text = "Upgrade " + a.product + " to " + slices.MaxFunc(a.versions, compareVersions) + " or later"
+			}
+		}
+		out = append(out, a.Action)
+	}
+	return out
+}
+
+// firstSentence is s up to the full stop that ends its first sentence (one
+// followed by a space and a capital letter, outside parentheses, not "e.g."),
+// without the stop: a remediation's first sentence names the action.
+func firstSentence(s string) string {
+	depth := 0
+	for i := 0; i < len(s)-2; i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth = max(0, depth-1)
+		case '.':
+			next := s[i+2]
+			if depth == 0 && s[i+1] == ' ' && next >= 'A' && next <= 'Z' &&
+				!strings.HasSuffix(s[:i], "e.g") && !strings.HasSuffix(s[:i], "i.e") {
+				return s[:i]
+			}
+		}
+	}
+	return strings.TrimSuffix(s, ".")
+}
+
+// compareVersions compares dotted numeric versions.
+func compareVersions(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := range max(len(as), len(bs)) {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			return x - y
+		}
+	}
+	return 0
+}
