@@ -9,20 +9,39 @@ package plainerr
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"regexp"
 	"strings"
 	"syscall"
+
+	"secscan/shared/netguard"
+	"secscan/shared/resolver"
 )
 
 // Describe is err in plain words.
 func Describe(err error) string {
-	var netErr net.Error
-	var dnsErr *net.DNSError
+	var (
+		netErr  net.Error
+		dnsErr  *net.DNSError
+		refused *netguard.AddressError
+		certErr *tls.CertificateVerificationError
+		header  tls.RecordHeaderError
+	)
 	switch {
 	case err == nil:
 		return "no error"
+	case errors.As(err, &refused):
+		return "refused: " + refused.Summary() + " (" + refused.Rule() + ")"
+	case errors.Is(err, resolver.ErrNXDomain):
+		return "the name does not exist (NXDOMAIN)"
+	case errors.Is(err, resolver.ErrNoRecords):
+		return "the name has no A or AAAA record"
+	case errors.As(err, &certErr):
+		return "TLS certificate not accepted"
+	case errors.As(err, &header):
+		return "the server did not answer with TLS"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return "timed out"
 	case errors.Is(err, context.Canceled):

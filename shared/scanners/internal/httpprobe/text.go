@@ -2,20 +2,14 @@ package httpprobe
 
 import (
 	"bytes"
-	"context"
-	"crypto/tls"
 	"errors"
-	"net"
 	"net/url"
 	"strings"
-	"syscall"
 	"unicode"
 
 	"golang.org/x/net/html"
 
-	"secscan/shared/netguard"
 	"secscan/shared/plainerr"
-	"secscan/shared/resolver"
 )
 
 // Clean makes target-supplied text safe for evidence and outcomes: control
@@ -50,33 +44,8 @@ func Describe(err error) string {
 	if err == nil {
 		return "no answer"
 	}
-	var (
-		refused *netguard.AddressError
-		certErr *tls.CertificateVerificationError
-		header  tls.RecordHeaderError
-		netErr  net.Error
-	)
-	switch {
-	case errors.As(err, &refused):
-		return "refused: " + refused.Summary() + " (" + refused.Rule() + ")"
-	case strings.HasPrefix(err.Error(), "refused: "):
+	if strings.HasPrefix(err.Error(), "refused: ") { // a tool's own refusal, already in words
 		return Clean(err.Error(), 200)
-	case errors.Is(err, resolver.ErrNXDomain):
-		return "the name does not exist (NXDOMAIN)"
-	case errors.Is(err, resolver.ErrNoRecords):
-		return "the name has no A or AAAA record"
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return "timed out"
-	case errors.Is(err, context.Canceled):
-		return "cancelled"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.As(err, &certErr):
-		return "TLS certificate not accepted"
-	case errors.As(err, &header):
-		return "the server did not answer with TLS"
 	}
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
