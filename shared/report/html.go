@@ -124,7 +124,7 @@ func htmlViewOf(r Report) htmlView {
 	}
 	for i, a := range r.Plan {
 		v.Plan = append(v.Plan, htmlAction{N: i + 1, Text: textOneLine(a.Text), Class: htmlSeverityClass(a.Severity), Label: showSeverity(a.Severity),
-			Resolves: textOneLine(a.Resolves()), Numbers: showNumbers(a.Findings)})
+			Resolves: textOneLine(a.Resolves()), Numbers: a.Numbers()})
 	}
 	for _, p := range coverFacts(r) {
 		v.Cover = append(v.Cover, htmlFact{Label: p.label, Value: textOneLine(p.value), ID: p.label == "Scan ID"})

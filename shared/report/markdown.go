@@ -195,7 +195,7 @@ func (w mdWriter) plan(plan []Action) {
 	w.line()
 	for i, a := range plan {
 		w.line(strconv.Itoa(i+1), ". **", mdText(textOneLine(a.Text)), "** (", mdText(showSeverity(a.Severity)), ") — ",
-			mdText(a.Resolves()), " (", mdText(showNumbers(a.Findings)), ")")
+			mdText(a.Resolves()), " (", mdText(a.Numbers()), ")")
 	}
 	w.line()
 }
@@ -558,19 +558,6 @@ func showList(items []string, empty string) string {
 	return strings.Join(items, "; ")
 }
 
-// showNumbers is "#1, #4 and 8 more": finding numbers, at most 12 named.
-func showNumbers(ns []int) string {
-	const shown = 12
-	parts := make([]string, 0, min(len(ns), shown))
-	for _, n := range ns[:min(len(ns), shown)] {
-		parts = append(parts, "#"+strconv.Itoa(n))
-	}
-	s := strings.Join(parts, ", ")
-	if len(ns) > shown {
-		s += " and " + strconv.Itoa(len(ns)-shown) + " more"
-	}
-	return s
-}
 
 // showCVSS writes a CVSS score with its one decimal ("7.5", "10.0").
 func showCVSS(v *float64) string {

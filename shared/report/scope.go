@@ -245,3 +245,19 @@ func compareVersions(a, b string) int {
 	}
 	return 0
 }
+
+// Numbers lists the action's findings by their number in the report: "#1,
+// #4 and 8 more" (at most 12 named).
+func (a Action) Numbers() string {
+	const shown = 12
+	ns := a.Findings
+	parts := make([]string, 0, min(len(ns), shown))
+	for _, n := range ns[:min(len(ns), shown)] {
+		parts = append(parts, "#"+strconv.Itoa(n))
+	}
+	s := strings.Join(parts, ", ")
+	if len(ns) > shown {
+		s += " and " + strconv.Itoa(len(ns)-shown) + " more"
+	}
+	return s
+}

@@ -682,7 +682,7 @@ func (d *pdfDoc) plan(r report.Report) {
 			{size: 5, text: strconv.Itoa(i + 1), f: fTable, color: pdfColorMuted},
 			{size: 11, text: pdfCapitalize(string(a.Severity)), f: fTableBold, color: pdfOnSeverity(a.Severity), bg: pdfSeverityColor(a.Severity), lines: 1},
 			{size: 44, text: pdfOneLine(a.Text), f: fTableBold},
-			{size: 40, text: pdfOneLine(a.Resolves()) + " (" + pdfNumbers(a.Findings) + ")", f: fTable},
+			{size: 40, text: pdfOneLine(a.Resolves()) + " (" + a.Numbers() + ")", f: fTable},
 		}
 	}
 	d.table([]pdfCell{{size: 5, text: "#"}, {size: 11, text: "Priority"}, {size: 44, text: "Action"}, {size: 40, text: "Resolves"}}, rows)
@@ -700,19 +700,6 @@ func pdfList(items []string) string {
 	return strings.Join(out, "; ")
 }
 
-// pdfNumbers is "#1, #4 and 8 more".
-func pdfNumbers(ns []int) string {
-	const shown = 12
-	parts := make([]string, 0, min(len(ns), shown))
-	for _, n := range ns[:min(len(ns), shown)] {
-		parts = append(parts, "#"+strconv.Itoa(n))
-	}
-	s := strings.Join(parts, ", ")
-	if len(ns) > shown {
-		s += " and " + strconv.Itoa(len(ns)-shown) + " more"
-	}
-	return s
-}
 
 func (d *pdfDoc) coverage(r report.Report) {
 	d.newPage()
