@@ -558,7 +558,6 @@ func showList(items []string, empty string) string {
 	return strings.Join(items, "; ")
 }
 
-
 // showCVSS writes a CVSS score with its one decimal ("7.5", "10.0").
 func showCVSS(v *float64) string {
 	if v == nil {

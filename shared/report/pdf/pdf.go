@@ -700,7 +700,6 @@ func pdfList(items []string) string {
 	return strings.Join(out, "; ")
 }
 
-
 func (d *pdfDoc) coverage(r report.Report) {
 	d.newPage()
 	d.h1("Coverage")
