@@ -44,7 +44,18 @@ type Decision struct {
 	Tool      string
 	Input     json.RawMessage
 	Reasoning string // why, when a model chose the step
+	// Model is the model call behind the decision, and ModelCredits what its
+	// tokens cost: charged on the step with the tool's cost.
+	Model        *scans.ModelUsage
+	ModelCredits int
 }
+
+// ConfigError is a planner failure only the operator can fix (an unknown
+// model id, access denied): the agent fails the scan with Reason rather than
+// retrying.
+type ConfigError struct{ Reason string }
+
+func (e *ConfigError) Error() string { return e.Reason }
 
 // Planner chooses the next step of a scan.
 type Planner interface {
@@ -150,6 +161,40 @@ func (p Playbook) Next(_ context.Context, s State) (Decision, error) {
 	}
 	return Decision{Done: true}, nil
 }
+
+// Baseline is what the playbook still plans for s: the calls not yet run
+// (of tools the registry has), the credits of those among them that are the
+// domain's own checks (the floor, see Next), and of all of them.
+func (p Playbook) Baseline(s State) (pending []Call, floorCost, totalCost int, err error) {
+	calls, err := Calls(s)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	done := doneCalls(s.Steps)
+	for _, c := range calls {
+		if done[callKey(c.Tool, c.Input)] {
+			continue
+		}
+		if p.Tools != nil {
+			if _, ok := p.Tools.Get(c.Tool); !ok {
+				continue
+			}
+		}
+		pending = append(pending, c)
+		totalCost += p.cost(c)
+		if floor(c, s.Scan.Target) {
+			floorCost += p.cost(c)
+		}
+	}
+	return pending, floorCost, totalCost, nil
+}
+
+// IsFloor reports whether c is one of the domain's own checks.
+func IsFloor(c Call, domain string) bool { return floor(c, domain) }
+
+// CallKey identifies a call by its tool and canonical input: two calls with
+// the same key do the same thing.
+func CallKey(tool string, input json.RawMessage) string { return callKey(tool, input) }
 
 // floor reports whether c is one of the domain's own checks (see Next).
 func floor(c Call, domain string) bool {
