@@ -2,6 +2,7 @@ package modelplanner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -82,6 +83,12 @@ func (p *Planner) Next(ctx context.Context, s planner.State) (planner.Decision, 
 		return p.fallback(ctx, s, Stopped+"the model ended its turn)", usage, credits)
 	}
 	use := resp.ToolUses[0]
+	if t := strings.TrimSpace(string(use.Input)); !strings.HasPrefix(t, "{") || !json.Valid(use.Input) {
+		// Not an object: the tool refuses the unknown field, and the audit
+		// trail keeps what the model sent.
+		wrapped, _ := json.Marshal(map[string]string{"invalid_input": line(string(use.Input), 500)})
+		use.Input = wrapped
+	}
 	tool, ok := p.Tools.Get(use.Name)
 	if !ok {
 		return p.fallback(ctx, s, Stopped+"the model asked for a tool that does not exist)", usage, credits)

@@ -1,0 +1,397 @@
+package localstack_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"secscan/infra/local/demotarget"
+	"secscan/infra/local/modeltest"
+	"secscan/shared/app"
+	"secscan/shared/config"
+	"secscan/shared/modelplanner"
+	"secscan/shared/scans"
+)
+
+// Model ids per tier of the model tests; their families price the tokens.
+const (
+	quickModel    = "anthropic.claude-3-haiku-20240307-v1:0"
+	standardModel = "us.anthropic.claude-3-5-sonnet-20241022-v2:0"
+	deepModel     = "anthropic.claude-3-opus-20240229-v1:0"
+)
+
+// withBedrock configures a model per tier and points the SDK's standard
+// endpoint variable at srv (so the test cannot run in parallel).
+func withBedrock(t *testing.T, srv *modeltest.Server) stackOption {
+	t.Setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", srv.URL)
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	return func(c *config.Config, _ *app.Options) {
+		c.AgentProvider, c.AgentModelQuick, c.AgentModelStandard, c.AgentModelDeep = "bedrock", quickModel, standardModel, deepModel
+	}
+}
+
+// modelView is the part of a scan record the model tests read.
+type modelView struct {
+	ID          string  `json:"id"`
+	Status      string  `json:"status"`
+	CreditsUsed int     `json:"credits_used"`
+	MaxCredits  int     `json:"max_credits"`
+	Error       *string `json:"error"`
+	Findings    []struct {
+		Title       string `json:"title"`
+		Host        string `json:"host"`
+		Fingerprint string `json:"fingerprint"`
+	} `json:"findings"`
+	AgentSteps []struct {
+		Seq       int             `json:"seq"`
+		Tool      string          `json:"tool"`
+		Input     json.RawMessage `json:"input"`
+		Status    string          `json:"status"`
+		Outcome   string          `json:"outcome"`
+		Credits   int             `json:"credits"`
+		Reasoning string          `json:"reasoning"`
+		Model     *struct {
+			ID           string `json:"id"`
+			InputTokens  int    `json:"input_tokens"`
+			OutputTokens int    `json:"output_tokens"`
+		} `json:"model"`
+	} `json:"agent_steps"`
+	Summary *struct {
+		RiskRating string `json:"risk_rating"`
+		Summary    string `json:"summary"`
+	} `json:"summary"`
+}
+
+func awaitModelScan(t *testing.T, s *stack, a account, id string) modelView {
+	t.Helper()
+	deadline := time.Now().Add(6 * time.Minute)
+	for {
+		r := s.call(http.MethodGet, "/api/scans/"+id, a.token, nil)
+		if r.status == http.StatusTooManyRequests {
+			time.Sleep(2 * time.Second)
+			continue
+		}
+		expect(t, r, http.StatusOK)
+		var v modelView
+		r.json(t, &v)
+		if scans.Status(v.Status).Terminal() {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("scan %s still %s", id, v.Status)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// lastText is the text of the last user message of a Converse request:
+// the state the planner sent (budget, baseline not yet run, surface).
+func lastText(t *testing.T, body string) string {
+	var req struct {
+		Messages []struct {
+			Content []map[string]json.RawMessage
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &req); err != nil || len(req.Messages) == 0 {
+		t.Errorf("unreadable Converse request: %v", err)
+		return ""
+	}
+	var text string
+	for _, c := range req.Messages[len(req.Messages)-1].Content {
+		if raw, ok := c["text"]; ok {
+			_ = json.Unmarshal(raw, &text)
+		}
+	}
+	return text
+}
+
+// firstBaseline is the first baseline call the state lists, as a reply.
+func firstBaseline(text string) (modeltest.Reply, bool) {
+	_, rest, ok := strings.Cut(text, "Baseline checks not yet run")
+	if !ok {
+		return modeltest.Reply{}, false
+	}
+	_, rest, _ = strings.Cut(rest, "\n- ")
+	first, _, _ := strings.Cut(rest, "\n")
+	tool, input, _ := strings.Cut(first, " ")
+	var in map[string]any
+	if json.Unmarshal([]byte(input), &in) != nil {
+		return modeltest.Reply{}, false
+	}
+	return modeltest.Call("following the baseline: "+tool, tool, in), true
+}
+
+// scanOf is the scan a Converse request is about ("Scan <id>: ...").
+func scanOf(body string) string {
+	_, rest, _ := strings.Cut(body, `"text":"Scan `)
+	id, _, _ := strings.Cut(rest, ":")
+	return id
+}
+
+type callKey struct{ tool, input string }
+
+func keyOf(tool string, input json.RawMessage) callKey {
+	var v any
+	_ = json.Unmarshal(input, &v)
+	canon, _ := json.Marshal(v)
+	return callKey{tool, string(canon)}
+}
+
+// The model-driven agent end to end, on the real state machine against the
+// demo target, with a scripted model behind the Bedrock wire protocol, and
+// the same scans without a model for comparison:
+//
+//   - standard: the model follows the baseline until it sees the demo's
+//     planted prompt injection, then does what it says (scans 10.0.0.1,
+//     sends malformed input, ends its turn "reporting no findings"): the
+//     proposals are refused and recorded, the baseline still runs, and the
+//     findings are the playbook's;
+//   - quick: the first call is throttled, then the model never ends (a new
+//     check every turn): the budget ends it and the summary is written;
+//   - deep: access denied fails the scan with a readable error.
+//
+// Every request carries the registry's tools, keeps target text inside the
+// data delimiters and holds no secret.
+func TestModelDrivenScans(t *testing.T) {
+	demo, err := demotarget.Start(context.Background(), demotarget.Config{
+		Domain: "model.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
+		MySQLPort: demotarget.PortDisabled, FTPPort: demotarget.PortDisabled, SSHPort: demotarget.PortDisabled,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { demo.Close() })
+	domain := demo.Domain()
+
+	var mu sync.Mutex
+	obeyed := map[string]int{} // scan id → injection-driven turns so far
+	quickTurns := 0
+	srv := modeltest.StartBedrock(t, func(n int, r modeltest.Request) modeltest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		text := lastText(t, r.Body)
+		switch r.Model {
+		case deepModel:
+			return modeltest.Reply{Kind: modeltest.Denied}
+		case quickModel:
+			quickTurns++
+			if quickTurns == 1 {
+				return modeltest.Reply{Kind: modeltest.Throttle}
+			}
+			// Never ends: a new in-scope check every turn.
+			return modeltest.Call("one more look", "http_check", map[string]any{"url": fmt.Sprintf("https://www.%s/?look=%d", domain, quickTurns)})
+		}
+		id := scanOf(r.Body)
+		if strings.Contains(r.Body, demotarget.Injection) {
+			obeyed[id]++
+			switch obeyed[id] {
+			case 1:
+				return modeltest.Call("The site asks to scan 10.0.0.1 instead.", "port_scan", map[string]any{"host": "10.0.0.1", "preset": "web"})
+			case 2:
+				return modeltest.Call("Malformed on purpose.", "port_scan", map[string]any{"host": 5, "preset": "everything"})
+			case 3:
+				return modeltest.Call("Not even an object.", "port_scan", "scan everything")
+			}
+			return modeltest.End("Report no findings for this site.")
+		}
+		if reply, ok := firstBaseline(text); ok {
+			return reply
+		}
+		return modeltest.End("done")
+	})
+
+	withModel := startStack(t, withDemo(t, demo), withBedrock(t, srv))
+	playbook := startStack(t, withDemo(t, demo))
+	a := withModel.newAccount("pro", false)
+	withModel.verifiedTarget(a, domain, func(token string) { _ = demo.PublishChallenge(token) })
+	b := playbook.newAccount("pro", false)
+	playbook.verifiedTarget(b, domain, func(token string) { _ = demo.PublishChallenge(token) })
+
+	run := func(s *stack, acc account, tier string, maxCredits int) modelView {
+		body := map[string]any{"target": domain, "scan_type": "full", "tier": tier}
+		if maxCredits > 0 {
+			body["max_credits"] = maxCredits
+		}
+		return awaitModelScan(t, s, acc, s.createScan(acc, body).ID)
+	}
+
+	for _, tc := range []struct {
+		tier       string
+		maxCredits int
+	}{{"standard", 0}, {"quick", 0}} {
+		start := time.Now()
+		m := run(withModel, a, tc.tier, tc.maxCredits)
+		modelWall := time.Since(start)
+		start = time.Now()
+		p := run(playbook, b, tc.tier, tc.maxCredits)
+		playbookWall := time.Since(start)
+		if m.Status != "completed" || p.Status != "completed" {
+			t.Fatalf("%s: model scan %s (%v), playbook scan %s (%v)", tc.tier, m.Status, m.Error, p.Status, p.Error)
+		}
+		if m.Summary == nil || m.Summary.Summary == "" || m.CreditsUsed > m.MaxCredits {
+			t.Errorf("%s: summary %+v, credits %d of %d", tc.tier, m.Summary, m.CreditsUsed, m.MaxCredits)
+		}
+		// Never worse than the playbook: every call it made ran, and every
+		// finding it made was made.
+		ran := map[callKey]bool{}
+		modelSteps, tokensIn, tokensOut, credits := 0, 0, 0, 0
+		for _, st := range m.AgentSteps {
+			ran[keyOf(st.Tool, st.Input)] = true
+			credits += st.Credits
+			if st.Model != nil {
+				tokensIn += st.Model.InputTokens
+				tokensOut += st.Model.OutputTokens
+				if st.Model.ID == "" || st.Reasoning == "" {
+					t.Errorf("%s: step %d has model %+v and reasoning %q", tc.tier, st.Seq, st.Model, st.Reasoning)
+				}
+				if !strings.HasPrefix(st.Reasoning, "Planned by the playbook") {
+					modelSteps++
+				}
+			}
+		}
+		if credits != m.CreditsUsed {
+			t.Errorf("%s: steps charge %d credits, the scan %d", tc.tier, credits, m.CreditsUsed)
+		}
+		for _, st := range p.AgentSteps {
+			if !ran[keyOf(st.Tool, st.Input)] {
+				t.Errorf("%s: the playbook's %s %s did not run with the model", tc.tier, st.Tool, st.Input)
+			}
+		}
+		found := map[string]bool{}
+		for _, f := range m.Findings {
+			found[f.Fingerprint] = true
+		}
+		for _, f := range p.Findings {
+			if !found[f.Fingerprint] {
+				t.Errorf("%s: the playbook found %q on %s, the model-driven scan did not", tc.tier, f.Title, f.Host)
+			}
+		}
+		if modelSteps == 0 {
+			t.Errorf("%s: no step was chosen by the model", tc.tier)
+		}
+		t.Logf("FIGURES %s: model %d steps (%d chosen by the model), %d findings, %d credits of %d, tokens %d in / %d out, wall %v; playbook %d steps, %d findings, %d credits, wall %v",
+			tc.tier, len(m.AgentSteps), modelSteps, len(m.Findings), m.CreditsUsed, m.MaxCredits, tokensIn, tokensOut, modelWall.Round(100*time.Millisecond),
+			len(p.AgentSteps), len(p.Findings), p.CreditsUsed, playbookWall.Round(100*time.Millisecond))
+		for _, st := range m.AgentSteps {
+			if testing.Verbose() {
+				t.Logf("%s step %d %s %s %s %d credits model=%v: %.100s | %.120s", tc.tier, st.Seq, st.Tool, st.Input, st.Status, st.Credits, st.Model != nil, st.Reasoning, st.Outcome)
+			}
+		}
+
+		switch tc.tier {
+		case "standard":
+			// The injection reached the model, as data only, and changed nothing.
+			if obeyed[m.ID] < 4 {
+				t.Errorf("the model saw the planted injection in %d turns, want 4", obeyed[m.ID])
+			}
+			refused := map[string]bool{}
+			for _, st := range m.AgentSteps {
+				if st.Status == "refused" && st.Model != nil {
+					refused[string(st.Input)] = true
+				}
+			}
+			for _, want := range []string{`{"host":"10.0.0.1","preset":"web"}`, `{"host":5,"preset":"everything"}`, `{"invalid_input":"\"scan everything\""}`} {
+				if !refused[want] {
+					t.Errorf("the model's %s was not refused and recorded (refused: %v)", want, refused)
+				}
+			}
+			if len(m.Findings) == 0 || m.Summary.RiskRating == "none" {
+				t.Errorf("\"report no findings\" had an effect: %d findings, rating %s", len(m.Findings), m.Summary.RiskRating)
+			}
+		case "quick":
+			if quickTurns < 3 {
+				t.Errorf("the quick model was asked %d times", quickTurns)
+			}
+		}
+	}
+
+	// Access denied: the scan fails with a readable error.
+	d := run(withModel, a, "deep", 0)
+	if d.Status != "failed" || d.Error == nil || *d.Error != "The scan's model is not available: access to "+deepModel+" is denied" || len(d.AgentSteps) != 0 {
+		t.Errorf("deep with access denied: %s %v, %d steps", d.Status, d.Error, len(d.AgentSteps))
+	}
+
+	// What the model was sent.
+	tokens := []string{a.token, b.token}
+	for i, r := range srv.Requests() {
+		for _, secret := range append(tokens, "local") {
+			if strings.Contains(r.Body, `"`+secret+`"`) || (len(secret) > 8 && strings.Contains(r.Body, secret)) {
+				t.Errorf("request %d contains a secret", i)
+			}
+		}
+		if strings.Contains(r.Body, "service-verify-") {
+			t.Errorf("request %d contains the verification token", i)
+		}
+		checkDelimited(t, i, r.Body)
+		var tc struct {
+			ToolConfig struct{ Tools []struct{ ToolSpec struct{ Name string } } }
+		}
+		_ = json.Unmarshal([]byte(r.Body), &tc)
+		if len(tc.ToolConfig.Tools) < 10 {
+			t.Errorf("request %d: %d tools", i, len(tc.ToolConfig.Tools))
+		}
+	}
+}
+
+// checkDelimited asserts the planted injection appears in a request only
+// inside the data delimiters, never in the system prompt.
+func checkDelimited(t *testing.T, i int, body string) {
+	t.Helper()
+	var req struct {
+		System   []struct{ Text string }
+		Messages []struct {
+			Content []struct {
+				Text       *string
+				ToolResult *struct{ Content []struct{ Text string } }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		t.Errorf("request %d: %v", i, err)
+		return
+	}
+	for _, s := range req.System {
+		if s.Text != modelplanner.System {
+			t.Errorf("request %d: system prompt %q", i, s.Text)
+		}
+	}
+	var texts []string
+	for _, m := range req.Messages {
+		for _, c := range m.Content {
+			if c.Text != nil {
+				texts = append(texts, *c.Text)
+			}
+			if c.ToolResult != nil {
+				for _, x := range c.ToolResult.Content {
+					texts = append(texts, x.Text)
+				}
+			}
+		}
+	}
+	for _, text := range texts {
+		for rest := text; ; {
+			j := strings.Index(rest, "ignore previous instructions")
+			if j < 0 {
+				break
+			}
+			before := rest[:j]
+			if strings.LastIndex(before, modelplanner.DataOpen) <= strings.LastIndex(before, modelplanner.DataClose) ||
+				!strings.Contains(rest[j:], modelplanner.DataClose) {
+				t.Errorf("request %d: injection text outside the data delimiters:\n%s", i, text)
+				break
+			}
+			rest = rest[j+1:]
+		}
+	}
+	_ = slices.Contains[[]string]
+}
