@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	smithydocument "github.com/aws/smithy-go/document"
 
 	"secscan/shared/dependency"
 	"secscan/shared/planner"
@@ -113,7 +114,7 @@ func (b *Bedrock) Converse(ctx context.Context, r Request) (Response, error) {
 			if c.Value.Input != nil {
 				var v any
 				if err := c.Value.Input.UnmarshalSmithyDocument(&v); err == nil {
-					if raw, err := json.Marshal(v); err == nil {
+					if raw, err := json.Marshal(jsonValue(v, 0)); err == nil {
 						input = raw
 					}
 				}
@@ -140,4 +141,30 @@ func classifyBedrock(model string, err error) error {
 		return &planner.ConfigError{Reason: "The scan's model is not available: " + model + " is not a valid model identifier"}
 	}
 	return fmt.Errorf("model %s: %w", model, err)
+}
+
+// jsonValue turns a decoded Smithy document into plain JSON values: its
+// numbers (document.Number, a string type) become JSON numbers again, so a
+// port stays 443 and not "443". Depth is bounded (model output is untrusted).
+func jsonValue(v any, depth int) any {
+	if depth > 32 {
+		return nil
+	}
+	switch v := v.(type) {
+	case smithydocument.Number:
+		return json.Number(v)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = jsonValue(x, depth+1)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = jsonValue(x, depth+1)
+		}
+		return out
+	}
+	return v
 }

@@ -52,7 +52,7 @@ func request(model string) modelplanner.Request {
 
 func TestBedrockConverseWire(t *testing.T) {
 	srv := modeltest.StartBedrock(t, func(n int, r modeltest.Request) modeltest.Reply {
-		return modeltest.Call("the web next", "http_check", map[string]any{"url": "https://www.example.com/"})
+		return modeltest.Call("the web next", "tls_check", map[string]any{"host": "www.example.com", "port": 443})
 	})
 	b := bedrockAt(t, srv)
 	const model = "us.anthropic.claude-3-5-sonnet-20241022-v2:0"
@@ -60,7 +60,8 @@ func TestBedrockConverseWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resp.ToolUses) != 1 || resp.ToolUses[0].Name != "http_check" || string(resp.ToolUses[0].Input) != `{"url":"https://www.example.com/"}` ||
+	// Numbers stay numbers through the Smithy document.
+	if len(resp.ToolUses) != 1 || resp.ToolUses[0].Name != "tls_check" || string(resp.ToolUses[0].Input) != `{"host":"www.example.com","port":443}` ||
 		resp.Text != "the web next" || resp.Usage != (modelplanner.Usage{InputTokens: 3000, OutputTokens: 120}) || resp.StopReason != "tool_use" {
 		t.Fatalf("response %+v", resp)
 	}

@@ -36,13 +36,14 @@ type Planner struct {
 	Logger   *slog.Logger
 }
 
-// Next asks the model for the next call, within the budget rules that keep
-// the playbook's baseline whole:
+// Next asks the model for the next call, within the budget rule that keeps
+// the playbook's baseline whole (never worse than the playbook):
 //   - the model is asked only while the credits left cover the call's bound
-//     and the baseline's floor (the domain's own checks);
-//   - a baseline call the model picks runs when the floor stays affordable;
-//   - a call outside the baseline runs only from credits the whole baseline
-//     does not need, and never twice;
+//     and every baseline call not yet run; once they do not, the playbook
+//     finishes the scan alone (as it would have without a model);
+//   - a baseline call the model picks runs (the model chooses the order);
+//   - a call outside the baseline runs once the baseline has run, from the
+//     credits left, and never twice;
 //   - an end of turn, an error or an unknown tool hands the scan to the
 //     playbook for good; a choice that does not fit, for one step.
 //
@@ -50,10 +51,13 @@ type Planner struct {
 // planned that step.
 func (p *Planner) Next(ctx context.Context, s planner.State) (planner.Decision, error) {
 	model := p.Models[s.Scan.Tier]
-	if model == "" || p.Client == nil || stopped(s.Steps) {
+	if model == "" || p.Client == nil {
 		return p.Playbook.Next(ctx, s)
 	}
-	pending, floorCost, baseCost, err := p.Playbook.Baseline(s)
+	if stopped(s.Steps) {
+		return p.afterModel(ctx, s, false)
+	}
+	pending, _, baseCost, err := p.Playbook.Baseline(s)
 	if err != nil {
 		return planner.Decision{}, err
 	}
@@ -61,7 +65,10 @@ func (p *Planner) Next(ctx context.Context, s planner.State) (planner.Decision, 
 	req := p.Request(model, s, pending, baseCost)
 	rate := RateOf(model)
 	bound := rate.Credits(Usage{InputTokens: Size(req)/3 + 1, OutputTokens: MaxTokens})
-	if left-bound < floorCost {
+	// The baseline grows as the scan discovers hosts and services; the
+	// margin keeps room for that growth.
+	margin := s.Scan.MaxCredits / 10
+	if left-bound-margin < baseCost {
 		return p.fallback(ctx, s, Stopped+"the credits left are kept for the baseline checks)", nil, 0)
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < CallBudget.Operation {
@@ -97,19 +104,14 @@ func (p *Planner) Next(ctx context.Context, s planner.State) (planner.Decision, 
 	if slices.ContainsFunc(s.Steps, func(st scans.Step) bool { return planner.CallKey(st.Tool, st.Input) == key }) {
 		return p.fallback(ctx, s, Overruled+"it repeated a call that already ran)", usage, credits)
 	}
-	after := left - credits - tool.Cost()
-	i := slices.IndexFunc(pending, func(c planner.Call) bool { return planner.CallKey(c.Tool, c.Input) == key })
+	inBaseline := slices.ContainsFunc(pending, func(c planner.Call) bool { return planner.CallKey(c.Tool, c.Input) == key })
 	switch {
-	case i >= 0:
-		own := 0
-		if planner.IsFloor(pending[i], s.Scan.Target) {
-			own = tool.Cost()
-		}
-		if after < floorCost-own {
-			return p.fallback(ctx, s, Overruled+"the domain's own checks come first within the budget)", usage, credits)
-		}
-	case after < baseCost:
-		return p.fallback(ctx, s, Overruled+"the baseline checks need the credits left)", usage, credits)
+	case !inBaseline && len(pending) > 0:
+		// The baseline grows with what its calls discover, so credits it
+		// will not need are known only once it has run.
+		return p.fallback(ctx, s, Overruled+"the baseline checks run before other checks)", usage, credits)
+	case !inBaseline && left-credits-tool.Cost() < 0:
+		return p.fallback(ctx, s, Stopped+"the credits left do not pay for the model's choice)", usage, credits)
 	}
 	reasoning := line(resp.Text, 500)
 	if reasoning == "" {
@@ -134,11 +136,31 @@ func Specs(reg *tools.Registry) []ToolSpec {
 	return out
 }
 
+// afterModel is the playbook's next call once the model stopped. Should the
+// credits the model used leave a check of the domain itself unaffordable,
+// the scan completes without it (coverage names what was left out) rather
+// than failing where the playbook alone would have completed.
+func (p *Planner) afterModel(ctx context.Context, s planner.State, spent bool) (planner.Decision, error) {
+	d, err := p.Playbook.Next(ctx, s)
+	if err != nil || d.Done {
+		return d, err
+	}
+	if tool, ok := p.Tools.Get(d.Tool); ok && s.Scan.CreditsUsed+tool.Cost() > s.Scan.MaxCredits && (spent || usedModel(s.Steps)) {
+		return planner.Decision{Done: true}, nil
+	}
+	return d, nil
+}
+
+// usedModel reports whether a model call was charged on a step.
+func usedModel(steps []scans.Step) bool {
+	return slices.ContainsFunc(steps, func(st scans.Step) bool { return st.Model != nil })
+}
+
 // fallback is the playbook's next call, the model call's tokens charged on
 // it; Done when the playbook has nothing left.
 func (p *Planner) fallback(ctx context.Context, s planner.State, why string, usage *scans.ModelUsage, credits int) (planner.Decision, error) {
 	s.Scan.CreditsUsed += credits
-	d, err := p.Playbook.Next(ctx, s)
+	d, err := p.afterModel(ctx, s, credits > 0)
 	if err != nil || d.Done {
 		return d, err
 	}

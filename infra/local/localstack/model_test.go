@@ -151,14 +151,14 @@ func keyOf(tool string, input json.RawMessage) callKey {
 // demo target, with a scripted model behind the Bedrock wire protocol, and
 // the same scans without a model for comparison:
 //
-//   - standard: the model follows the baseline until it sees the demo's
+//   - deep (web): the model follows the baseline until it sees the demo's
 //     planted prompt injection, then does what it says (scans 10.0.0.1,
 //     sends malformed input, ends its turn "reporting no findings"): the
 //     proposals are refused and recorded, the baseline still runs, and the
 //     findings are the playbook's;
-//   - quick: the first call is throttled, then the model never ends (a new
+//   - quick (web): the first call is throttled, then the model never ends (a new
 //     check every turn): the budget ends it and the summary is written;
-//   - deep: access denied fails the scan with a readable error.
+//   - standard: access denied fails the scan with a readable error.
 //
 // Every request carries the registry's tools, keeps target text inside the
 // data delimiters and holds no secret.
@@ -181,7 +181,7 @@ func TestModelDrivenScans(t *testing.T) {
 		defer mu.Unlock()
 		text := lastText(t, r.Body)
 		switch r.Model {
-		case deepModel:
+		case standardModel:
 			return modeltest.Reply{Kind: modeltest.Denied}
 		case quickModel:
 			quickTurns++
@@ -192,7 +192,7 @@ func TestModelDrivenScans(t *testing.T) {
 			return modeltest.Call("one more look", "http_check", map[string]any{"url": fmt.Sprintf("https://www.%s/?look=%d", domain, quickTurns)})
 		}
 		id := scanOf(r.Body)
-		if strings.Contains(r.Body, demotarget.Injection) {
+		if strings.Contains(r.Body, "ignore previous instructions") {
 			obeyed[id]++
 			switch obeyed[id] {
 			case 1:
@@ -217,8 +217,8 @@ func TestModelDrivenScans(t *testing.T) {
 	b := playbook.newAccount("pro", false)
 	playbook.verifiedTarget(b, domain, func(token string) { _ = demo.PublishChallenge(token) })
 
-	run := func(s *stack, acc account, tier string, maxCredits int) modelView {
-		body := map[string]any{"target": domain, "scan_type": "full", "tier": tier}
+	run := func(s *stack, acc account, scanType, tier string, maxCredits int) modelView {
+		body := map[string]any{"target": domain, "scan_type": scanType, "tier": tier}
 		if maxCredits > 0 {
 			body["max_credits"] = maxCredits
 		}
@@ -226,17 +226,17 @@ func TestModelDrivenScans(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		tier       string
-		maxCredits int
-	}{{"standard", 0}, {"quick", 0}} {
+		scanType, tier string
+		maxCredits     int
+	}{{"web", "deep", 0}, {"web", "quick", 0}} {
 		start := time.Now()
-		m := run(withModel, a, tc.tier, tc.maxCredits)
+		m := run(withModel, a, tc.scanType, tc.tier, tc.maxCredits)
 		modelWall := time.Since(start)
 		start = time.Now()
-		p := run(playbook, b, tc.tier, tc.maxCredits)
+		p := run(playbook, b, tc.scanType, tc.tier, tc.maxCredits)
 		playbookWall := time.Since(start)
 		if m.Status != "completed" || p.Status != "completed" {
-			t.Fatalf("%s: model scan %s (%v), playbook scan %s (%v)", tc.tier, m.Status, m.Error, p.Status, p.Error)
+			t.Fatalf("%s: model scan %s (%s), playbook scan %s (%s)", tc.tier, m.Status, deref(m.Error), p.Status, deref(p.Error))
 		}
 		if m.Summary == nil || m.Summary.Summary == "" || m.CreditsUsed > m.MaxCredits {
 			t.Errorf("%s: summary %+v, credits %d of %d", tc.tier, m.Summary, m.CreditsUsed, m.MaxCredits)
@@ -289,7 +289,7 @@ func TestModelDrivenScans(t *testing.T) {
 		}
 
 		switch tc.tier {
-		case "standard":
+		case "deep":
 			// The injection reached the model, as data only, and changed nothing.
 			if obeyed[m.ID] < 4 {
 				t.Errorf("the model saw the planted injection in %d turns, want 4", obeyed[m.ID])
@@ -316,9 +316,9 @@ func TestModelDrivenScans(t *testing.T) {
 	}
 
 	// Access denied: the scan fails with a readable error.
-	d := run(withModel, a, "deep", 0)
-	if d.Status != "failed" || d.Error == nil || *d.Error != "The scan's model is not available: access to "+deepModel+" is denied" || len(d.AgentSteps) != 0 {
-		t.Errorf("deep with access denied: %s %v, %d steps", d.Status, d.Error, len(d.AgentSteps))
+	d := run(withModel, a, "full", "standard", 0)
+	if d.Status != "failed" || d.Error == nil || *d.Error != "The scan's model is not available: access to "+standardModel+" is denied" || len(d.AgentSteps) != 0 {
+		t.Errorf("standard with access denied: %s %v, %d steps", d.Status, d.Error, len(d.AgentSteps))
 	}
 
 	// What the model was sent.
