@@ -437,3 +437,55 @@ func checkDelimited(t *testing.T, i int, body string) (seen int) {
 	}
 	return seen
 }
+
+// A self-hosted model behind an OpenAI-compatible chat-completions API
+// (AGENT_PROVIDER=openai) that ends its turn at once: the playbook's
+// baseline still runs, every call of it, and the first step carries the
+// call's tokens.
+func TestModelDrivenScanOpenAI(t *testing.T) {
+	t.Parallel()
+	demo, err := demotarget.Start(context.Background(), demotarget.Config{
+		Domain: "selfhosted.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
+		MySQLPort: demotarget.PortDisabled, FTPPort: demotarget.PortDisabled, SSHPort: demotarget.PortDisabled,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { demo.Close() })
+	srv := modeltest.StartOpenAI(t, func(n int, r modeltest.Request) modeltest.Reply {
+		return modeltest.End("Nothing to add; the playbook knows this site.")
+	})
+	s := startStack(t, withDemo(t, demo), func(c *config.Config, _ *app.Options) {
+		c.AgentProvider, c.AgentOpenAIBaseURL, c.AgentOpenAIAPIKey, c.AgentModelQuick = "openai", srv.URL+"/v1", "sk-local-secret", "llama3.1:8b"
+	})
+	plain := startStack(t, withDemo(t, demo))
+	a, b := s.newAccount("pro", false), plain.newAccount("pro", false)
+	s.verifiedTarget(a, demo.Domain(), func(token string) { _ = demo.PublishChallenge(token) })
+	plain.verifiedTarget(b, demo.Domain(), func(token string) { _ = demo.PublishChallenge(token) })
+	body := map[string]any{"target": demo.Domain(), "scan_type": "web", "tier": "quick"}
+	m := awaitModelScan(t, s, a, s.createScan(a, body).ID)
+	p := awaitModelScan(t, plain, b, plain.createScan(b, body).ID)
+	if m.Status != "completed" || p.Status != "completed" || m.Summary == nil {
+		t.Fatalf("model scan %s (%s), playbook scan %s", m.Status, deref(m.Error), p.Status)
+	}
+	ran := map[callKey]bool{}
+	for _, st := range m.AgentSteps {
+		ran[keyOf(st.Tool, st.Input)] = true
+	}
+	for _, st := range p.AgentSteps {
+		if !ran[keyOf(st.Tool, st.Input)] {
+			t.Errorf("the playbook's %s %s did not run after the model ended its turn", st.Tool, st.Input)
+		}
+	}
+	first := m.AgentSteps[0]
+	if first.Model == nil || first.Model.ID != "llama3.1:8b" || first.Model.InputTokens != 3000 ||
+		!strings.HasPrefix(first.Reasoning, modelplanner.Stopped+"the model ended its turn)") || first.Credits != p.AgentSteps[0].Credits+1 {
+		t.Errorf("first step %+v, model %+v; the playbook's cost %d", first, first.Model, p.AgentSteps[0].Credits)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer sk-local-secret" || strings.Contains(reqs[0].Body, "sk-local-secret") {
+		t.Errorf("%d requests; the key must go in the header only", len(reqs))
+	}
+	t.Logf("FIGURES openai quick web: model %d steps, %d findings, %d credits; playbook %d steps, %d findings, %d credits",
+		len(m.AgentSteps), len(m.Findings), m.CreditsUsed, len(p.AgentSteps), len(p.Findings), p.CreditsUsed)
+}
