@@ -65,10 +65,15 @@ func (p *Planner) Next(ctx context.Context, s planner.State) (planner.Decision, 
 	req := p.Request(model, s, pending, baseCost)
 	rate := RateOf(model)
 	bound := rate.Credits(Usage{InputTokens: Size(req)/3 + 1, OutputTokens: MaxTokens})
-	// The baseline grows as the scan discovers hosts and services; the
-	// margin keeps room for that growth.
+	// The baseline grows as the scan discovers hosts and services: the
+	// projection foresees the web checks of the hosts the tier scans, the
+	// margin what else discovery adds.
+	projected, err := p.Playbook.Projected(s)
+	if err != nil {
+		return planner.Decision{}, err
+	}
 	margin := s.Scan.MaxCredits / 10
-	if left-bound-margin < baseCost {
+	if left-bound-margin < max(baseCost, projected) {
 		return p.fallback(ctx, s, Stopped+"the credits left are kept for the baseline checks)", nil, 0)
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < CallBudget.Operation {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,7 +155,7 @@ func keyOf(tool string, input json.RawMessage) callKey {
 //     sends malformed input, ends its turn "reporting no findings"): the
 //     proposals are refused and recorded, the baseline still runs, and the
 //     findings are the playbook's;
-//   - quick (web): the first call is throttled, then the model never ends (a new
+//   - quick (ssl): the first call is throttled, then the model never ends (a new
 //     check every turn): the budget ends it and the summary is written;
 //   - standard: access denied fails the scan with a readable error.
 //
@@ -229,7 +228,7 @@ func TestModelDrivenScans(t *testing.T) {
 	for _, tc := range []struct {
 		scanType, tier string
 		maxCredits     int
-	}{{"web", "deep", 0}, {"web", "quick", 0}} {
+	}{{"web", "deep", 0}, {"ssl", "quick", 0}} {
 		start := time.Now()
 		m := run(withModel, a, tc.scanType, tc.tier, tc.maxCredits)
 		modelWall := time.Since(start)
@@ -263,11 +262,10 @@ func TestModelDrivenScans(t *testing.T) {
 		if credits != m.CreditsUsed {
 			t.Errorf("%s: steps charge %d credits, the scan %d", tc.tier, credits, m.CreditsUsed)
 		}
-		// Where the budget has room for the baseline and the model's tokens
-		// (deep), the model-driven scan is a superset of the playbook's; on
-		// a budget the playbook alone nearly spends (quick: 49 of 50), the
-		// tokens take the place of checks, which coverage names.
-		strict := tc.tier == "deep"
+		// The model-driven scan is a superset of the playbook's (on the
+		// quick scan, the extra checks the never-ending model asks for
+		// find the same things again).
+		strict := true
 		for _, st := range p.AgentSteps {
 			if strict && !ran[keyOf(st.Tool, st.Input)] {
 				t.Errorf("%s: the playbook's %s %s did not run with the model", tc.tier, st.Tool, st.Input)
@@ -282,7 +280,7 @@ func TestModelDrivenScans(t *testing.T) {
 				t.Errorf("%s: the playbook found %q on %s, the model-driven scan did not", tc.tier, f.Title, f.Host)
 			}
 		}
-		if modelSteps == 0 && strict {
+		if modelSteps == 0 {
 			t.Errorf("%s: no step was chosen by the model", tc.tier)
 		}
 		t.Logf("FIGURES %s: model %d steps (%d chosen by the model), %d findings, %d credits of %d, tokens %d in / %d out, wall %v; playbook %d steps, %d findings, %d credits, wall %v",
@@ -328,23 +326,10 @@ func TestModelDrivenScans(t *testing.T) {
 				}
 				extra = extra || isExtra
 			}
-			if !slices.ContainsFunc(m.AgentSteps, func(st struct {
-				Seq       int             `json:"seq"`
-				Tool      string          `json:"tool"`
-				Input     json.RawMessage `json:"input"`
-				Status    string          `json:"status"`
-				Outcome   string          `json:"outcome"`
-				Credits   int             `json:"credits"`
-				Reasoning string          `json:"reasoning"`
-				Model     *struct {
-					ID           string `json:"id"`
-					InputTokens  int    `json:"input_tokens"`
-					OutputTokens int    `json:"output_tokens"`
-				} `json:"model"`
-			}) bool {
-				return strings.HasPrefix(st.Reasoning, modelplanner.Stopped)
-			}) {
-				t.Error("quick: no step says the playbook took over from the model")
+			// One call per plan action (and one throttled retry): the model
+			// is not asked again once the budget has no room for its call.
+			if !extra || quickTurns > len(m.AgentSteps)+2 {
+				t.Errorf("quick: %d model turns for %d steps (model's own checks ran: %v)", quickTurns, len(m.AgentSteps), extra)
 			}
 		}
 	}
@@ -462,7 +447,7 @@ func TestModelDrivenScanOpenAI(t *testing.T) {
 	a, b := s.newAccount("pro", false), plain.newAccount("pro", false)
 	s.verifiedTarget(a, demo.Domain(), func(token string) { _ = demo.PublishChallenge(token) })
 	plain.verifiedTarget(b, demo.Domain(), func(token string) { _ = demo.PublishChallenge(token) })
-	body := map[string]any{"target": demo.Domain(), "scan_type": "web", "tier": "quick"}
+	body := map[string]any{"target": demo.Domain(), "scan_type": "ssl", "tier": "quick"}
 	m := awaitModelScan(t, s, a, s.createScan(a, body).ID)
 	p := awaitModelScan(t, plain, b, plain.createScan(b, body).ID)
 	if m.Status != "completed" || p.Status != "completed" || m.Summary == nil {
@@ -486,6 +471,6 @@ func TestModelDrivenScanOpenAI(t *testing.T) {
 	if len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer sk-local-secret" || strings.Contains(reqs[0].Body, "sk-local-secret") {
 		t.Errorf("%d requests; the key must go in the header only", len(reqs))
 	}
-	t.Logf("FIGURES openai quick web: model %d steps, %d findings, %d credits; playbook %d steps, %d findings, %d credits",
+	t.Logf("FIGURES openai quick ssl: model %d steps, %d findings, %d credits; playbook %d steps, %d findings, %d credits",
 		len(m.AgentSteps), len(m.Findings), m.CreditsUsed, len(p.AgentSteps), len(p.Findings), p.CreditsUsed)
 }
