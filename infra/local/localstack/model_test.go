@@ -157,7 +157,8 @@ func keyOf(tool string, input json.RawMessage) callKey {
 //     findings are the playbook's;
 //   - quick (ssl): the first call is throttled, then the model never ends (a new
 //     check every turn): the budget ends it and the summary is written;
-//   - standard: access denied fails the scan with a readable error.
+//   - standard (web): the model follows the baseline, then ends;
+//   - standard (network): access denied fails the scan with a readable error.
 //
 // Every request carries the registry's tools, keeps target text inside the
 // data delimiters and holds no secret.
@@ -173,15 +174,18 @@ func TestModelDrivenScans(t *testing.T) {
 	domain := demo.Domain()
 
 	var mu sync.Mutex
+	var script modeltest.Script
 	obeyed := map[string]int{} // scan id → injection-driven turns so far
 	quickTurns := 0
-	srv := modeltest.StartBedrock(t, func(n int, r modeltest.Request) modeltest.Reply {
+	script = func(n int, r modeltest.Request) modeltest.Reply {
 		mu.Lock()
 		defer mu.Unlock()
 		text := lastText(t, r.Body)
 		switch r.Model {
 		case standardModel:
-			return modeltest.Reply{Kind: modeltest.Denied}
+			if strings.Contains(r.Body, "scan type network") {
+				return modeltest.Reply{Kind: modeltest.Denied}
+			}
 		case quickModel:
 			quickTurns++
 			if quickTurns == 1 {
@@ -208,6 +212,13 @@ func TestModelDrivenScans(t *testing.T) {
 			return reply
 		}
 		return modeltest.End("done")
+	}
+	srv := modeltest.StartBedrock(t, func(n int, r modeltest.Request) modeltest.Reply {
+		reply := script(n, r)
+		if reply.Kind == modeltest.UseTool || reply.Kind == modeltest.EndTurn {
+			reply.InputTokens = modeltest.Estimated // realistic figures
+		}
+		return reply
 	})
 
 	withModel := startStack(t, withDemo(t, demo), withBedrock(t, srv))
@@ -228,7 +239,7 @@ func TestModelDrivenScans(t *testing.T) {
 	for _, tc := range []struct {
 		scanType, tier string
 		maxCredits     int
-	}{{"web", "deep", 0}, {"ssl", "quick", 0}} {
+	}{{"web", "deep", 0}, {"web", "standard", 0}, {"ssl", "quick", 0}} {
 		start := time.Now()
 		m := run(withModel, a, tc.scanType, tc.tier, tc.maxCredits)
 		modelWall := time.Since(start)
@@ -335,7 +346,7 @@ func TestModelDrivenScans(t *testing.T) {
 	}
 
 	// Access denied: the scan fails with a readable error.
-	d := run(withModel, a, "full", "standard", 0)
+	d := run(withModel, a, "network", "standard", 0)
 	if d.Status != "failed" || d.Error == nil || *d.Error != "The scan's model is not available: access to "+standardModel+" is denied" || len(d.AgentSteps) != 0 {
 		t.Errorf("standard with access denied: %s %v, %d steps", d.Status, d.Error, len(d.AgentSteps))
 	}
@@ -359,7 +370,9 @@ func TestModelDrivenScans(t *testing.T) {
 		}
 		injections += checkDelimited(t, i, r.Body)
 		var tc struct {
-			ToolConfig struct{ Tools []struct{ ToolSpec struct{ Name string } } }
+			ToolConfig struct {
+				Tools []struct{ ToolSpec struct{ Name string } }
+			}
 		}
 		_ = json.Unmarshal([]byte(r.Body), &tc)
 		if len(tc.ToolConfig.Tools) < 10 {

@@ -26,7 +26,9 @@ type Reply struct {
 	Text  string
 	Tool  string
 	Input any // the tool's input; a string is sent as is (malformed input)
-	// Tokens the answer reports using.
+	// Tokens the answer reports using; Estimated input tokens are the
+	// request's size over 4 (the usual characters per token of English
+	// text and JSON), for realistic figures.
 	InputTokens, OutputTokens int
 }
 
@@ -41,6 +43,9 @@ const (
 	Fail5xx              // 500 InternalServerException
 	Denied               // 403 AccessDeniedException
 )
+
+// Estimated as InputTokens asks the server to estimate them.
+const Estimated = -1
 
 // Call returns a tool call reply.
 func Call(text, tool string, input any) Reply {
@@ -125,6 +130,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.reqs = append(s.reqs, req)
 	s.mu.Unlock()
 	reply := s.script(n, req)
+	if reply.InputTokens == Estimated {
+		reply.InputTokens = len(body) / 4
+	}
 	if s.openAI {
 		s.openAIReply(w, n, reply)
 	} else {
