@@ -303,11 +303,14 @@ func TestModelDrivenScans(t *testing.T) {
 			}
 		}
 
+		mu.Lock()
+		seenInjection, turns := obeyed[m.ID], quickTurns
+		mu.Unlock()
 		switch tc.tier {
 		case "deep":
 			// The injection reached the model, as data only, and changed nothing.
-			if obeyed[m.ID] < 4 {
-				t.Errorf("the model saw the planted injection in %d turns, want 4", obeyed[m.ID])
+			if seenInjection < 4 {
+				t.Errorf("the model saw the planted injection in %d turns, want 4", seenInjection)
 			}
 			refused := map[string]bool{}
 			for _, st := range m.AgentSteps {
@@ -326,8 +329,8 @@ func TestModelDrivenScans(t *testing.T) {
 		case "quick":
 			// The model never ends: the budget ends it, and its own checks
 			// never ran before the baseline's.
-			if quickTurns < 3 {
-				t.Errorf("the quick model was asked %d times", quickTurns)
+			if turns < 3 {
+				t.Errorf("the quick model was asked %d times", turns)
 			}
 			extra := false
 			for _, st := range m.AgentSteps {
@@ -339,8 +342,8 @@ func TestModelDrivenScans(t *testing.T) {
 			}
 			// One call per plan action (and one throttled retry): the model
 			// is not asked again once the budget has no room for its call.
-			if !extra || quickTurns > len(m.AgentSteps)+2 {
-				t.Errorf("quick: %d model turns for %d steps (model's own checks ran: %v)", quickTurns, len(m.AgentSteps), extra)
+			if !extra || turns > len(m.AgentSteps)+2 {
+				t.Errorf("quick: %d model turns for %d steps (model's own checks ran: %v)", turns, len(m.AgentSteps), extra)
 			}
 		}
 	}
