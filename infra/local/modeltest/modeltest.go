@@ -42,6 +42,7 @@ const (
 	Throttle             // 429 ThrottlingException
 	Fail5xx              // 500 InternalServerException
 	Denied               // 403 AccessDeniedException
+	Garbage              // 200 with an answer that is no message
 )
 
 // Estimated as InputTokens asks the server to estimate them.
@@ -158,6 +159,10 @@ func (s *Server) bedrockReply(w http.ResponseWriter, n int, rep Reply) {
 		fault(http.StatusForbidden, "AccessDeniedException", "You don't have access to the model with the specified model ID.")
 		return
 	}
+	if rep.Kind == Garbage {
+		fmt.Fprint(w, `{"output":{"somethingElse":{"x":1}},"stopReason":"end_turn","usage":{"inputTokens":10,"outputTokens":1,"totalTokens":11}}`)
+		return
+	}
 	content := []any{}
 	if rep.Text != "" {
 		content = append(content, map[string]any{"text": rep.Text})
@@ -194,6 +199,10 @@ func (s *Server) openAIReply(w http.ResponseWriter, n int, rep Reply) {
 	case Denied:
 		w.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprint(w, `{"error":{"message":"invalid api key"}}`)
+		return
+	}
+	if rep.Kind == Garbage {
+		fmt.Fprint(w, `{"choices":[]}`)
 		return
 	}
 	msg := map[string]any{"role": "assistant", "content": rep.Text}
