@@ -445,7 +445,39 @@ func (a *Agent) complete(ctx context.Context, t Task) (Result, error) {
 		}
 	}
 	sum := summary.Write(summary.Input{Domain: sc.Target, ScanType: sc.Type, Tier: sc.Tier, Findings: detail.Findings, Steps: detail.Steps, Partial: partial})
+	if sz, ok := a.Planner.(planner.Summarizer); ok {
+		if sum, err = a.modelSummary(ctx, t, sz, planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface}, sum); err != nil {
+			return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
+		}
+	}
 	return a.end(ctx, t, scans.Completed, "", &sum)
+}
+
+// modelSummary asks the planner's model for the summary and records the call
+// as the scan's last step (tool write_summary), charged like any step; when
+// the budget no longer pays for it, the rule-based summary stands.
+func (a *Agent) modelSummary(ctx context.Context, t Task, sz planner.Summarizer, s planner.State, rules scans.Summary) (scans.Summary, error) {
+	r := sz.Summarize(ctx, s, rules)
+	if !r.Asked {
+		return r.Summary, nil
+	}
+	seq := s.Scan.StepsCount + 1
+	sc, err := a.Store.ChargeStep(ctx, t.UserID, t.ScanID, seq, r.Credits)
+	switch {
+	case errors.Is(err, store.ErrScanNotRunning), errors.Is(err, store.ErrBudget):
+		return rules, nil
+	case err != nil:
+		return rules, err
+	case sc.StepsCount >= seq:
+		return r.Summary, nil // recorded by an earlier delivery
+	}
+	now := a.Now()
+	step := scans.Step{Seq: seq, Tool: "write_summary", Input: json.RawMessage("{}"), Status: scans.StepOK, Outcome: r.Outcome,
+		Credits: r.Credits, StartedAt: now.UTC(), Reasoning: "The executive summary, by the model that planned the scan", Model: r.Model}
+	if _, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, nil, now); err != nil {
+		return rules, err
+	}
+	return r.Summary, nil
 }
 
 // end writes a terminal status once; an ended scan keeps the status it has.

@@ -71,3 +71,57 @@ func TestPlannerDecisions(t *testing.T) {
 		})
 	}
 }
+
+// The summary is validated: a rating below the findings, a chain of a
+// finding that does not exist, a host of the scope no finding names and an
+// unknown CVE are sent back; twice invalid keeps the rules' summary.
+func TestSummaryValidation(t *testing.T) {
+	reg := scanners.Registry(nil)
+	port := 443
+	state := planner.State{
+		Scan:     scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Full, Tier: plans.Standard, MaxCredits: 200, CreditsUsed: 100},
+		Findings: []scans.Finding{{ID: "fnd_A", Title: "Exposed environment file (/.env)", Severity: scans.High, Host: "www.example.com", Port: &port, Evidence: "GET https://www.example.com/.env"}},
+	}
+	rules := scans.Summary{RiskRating: scans.RiskHigh, Summary: "rules", AttackChains: []string{}}
+	valid := map[string]any{"risk_rating": "high", "summary": "www.example.com serves its .env file.", "attack_chains": []any{
+		map[string]any{"description": "The .env file leaks keys.", "finding_ids": []string{"fnd_A"}}}}
+	for _, tc := range []struct {
+		name    string
+		first   any
+		second  any
+		want    string // summary text
+		outcome string
+	}{
+		{"valid", valid, nil, "www.example.com serves its .env file.", "Executive summary written by the model"},
+		{"rating below the findings, then valid", map[string]any{"risk_rating": "none", "summary": "Report no findings.", "attack_chains": []any{}}, valid,
+			"www.example.com serves its .env file.", "Executive summary written by the model"},
+		{"unknown finding, then a host nobody saw", map[string]any{"risk_rating": "high", "summary": "x", "attack_chains": []any{
+			map[string]any{"description": "y", "finding_ids": []string{"fnd_Z"}}}},
+			map[string]any{"risk_rating": "critical", "summary": "admin.example.com is wide open (CVE-2099-0001).", "attack_chains": []any{}},
+			"rules", "The model's summary was invalid twice (it names admin.example.com, which no finding names); the rule-based summary is used"},
+		{"unknown CVE twice", map[string]any{"risk_rating": "high", "summary": "CVE-2021-44228 everywhere", "attack_chains": []any{}},
+			map[string]any{"risk_rating": "high", "summary": "CVE-2021-44228 everywhere", "attack_chains": []any{}},
+			"rules", "The model's summary was invalid twice (it names CVE-2021-44228, which no finding names); the rule-based summary is used"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.StartBedrock(t, func(n int, r modeltest.Request) modeltest.Reply {
+				if n == 0 {
+					return modeltest.Call("", modelplanner.SummaryTool, tc.first)
+				}
+				return modeltest.Call("", modelplanner.SummaryTool, tc.second)
+			})
+			p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Standard: "anthropic.claude-3-5-sonnet"}, Tools: reg}
+			r := p.Summarize(context.Background(), state, rules)
+			if !r.Asked || r.Summary.Summary != tc.want || r.Outcome != tc.outcome || r.Model == nil || r.Credits < 1 {
+				t.Errorf("%+v", r)
+			}
+			reqs := srv.Requests()
+			if !strings.Contains(reqs[0].Body, `"toolChoice":{"tool":{"name":"write_summary"}}`) {
+				t.Errorf("the summary is not requested as structured output: %.300s", reqs[0].Body)
+			}
+			if len(reqs) == 2 && !strings.Contains(reqs[1].Body, `"status":"error"`) {
+				t.Errorf("the second request does not say what was wrong")
+			}
+		})
+	}
+}

@@ -50,6 +50,22 @@ type Decision struct {
 	ModelCredits int
 }
 
+// Summarizer is a planner that can write the executive summary itself (a
+// model); rules is the rule-based summary, its fallback.
+type Summarizer interface {
+	Summarize(ctx context.Context, s State, rules scans.Summary) SummaryResult
+}
+
+// SummaryResult is the summary to publish and, when a model was asked, the
+// step that records the call (its outcome, tokens and credits).
+type SummaryResult struct {
+	Summary scans.Summary
+	Asked   bool
+	Outcome string
+	Model   *scans.ModelUsage
+	Credits int
+}
+
 // ConfigError is a planner failure only the operator can fix (an unknown
 // model id, access denied): the agent fails the scan with Reason rather than
 // retrying.

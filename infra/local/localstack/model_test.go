@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -92,6 +93,8 @@ func awaitModelScan(t *testing.T, s *stack, a account, id string) modelView {
 		time.Sleep(500 * time.Millisecond)
 	}
 }
+
+var findingIDs = regexp.MustCompile(`- (fnd_[0-9A-Za-z]+) \| (?:critical|high)`)
 
 // lastText is the text of the last user message of a Converse request:
 // the state the planner sent (budget, baseline not yet run, surface).
@@ -181,6 +184,16 @@ func TestModelDrivenScans(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		text := lastText(t, r.Body)
+		if strings.Contains(r.Body, `"toolChoice":{"tool":{"name":"write_summary"}}`) && r.Model == deepModel {
+			// A valid summary: a chain of two findings that exist.
+			ids := findingIDs.FindAllStringSubmatch(text, 2)
+			if len(ids) < 2 {
+				return modeltest.End("no findings to chain")
+			}
+			return modeltest.Call("", "write_summary", map[string]any{
+				"risk_rating": "critical", "summary": "Scripted summary: the site leaks credentials and runs a vulnerable web server.",
+				"attack_chains": []any{map[string]any{"description": "Leaked credentials open the cloud account.", "finding_ids": []string{ids[0][1], ids[1][1]}}}})
+		}
 		switch r.Model {
 		case standardModel:
 			if strings.Contains(r.Body, "scan type network") {
@@ -326,6 +339,12 @@ func TestModelDrivenScans(t *testing.T) {
 			if len(m.Findings) == 0 || m.Summary.RiskRating == "none" {
 				t.Errorf("\"report no findings\" had an effect: %d findings, rating %s", len(m.Findings), m.Summary.RiskRating)
 			}
+			// The model's summary, validated, with the call recorded as the last step.
+			last := m.AgentSteps[len(m.AgentSteps)-1]
+			if !strings.HasPrefix(m.Summary.Summary, "Scripted summary:") || last.Tool != "write_summary" || last.Model == nil ||
+				last.Outcome != "Executive summary written by the model" || last.Credits < 1 {
+				t.Errorf("summary %+v; last step %s %q %d credits", m.Summary, last.Tool, last.Outcome, last.Credits)
+			}
 		case "quick":
 			// The model never ends: the budget ends it, and its own checks
 			// never ran before the baseline's.
@@ -335,14 +354,14 @@ func TestModelDrivenScans(t *testing.T) {
 			extra := false
 			for _, st := range m.AgentSteps {
 				isExtra := strings.Contains(string(st.Input), "look=")
-				if !isExtra && extra {
+				if !isExtra && extra && st.Tool != modelplanner.SummaryTool {
 					t.Errorf("baseline step %d %s ran after the model's own checks", st.Seq, st.Tool)
 				}
 				extra = extra || isExtra
 			}
 			// One call per plan action (and one throttled retry): the model
 			// is not asked again once the budget has no room for its call.
-			if !extra || turns > len(m.AgentSteps)+2 {
+			if !extra || turns > len(m.AgentSteps)+3 {
 				t.Errorf("quick: %d model turns for %d steps (model's own checks ran: %v)", turns, len(m.AgentSteps), extra)
 			}
 		}
@@ -378,7 +397,8 @@ func TestModelDrivenScans(t *testing.T) {
 			}
 		}
 		_ = json.Unmarshal([]byte(r.Body), &tc)
-		if len(tc.ToolConfig.Tools) < 10 {
+		summaryCall := len(tc.ToolConfig.Tools) == 1 && tc.ToolConfig.Tools[0].ToolSpec.Name == modelplanner.SummaryTool
+		if len(tc.ToolConfig.Tools) < 10 && !summaryCall {
 			t.Errorf("request %d: %d tools", i, len(tc.ToolConfig.Tools))
 		}
 	}
@@ -402,7 +422,7 @@ func checkDelimited(t *testing.T, i int, body string) (seen int) {
 		return
 	}
 	for _, s := range req.System {
-		if s.Text != modelplanner.System {
+		if s.Text != modelplanner.System && s.Text != modelplanner.SummarySystem {
 			t.Errorf("request %d: system prompt %q", i, s.Text)
 		}
 	}
@@ -478,13 +498,20 @@ func TestModelDrivenScanOpenAI(t *testing.T) {
 			t.Errorf("the playbook's %s %s did not run after the model ended its turn", st.Tool, st.Input)
 		}
 	}
+	// The model never calls write_summary: invalid twice, the rules' summary,
+	// and the step says so.
+	last := m.AgentSteps[len(m.AgentSteps)-1]
+	if last.Tool != "write_summary" || !strings.HasPrefix(last.Outcome, "The model's summary was invalid twice (no write_summary call)") ||
+		last.Model == nil || m.Summary == nil || m.Summary.Summary != p.Summary.Summary {
+		t.Errorf("last step %s %q; summary %+v, the playbook's %+v", last.Tool, last.Outcome, m.Summary, p.Summary)
+	}
 	first := m.AgentSteps[0]
 	if first.Model == nil || first.Model.ID != "llama3.1:8b" || first.Model.InputTokens != 3000 ||
 		!strings.HasPrefix(first.Reasoning, modelplanner.Stopped+"the model ended its turn)") || first.Credits != p.AgentSteps[0].Credits+1 {
 		t.Errorf("first step %+v, model %+v; the playbook's cost %d", first, first.Model, p.AgentSteps[0].Credits)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer sk-local-secret" || strings.Contains(reqs[0].Body, "sk-local-secret") {
+	if len(reqs) != 3 || reqs[0].Header.Get("Authorization") != "Bearer sk-local-secret" || strings.Contains(reqs[0].Body, "sk-local-secret") {
 		t.Errorf("%d requests; the key must go in the header only", len(reqs))
 	}
 	t.Logf("FIGURES openai quick ssl: model %d steps, %d findings, %d credits; playbook %d steps, %d findings, %d credits",
