@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"secscan/shared/domainname"
 	"secscan/shared/planner"
@@ -55,6 +56,13 @@ func (p *Planner) Summarize(ctx context.Context, s planner.State, rules scans.Su
 	}
 	reason := ""
 	for attempt := 1; attempt <= 2; attempt++ {
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < CallBudget.Operation {
+			// A call that could outlive the action's bound is not started.
+			if used == (Usage{}) {
+				return planner.SummaryResult{Summary: rules}
+			}
+			return result(rules, "Too little time was left for a second model call; the rule-based summary is used")
+		}
 		resp, err := p.Client.Converse(ctx, req)
 		if err != nil {
 			p.log(ctx, "model summary failed; the rule-based summary is used", s, "error", err.Error())
