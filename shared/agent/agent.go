@@ -114,6 +114,10 @@ type Planned struct {
 	Cost      int             `json:"cost,omitempty"`
 	Reasoning string          `json:"reasoning,omitempty"`
 	Reason    string          `json:"reason,omitempty"` // for "fail"
+	// Model is the model call behind the step; ModelCredits, what its
+	// tokens cost, is part of Cost.
+	Model        *scans.ModelUsage `json:"model,omitempty"`
+	ModelCredits int               `json:"model_credits,omitempty"`
 }
 
 // CaughtErr is what a Catch puts at its ResultPath.
@@ -258,6 +262,10 @@ func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
 		return Planned{}, fmt.Errorf("plan %s: %w", sc.ID, err)
 	}
 	d, err := a.Planner.Next(ctx, planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface})
+	var cfgErr *planner.ConfigError
+	if errors.As(err, &cfgErr) {
+		return Planned{Next: NextFail, Reason: cfgErr.Reason}, nil
+	}
 	if err != nil {
 		return Planned{}, fmt.Errorf("plan %s: %w", sc.ID, err)
 	}
@@ -268,11 +276,13 @@ func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
 	if !ok {
 		return Planned{}, fmt.Errorf("plan %s: the planner chose unknown tool %q", sc.ID, d.Tool)
 	}
-	if sc.CreditsUsed+tool.Cost() > sc.MaxCredits {
+	cost := tool.Cost() + max(d.ModelCredits, 0)
+	if sc.CreditsUsed+cost > sc.MaxCredits {
 		return Planned{Next: NextFail, Reason: scans.BudgetExceeded(sc.CreditsUsed, sc.MaxCredits)}, nil
 	}
 	return Planned{
-		Next: NextRun, Seq: sc.StepsCount + 1, Tool: d.Tool, Input: d.Input, Cost: tool.Cost(), Reasoning: d.Reasoning,
+		Next: NextRun, Seq: sc.StepsCount + 1, Tool: d.Tool, Input: d.Input, Cost: cost, Reasoning: d.Reasoning,
+		Model: d.Model, ModelCredits: max(d.ModelCredits, 0),
 	}, nil
 }
 
@@ -289,7 +299,8 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 	if !ok {
 		return Result{}, fmt.Errorf("run %s: unknown tool %q", t.ScanID, p.Tool)
 	}
-	sc, err := a.Store.ChargeStep(ctx, t.UserID, t.ScanID, p.Seq, tool.Cost())
+	cost := tool.Cost() + max(p.ModelCredits, 0) // the model's tokens are charged on the step they chose
+	sc, err := a.Store.ChargeStep(ctx, t.UserID, t.ScanID, p.Seq, cost)
 	switch {
 	case errors.Is(err, store.ErrScanNotRunning), errors.Is(err, store.ErrBudget):
 		return Result{Status: string(sc.Status)}, nil
@@ -312,8 +323,8 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 	started := a.Now()
 	res, runErr := runBounded(ctx, tool, env, p.Input)
 	step := scans.Step{
-		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: stepStatus(runErr), Outcome: outcome(res, runErr), Credits: tool.Cost(),
-		StartedAt: started.UTC(), DurationMS: a.Now().Sub(started).Milliseconds(), Reasoning: p.Reasoning,
+		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: stepStatus(runErr), Outcome: outcome(res, runErr), Credits: cost,
+		StartedAt: started.UTC(), DurationMS: a.Now().Sub(started).Milliseconds(), Reasoning: p.Reasoning, Model: p.Model,
 		Services: res.Services,
 	}
 	if ctx.Err() != nil {
@@ -327,7 +338,7 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
 	}
 	a.Logger.InfoContext(ctx, "scan step", "scan_id", sc.ID, "seq", p.Seq, "tool", p.Tool,
-		"findings_added", len(added), "credits", tool.Cost(), "duration_ms", step.DurationMS)
+		"findings_added", len(added), "credits", cost, "duration_ms", step.DurationMS)
 	return Result{Status: string(sc.Status)}, nil
 }
 
@@ -444,7 +455,39 @@ func (a *Agent) complete(ctx context.Context, t Task) (Result, error) {
 		}
 	}
 	sum := summary.Write(summary.Input{Domain: sc.Target, ScanType: sc.Type, Tier: sc.Tier, Findings: detail.Findings, Steps: detail.Steps, Partial: partial})
+	if sz, ok := a.Planner.(planner.Summarizer); ok {
+		if sum, err = a.modelSummary(ctx, t, sz, planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface}, sum); err != nil {
+			return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
+		}
+	}
 	return a.end(ctx, t, scans.Completed, "", &sum)
+}
+
+// modelSummary asks the planner's model for the summary and records the call
+// as the scan's last step (tool write_summary), charged like any step; when
+// the budget no longer pays for it, the rule-based summary stands.
+func (a *Agent) modelSummary(ctx context.Context, t Task, sz planner.Summarizer, s planner.State, rules scans.Summary) (scans.Summary, error) {
+	r := sz.Summarize(ctx, s, rules)
+	if !r.Asked {
+		return r.Summary, nil
+	}
+	seq := s.Scan.StepsCount + 1
+	sc, err := a.Store.ChargeStep(ctx, t.UserID, t.ScanID, seq, r.Credits)
+	switch {
+	case errors.Is(err, store.ErrScanNotRunning), errors.Is(err, store.ErrBudget):
+		return rules, nil
+	case err != nil:
+		return rules, err
+	case sc.StepsCount >= seq:
+		return r.Summary, nil // recorded by an earlier delivery
+	}
+	now := a.Now()
+	step := scans.Step{Seq: seq, Tool: "write_summary", Input: json.RawMessage("{}"), Status: scans.StepOK, Outcome: r.Outcome,
+		Credits: r.Credits, StartedAt: now.UTC(), Reasoning: "The executive summary, by the model that planned the scan", Model: r.Model}
+	if _, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, nil, now); err != nil {
+		return rules, err
+	}
+	return r.Summary, nil
 }
 
 // end writes a terminal status once; an ended scan keeps the status it has.

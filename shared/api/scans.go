@@ -128,17 +128,18 @@ func (f findingJSON) MarshalJSON() ([]byte, error) {
 }
 
 type stepJSON struct {
-	Seq           int             `json:"seq"`
-	Tool          string          `json:"tool"`
-	Input         json.RawMessage `json:"input"`
-	Status        string          `json:"status"`
-	Outcome       string          `json:"outcome"`
-	FindingsAdded int             `json:"findings_added"`
-	Credits       int             `json:"credits"`
-	StartedAt     string          `json:"started_at"`
-	DurationMS    int64           `json:"duration_ms"`
-	Reasoning     string          `json:"reasoning,omitempty"`
-	Services      []scans.Service `json:"services,omitempty"`
+	Seq           int               `json:"seq"`
+	Tool          string            `json:"tool"`
+	Input         json.RawMessage   `json:"input"`
+	Status        string            `json:"status"`
+	Outcome       string            `json:"outcome"`
+	FindingsAdded int               `json:"findings_added"`
+	Credits       int               `json:"credits"`
+	StartedAt     string            `json:"started_at"`
+	DurationMS    int64             `json:"duration_ms"`
+	Reasoning     string            `json:"reasoning,omitempty"`
+	Model         *scans.ModelUsage `json:"model,omitempty"`
+	Services      []scans.Service   `json:"services,omitempty"`
 }
 
 func renderScan(s scans.Scan) scanJSON {
@@ -178,7 +179,7 @@ func renderScanDetail(d store.ScanDetail) scanDetailJSON {
 		out.AgentSteps[i] = stepJSON{
 			Seq: s.Seq, Tool: s.Tool, Input: input, Status: string(s.Status), Outcome: s.Outcome, FindingsAdded: s.FindingsAdded,
 			Credits: s.Credits, StartedAt: timestamp(s.StartedAt), DurationMS: s.DurationMS,
-			Reasoning: s.Reasoning, Services: s.Services,
+			Reasoning: s.Reasoning, Model: s.Model, Services: s.Services,
 		}
 	}
 	return out

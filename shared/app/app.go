@@ -22,8 +22,8 @@ import (
 	"secscan/shared/api"
 	"secscan/shared/config"
 	"secscan/shared/lambdaenv"
+	"secscan/shared/modelplanner"
 	"secscan/shared/netguard"
-	"secscan/shared/planner"
 	"secscan/shared/report/pdf"
 	"secscan/shared/scanners"
 	"secscan/shared/stepfn"
@@ -84,6 +84,10 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 		return nil, err
 	}
 	registry := scanners.Registry(opts.ScanRootCAs)
+	plan, err := modelplanner.FromConfig(ctx, cfg, registry, logger)
+	if err != nil {
+		return nil, fmt.Errorf("planner: %w", err)
+	}
 	challenges := &verification.Verifier{Resolver: res, Dialer: dialer,
 		HTTPPort: opts.WebPorts.HTTP, HTTPSPort: opts.WebPorts.HTTPS}
 	return &Service{
@@ -99,7 +103,7 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 			Logger:    logger,
 		},
 		Agent: &agent.Agent{
-			Store: st, Tools: registry, Planner: planner.Playbook{Tools: registry},
+			Store: st, Tools: registry, Planner: plan,
 			Dialer: dialer, Resolver: res, Ports: opts.WebPorts, Ownership: challenges, Now: time.Now, Logger: logger,
 			Webhooks: &webhook.Deliverer{Store: st, Dialer: dialer, AllowInsecure: cfg.AllowInsecureCallbacks,
 				TLS: opts.WebhookTLS, Now: time.Now, Logger: logger},

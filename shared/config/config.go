@@ -32,6 +32,15 @@ type Config struct {
 	BootstrapAdminEmail string // BOOTSTRAP_ADMIN_EMAIL
 	BootstrapAdminToken string // BOOTSTRAP_ADMIN_TOKEN
 
+	// The model-driven agent: a model id per tier (AGENT_MODEL_QUICK,
+	// AGENT_MODEL_STANDARD, AGENT_MODEL_DEEP; empty = the playbook alone),
+	// AGENT_PROVIDER (bedrock or openai) and, for openai,
+	// AGENT_OPENAI_BASE_URL and AGENT_OPENAI_API_KEY. Bedrock's endpoint is
+	// the SDK's own AWS_ENDPOINT_URL_BEDROCK_RUNTIME.
+	AgentModelQuick, AgentModelStandard, AgentModelDeep string
+	AgentProvider                                       string
+	AgentOpenAIBaseURL, AgentOpenAIAPIKey               string
+
 	Version  string // VERSION, shown by /health
 	LogLevel string // LOG_LEVEL: DEBUG, INFO, WARN, ERROR
 }
@@ -53,6 +62,12 @@ func Parse(getenv func(string) string) (Config, error) {
 		AdminEmails:           strings.TrimSpace(getenv("ADMIN_EMAILS")),
 		BootstrapAdminEmail:   strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_EMAIL")),
 		BootstrapAdminToken:   strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_TOKEN")),
+		AgentModelQuick:       strings.TrimSpace(getenv("AGENT_MODEL_QUICK")),
+		AgentModelStandard:    strings.TrimSpace(getenv("AGENT_MODEL_STANDARD")),
+		AgentModelDeep:        strings.TrimSpace(getenv("AGENT_MODEL_DEEP")),
+		AgentProvider:         strings.ToLower(strings.TrimSpace(getenv("AGENT_PROVIDER"))),
+		AgentOpenAIBaseURL:    strings.TrimSpace(getenv("AGENT_OPENAI_BASE_URL")),
+		AgentOpenAIAPIKey:     strings.TrimSpace(getenv("AGENT_OPENAI_API_KEY")),
 		Version:               strings.TrimSpace(getenv("VERSION")),
 		LogLevel:              strings.ToUpper(strings.TrimSpace(getenv("LOG_LEVEL"))),
 	}
@@ -79,6 +94,17 @@ func Parse(getenv func(string) string) (Config, error) {
 	}
 	if c.BootstrapAdminToken != "" && !strings.HasPrefix(c.BootstrapAdminToken, "pt_") {
 		return Config{}, fmt.Errorf("BOOTSTRAP_ADMIN_TOKEN must start with pt_")
+	}
+	switch c.AgentProvider {
+	case "":
+		c.AgentProvider = "bedrock"
+	case "bedrock":
+	case "openai":
+		if c.AgentOpenAIBaseURL == "" {
+			return Config{}, fmt.Errorf("AGENT_PROVIDER=openai needs AGENT_OPENAI_BASE_URL")
+		}
+	default:
+		return Config{}, fmt.Errorf("AGENT_PROVIDER must be bedrock or openai, got %q", c.AgentProvider)
 	}
 	if c.JWTJWKSURL != "" && (c.JWTIssuer == "" || c.JWTAudience == "") {
 		return Config{}, fmt.Errorf("JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE")

@@ -44,7 +44,34 @@ type Decision struct {
 	Tool      string
 	Input     json.RawMessage
 	Reasoning string // why, when a model chose the step
+	// Model is the model call behind the decision, and ModelCredits what its
+	// tokens cost: charged on the step with the tool's cost.
+	Model        *scans.ModelUsage
+	ModelCredits int
 }
+
+// Summarizer is a planner that can write the executive summary itself (a
+// model); rules is the rule-based summary, its fallback.
+type Summarizer interface {
+	Summarize(ctx context.Context, s State, rules scans.Summary) SummaryResult
+}
+
+// SummaryResult is the summary to publish and, when a model was asked, the
+// step that records the call (its outcome, tokens and credits).
+type SummaryResult struct {
+	Summary scans.Summary
+	Asked   bool
+	Outcome string
+	Model   *scans.ModelUsage
+	Credits int
+}
+
+// ConfigError is a planner failure only the operator can fix (an unknown
+// model id, access denied): the agent fails the scan with Reason rather than
+// retrying.
+type ConfigError struct{ Reason string }
+
+func (e *ConfigError) Error() string { return e.Reason }
 
 // Planner chooses the next step of a scan.
 type Planner interface {
@@ -150,6 +177,71 @@ func (p Playbook) Next(_ context.Context, s State) (Decision, error) {
 	}
 	return Decision{Done: true}, nil
 }
+
+// Baseline is what the playbook still plans for s: the calls not yet run
+// (of tools the registry has), the credits of those among them that are the
+// domain's own checks (the floor, see Next), and of all of them.
+func (p Playbook) Baseline(s State) (pending []Call, floorCost, totalCost int, err error) {
+	calls, err := Calls(s)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	done := doneCalls(s.Steps)
+	for _, c := range calls {
+		if done[callKey(c.Tool, c.Input)] {
+			continue
+		}
+		if p.Tools != nil {
+			if _, ok := p.Tools.Get(c.Tool); !ok {
+				continue
+			}
+		}
+		pending = append(pending, c)
+		totalCost += p.cost(c)
+		if floor(c, s.Scan.Target) {
+			floorCost += p.cost(c)
+		}
+	}
+	return pending, floorCost, totalCost, nil
+}
+
+// Projected is what the baseline will cost when the hosts the tier scans
+// (the domain and www on quick) serve the web on both standard ports, as far
+// as their port scans have not told otherwise: the credits a planner that
+// spends on anything else must leave for the baseline, before discovery
+// says how big it is. Follow-ups of findings are not foreseen.
+func (p Playbook) Projected(s State) (int, error) {
+	hypo := s
+	hypo.Surface.Services = slices.Clone(s.Surface.Services)
+	hosts := selectHosts(s)
+	if s.Scan.Tier == plans.Quick && !slices.ContainsFunc(hosts, func(h scans.Host) bool { return h.Name == "www."+s.Scan.Target }) {
+		hosts = append(hosts, scans.Host{Name: "www." + s.Scan.Target})
+		hypo.Surface.Hosts = append(slices.Clone(s.Surface.Hosts), scans.Host{Name: "www." + s.Scan.Target})
+	}
+	scanned := map[string]bool{}
+	for _, st := range s.Steps {
+		if st.Tool == PortScan {
+			scanned[inputHost(st.Input)] = true
+		}
+	}
+	for _, h := range hosts {
+		if scanned[h.Name] || len(servicesOf(s.Surface, h)) > 0 {
+			continue
+		}
+		hypo.Surface.Services = append(hypo.Surface.Services,
+			scans.ServiceInfo{Host: h.Name, Port: 443, Transport: "tcp", Protocol: "https"},
+			scans.ServiceInfo{Host: h.Name, Port: 80, Transport: "tcp", Protocol: "http"})
+	}
+	_, _, total, err := p.Baseline(hypo)
+	return total, err
+}
+
+// IsFloor reports whether c is one of the domain's own checks.
+func IsFloor(c Call, domain string) bool { return floor(c, domain) }
+
+// CallKey identifies a call by its tool and canonical input: two calls with
+// the same key do the same thing.
+func CallKey(tool string, input json.RawMessage) string { return callKey(tool, input) }
 
 // floor reports whether c is one of the domain's own checks (see Next).
 func floor(c Call, domain string) bool {

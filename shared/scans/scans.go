@@ -185,9 +185,19 @@ type Step struct {
 	StartedAt     time.Time       `json:"started_at"`
 	DurationMS    int64           `json:"duration_ms"`
 	Reasoning     string          `json:"reasoning,omitempty"`
+	// Model is the model call that led to the step (its tokens are in
+	// Credits); nil when no model was asked.
+	Model *ModelUsage `json:"model,omitempty"`
 	// Services are what the step discovered (host, port, service), kept for
 	// the report's coverage section and for later steps of the playbook.
 	Services []Service `json:"services,omitempty"`
+}
+
+// ModelUsage is one model call: which model and the tokens it used.
+type ModelUsage struct {
+	ID           string `json:"id"`
+	InputTokens  int    `json:"input_tokens"`
+	OutputTokens int    `json:"output_tokens"`
 }
 
 // StepStatus is how a step ended, typed so that nobody parses outcome text

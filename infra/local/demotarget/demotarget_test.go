@@ -262,7 +262,7 @@ func TestDNSZone(t *testing.T) {
 	}{
 		{"demo.secscan.test", dns.TypeA, dns.RcodeSuccess, []string{"demo.secscan.test.\t300\tIN\tA\t127.0.0.1"}, false},
 		{"WWW.Demo.Secscan.Test", dns.TypeA, dns.RcodeSuccess, []string{"www.demo.secscan.test.\t300\tIN\tA\t127.0.0.1"}, false},
-		{"demo.secscan.test", dns.TypeTXT, dns.RcodeSuccess, []string{"demo.secscan.test.\t300\tIN\tTXT\t\"v=spf1 +all\""}, false},
+		{"demo.secscan.test", dns.TypeTXT, dns.RcodeSuccess, []string{"demo.secscan.test.\t300\tIN\tTXT\t\"v=spf1 +all\"", "demo.secscan.test.\t300\tIN\tTXT\t\"" + Injection + "\""}, false},
 		{"_dmarc.demo.secscan.test", dns.TypeTXT, dns.RcodeSuccess, []string{"_dmarc.demo.secscan.test.\t300\tIN\tTXT\t\"v=DMARC1; p=none\""}, false},
 		{"old.demo.secscan.test", dns.TypeA, dns.RcodeSuccess, []string{"old.demo.secscan.test.\t300\tIN\tCNAME\t" + takeover}, false},
 		{"old.demo.secscan.test", dns.TypeCNAME, dns.RcodeSuccess, []string{"old.demo.secscan.test.\t300\tIN\tCNAME\t" + takeover}, false},

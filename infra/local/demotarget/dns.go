@@ -314,6 +314,8 @@ func (h *dnsHandler) records() map[string][]dns.RR {
 			address(z),
 			// Weakness: SPF that authorises every sender on the internet.
 			txt(z, dnsTTL, "v=spf1 +all"),
+			// Prompt injection: a model-driven scan must treat it as data.
+			txt(z, dnsTTL, Injection),
 		},
 		ns:         {address(ns)},
 		"www." + z: {address("www." + z)},

@@ -1,0 +1,127 @@
+package modelplanner_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"secscan/infra/local/modeltest"
+	"secscan/shared/modelplanner"
+	"secscan/shared/planner"
+	"secscan/shared/plans"
+	"secscan/shared/scanners"
+	"secscan/shared/scans"
+)
+
+// What the planner decides from each kind of answer, through the real
+// Bedrock client and a scripted Converse server: a model error, garbage or
+// an unknown tool hands the scan to the playbook (its tokens charged on the
+// playbook's step), a check of the model's own waits for the baseline, a
+// baseline call runs as the model chose it.
+func TestPlannerDecisions(t *testing.T) {
+	reg := scanners.Registry(nil)
+	state := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.SSL, Tier: plans.Quick, MaxCredits: 50}}
+	playbook := planner.Playbook{Tools: reg}
+	first, err := playbook.Next(context.Background(), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var firstInput map[string]any
+	if err := json.Unmarshal(first.Input, &firstInput); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		reply     modeltest.Reply
+		tool      string
+		reasoning string
+		charged   bool
+	}{
+		{"baseline call", modeltest.Call("hosts first", first.Tool, firstInput), first.Tool, "hosts first", true},
+		{"own check before the baseline", modeltest.Call("look", "http_check", map[string]any{"url": "https://example.com/x"}), first.Tool, modelplanner.Overruled + "the baseline checks run before other checks)", true},
+		{"unknown tool", modeltest.Call("hack", "shell", map[string]any{"cmd": "id"}), first.Tool, modelplanner.Stopped + "the model asked for a tool that does not exist)", true},
+		{"end of turn", modeltest.End("nothing to do"), first.Tool, modelplanner.Stopped + "the model ended its turn)", true},
+		{"garbage", modeltest.Reply{Kind: modeltest.Garbage}, first.Tool, modelplanner.Stopped + "the model service failed)", false},
+		{"5xx after every retry", modeltest.Reply{Kind: modeltest.Fail5xx}, first.Tool, modelplanner.Stopped + "the model service failed)", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.StartBedrock(t, func(int, modeltest.Request) modeltest.Reply { return tc.reply })
+			p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Quick: "anthropic.claude-3-haiku-20240307-v1:0"},
+				Tools: reg, Playbook: playbook}
+			d, err := p.Next(context.Background(), state)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Done || d.Tool != tc.tool || !strings.HasPrefix(d.Reasoning, tc.reasoning) {
+				t.Errorf("decision %s %s %q", d.Tool, d.Input, d.Reasoning)
+			}
+			if tc.charged != (d.Model != nil && d.ModelCredits >= 1) || (d.Model == nil) != (d.ModelCredits == 0) {
+				t.Errorf("model %+v, %d credits", d.Model, d.ModelCredits)
+			}
+			// Once stopped, the model is not asked again.
+			if strings.HasPrefix(d.Reasoning, modelplanner.Stopped) {
+				n := len(srv.Requests())
+				next := state
+				next.Steps = []scans.Step{{Seq: 1, Tool: d.Tool, Input: d.Input, Status: scans.StepOK, Reasoning: d.Reasoning}}
+				if _, err := p.Next(context.Background(), next); err != nil || len(srv.Requests()) != n {
+					t.Errorf("asked again after the hand-off (%v)", err)
+				}
+			}
+		})
+	}
+}
+
+// The summary is validated: a rating below the findings, a chain of a
+// finding that does not exist, a host of the scope no finding names and an
+// unknown CVE are sent back; twice invalid keeps the rules' summary.
+func TestSummaryValidation(t *testing.T) {
+	reg := scanners.Registry(nil)
+	port := 443
+	state := planner.State{
+		Scan:     scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Full, Tier: plans.Standard, MaxCredits: 200, CreditsUsed: 100},
+		Findings: []scans.Finding{{ID: "fnd_A", Title: "Exposed environment file (/.env)", Severity: scans.High, Host: "www.example.com", Port: &port, Evidence: "GET https://www.example.com/.env"}},
+	}
+	rules := scans.Summary{RiskRating: scans.RiskHigh, Summary: "rules", AttackChains: []string{}}
+	valid := map[string]any{"risk_rating": "high", "summary": "www.example.com serves its .env file.", "attack_chains": []any{
+		map[string]any{"description": "The .env file leaks keys.", "finding_ids": []string{"fnd_A"}}}}
+	for _, tc := range []struct {
+		name    string
+		first   any
+		second  any
+		want    string // summary text
+		outcome string
+	}{
+		{"valid", valid, nil, "www.example.com serves its .env file.", "Executive summary written by the model"},
+		{"rating below the findings, then valid", map[string]any{"risk_rating": "none", "summary": "Report no findings.", "attack_chains": []any{}}, valid,
+			"www.example.com serves its .env file.", "Executive summary written by the model"},
+		{"unknown finding, then a host nobody saw", map[string]any{"risk_rating": "high", "summary": "x", "attack_chains": []any{
+			map[string]any{"description": "y", "finding_ids": []string{"fnd_Z"}}}},
+			map[string]any{"risk_rating": "critical", "summary": "admin.example.com is wide open (CVE-2099-0001).", "attack_chains": []any{}},
+			"rules", "The model's summary was invalid twice (it names admin.example.com, which no finding names); the rule-based summary is used"},
+		{"unknown CVE twice", map[string]any{"risk_rating": "high", "summary": "CVE-2021-44228 everywhere", "attack_chains": []any{}},
+			map[string]any{"risk_rating": "high", "summary": "CVE-2021-44228 everywhere", "attack_chains": []any{}},
+			"rules", "The model's summary was invalid twice (it names CVE-2021-44228, which no finding names); the rule-based summary is used"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.StartBedrock(t, func(n int, r modeltest.Request) modeltest.Reply {
+				if n == 0 {
+					return modeltest.Call("", modelplanner.SummaryTool, tc.first)
+				}
+				return modeltest.Call("", modelplanner.SummaryTool, tc.second)
+			})
+			p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Standard: "anthropic.claude-3-5-sonnet"}, Tools: reg}
+			r := p.Summarize(context.Background(), state, rules)
+			if !r.Asked || r.Summary.Summary != tc.want || r.Outcome != tc.outcome || r.Model == nil || r.Credits < 1 {
+				t.Errorf("%+v", r)
+			}
+			reqs := srv.Requests()
+			if !strings.Contains(reqs[0].Body, `"toolChoice":{"tool":{"name":"write_summary"}}`) {
+				t.Errorf("the summary is not requested as structured output: %.300s", reqs[0].Body)
+			}
+			if len(reqs) == 2 && !strings.Contains(reqs[1].Body, `"status":"error"`) {
+				t.Errorf("the second request does not say what was wrong")
+			}
+		})
+	}
+}
