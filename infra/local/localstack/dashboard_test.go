@@ -563,12 +563,22 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 		}
 		return d
 	}
-	before := len(detail().Steps)
 	b.confirm()
+	// The steps recorded once the page's cancel has reached the record: at
+	// most the step in progress is added after that.
+	before := -1
+	for deadline := time.Now().Add(15 * time.Second); before < 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if d := detail(); d.Scan.CancelRequested || d.Scan.Status == scans.Cancelled {
+			before = len(d.Steps)
+		}
+	}
+	if before < 0 {
+		t.Fatal("the page's cancel never reached the scan")
+	}
 	b.run("cancelled", chromedp.WaitVisible(".badge.status-cancelled", chromedp.ByQuery))
 	b.page("scan-cancelled")
 	if after := len(detail().Steps); after > before+1 {
-		t.Errorf("%d steps recorded when the user confirmed, %d in the end: want at most the one in progress", before, after)
+		t.Errorf("%d steps recorded when the cancel reached the scan, %d in the end: want at most the one in progress", before, after)
 	}
 	var summaries int
 	b.run("no summary", chromedp.Evaluate(`document.querySelectorAll('#sum-h').length`, &summaries))
