@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -16,7 +15,6 @@ import (
 	"secscan/shared/app"
 	"secscan/shared/config"
 	"secscan/shared/modelplanner"
-	"secscan/shared/scans"
 )
 
 // Model ids per tier of the model tests; their families price the tokens.
@@ -74,24 +72,7 @@ type modelView struct {
 
 func awaitModelScan(t *testing.T, s *stack, a account, id string) modelView {
 	t.Helper()
-	deadline := time.Now().Add(6 * time.Minute)
-	for {
-		r := s.call(http.MethodGet, "/api/scans/"+id, a.token, nil)
-		if r.status == http.StatusTooManyRequests {
-			time.Sleep(2 * time.Second)
-			continue
-		}
-		expect(t, r, http.StatusOK)
-		var v modelView
-		r.json(t, &v)
-		if scans.Status(v.Status).Terminal() {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("scan %s still %s", id, v.Status)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	return awaitEnded[modelView](t, s, a, id, 6*time.Minute)
 }
 
 var findingIDs = regexp.MustCompile(`- (fnd_[0-9A-Za-z]+) \| (?:critical|high)`)

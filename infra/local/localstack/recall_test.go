@@ -216,7 +216,14 @@ func stepsPerHost(v recallView, domain string) string {
 
 func awaitRecall(t *testing.T, s *stack, a account, id string) recallView {
 	t.Helper()
-	deadline := time.Now().Add(8 * time.Minute)
+	return awaitEnded[recallView](t, s, a, id, 8*time.Minute)
+}
+
+// awaitEnded polls a scan until it has ended (waiting out 429s) and decodes
+// its record as a V.
+func awaitEnded[V any](t *testing.T, s *stack, a account, id string, within time.Duration) V {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for {
 		r := s.call(http.MethodGet, "/api/scans/"+id, a.token, nil)
 		if r.status == http.StatusTooManyRequests {
@@ -224,14 +231,16 @@ func awaitRecall(t *testing.T, s *stack, a account, id string) recallView {
 			continue
 		}
 		expect(t, r, http.StatusOK)
-		var v recallView
-		r.json(t, &v)
-		if scans.Status(v.Status).Terminal() {
+		var status struct{ Status scans.Status }
+		r.json(t, &status)
+		if status.Status.Terminal() {
+			var v V
+			r.json(t, &v)
 			return v
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("scan %s still %s", id, v.Status)
+			t.Fatalf("scan %s still %s", id, status.Status)
 		}
-		time.Sleep(time.Second)
+		time.Sleep(500 * time.Millisecond)
 	}
 }
