@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"secscan/shared/apierr"
+	"secscan/shared/dependency"
 	"secscan/shared/ids"
 	"secscan/shared/ratelimit"
 	"secscan/shared/store"
@@ -151,7 +152,8 @@ func (a *Authenticator) identify(ctx context.Context, r *http.Request, now time.
 	}
 	claims, err := a.JWT.Verify(raw)
 	if errors.Is(err, ErrKeysUnavailable) {
-		return Principal{}, nil, nil, dependencyDown(err)
+		// Not a bad token: the keys to judge it could not be had (503).
+		return Principal{}, nil, nil, dependency.Unavailable(dependency.IdentityProvider, err)
 	}
 	if err != nil {
 		return Principal{}, nil, nil, invalid("jwt: %v", err)

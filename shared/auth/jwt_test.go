@@ -1,7 +1,10 @@
 package auth_test
 
 import (
+	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -11,7 +14,10 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"secscan/infra/local/devidp"
+	"secscan/infra/local/dynamotest"
+	"secscan/shared/apierr"
 	"secscan/shared/auth"
+	"secscan/shared/store"
 )
 
 // jwksServer serves idp's JWKS on loopback (status 200) or fails (any other
@@ -125,5 +131,26 @@ func TestCognitoTokenShapes(t *testing.T) {
 		if err == nil && c.EmailVerified != tc.verified {
 			t.Errorf("%s: email_verified read as %v, want %v", tc.name, c.EmailVerified, tc.verified)
 		}
+	}
+}
+
+// An identity provider whose keys cannot be fetched is an outage the client
+// should retry (503 naming it), not a bad token (401) and not a 500.
+func TestAuthenticateAnswers503WhenTheKeysAreUnavailable(t *testing.T) {
+	t.Parallel()
+	idp, _ := devidp.New("https://idp.test/", "client-1")
+	var status atomic.Int32
+	status.Store(http.StatusServiceUnavailable)
+	url, _ := jwksServer(t, idp, &status)
+	db, table := dynamotest.NewTable(t)
+	a := auth.New(store.New(db, table), auth.NewJWTVerifier(auth.RemoteKeys(url), idp.Issuer, idp.Audience),
+		slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	tok, _ := idp.SessionToken("a@example.com", true)
+	r := httptest.NewRequest(http.MethodGet, "/api/auth/me", nil)
+	r.Header.Set("Authorization", "Bearer "+tok)
+	_, _, err := a.Authenticate(context.Background(), r, "req-1")
+	e, ok := apierr.As(err)
+	if !ok || e.Kind != apierr.Unavailable || e.Detail != "The identity provider is unavailable; retry shortly" || e.RetryAfter == 0 {
+		t.Fatalf("Authenticate with the JWKS down: %v, want a 503 naming the identity provider with Retry-After", err)
 	}
 }
