@@ -3,11 +3,9 @@ package main_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -23,6 +21,7 @@ import (
 	"secscan/infra/local/devidp"
 	"secscan/infra/local/dynamotest"
 	"secscan/infra/local/localstack"
+	"secscan/infra/local/slowsite"
 	"secscan/shared/app"
 	"secscan/shared/auth"
 	"secscan/shared/config"
@@ -73,7 +72,7 @@ func startStack(t *testing.T) *stack {
 	}
 	t.Cleanup(func() { s.demo.Close() })
 	httpPort, httpsPort := portOf(t, s.demo.HTTPURL()), portOf(t, s.demo.HTTPSURL())
-	slowSite(t, net.JoinHostPort(slowHost, strconv.Itoa(httpPort)), 200*time.Millisecond)
+	slowsite.Start(t, net.JoinHostPort(slowHost, strconv.Itoa(httpPort)), 200*time.Millisecond)
 	s.dns.Add(t, "slow.test. 60 IN A "+slowHost)
 
 	if s.idp, err = devidp.New("https://idp.test/", "secscan-cli-test"); err != nil {
@@ -128,25 +127,6 @@ func startStack(t *testing.T) *stack {
 	t.Cleanup(srv.Close)
 	s.base = srv.URL
 	return s
-}
-
-// slowSite answers every request after a pause, so a scan step against it
-// takes seconds: long enough to interrupt the wait mid-scan.
-func slowSite(t *testing.T, addr string, pause time.Duration) {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(pause):
-		case <-r.Context().Done():
-		}
-		fmt.Fprint(w, "<html><body>slow</body></html>")
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
 }
 
 func portOf(t *testing.T, rawURL string) int {

@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"secscan/infra/local/dynamotest"
+	"secscan/infra/local/slowsite"
 	"secscan/shared/scans"
 	"secscan/shared/store"
 )
@@ -534,7 +535,7 @@ func TestDashboardSessionExpiry(t *testing.T) {
 // so the scan is still running when the user confirms.
 func TestDashboardCancelsARunningScan(t *testing.T) {
 	t.Parallel()
-	s := startStack(t, withWebPorts(slowSite(t, 500*time.Millisecond), closedPort(t)))
+	s := startStack(t, withWebPorts(slowsite.Start(t, "127.0.0.1:0", 500*time.Millisecond), closedPort(t)))
 	s.dns.Add(t, "slow.test. 60 IN A 127.0.0.1")
 	b := newBrowser(t, s.base)
 	email := "cancel-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"

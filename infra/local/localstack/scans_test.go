@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"secscan/infra/local/demotarget"
+	"secscan/infra/local/slowsite"
 	"secscan/shared/app"
 	"secscan/shared/config"
 	"secscan/shared/ids"
@@ -259,26 +260,6 @@ func TestScanBudgetExceeded(t *testing.T) {
 	}
 }
 
-// slowSite answers every request after a pause, so a step of a scan takes
-// seconds: long enough to cancel mid-scan.
-func slowSite(t *testing.T, pause time.Duration) (port int) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(pause):
-		case <-r.Context().Done():
-		}
-		fmt.Fprint(w, "<html><body>slow</body></html>")
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // closedPort is a loopback port nothing listens on.
 func closedPort(t testing.TB) int {
 	t.Helper()
@@ -296,7 +277,7 @@ func closedPort(t testing.TB) int {
 // recorded. Five runs give the latency figure of the note.
 func TestCancelRunningScan(t *testing.T) {
 	t.Parallel()
-	s := startStack(t, withWebPorts(slowSite(t, 300*time.Millisecond), closedPort(t)))
+	s := startStack(t, withWebPorts(slowsite.Start(t, "127.0.0.1:0", 300*time.Millisecond), closedPort(t)))
 	s.dns.Add(t, "slow.test. 60 IN A 127.0.0.1")
 	var latencies []time.Duration
 	for range 5 {
