@@ -414,7 +414,7 @@ func Calls(s State) ([]Call, error) {
 		svcs := servicesOf(s.Surface, h)
 		if sc.tls {
 			for _, v := range svcs {
-				if TLSProtocol(v.Protocol) {
+				if scans.TLSProtocol(v.Protocol) {
 					add(h.Name, fmt.Sprintf("TLS service on %s:%d", h.Name, v.Port), TLSCheck, map[string]any{"host": h.Name, "port": v.Port})
 				}
 			}
@@ -640,15 +640,6 @@ func servicesOf(sf scans.Surface, h scans.Host) []scans.ServiceInfo {
 	}
 	slices.SortFunc(out, func(a, b scans.ServiceInfo) int { return a.Port - b.Port })
 	return out
-}
-
-// TLSProtocol reports the services that speak TLS from the first byte.
-func TLSProtocol(p string) bool {
-	switch p {
-	case "https", "smtps", "ldaps", "imaps", "pop3s", "docker-tls", "tls":
-		return true
-	}
-	return false
 }
 
 // webOrigin is the host's preferred web origin: HTTPS on the lowest port

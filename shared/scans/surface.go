@@ -187,3 +187,13 @@ func union[T cmp.Ordered](a, b []T) []T {
 	slices.Sort(out)
 	return out
 }
+
+// TLSProtocol reports whether a service protocol (as port_scan names it)
+// speaks TLS from the first byte.
+func TLSProtocol(p string) bool {
+	switch p {
+	case "https", "smtps", "ldaps", "imaps", "pop3s", "docker-tls", "tls":
+		return true
+	}
+	return false
+}

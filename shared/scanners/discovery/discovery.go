@@ -444,7 +444,7 @@ func (d *discovery) certificates(ctx context.Context) {
 			break
 		}
 		ep := endpoint{v.Host, v.Port}
-		if tlsProtocol(v.Protocol) && domainname.InScope(v.Host, d.domain) && !slices.Contains(eps, ep) {
+		if scans.TLSProtocol(v.Protocol) && domainname.InScope(v.Host, d.domain) && !slices.Contains(eps, ep) {
 			eps = append(eps, ep)
 		}
 	}
@@ -727,14 +727,6 @@ func cspNames(policy string) []string {
 		}
 	}
 	return out
-}
-
-func tlsProtocol(p string) bool {
-	switch p {
-	case "https", "smtps", "ldaps", "imaps", "pop3s", "docker-tls", "tls":
-		return true
-	}
-	return false
 }
 
 func joinAddrs(m map[netip.Addr]bool) string {
