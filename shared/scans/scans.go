@@ -95,7 +95,13 @@ const (
 
 // Finding is one issue a tool observed, with the evidence it collected.
 type Finding struct {
-	ID          string     `json:"id"`
+	ID string `json:"id"`
+	// Check is the catalogue code of the weakness (package checks): the
+	// finding's identity. Tools set it; the title is only its wording.
+	Check CheckCode `json:"check"`
+	// Issue is the key of the issue the finding belongs to (IssueKey), set
+	// when the finding is recorded.
+	Issue       string     `json:"issue"`
 	Title       string     `json:"title"`
 	Severity    Severity   `json:"severity"`
 	Category    Category   `json:"category"`
@@ -146,20 +152,27 @@ func (f Finding) DefaultConfidence() Confidence {
 // Confidences lists the confidences, strongest first.
 var Confidences = []Confidence{Certain, Firm, Tentative}
 
-// StableFingerprint identifies "the same issue", so it is recorded once however
-// many tools or ports show it: a known vulnerability (CVE) of a host is one
-// issue whichever tool matched it and on whichever port the software
-// answered; any other finding is the same check (title) on the same host and
-// port, whichever tool saw it (a TLS and a web check both see a missing HSTS
-// header).
-// It depends only on the host, port, check and CVE, never on evidence, so it
+// StableFingerprint identifies one weakness at one place: the check, host,
+// port and CVE (CONTRACT "Scans"), never the title or the evidence, so it
 // stays the same across scans of a target and CI can gate on new ones.
+// (Before check codes, it hashed the title: LegacyFingerprint.)
 func (f Finding) StableFingerprint() string {
+	port := ""
+	if f.Port != nil {
+		port = fmt.Sprint(*f.Port)
+	}
+	parts := []string{"v2", string(f.Check), strings.ToLower(f.Host), port, cveOf(f)}
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(sum[:12])
+}
+
+// LegacyFingerprint is the fingerprint as it was computed before check codes
+// existed (from the title), so that a CI baseline saved then still matches.
+func (f Finding) LegacyFingerprint() string {
 	parts := []string{strings.ToLower(f.Host)}
-	if f.CVE != nil && *f.CVE != "" {
-		parts = append(parts, "cve", strings.ToUpper(*f.CVE))
+	if cve := cveOf(f); cve != "" {
+		parts = append(parts, "cve", cve)
 		if f.Confidence == Certain {
-			// A confirmed CVE keeps its own finding beside the version match.
 			parts = append(parts, "confirmed")
 		}
 	} else {
@@ -171,6 +184,13 @@ func (f Finding) StableFingerprint() string {
 	}
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:12])
+}
+
+func cveOf(f Finding) string {
+	if f.CVE == nil {
+		return ""
+	}
+	return strings.ToUpper(strings.TrimSpace(*f.CVE))
 }
 
 // Step is one entry of the agent's audit trail.
