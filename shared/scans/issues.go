@@ -16,6 +16,9 @@ type CheckCode string
 // check code and the CVE ("vuln.known-cve:CVE-2021-41773").
 func IssueKey(check CheckCode, cve *string) string {
 	key := string(check)
+	if key == "" {
+		key = "unclassified" // recorded before check codes existed
+	}
 	if cve != nil && strings.TrimSpace(*cve) != "" {
 		key += ":" + strings.ToUpper(strings.TrimSpace(*cve))
 	}

@@ -157,6 +157,9 @@ var Confidences = []Confidence{Certain, Firm, Tentative}
 // stays the same across scans of a target and CI can gate on new ones.
 // (Before check codes, it hashed the title: LegacyFingerprint.)
 func (f Finding) StableFingerprint() string {
+	if f.Check == "" {
+		return f.LegacyFingerprint() // recorded before check codes existed
+	}
 	port := ""
 	if f.Port != nil {
 		port = fmt.Sprint(*f.Port)
