@@ -8,6 +8,8 @@ package checks
 
 import (
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"secscan/shared/scans"
 )
@@ -90,4 +92,90 @@ func All() []*Check {
 		return 0
 	})
 	return out
+}
+
+// Emitter is implemented by every tool: the checks its findings can carry.
+// A test asserts each is in the catalogue and each finding a tool reports
+// in its tests carries one of them.
+type Emitter interface {
+	Checks() []*Check
+}
+
+// Codes returns the codes of cs.
+func Codes(cs ...*Check) []scans.CheckCode {
+	out := make([]scans.CheckCode, len(cs))
+	for i, c := range cs {
+		out[i] = c.Code
+	}
+	return out
+}
+
+// maxMergedEvidence bounds the evidence of a merged finding, in bytes.
+const maxMergedEvidence = 3000
+
+// Merge folds the findings of one tool call that are the same weakness at
+// the same place (same check, host, port and CVE, so the same fingerprint)
+// into one: the store keeps one finding per fingerprint, so without this
+// the second sighting (another file, another product on the same port)
+// would be dropped. The merged finding has the wording, severity and
+// confidence of the most severe of them (the first among equals) and every
+// evidence, each prefixed with its own title when the titles differ.
+// Order is kept (by first sighting).
+func Merge(fs []scans.Finding) []scans.Finding {
+	type group struct {
+		lead  int
+		all   []int
+		multi bool
+	}
+	index := map[string]*group{}
+	var order []*group
+	for i, f := range fs {
+		key := f.StableFingerprint()
+		g, ok := index[key]
+		if !ok {
+			g = &group{lead: i}
+			index[key] = g
+			order = append(order, g)
+		} else if f.Severity.Rank() < fs[g.lead].Severity.Rank() {
+			g.lead = i
+		}
+		if len(g.all) > 0 && fs[g.all[0]].Title != f.Title {
+			g.multi = true
+		}
+		g.all = append(g.all, i)
+	}
+	if len(order) == len(fs) {
+		return fs
+	}
+	out := make([]scans.Finding, 0, len(order))
+	for _, g := range order {
+		f := fs[g.lead]
+		if len(g.all) > 1 {
+			parts := make([]string, 0, len(g.all))
+			for _, i := range g.all {
+				e := fs[i].Evidence
+				if g.multi {
+					e = fs[i].Title + ": " + e
+				}
+				if !slices.Contains(parts, e) {
+					parts = append(parts, e)
+				}
+			}
+			f.Evidence = cut(strings.Join(parts, " | "), maxMergedEvidence)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// cut shortens s to at most n bytes on a rune boundary, marked with "…".
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - len("…")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

@@ -11,99 +11,11 @@ import (
 	"strings"
 	"sync"
 
+	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/vuln"
 	"secscan/shared/scanners/web"
 	"secscan/shared/scans"
-)
-
-// check is one kind of finding; its title is fixed so the agent's
-// deduplication (title, host, port) merges what several pages show.
-type check struct {
-	title       string
-	severity    scans.Severity
-	cwe         string
-	description string
-	remediation string
-	references  []string
-}
-
-var (
-	passwordOverHTTP = check{
-		title:       "Password field on a page served over HTTP",
-		severity:    scans.High,
-		cwe:         "CWE-319",
-		description: "A page with a password field is served over plain HTTP: anyone on the network path (public Wi-Fi, a compromised router) can read or rewrite the page, so the typed password can be captured even when the form itself posts to HTTPS.",
-		remediation: "Serve every page over HTTPS, redirect HTTP to HTTPS with a 301/308 and send Strict-Transport-Security so browsers never load the login page over HTTP.",
-		references: []string{
-			"https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/04-Authentication_Testing/01-Testing_for_Credentials_Transported_over_an_Encrypted_Channel",
-			"https://cwe.mitre.org/data/definitions/319.html",
-		},
-	}
-	passwordFormToHTTP = check{
-		title:       "Form with a password field submits over plain HTTP",
-		severity:    scans.High,
-		cwe:         "CWE-319",
-		description: "A form with a password field on an HTTPS page posts to an http:// URL, so the credentials travel unencrypted and can be read by anyone on the network path.",
-		remediation: "Point the form's action at an https:// URL (or a relative path) and redirect the HTTP endpoint to HTTPS.",
-		references:  []string{"https://cwe.mitre.org/data/definitions/319.html"},
-	}
-	formToHTTP = check{
-		title:       "Form submits over plain HTTP",
-		severity:    scans.Medium,
-		cwe:         "CWE-319",
-		description: "A form sends its data to an http:// URL (from an HTTPS page, or with POST from an HTTP page), so what users type travels unencrypted and can be read or altered on the network path.",
-		remediation: "Serve the form and its action over HTTPS: use https:// or relative action URLs and redirect HTTP to HTTPS.",
-		references:  []string{"https://cwe.mitre.org/data/definitions/319.html"},
-	}
-	mixedActive = check{
-		title:       "Mixed content: scripts, styles or frames loaded over HTTP",
-		severity:    scans.Medium,
-		cwe:         "CWE-319",
-		description: "An HTTPS page loads scripts, stylesheets, frames or plugins over plain HTTP. A network attacker can replace them and take over the page; current browsers block such content, so the page is also broken for them.",
-		remediation: "Load every subresource over HTTPS (or relative URLs), and add Content-Security-Policy: upgrade-insecure-requests while fixing the references.",
-		references: []string{
-			"https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content",
-			"https://www.w3.org/TR/mixed-content/",
-		},
-	}
-	mixedPassive = check{
-		title:       "Mixed content: images or media loaded over HTTP",
-		severity:    scans.Low,
-		cwe:         "CWE-319",
-		description: "An HTTPS page loads images, audio or video over plain HTTP, which a network attacker can read or replace (and which tells them what the user views); browsers show the page as not fully secure.",
-		remediation: "Load images and media over HTTPS (or relative URLs); Content-Security-Policy: upgrade-insecure-requests helps while fixing the references.",
-		references:  []string{"https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content"},
-	}
-	directoryListing = check{
-		title:       "Directory listing enabled",
-		severity:    scans.Medium,
-		cwe:         "CWE-548",
-		description: "The web server lists the files of a directory, so anyone can find files that are not linked anywhere (backups, configuration, private documents).",
-		remediation: "Disable directory listings (Options -Indexes in Apache, autoindex off in nginx, directoryBrowse enabled=\"false\" in IIS).",
-		references:  []string{"https://cwe.mitre.org/data/definitions/548.html"},
-	}
-	errorDetails = check{
-		title:       "Error page reveals stack trace or debug information",
-		severity:    scans.Medium,
-		cwe:         "CWE-209",
-		description: "A page shows a stack trace, a framework debug page or a raw database error. It reveals file paths, code structure, library versions and sometimes queries or configuration, and debug modes often offer more (interactive consoles, settings).",
-		remediation: "Turn debug mode off in production (DEBUG = False in Django, no Werkzeug debugger, APP_DEBUG=false in Laravel, customErrors/ASPNETCORE_ENVIRONMENT=Production in .NET, display_errors = Off in PHP), log details server-side and show a generic error page.",
-		references: []string{
-			"https://cwe.mitre.org/data/definitions/209.html",
-			"https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/08-Testing_for_Error_Handling/01-Testing_For_Improper_Error_Handling",
-		},
-	}
-	pageVersion = check{
-		title:       "Software version disclosed in page content",
-		severity:    scans.Low,
-		cwe:         "CWE-200",
-		description: "Pages print the exact version of the server or application software (default error page footers, a generator meta tag), which tells attackers which published vulnerabilities to try.",
-		remediation: "Replace default error pages (ErrorDocument in Apache, error_page and server_tokens off in nginx, ErrorReportValve showServerInfo=\"false\" in Tomcat) and remove version numbers from generator meta tags.",
-		references: []string{
-			"https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/02-Fingerprint_Web_Server",
-		},
-	}
 )
 
 // listingPattern matches the title or heading of Apache and nginx
@@ -214,33 +126,33 @@ func pageChecks(r *httpprobe.Response, doc *document, out *collector) {
 	}
 	summary := r.Summary()
 	if what, excerpt, ok := matchDebug(r.Body); ok {
-		out.add(errorDetails, r.URL, fmt.Sprintf("%s: %s: %q", summary, what, excerpt))
+		out.add(checks.ErrorDetails, r.URL, fmt.Sprintf("%s: %s: %q", summary, what, excerpt))
 	}
 	for _, pv := range vuln.PageVersions(r.Body) {
-		out.add(pageVersion, r.URL, fmt.Sprintf("%s: %q (%s %s)", summary, pv.Text, pv.Product, pv.Version))
+		out.add(checks.VersionPage, r.URL, fmt.Sprintf("%s: %q (%s %s)", summary, pv.Text, pv.Product, pv.Version))
 	}
 	if doc == nil {
 		return
 	}
 	if r.Status == http.StatusOK {
 		if title, ok := matchListing(r.Body); ok {
-			out.add(directoryListing, r.URL, fmt.Sprintf("%s: %s", summary, title))
+			out.add(checks.DirectoryListing, r.URL, fmt.Sprintf("%s: %s", summary, title))
 		}
 	}
 	if g := doc.generator; g != "" && generatorVersion.MatchString(g) {
-		out.add(pageVersion, r.URL, fmt.Sprintf("%s: <meta name=\"generator\" content=%q>", summary, httpprobe.Clean(g, 80)))
+		out.add(checks.VersionPage, r.URL, fmt.Sprintf("%s: <meta name=\"generator\" content=%q>", summary, httpprobe.Clean(g, 80)))
 	}
 	pageHTTPS := r.URL.Scheme == "https"
 	for _, f := range doc.forms {
 		desc := fmt.Sprintf("%s: form %s %s (fields: %s)", summary, f.method, httpprobe.Clean(f.action.String(), 200), fieldList(f))
 		switch {
 		case f.password && !pageHTTPS:
-			out.add(passwordOverHTTP, r.URL, desc+"; the page itself is served over plain HTTP")
+			out.add(checks.PasswordOverHTTP, r.URL, desc+"; the page itself is served over plain HTTP")
 		case f.action.Scheme != "http":
 		case f.password:
-			out.add(passwordFormToHTTP, r.URL, desc)
+			out.add(checks.PasswordFormToHTTP, r.URL, desc)
 		case pageHTTPS || f.method == "POST":
-			out.add(formToHTTP, r.URL, desc)
+			out.add(checks.FormToHTTP, r.URL, desc)
 		}
 	}
 	if pageHTTPS {
@@ -248,9 +160,9 @@ func pageChecks(r *httpprobe.Response, doc *document, out *collector) {
 			if res.url.Scheme != "http" {
 				continue
 			}
-			c := mixedPassive
+			c := checks.MixedPassive
 			if res.active {
-				c = mixedActive
+				c = checks.MixedActive
 			}
 			out.add(c, r.URL, fmt.Sprintf("%s loads %s (<%s>)", httpprobe.Clean(r.URL.String(), 200), httpprobe.Clean(res.url.String(), 200), res.tag))
 		}
@@ -275,8 +187,9 @@ func fieldList(f form) string {
 // maxEvidenceItems bounds the places listed in one finding's evidence.
 const maxEvidenceItems = 5
 
-// collector merges findings by title, host and port: the same issue on
-// several pages of one site is one finding listing where it was seen.
+// collector merges findings by check, host and port (their fingerprint):
+// the same issue on several pages of one site is one finding listing where
+// it was seen.
 type collector struct {
 	mu    sync.Mutex
 	order []string
@@ -291,24 +204,10 @@ type merged struct {
 
 func newCollector() *collector { return &collector{byKey: map[string]*merged{}} }
 
-// add records that check c applies to the page at u, with evidence.
-func (c *collector) add(ch check, u *url.URL, evidence string) {
+// add records that check ch applies to the page at u, with evidence.
+func (c *collector) add(ch *checks.Check, u *url.URL, evidence string) {
 	host, port := httpprobe.HostPort(u)
-	f := scans.Finding{
-		Title:       ch.title,
-		Severity:    ch.severity,
-		Category:    scans.CategoryWeb,
-		Host:        host,
-		Port:        &port,
-		Description: ch.description,
-		Remediation: ch.remediation,
-		References:  slices.Clone(ch.references),
-	}
-	if ch.cwe != "" {
-		cwe := ch.cwe
-		f.CWE = &cwe
-	}
-	c.merge(f, evidence)
+	c.merge(ch.Finding(host, &port, ""), evidence)
 }
 
 // addFindings records findings built elsewhere (the web tool's checks).
@@ -319,11 +218,7 @@ func (c *collector) addFindings(fs []scans.Finding) {
 }
 
 func (c *collector) merge(f scans.Finding, evidence string) {
-	port := ""
-	if f.Port != nil {
-		port = fmt.Sprint(*f.Port)
-	}
-	key := f.Title + "\x00" + f.Host + "\x00" + port
+	key := f.StableFingerprint()
 	evidence = httpprobe.Clean(evidence, 400)
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -135,6 +136,15 @@ func (*Tool) Cost() int { return cost }
 
 // Timeout implements tools.Tool.
 func (*Tool) Timeout() time.Duration { return timeout }
+
+// Checks implements checks.Emitter: the page checks and the web tool's
+// version-disclosure header check it applies to every page.
+func (*Tool) Checks() []*checks.Check {
+	return []*checks.Check{
+		checks.PasswordOverHTTP, checks.PasswordFormToHTTP, checks.FormToHTTP, checks.MixedActive, checks.MixedPassive,
+		checks.DirectoryListing, checks.ErrorDetails, checks.VersionPage, checks.VersionHeader,
+	}
+}
 
 type input struct {
 	URL      string `json:"url"`

@@ -14,6 +14,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"secscan/shared/checks"
 	"secscan/shared/netguard"
 	"secscan/shared/tools"
 )
@@ -238,7 +239,7 @@ func (r *report) zoneTransfer(tc transferCheck) {
 		evidence := fmt.Sprintf("AXFR request for zone %s sent to name server %s (%s) over TCP: answered NOERROR, "+
 			"starting with the zone's SOA; %d records seen in the first answer, reading stopped there on purpose "+
 			"and no record was kept", tc.zone, a.ns, a.addr, a.records)
-		f := axfrAllowed.finding(a.ns, evidence)
+		f := finding(checks.ZoneTransfer, a.ns, evidence)
 		if ap, err := netip.ParseAddrPort(a.addr); err == nil {
 			port := int(ap.Port())
 			f.Port = &port

@@ -31,6 +31,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"secscan/shared/checks"
 	"secscan/shared/domainname"
 	"secscan/shared/resolver"
 	"secscan/shared/scans"
@@ -113,6 +114,9 @@ func (Checker) Cost() int { return toolCost }
 
 // Timeout implements tools.Tool.
 func (Checker) Timeout() time.Duration { return callTimeout }
+
+// Checks implements checks.Emitter.
+func (Checker) Checks() []*checks.Check { return emitted }
 
 type input struct {
 	Domain string `json:"domain"`
@@ -252,8 +256,8 @@ type report struct {
 	notes     []string // one per check, for the outcome line
 }
 
-func (r *report) add(c check, evidence string) {
-	r.findings = append(r.findings, c.finding(r.domain, evidence))
+func (r *report) add(c *checks.Check, evidence string) {
+	r.findings = append(r.findings, finding(c, r.domain, evidence))
 }
 
 // spf checks the SPF record of the domain.
@@ -270,7 +274,7 @@ func (r *report) spf(a txtAnswer) {
 	}
 	switch len(records) {
 	case 0:
-		f := spfMissing.finding(r.domain, fmt.Sprintf("no TXT record at %s starts with v=spf1 (%s)", a.name, answered(a)))
+		f := finding(checks.SPFMissing, r.domain, fmt.Sprintf("no TXT record at %s starts with v=spf1 (%s)", a.name, answered(a)))
 		if r.subdomain {
 			// Subdomains that send no mail often go without; the domain's
 			// own record matters most.
@@ -281,7 +285,7 @@ func (r *report) spf(a txtAnswer) {
 		return
 	case 1:
 	default:
-		r.add(spfMultiple, fmt.Sprintf("%d SPF records at %s: %s", len(records), a.name, quoteAll(records)))
+		r.add(checks.SPFMultiple, fmt.Sprintf("%d SPF records at %s: %s", len(records), a.name, quoteAll(records)))
 		r.notes = append(r.notes, fmt.Sprintf("SPF: %d records", len(records)))
 		return
 	}
@@ -291,14 +295,14 @@ func (r *report) spf(a txtAnswer) {
 	policy := parseSPF(record)
 	switch {
 	case policy.all == '+':
-		r.add(spfPassAll, evidence+"; the all mechanism without a qualifier, or with +, lets every sender pass")
+		r.add(checks.SPFPassAll, evidence+"; the all mechanism without a qualifier, or with +, lets every sender pass")
 	case policy.all == '?':
-		r.add(spfNeutral, evidence+"; ?all gives no verdict for unlisted senders")
+		r.add(checks.SPFNeutral, evidence+"; ?all gives no verdict for unlisted senders")
 	case policy.all == 0 && !policy.redirect:
-		r.add(spfNoAll, evidence+"; without an all mechanism or a redirect, unlisted senders get a neutral result")
+		r.add(checks.SPFNoAll, evidence+"; without an all mechanism or a redirect, unlisted senders get a neutral result")
 	}
 	if policy.lookups > maxSPFLookups {
-		r.add(spfTooManyLookups, fmt.Sprintf("%s; the record itself has %d DNS-querying terms (include, a, mx, ptr, exists, redirect), more than the limit of %d",
+		r.add(checks.SPFTooManyLookups, fmt.Sprintf("%s; the record itself has %d DNS-querying terms (include, a, mx, ptr, exists, redirect), more than the limit of %d",
 			evidence, policy.lookups, maxSPFLookups))
 	}
 }
@@ -361,12 +365,12 @@ func (r *report) dmarc(a txtAnswer, inherited bool) {
 	}
 	switch len(records) {
 	case 0:
-		r.add(dmarcMissing, fmt.Sprintf("no TXT record at %s starts with v=DMARC1 (%s)", a.name, answered(a)))
+		r.add(checks.DMARCMissing, fmt.Sprintf("no TXT record at %s starts with v=DMARC1 (%s)", a.name, answered(a)))
 		r.notes = append(r.notes, "DMARC: none")
 		return
 	case 1:
 	default:
-		r.add(dmarcMultiple, fmt.Sprintf("%d DMARC records at %s: %s", len(records), a.name, quoteAll(records)))
+		r.add(checks.DMARCMultiple, fmt.Sprintf("%d DMARC records at %s: %s", len(records), a.name, quoteAll(records)))
 		r.notes = append(r.notes, fmt.Sprintf("DMARC: %d records", len(records)))
 		return
 	}
@@ -383,15 +387,15 @@ func (r *report) dmarc(a txtAnswer, inherited bool) {
 	r.notes = append(r.notes, fmt.Sprintf("DMARC (%s): %s=%s", a.name, key, sanitize(policy, 20)))
 	switch strings.ToLower(policy) {
 	case "none":
-		r.add(dmarcNone, evidence+"; "+key+"=none only monitors, receivers still deliver spoofed mail")
+		r.add(checks.DMARCNone, evidence+"; "+key+"=none only monitors, receivers still deliver spoofed mail")
 	case "quarantine", "reject":
 		if pct, ok := tags["pct"]; ok {
 			if n, err := strconv.Atoi(pct); err == nil && n >= 0 && n < 100 {
-				r.add(dmarcPartial, fmt.Sprintf("%s; pct=%d applies the policy to %d%% of failing mail", evidence, n, n))
+				r.add(checks.DMARCPartial, fmt.Sprintf("%s; pct=%d applies the policy to %d%% of failing mail", evidence, n, n))
 			}
 		}
 	default:
-		r.add(dmarcInvalid, fmt.Sprintf("%s; the %s= tag is missing or not none, quarantine or reject", evidence, key))
+		r.add(checks.DMARCInvalid, fmt.Sprintf("%s; the %s= tag is missing or not none, quarantine or reject", evidence, key))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"secscan/shared/checks"
 	"secscan/shared/resolver"
 )
 
@@ -91,7 +92,7 @@ func (r *report) caa(results []queryResult) {
 		r.notes = append(r.notes, note)
 		return
 	}
-	r.add(caaMissing, fmt.Sprintf("no CAA record at %s; RFC 8659 applies the closest CAA record set up the tree, and there is none, so every CA may issue for %s",
+	r.add(checks.CAAMissing, fmt.Sprintf("no CAA record at %s; RFC 8659 applies the closest CAA record set up the tree, and there is none, so every CA may issue for %s",
 		strings.Join(climbed, ", "), r.domain))
 	r.notes = append(r.notes, "CAA: none")
 }
@@ -168,7 +169,7 @@ func (r *report) dnssec(z zoneInfo) {
 		evidence += " (" + z.how + ")"
 	}
 	evidence += "; only the presence of records was checked, through the scan's resolver, not signatures"
-	r.add(dnssecMissing, evidence)
+	r.add(checks.DNSSECMissing, evidence)
 	r.notes = append(r.notes, fmt.Sprintf("DNSSEC (%s): no DS record, %s", z.apex, plural(keys, "DNSKEY record")))
 }
 

@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/netguard"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -131,6 +132,9 @@ func (*Scanner) Cost() int { return toolCost }
 
 // Timeout implements tools.Tool.
 func (*Scanner) Timeout() time.Duration { return callTimeout }
+
+// Checks implements checks.Emitter.
+func (*Scanner) Checks() []*checks.Check { return emitted() }
 
 // Run implements tools.Tool.
 func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -74,13 +75,13 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 		}
 	}
 	if len(expired) > 0 {
-		r.add(certExpired, evidence(strings.Join(expired, "; ")))
+		r.add(checks.CertExpired, evidence(strings.Join(expired, "; ")))
 	}
 	if len(notYet) > 0 {
-		r.add(certNotYetValid, evidence(strings.Join(notYet, "; ")))
+		r.add(checks.CertNotYetValid, evidence(strings.Join(notYet, "; ")))
 	}
 	if left := leaf.NotAfter.Sub(now); left >= 0 && left < expiryWarning && !now.Before(leaf.NotBefore) {
-		f := certExpiringSoon.finding(r.target, evidence(fmt.Sprintf("the certificate expires on %s, in %d day(s)",
+		f := finding(checks.CertExpiringSoon, r.target, evidence(fmt.Sprintf("the certificate expires on %s, in %d day(s)",
 			leaf.NotAfter.UTC().Format(time.RFC3339), int(left.Hours()/24))))
 		if left < expiryUrgent {
 			f.Severity = scans.Medium
@@ -110,17 +111,17 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 		// x509 refuses SHA-1/MD5 signatures outright; that is the weak hash
 		// finding below, not a second one.
 	case errors.As(err, &unknownCA) && selfSigned(leaf):
-		r.add(certSelfSigned, evidence(fmt.Sprintf("the certificate is issued by itself (issuer = subject %q) and is not a trusted root",
+		r.add(checks.CertSelfSigned, evidence(fmt.Sprintf("the certificate is issued by itself (issuer = subject %q) and is not a trusted root",
 			sanitize(leaf.Subject.String(), maxShown))))
 	case errors.As(err, &unknownCA):
-		r.add(certUntrusted, evidence(fmt.Sprintf("the server sent %d certificate(s); no chain from issuer %q leads to a trusted root (%s)",
+		r.add(checks.CertUntrusted, evidence(fmt.Sprintf("the server sent %d certificate(s); no chain from issuer %q leads to a trusted root (%s)",
 			len(chain), sanitize(leaf.Issuer.String(), maxShown), sanitize(err.Error(), maxShown))))
 	default:
-		r.add(certUntrusted, evidence("chain verification failed: "+sanitize(err.Error(), maxShown)))
+		r.add(checks.CertUntrusted, evidence("chain verification failed: "+sanitize(err.Error(), maxShown)))
 	}
 
 	if err := leaf.VerifyHostname(r.target.host); err != nil {
-		r.add(certHostMismatch, evidence(fmt.Sprintf("requested host %s; the certificate is valid for %s",
+		r.add(checks.CertHostMismatch, evidence(fmt.Sprintf("requested host %s; the certificate is valid for %s",
 			r.target.host, certNames(leaf))))
 	}
 
@@ -135,15 +136,15 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 		}
 	}
 	if len(weakKeys) > 0 {
-		r.add(certWeakRSA, evidence(strings.Join(weakKeys, "; ")))
+		r.add(checks.CertWeakRSA, evidence(strings.Join(weakKeys, "; ")))
 	}
 	if len(weakHash) > 0 {
-		r.add(certWeakHash, evidence(strings.Join(weakHash, "; ")))
+		r.add(checks.CertWeakSignature, evidence(strings.Join(weakHash, "; ")))
 	}
 }
 
-func (r *report) add(c check, evidence string) {
-	r.findings = append(r.findings, c.finding(r.target, evidence))
+func (r *report) add(c *checks.Check, evidence string) {
+	r.findings = append(r.findings, finding(c, r.target, evidence))
 }
 
 // verifyChain verifies the presented chain for server authentication at the
@@ -317,7 +318,7 @@ func (r *report) hsts(h hstsResult) {
 	seen := fmt.Sprintf("GET %s answered %q", h.url, sanitize(h.status, 80))
 	if len(h.values) == 0 {
 		r.hstsNote = "missing"
-		r.add(hstsMissing, seen+" without a Strict-Transport-Security header")
+		r.add(checks.HeaderHSTS, seen+" without a Strict-Transport-Security header")
 		return
 	}
 	// Browsers obey only the first field (RFC 6797 section 8.1).
@@ -326,13 +327,13 @@ func (r *report) hsts(h hstsResult) {
 	switch {
 	case !ok:
 		r.hstsNote = "invalid"
-		r.add(hstsMissing, fmt.Sprintf("%s with Strict-Transport-Security: %q, which has no valid max-age, so browsers ignore it", seen, value))
+		r.add(checks.HeaderHSTS, fmt.Sprintf("%s with Strict-Transport-Security: %q, which has no valid max-age, so browsers ignore it", seen, value))
 	case age == 0:
 		r.hstsNote = "max-age=0"
-		r.add(hstsMissing, fmt.Sprintf("%s with Strict-Transport-Security: %q; max-age=0 tells browsers to forget HSTS", seen, value))
+		r.add(checks.HeaderHSTS, fmt.Sprintf("%s with Strict-Transport-Security: %q; max-age=0 tells browsers to forget HSTS", seen, value))
 	case age < hstsMinMaxAge:
 		r.hstsNote = fmt.Sprintf("max-age=%d", age)
-		r.add(hstsShort, fmt.Sprintf("%s with Strict-Transport-Security: %q (%d day(s))", seen, value, age/86400))
+		r.add(checks.HeaderHSTSMaxAge, fmt.Sprintf("%s with Strict-Transport-Security: %q (%d day(s))", seen, value, age/86400))
 	default:
 		r.hstsNote = fmt.Sprintf("max-age=%d", age)
 	}

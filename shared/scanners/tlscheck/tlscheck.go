@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/tools"
 )
 
@@ -97,6 +98,9 @@ func (*Checker) Cost() int { return toolCost }
 
 // Timeout implements tools.Tool.
 func (*Checker) Timeout() time.Duration { return callTimeout }
+
+// Checks implements checks.Emitter.
+func (*Checker) Checks() []*checks.Check { return emitted }
 
 type input struct {
 	Host string `json:"host"`

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 )
@@ -32,72 +33,6 @@ const (
 // after login or on outbound links.
 var redirectProbes = []string{"/redirect?url=", "/?next=", "/?returnTo=", "/?redirect=", "/login?next="}
 
-var (
-	corsWithCredentials = check{
-		title:       "CORS reflects arbitrary origins with credentials",
-		severity:    scans.High,
-		cwe:         "CWE-942",
-		description: "The server copies any Origin into Access-Control-Allow-Origin and allows credentials, so any website a logged-in user visits can read this site's responses with the user's cookies (account data, CSRF tokens).",
-		remediation: "Allow only an explicit list of trusted origins (exact match on scheme, host and port) and never reflect the Origin header; send Access-Control-Allow-Credentials only for those origins.",
-		references: []string{
-			"https://portswigger.net/web-security/cors",
-			"https://developer.mozilla.org/en-US/docs/Web/HTTP/CORS",
-		},
-	}
-	corsReflected = check{
-		title:       "CORS reflects arbitrary origins",
-		severity:    scans.Low,
-		cwe:         "CWE-942",
-		description: "The server copies any Origin into Access-Control-Allow-Origin (without credentials), so any website can read this page's responses; harmful when responses depend on network position (intranet) or on non-cookie credentials.",
-		remediation: "Allow only an explicit list of trusted origins, or use Access-Control-Allow-Origin: * deliberately for truly public data.",
-		references:  []string{"https://portswigger.net/web-security/cors"},
-	}
-	traceEnabled = check{
-		title:       "HTTP TRACE method enabled",
-		severity:    scans.Low,
-		cwe:         "CWE-693",
-		description: "The server answers TRACE by echoing the request, headers included; combined with other flaws this exposes cookies and authorization headers that HttpOnly is meant to protect (cross-site tracing).",
-		remediation: "Disable TRACE: TraceEnable off (Apache), or reject the method at the proxy or load balancer.",
-		references: []string{
-			"https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/06-Test_HTTP_Methods",
-		},
-	}
-	noHTTPSRedirect = check{
-		title:       "HTTP does not redirect to HTTPS",
-		severity:    scans.Medium,
-		cwe:         "CWE-319",
-		description: "The site answers plain HTTP with content instead of redirecting to HTTPS, so users who type the address or follow an http:// link use an unencrypted connection that can be read and altered.",
-		remediation: "Answer every plain-HTTP request with a 301 or 308 redirect to the same URL over https://, then add HSTS.",
-		references: []string{
-			"https://cheatsheetseries.owasp.org/cheatsheets/Transport_Layer_Security_Cheat_Sheet.html",
-		},
-	}
-	missingSecurityTxt = check{
-		title:       "Missing security.txt",
-		severity:    scans.Info,
-		description: "The site publishes no /.well-known/security.txt (RFC 9116), so researchers who find a vulnerability have no documented way to report it.",
-		remediation: "Publish /.well-known/security.txt with at least Contact: and Expires: fields.",
-		references:  []string{"https://www.rfc-editor.org/rfc/rfc9116", "https://securitytxt.org/"},
-	}
-	expiredSecurityTxt = check{
-		title:       "Expired security.txt",
-		severity:    scans.Info,
-		description: "The site's security.txt has an Expires date in the past, so its contact details should no longer be trusted (RFC 9116 section 2.5.5).",
-		remediation: "Update the Expires field (at most a year ahead) and review the contacts.",
-		references:  []string{"https://www.rfc-editor.org/rfc/rfc9116"},
-	}
-	openRedirect = check{
-		title:       "Open redirect",
-		severity:    scans.Medium,
-		cwe:         "CWE-601",
-		description: "The site redirects to any URL given in a query parameter, which lends its name to phishing links and can leak OAuth codes or tokens to other sites.",
-		remediation: "Redirect only to relative paths or to an allow-list of destinations; reject absolute and protocol-relative URLs in redirect parameters.",
-		references: []string{
-			"https://cheatsheetseries.owasp.org/cheatsheets/Unvalidated_Redirects_and_Forwards_Cheat_Sheet.html",
-		},
-	}
-)
-
 // probeCORS sends the page request again with a foreign Origin.
 func (s *scan) probeCORS(ctx context.Context) []scans.Finding {
 	resp, err := s.client.Do(ctx, httpprobe.Request{
@@ -115,9 +50,9 @@ func (s *scan) probeCORS(ctx context.Context) []scans.Finding {
 	evidence := fmt.Sprintf("%s sent with Origin: %s; Access-Control-Allow-Origin: %s; Access-Control-Allow-Credentials: %s",
 		resp.Summary(), probeOrigin, httpprobe.Clean(acao, 100), httpprobe.Clean(orNone(acac), 50))
 	if strings.EqualFold(acac, "true") {
-		return []scans.Finding{corsWithCredentials.finding(resp.URL, evidence)}
+		return []scans.Finding{finding(checks.CORSCredentials, resp.URL, evidence)}
 	}
-	return []scans.Finding{corsReflected.finding(resp.URL, evidence)}
+	return []scans.Finding{finding(checks.CORSReflected, resp.URL, evidence)}
 }
 
 // probeTrace sends TRACE with a marker header and looks for its echo.
@@ -136,7 +71,7 @@ func (s *scan) probeTrace(ctx context.Context) []scans.Finding {
 	first, _, _ := strings.Cut(string(resp.Body), "\n")
 	evidence := fmt.Sprintf("%s sent with X-Secscan-Trace: %s; the body echoes the request (first line: %q) and the marker header",
 		resp.Summary(), marker, httpprobe.Clean(first, 120))
-	return []scans.Finding{traceEnabled.finding(resp.URL, evidence)}
+	return []scans.Finding{finding(checks.HTTPTrace, resp.URL, evidence)}
 }
 
 // probeHTTPS checks that plain HTTP on the page's host redirects to https.
@@ -169,7 +104,7 @@ func (s *scan) probeHTTPS(ctx context.Context) []scans.Finding {
 		return nil
 	}
 	evidence := strings.Join(hops, "; then ") + "; content served over plain HTTP without a redirect to https"
-	return []scans.Finding{noHTTPSRedirect.finding(chain[0].URL, httpprobe.Clean(evidence, 1500))}
+	return []scans.Finding{finding(checks.HTTPSRedirect, chain[0].URL, httpprobe.Clean(evidence, 1500))}
 }
 
 var (
@@ -192,7 +127,7 @@ func (s *scan) probeSecurityTxt(ctx context.Context) []scans.Finding {
 		if m := expiresLine.FindSubmatch(last.Body); m != nil {
 			if exp, err := time.Parse(time.RFC3339, string(m[1])); err == nil && exp.Before(time.Now()) {
 				evidence := fmt.Sprintf("%s; Expires: %s", last.Summary(), httpprobe.Clean(string(m[1]), 60))
-				return []scans.Finding{expiredSecurityTxt.finding(last.URL, evidence)}
+				return []scans.Finding{finding(checks.SecurityTxtExpired, last.URL, evidence)}
 			}
 		}
 		return nil
@@ -201,7 +136,7 @@ func (s *scan) probeSecurityTxt(ctx context.Context) []scans.Finding {
 	if last.Status == http.StatusOK {
 		evidence += "; the body has no Contact: field (not a security.txt file)"
 	}
-	return []scans.Finding{missingSecurityTxt.finding(u, evidence)}
+	return []scans.Finding{finding(checks.SecurityTxt, u, evidence)}
 }
 
 // probeOpenRedirect asks common redirect endpoints to send the browser to
@@ -229,7 +164,7 @@ func (s *scan) probeOpenRedirect(ctx context.Context) []scans.Finding {
 	if len(hits) == 0 {
 		return nil
 	}
-	return []scans.Finding{openRedirect.finding(origin, strings.Join(hits, "; "))}
+	return []scans.Finding{finding(checks.OpenRedirect, origin, strings.Join(hits, "; "))}
 }
 
 // redirectDestination returns where a response sends the browser: the

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -69,6 +70,17 @@ func (*Tool) Cost() int { return cost }
 // Timeout implements tools.Tool.
 func (*Tool) Timeout() time.Duration { return timeout }
 
+// Checks implements checks.Emitter.
+func (*Tool) Checks() []*checks.Check {
+	return []*checks.Check{
+		checks.HeaderCSP, checks.HeaderFrameOptions, checks.HeaderReferrerPolicy, checks.HeaderPermissionsPolicy,
+		checks.HeaderNoSniff, checks.HeaderHSTS, checks.HeaderHSTSMaxAge, checks.VersionHeader,
+		checks.CookieSecure, checks.CookieHTTPOnly, checks.CookieSameSite,
+		checks.CORSCredentials, checks.CORSReflected, checks.HTTPTrace, checks.HTTPSRedirect,
+		checks.SecurityTxt, checks.SecurityTxtExpired, checks.OpenRedirect,
+	}
+}
+
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
 	target, err := httpprobe.PageInput(env, raw)
@@ -90,6 +102,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	s := &scan{env: env, client: client, chain: chain, page: chain[len(chain)-1]}
 	s.run(ctx)
 	res := s.result()
+	res.Findings = checks.Merge(res.Findings)
 	res.Surface.Web = []scans.WebOrigin{webOrigin(s.page)}
 	return res, nil
 }
