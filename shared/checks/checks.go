@@ -110,8 +110,12 @@ func Codes(cs ...*Check) []scans.CheckCode {
 	return out
 }
 
-// maxMergedEvidence bounds the evidence of a merged finding, in bytes.
-const maxMergedEvidence = 3000
+// maxMergedEvidence bounds the evidence of a merged finding, in bytes; each
+// sighting gets an equal share, at least minMergedPart.
+const (
+	maxMergedEvidence = 4000
+	minMergedPart     = 400
+)
 
 // Merge folds the findings of one tool call that are the same weakness at
 // the same place (same check, host, port and CVE, so the same fingerprint)
@@ -152,8 +156,9 @@ func Merge(fs []scans.Finding) []scans.Finding {
 		f := fs[g.lead]
 		if len(g.all) > 1 {
 			parts := make([]string, 0, len(g.all))
+			share := max(maxMergedEvidence/len(g.all), minMergedPart)
 			for _, i := range g.all {
-				e := fs[i].Evidence
+				e := cut(fs[i].Evidence, share)
 				if g.multi {
 					e = fs[i].Title + ": " + e
 				}

@@ -19,7 +19,7 @@ var (
 	ConfirmedCVE = define(Check{
 		Code: "vuln.confirmed-cve", Title: "Known vulnerability confirmed",
 		Category: scans.CategoryVuln, Severity: scans.Critical,
-		Rationale: "Confirmed with a harmless request (certain), and the confirmable CVEs read files or run code (CVSS 7.5-9.8): critical, whatever the CVSS, because exploitation was observed.",
+		Rationale:   "Confirmed with a harmless request (certain), and the confirmable CVEs read files or run code (CVSS 7.5-9.8): critical, whatever the CVSS, because exploitation was observed.",
 		Description: "A read-only request proved the vulnerability: the server behaved as only a vulnerable version does (for path traversal, it returned a file from outside the document root).",
 		Remediation: "Upgrade the component now to a release that fixes the vulnerability, then review the access logs for earlier exploitation.",
 		References:  []string{"https://nvd.nist.gov/vuln", "https://httpd.apache.org/security/vulnerabilities_24.html"},
@@ -27,7 +27,7 @@ var (
 	EndOfLife = define(Check{
 		Code: "vuln.end-of-life", Title: "Software release branch is end of life",
 		Category: scans.CategoryVuln, Severity: scans.Medium, CWE: "CWE-1104",
-		Rationale: "No more security fixes, but no specific flaw proven (tentative); the dataset may raise or lower it per branch.",
+		Rationale:   "No more security fixes, but no specific flaw proven (tentative); the dataset may raise or lower it per branch.",
 		Description: "The announced release branch stopped receiving security fixes: vulnerabilities found since then stay unpatched, and scanners and advisories often no longer track them. This finding rests on the announced version.",
 		Remediation: "Upgrade to a supported release (or a vendor that still supports this branch, such as an extended-support distribution).",
 		References:  []string{"https://endoflife.date/", refCWE1104},

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/tools"
 )
@@ -115,5 +116,12 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err := c.run(ctx, target); err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
-	return c.result(), nil
+	res := c.result()
+	// Secrets on one site are one finding of code.secret there (its
+	// fingerprint is the check, host and port): each listed in the evidence.
+	res.Findings = checks.Merge(res.Findings)
+	return res, nil
 }
+
+// Checks implements checks.Emitter.
+func (*Tool) Checks() []*checks.Check { return []*checks.Check{checks.Secret} }

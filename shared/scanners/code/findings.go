@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -116,26 +117,15 @@ func (g *group) finding() scans.Finding {
 	if g.note != "" {
 		description += " " + g.note
 	}
-	cwe := "CWE-798"
-	refs := []string{
-		"https://cwe.mitre.org/data/definitions/798.html",
-		"https://cheatsheetseries.owasp.org/cheatsheets/Secrets_Management_Cheat_Sheet.html",
-	}
+	f := checks.Secret.Finding(host, &port, httpprobe.Clean(evidence, 1500))
+	f.Title = fmt.Sprintf("%s exposed %s", name, where)
+	f.Severity = g.severity
+	f.Description = description
+	f.Remediation = remediation(g)
 	if g.rule == ruleAWSKey {
-		refs = append(refs, "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html")
+		f.References = append(f.References, "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html")
 	}
-	return scans.Finding{
-		Title:       fmt.Sprintf("%s exposed %s", name, where),
-		Severity:    g.severity,
-		Category:    scans.CategoryCode,
-		Host:        host,
-		Port:        &port,
-		Evidence:    httpprobe.Clean(evidence, 1500),
-		Description: description,
-		Remediation: remediation(g),
-		References:  refs,
-		CWE:         &cwe,
-	}
+	return f
 }
 
 // exposure says how the site hands out the file, by kind.

@@ -40,6 +40,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"secscan/shared/checks"
 	"secscan/shared/domainname"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
@@ -145,6 +146,10 @@ func (*Tool) Cost() int { return cost }
 
 // Timeout implements tools.Tool.
 func (*Tool) Timeout() time.Duration { return timeout }
+
+// Checks implements checks.Emitter: discovery maps the surface and reports
+// no weakness.
+func (*Tool) Checks() []*checks.Check { return nil }
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {

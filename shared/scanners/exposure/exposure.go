@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -104,6 +105,17 @@ func (*Tool) Timeout() time.Duration { return timeout }
 type input struct {
 	BaseURL string   `json:"base_url"`
 	Paths   []string `json:"paths"`
+}
+
+// Checks implements checks.Emitter.
+func (*Tool) Checks() []*checks.Check {
+	out := []*checks.Check{rootListing.check}
+	for _, p := range builtin {
+		if !slices.Contains(out, p.check) {
+			out = append(out, p.check)
+		}
+	}
+	return out
 }
 
 // Run implements tools.Tool.
@@ -262,6 +274,8 @@ func (s *scan) run(ctx context.Context, probes []probe) {
 		s.findings = append(s.findings, rootListing.finding(s.home.URL, s.home.Summary()+": "+listingEvidence))
 		s.hits = append(s.hits, s.home.URL.Path)
 	}
+	// Two paths of one weakness (.git/HEAD and .git/config) are one finding.
+	s.findings = checks.Merge(s.findings)
 }
 
 func indexOfPath(path string) int {
@@ -337,31 +351,13 @@ func abs(n int) int {
 
 func (p probe) finding(u *url.URL, evidence string) scans.Finding {
 	host, port := httpprobe.HostPort(u)
-	f := scans.Finding{
-		Title:       p.title,
-		Severity:    p.severity,
-		Category:    scans.CategoryWeb,
-		Host:        host,
-		Port:        &port,
-		Evidence:    httpprobe.Clean(evidence, 1500),
-		Description: p.description,
-		Remediation: p.remediation,
-		References:  slices.Clone(p.references),
-	}
-	if p.cwe != "" {
-		cwe := p.cwe
-		f.CWE = &cwe
-	}
+	f := p.check.Finding(host, &port, httpprobe.Clean(evidence, 1500))
+	f.Title = p.title
 	return f
 }
 
 // rootListing is a directory listing on the page the tool was pointed at.
-var rootListing = probe{
-	title: "Directory listing enabled", severity: scans.Medium, cwe: "CWE-548",
-	description: "The web server lists the files of a directory, so anyone can find files that are not linked anywhere (backups, configuration, private documents).",
-	remediation: "Disable directory listings (Options -Indexes in Apache, autoindex off in nginx).",
-	references:  []string{"https://cwe.mitre.org/data/definitions/548.html"},
-}
+var rootListing = probe{title: checks.DirectoryListing.Title, check: checks.DirectoryListing}
 
 func (s *scan) result(planned int) tools.Result {
 	noun := "paths"

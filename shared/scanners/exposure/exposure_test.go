@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/netguard"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
@@ -272,8 +273,10 @@ func TestBuiltinList(t *testing.T) {
 		if p.match == nil && p.path != sourceMapsPath {
 			t.Errorf("%s: no matcher", p.path)
 		}
-		if p.cwe == "" || p.description == "" || p.remediation == "" || len(p.references) == 0 {
-			t.Errorf("%s: incomplete", p.path)
+		if p.check == nil || p.check.CWE == "" {
+			t.Errorf("%s: no check, or a check without CWE", p.path)
+		} else if _, ok := checks.Lookup(p.check.Code); !ok {
+			t.Errorf("%s: check %s not in the catalogue", p.path, p.check.Code)
 		}
 	}
 	reg := tools.NewRegistry(New())

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"secscan/shared/scans"
+	"secscan/shared/checks"
 )
 
 // probe is one sensitive path and how to recognise the real thing there.
@@ -18,127 +18,63 @@ import (
 // promises; a catch-all page never matches, because every matcher looks
 // for content specific to the file.
 type probe struct {
-	path        string
-	title       string
-	severity    scans.Severity
-	cwe         string
-	description string
-	remediation string
-	references  []string
-	match       func(body []byte) (string, bool)
+	path  string
+	title string // the finding's title: the check's, naming the path
+	check *checks.Check
+	match func(body []byte) (string, bool)
 }
 
 const sourceMapsPath = "*.js.map"
 
-var (
-	vcsRemediation = "Block access to version-control directories at the web server (e.g. nginx: location ~ /\\.(git|svn|hg) { deny all; }), deploy from a build artifact instead of a checkout, and rotate any credential ever committed to the repository."
-	vcsReferences  = []string{
-		"https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information",
-		"https://cwe.mitre.org/data/definitions/527.html",
-	}
-	secretFileRemediation = "Remove the file from the web root (or deny dotfiles at the web server), then rotate every credential it contained: assume they are compromised."
-	backupRemediation     = "Remove backups and dumps from the web root, store them outside it with access control, and rotate any credential they contain."
-	backupReferences      = []string{
-		"https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information",
-		"https://cwe.mitre.org/data/definitions/530.html",
-	}
-	debugReferences = []string{
-		"https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/01-Information_Gathering/02-Fingerprint_Web_Server",
-		"https://cwe.mitre.org/data/definitions/200.html",
-	}
-)
-
-func vcsProbe(path, title string, match func([]byte) (string, bool)) probe {
-	return probe{
-		path: path, title: title, severity: scans.High, cwe: "CWE-527",
-		description: "Version-control metadata is downloadable from the web root. With it an attacker can reconstruct the site's source code and history, including credentials and internal URLs ever committed.",
-		remediation: vcsRemediation, references: vcsReferences, match: match,
-	}
+func vcsProbe(path, title string, check *checks.Check, match func([]byte) (string, bool)) probe {
+	return probe{path: path, title: title, check: check, match: match}
 }
 
 func envProbe(path string) probe {
-	return probe{
-		path: path, title: "Exposed environment file (" + path + ")", severity: scans.High, cwe: "CWE-538",
-		description: "An environment file with configuration variables is downloadable. Such files usually hold database passwords, API keys and signing secrets.",
-		remediation: secretFileRemediation,
-		references:  []string{"https://cwe.mitre.org/data/definitions/538.html", "https://12factor.net/config"},
-		match:       matchEnvFile,
-	}
+	return probe{path: path, title: "Exposed environment file (" + path + ")", check: checks.ExposedEnv, match: matchEnvFile}
 }
 
 func listingProbe(path string) probe {
-	return probe{
-		path: path, title: "Directory listing of " + path, severity: scans.Medium, cwe: "CWE-548",
-		description: "The web server lists the files of a backup directory, so anyone can find and download backups without guessing their names.",
-		remediation: "Disable directory listings (Options -Indexes in Apache, autoindex off in nginx) and move backups out of the web root.",
-		references:  []string{"https://cwe.mitre.org/data/definitions/548.html"},
-		match:       matchDirectoryListing,
-	}
+	return probe{path: path, title: "Directory listing of " + path, check: checks.DirectoryListing, match: matchDirectoryListing}
 }
 
 func dumpProbe(path string) probe {
-	return probe{
-		path: path, title: "Exposed database dump (" + path + ")", severity: scans.High, cwe: "CWE-530",
-		description: "A SQL dump is downloadable: it holds the database's structure and data, typically including user records and password hashes.",
-		remediation: backupRemediation, references: backupReferences, match: matchSQLDump,
-	}
+	return probe{path: path, title: "Exposed database dump (" + path + ")", check: checks.ExposedDatabaseDump, match: matchSQLDump}
 }
 
 func archiveProbe(path string) probe {
-	return probe{
-		path: path, title: "Exposed backup archive (" + path + ")", severity: scans.High, cwe: "CWE-530",
-		description: "A backup archive is downloadable from the web root; such archives usually contain the site's source code and configuration.",
-		remediation: backupRemediation, references: backupReferences, match: matchArchive,
-	}
+	return probe{path: path, title: "Exposed backup archive (" + path + ")", check: checks.ExposedBackupArchive, match: matchArchive}
 }
 
 func sourceBackupProbe(path string) probe {
-	return probe{
-		path: path, title: "Exposed PHP source backup (" + path + ")", severity: scans.High, cwe: "CWE-530",
-		description: "A backup copy of a PHP file is served as text instead of being executed, revealing source code and often database credentials.",
-		remediation: backupRemediation, references: backupReferences, match: matchPHPSource,
-	}
+	return probe{path: path, title: "Exposed PHP source backup (" + path + ")", check: checks.ExposedSourceBackup, match: matchPHPSource}
 }
 
 func phpinfoProbe(path string) probe {
-	return probe{
-		path: path, title: "phpinfo() page exposed (" + path + ")", severity: scans.Medium, cwe: "CWE-200",
-		description: "A phpinfo() page shows the PHP version, loaded modules, file paths and environment variables (sometimes secrets), which helps attackers target the server.",
-		remediation: "Delete phpinfo pages from production.",
-		references:  debugReferences, match: matchPHPInfo,
-	}
+	return probe{path: path, title: "phpinfo() page exposed (" + path + ")", check: checks.ExposedPHPInfo, match: matchPHPInfo}
 }
 
 // builtin is the list of paths the tool knows, in probe order.
 var builtin = []probe{
-	vcsProbe("/.git/HEAD", "Exposed Git repository (/.git/HEAD)", matchGitHEAD),
-	vcsProbe("/.git/config", "Exposed Git configuration (/.git/config)", matchGitConfig),
-	vcsProbe("/.svn/entries", "Exposed Subversion metadata (/.svn/entries)", matchSVNEntries),
-	vcsProbe("/.svn/wc.db", "Exposed Subversion database (/.svn/wc.db)", matchPrefix("SQLite format 3\x00", "SQLite database (Subversion working copy)")),
-	vcsProbe("/.hg/requires", "Exposed Mercurial repository (/.hg/requires)", matchHgRequires),
+	vcsProbe("/.git/HEAD", "Exposed Git repository (/.git/HEAD)", checks.ExposedGit, matchGitHEAD),
+	vcsProbe("/.git/config", "Exposed Git configuration (/.git/config)", checks.ExposedGit, matchGitConfig),
+	vcsProbe("/.svn/entries", "Exposed Subversion metadata (/.svn/entries)", checks.ExposedSVN, matchSVNEntries),
+	vcsProbe("/.svn/wc.db", "Exposed Subversion database (/.svn/wc.db)", checks.ExposedSVN, matchPrefix("SQLite format 3\x00", "SQLite database (Subversion working copy)")),
+	vcsProbe("/.hg/requires", "Exposed Mercurial repository (/.hg/requires)", checks.ExposedHg, matchHgRequires),
 	envProbe("/.env"),
 	envProbe("/.env.local"),
 	envProbe("/.env.production"),
 	{
-		path: "/.aws/credentials", title: "Exposed AWS credentials file", severity: scans.Critical, cwe: "CWE-538",
-		description: "An AWS shared credentials file is downloadable: its access keys let anyone act on the AWS account with the keys' permissions.",
-		remediation: "Deactivate and delete the exposed access keys in IAM at once, review CloudTrail for their use, and remove the file from the web root.",
-		references:  []string{"https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html", "https://cwe.mitre.org/data/definitions/538.html"},
-		match:       matchAWSCredentials,
+		path: "/.aws/credentials", title: "Exposed AWS credentials file", check: checks.ExposedAWSCredentials,
+		match: matchAWSCredentials,
 	},
 	{
-		path: "/.npmrc", title: "Exposed npm configuration with auth token (/.npmrc)", severity: scans.High, cwe: "CWE-538",
-		description: "An .npmrc with a registry auth token is downloadable; the token can publish or read private packages.",
-		remediation: "Revoke the token in the registry, remove the file from the web root and inject tokens at build time instead.",
-		references:  []string{"https://docs.npmjs.com/cli/v10/configuring-npm/npmrc", "https://cwe.mitre.org/data/definitions/538.html"},
-		match:       matchNpmrc,
+		path: "/.npmrc", title: "Exposed npm configuration with auth token (/.npmrc)", check: checks.ExposedNpmrc,
+		match: matchNpmrc,
 	},
 	{
-		path: "/.htpasswd", title: "Exposed password file (/.htpasswd)", severity: scans.High, cwe: "CWE-538",
-		description: "An Apache password file is downloadable: its user names and password hashes can be cracked offline.",
-		remediation: "Move the file out of the web root (Apache denies .ht* by default: restore that rule) and change every password it holds.",
-		references:  []string{"https://httpd.apache.org/docs/2.4/programs/htpasswd.html", "https://cwe.mitre.org/data/definitions/538.html"},
-		match:       matchHtpasswd,
+		path: "/.htpasswd", title: "Exposed password file (/.htpasswd)", check: checks.ExposedHtpasswd,
+		match: matchHtpasswd,
 	},
 	listingProbe("/backup/"),
 	listingProbe("/backups/"),
@@ -152,61 +88,37 @@ var builtin = []probe{
 	sourceBackupProbe("/config.php.bak"),
 	sourceBackupProbe("/wp-config.php.bak"),
 	{
-		path: "/server-status", title: "Apache server-status page exposed", severity: scans.Medium, cwe: "CWE-200",
-		description: "mod_status is reachable from the internet: it shows the server version, uptime, client IP addresses and the URLs being requested right now (which may carry session tokens).",
-		remediation: "Restrict /server-status to localhost or an admin network (Require local / Require ip ...), or disable mod_status.",
-		references:  []string{"https://httpd.apache.org/docs/2.4/mod/mod_status.html", "https://cwe.mitre.org/data/definitions/200.html"},
-		match:       matchContains("Apache Server Status for"),
+		path: "/server-status", title: "Apache server-status page exposed", check: checks.ExposedServerStatus,
+		match: matchContains("Apache Server Status for"),
 	},
 	{
-		path: "/server-info", title: "Apache server-info page exposed", severity: scans.Medium, cwe: "CWE-200",
-		description: "mod_info is reachable from the internet: it shows the server's full configuration, modules and file paths.",
-		remediation: "Restrict /server-info to localhost or an admin network, or disable mod_info.",
-		references:  []string{"https://httpd.apache.org/docs/2.4/mod/mod_info.html", "https://cwe.mitre.org/data/definitions/200.html"},
-		match:       matchContains("Apache Server Information"),
+		path: "/server-info", title: "Apache server-info page exposed", check: checks.ExposedServerInfo,
+		match: matchContains("Apache Server Information"),
 	},
 	phpinfoProbe("/phpinfo.php"),
 	phpinfoProbe("/info.php"),
 	{
-		path: "/debug", title: "Debug error page exposed (/debug)", severity: scans.Medium, cwe: "CWE-489",
-		description: "The application runs with its framework's debug mode on: error pages show stack traces, settings and source code, and some debuggers allow running code.",
-		remediation: "Turn debug mode off in production (DEBUG = False in Django, no Werkzeug debugger, APP_DEBUG=false in Laravel).",
-		references:  []string{"https://cwe.mitre.org/data/definitions/489.html"},
-		match:       matchDebugPage,
+		path: "/debug", title: "Debug error page exposed (/debug)", check: checks.DebugMode,
+		match: matchDebugPage,
 	},
 	{
-		path: "/debug/pprof/", title: "Go pprof profiling endpoint exposed", severity: scans.Medium, cwe: "CWE-200",
-		description: "net/http/pprof is reachable: anyone can read goroutine stacks, the command line and heap contents, and start CPU profiles that load the server.",
-		remediation: "Serve pprof on a separate, internal-only listener or remove the net/http/pprof import from the public server.",
-		references:  []string{"https://pkg.go.dev/net/http/pprof", "https://cwe.mitre.org/data/definitions/200.html"},
-		match:       matchAny("Types of profiles available", "<title>/debug/pprof/</title>"),
+		path: "/debug/pprof/", title: "Go pprof profiling endpoint exposed", check: checks.ExposedPprof,
+		match: matchAny("Types of profiles available", "<title>/debug/pprof/</title>"),
 	},
 	{
-		path: "/debug/vars", title: "Go expvar endpoint exposed", severity: scans.Low, cwe: "CWE-200",
-		description: "expvar is reachable: it shows the process command line (which may contain flags with secrets) and memory statistics.",
-		remediation: "Serve expvar on an internal-only listener.",
-		references:  []string{"https://pkg.go.dev/expvar", "https://cwe.mitre.org/data/definitions/200.html"},
-		match:       matchExpvar,
+		path: "/debug/vars", title: "Go expvar endpoint exposed", check: checks.ExposedExpvar,
+		match: matchExpvar,
 	},
 	{
-		path: "/actuator/env", title: "Spring Boot actuator env endpoint exposed", severity: scans.High, cwe: "CWE-200",
-		description: "The Spring Boot actuator env endpoint is reachable: it lists configuration properties and environment variables, often including credentials, and eases further attacks on the actuator.",
-		remediation: "Expose only health (and info) over HTTP: management.endpoints.web.exposure.include=health, and protect the actuator with authentication.",
-		references:  []string{"https://docs.spring.io/spring-boot/reference/actuator/endpoints.html", "https://cwe.mitre.org/data/definitions/200.html"},
-		match:       matchActuatorEnv,
+		path: "/actuator/env", title: "Spring Boot actuator env endpoint exposed", check: checks.ExposedActuatorEnv,
+		match: matchActuatorEnv,
 	},
 	{
-		path: "/.DS_Store", title: "Exposed .DS_Store file", severity: scans.Low, cwe: "CWE-538",
-		description: "A macOS Finder .DS_Store file is downloadable; it lists the names of files in the directory, including ones not linked anywhere.",
-		remediation: "Delete .DS_Store files from the web root, exclude them from deployments and deny dotfiles at the web server.",
-		references:  []string{"https://cwe.mitre.org/data/definitions/538.html"},
-		match:       matchPrefix("\x00\x00\x00\x01Bud1", "Finder .DS_Store (Bud1 signature)"),
+		path: "/.DS_Store", title: "Exposed .DS_Store file", check: checks.ExposedDSStore,
+		match: matchPrefix("\x00\x00\x00\x01Bud1", "Finder .DS_Store (Bud1 signature)"),
 	},
 	{
-		path: sourceMapsPath, title: "JavaScript source map exposed", severity: scans.Low, cwe: "CWE-540",
-		description: "Source maps of the site's scripts are public: they reveal the original, unminified source code, file layout and comments, and make finding flaws and embedded secrets easier.",
-		remediation: "Do not deploy .map files to production (or restrict them to internal networks), and remove sourceMappingURL comments from served bundles.",
-		references:  []string{"https://developer.mozilla.org/en-US/docs/Glossary/Source_map", "https://cwe.mitre.org/data/definitions/540.html"},
+		path: sourceMapsPath, title: "JavaScript source map exposed", check: checks.ExposedSourceMap,
 	},
 }
 

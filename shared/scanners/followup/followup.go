@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
 )
 
@@ -36,6 +37,8 @@ type meta struct {
 	schema            string
 	cost              int
 	timeout           time.Duration
+	// emits are the checks the tool's findings can carry.
+	emits []*checks.Check
 }
 
 func (m meta) Name() string                 { return m.name }
@@ -43,6 +46,9 @@ func (m meta) Description() string          { return m.description }
 func (m meta) InputSchema() json.RawMessage { return json.RawMessage(m.schema) }
 func (m meta) Cost() int                    { return m.cost }
 func (m meta) Timeout() time.Duration       { return m.timeout }
+
+// Checks implements checks.Emitter.
+func (m meta) Checks() []*checks.Check { return m.emits }
 
 const hostPortSchema = `{
   "type": "object",

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"secscan/shared/checks"
 	"secscan/shared/scanners/code"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
@@ -32,7 +33,7 @@ func NewFileSecrets(opts ...Option) tools.Tool {
 		description: "Reads an exposed configuration file (an .env file, or .git/config of an exposed repository) of at " +
 			"most 64 KiB and runs the secret detectors over it (gitleaks' rules plus database connection URLs), reporting " +
 			"each credential type as its own finding, redacted. Use it on an exposed .env, config or .git finding.",
-		schema: urlSchema, cost: 3, timeout: 12 * time.Second,
+		schema: urlSchema, cost: 3, timeout: 12 * time.Second, emits: []*checks.Check{checks.Secret},
 	}, httpprobe.NewOptions(opts)}
 }
 
@@ -78,7 +79,8 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if len(kinds) > 0 {
 		outcome += " (" + strings.Join(kinds, "; ") + ")"
 	}
-	return tools.Result{Outcome: outcome, Findings: findings}, nil
+	// The credential types of one file are one code.secret finding there.
+	return tools.Result{Outcome: outcome, Findings: checks.Merge(findings)}, nil
 }
 
 // ListingFiles is the listing_files tool.
@@ -94,7 +96,7 @@ func NewListingFiles(opts ...Option) tools.Tool {
 		description: "Reads a directory listing page, classifies its entries by name (database dumps, archives, backups, " +
 			"private keys) and asks for at most the first 4 KiB of each classified file (10 at most) to report those " +
 			"actually served, with size and type as evidence. Use it on a directory listing finding.",
-		schema: urlSchema, cost: 3, timeout: 15 * time.Second,
+		schema: urlSchema, cost: 3, timeout: 15 * time.Second, emits: []*checks.Check{checks.ListedSensitiveFile},
 	}, httpprobe.NewOptions(opts)}
 }
 
@@ -194,22 +196,17 @@ func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessa
 		evidence := fmt.Sprintf("Listed in %s and served: GET %s → %d, %s, content: %s (first %d bytes read, nothing more downloaded)",
 			httpprobe.Clean(u.String(), 300), httpprobe.Clean(e.u.String(), 300), resp.Status, size, sniff(resp.Body), len(resp.Body))
 		host, port := httpprobe.HostPort(e.u)
-		cwe := "CWE-530"
-		findings = append(findings, scans.Finding{
-			Title:    fmt.Sprintf("%s downloadable from a directory listing: %s", capitalize(e.class.kind), httpprobe.Clean(e.u.EscapedPath(), 200)),
-			Severity: e.class.severity, Category: scans.CategoryWeb, Host: host, Port: &port,
-			Evidence: httpprobe.Clean(evidence, 1500),
-			Description: fmt.Sprintf("The directory listing shows a %s and the server hands it to anyone who asks. Backups and dumps "+
-				"usually hold the data the application protects (customer records, password hashes, secrets).", e.class.kind),
-			Remediation: "Remove the file from the web root now, turn off directory listings (Options -Indexes, autoindex off), " +
-				"and treat what the file contains as disclosed: rotate credentials and assess the data exposed.",
-			References: []string{"https://cwe.mitre.org/data/definitions/530.html", "https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information"},
-			CWE:        &cwe, Confidence: scans.Certain,
-		})
+		f := checks.ListedSensitiveFile.Finding(host, &port, httpprobe.Clean(evidence, 1500))
+		f.Title = fmt.Sprintf("%s downloadable from a directory listing: %s", capitalize(e.class.kind), httpprobe.Clean(e.u.EscapedPath(), 200))
+		f.Severity = e.class.severity
+		f.Description = fmt.Sprintf("The directory listing shows a %s and the server hands it to anyone who asks. Backups and dumps "+
+			"usually hold the data the application protects (customer records, password hashes, secrets).", e.class.kind)
+		f.Confidence = scans.Certain
+		findings = append(findings, f)
 	}
 	return tools.Result{
 		Outcome:  fmt.Sprintf("%s lists %d files; %d look sensitive by name; %d served", httpprobe.Clean(u.String(), 300), listed, len(entries), len(findings)),
-		Findings: findings,
+		Findings: checks.Merge(findings),
 	}, nil
 }
 
@@ -274,7 +271,7 @@ func NewConfirmCVE(opts ...Option) tools.Tool {
     "port": {"type": "integer", "minimum": 1, "maximum": 65535},
     "cve": {"type": "string", "enum": ["CVE-2021-41773", "CVE-2021-42013"]}
   }
-}`, cost: 2, timeout: 10 * time.Second,
+}`, cost: 2, timeout: 10 * time.Second, emits: []*checks.Check{checks.ConfirmedCVE},
 	}, httpprobe.NewOptions(opts)}
 }
 
@@ -365,19 +362,17 @@ func confirmedTraversal(cve, host string, port int, request string, resp *httppr
 	if cve == "CVE-2021-41773" {
 		cvss = 7.5
 	}
+	f := checks.ConfirmedCVE.Finding(host, &port, httpprobe.Clean(fmt.Sprintf("Request: GET %s (encoded dot segments, read-only). Response: %d %s, %d bytes, starting with the "+
+		"system's password file: %q (the rest is not kept).", request, resp.Status, resp.ContentType(), len(resp.Body), line), 1500))
 	cwe := "CWE-22"
-	return scans.Finding{
-		Title:    fmt.Sprintf("Apache HTTP Server path traversal confirmed (%s)", cve),
-		Severity: scans.Critical, Category: scans.CategoryVuln, Host: host, Port: &port,
-		Evidence: httpprobe.Clean(fmt.Sprintf("Request: GET %s (encoded dot segments, read-only). Response: %d %s, %d bytes, starting with the "+
-			"system's password file: %q (the rest is not kept).", request, resp.Status, resp.ContentType(), len(resp.Body), line), 1500),
-		Description: "The server maps encoded dot segments outside the document root and returned /etc/passwd: any file the server " +
-			"process can read is disclosed, and with mod_cgi enabled the same flaw executes commands. Confirmed with a read-only request.",
-		Remediation: "Upgrade Apache HTTP Server to 2.4.51 or later now, and make sure the filesystem root is protected with " +
-			"'Require all denied'. Review the access logs for earlier requests with %2e segments.",
-		References: []string{"https://httpd.apache.org/security/vulnerabilities_24.html", "https://nvd.nist.gov/vuln/detail/" + cve},
-		CWE:        &cwe, CVE: &cve, CVSS: &cvss, Confidence: scans.Certain,
-	}
+	f.Title = fmt.Sprintf("Apache HTTP Server path traversal confirmed (%s)", cve)
+	f.Description = "The server maps encoded dot segments outside the document root and returned /etc/passwd: any file the server " +
+		"process can read is disclosed, and with mod_cgi enabled the same flaw executes commands. Confirmed with a read-only request."
+	f.Remediation = "Upgrade Apache HTTP Server to 2.4.51 or later now, and make sure the filesystem root is protected with " +
+		"'Require all denied'. Review the access logs for earlier requests with %2e segments."
+	f.References = []string{"https://httpd.apache.org/security/vulnerabilities_24.html", "https://nvd.nist.gov/vuln/detail/" + cve}
+	f.CWE, f.CVE, f.CVSS, f.Confidence = &cwe, &cve, &cvss, scans.Certain
+	return f
 }
 
 func passwdIndex(body, match []byte) int {

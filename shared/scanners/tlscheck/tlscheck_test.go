@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/netguard"
 	"secscan/shared/resolver"
 	"secscan/shared/resolver/resolvertest"
@@ -392,7 +393,13 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 
 func checkFindingShape(t *testing.T, f scans.Finding, host string, port int) {
 	t.Helper()
-	if f.Category != scans.CategorySSL || f.Host != host || f.Port == nil || *f.Port != port {
+	c, ok := checks.Lookup(f.Check)
+	if !ok || !slices.Contains(emitted, c) {
+		t.Errorf("finding %q: check %q is not one tls_check declares", f.Title, f.Check)
+	} else if f.Category != c.Category {
+		t.Errorf("finding %q: category %s, the catalogue says %s", f.Title, f.Category, c.Category)
+	}
+	if f.Host != host || f.Port == nil || *f.Port != port {
 		t.Errorf("finding %q: category %s host %s port %v", f.Title, f.Category, f.Host, f.Port)
 	}
 	if f.Evidence == "" || f.Description == "" || f.Remediation == "" || len(f.References) == 0 {
@@ -403,7 +410,7 @@ func checkFindingShape(t *testing.T, f scans.Finding, host string, port int) {
 			t.Errorf("finding %q: reference %q is not an https URL", f.Title, ref)
 		}
 	}
-	if f.Title != certExpiringSoon.Title && (f.CWE == nil || !strings.HasPrefix(*f.CWE, "CWE-")) {
+	if f.Check != checks.CertExpiringSoon.Code && (f.CWE == nil || !strings.HasPrefix(*f.CWE, "CWE-")) {
 		t.Errorf("finding %q: CWE = %v", f.Title, f.CWE)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -122,8 +123,15 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 		}
 		s.notes = append(s.notes, "web page not examined: "+httpprobe.Clean(err.Error(), 300))
 	}
-	return s.result(t.now()), nil
+	res := s.result(t.now())
+	// Two end-of-life components on one port are one vuln.end-of-life
+	// finding there (its fingerprint is the check, host and port).
+	res.Findings = checks.Merge(res.Findings)
+	return res, nil
 }
+
+// Checks implements checks.Emitter.
+func (*Tool) Checks() []*checks.Check { return []*checks.Check{checks.KnownCVE, checks.EndOfLife} }
 
 // scan is the state of one call.
 type scan struct {
@@ -358,21 +366,14 @@ func vulnFinding(product, kind string, c *component, m Matched) scans.Finding {
 		}
 	}
 	cve, cvss, port := m.CVE, m.CVSS, c.port
-	f := scans.Finding{
-		Title:    fmt.Sprintf("%s: %s (%s)", product, m.Title, m.CVE),
-		Severity: severityOf(m.CVSS),
-		Category: scans.CategoryVuln,
-		Host:     c.host,
-		Port:     &port,
-		Evidence: httpprobe.Clean(fmt.Sprintf("%s %s seen in %s. Affected versions: %s (CVSS %s %.1f).",
-			product, c.version, strings.Join(c.where, "; "), m.Range, m.CVSSVersion, m.CVSS), 1500),
-		Description: desc,
-		Remediation: remediation,
-		References:  slices.Clone(m.References),
-		CVE:         &cve,
-		CVSS:        &cvss,
-		Confidence:  scans.Tentative,
-	}
+	f := checks.KnownCVE.Finding(c.host, &port, httpprobe.Clean(fmt.Sprintf("%s %s seen in %s. Affected versions: %s (CVSS %s %.1f).",
+		product, c.version, strings.Join(c.where, "; "), m.Range, m.CVSSVersion, m.CVSS), 1500))
+	f.Title = fmt.Sprintf("%s: %s (%s)", product, m.Title, m.CVE)
+	f.Severity = severityOf(m.CVSS) // the CVE's CVSS, as the catalogue says
+	f.Description, f.Remediation = desc, remediation
+	f.References = slices.Clone(m.References)
+	f.CVE, f.CVSS, f.Confidence = &cve, &cvss, scans.Tentative
+	f.CWE = nil
 	if m.CWE != "" {
 		cwe := m.CWE
 		f.CWE = &cwe
@@ -414,22 +415,17 @@ func eolFinding(product string, c *component, e EndOfLife) scans.Finding {
 	if !strings.Contains(branch, ".") {
 		branch += ".x"
 	}
-	cwe, port := "CWE-1104", c.port
-	return scans.Finding{
-		Title:    fmt.Sprintf("%s %s is end of life", product, branch),
-		Severity: e.Severity,
-		Category: scans.CategoryVuln,
-		Host:     c.host,
-		Port:     &port,
-		Evidence: httpprobe.Clean(fmt.Sprintf("%s %s seen in %s. The %s branch reached end of life on %s.",
-			product, c.version, strings.Join(c.where, "; "), branch, e.EOL), 1500),
-		Description: fmt.Sprintf("%s %s stopped receiving security fixes on %s: vulnerabilities found since then stay unpatched, "+
-			"and scanners and advisories often no longer track them. This finding rests on the announced version.", product, branch, e.EOL),
-		Remediation: fmt.Sprintf("Upgrade to a supported %s release (or a vendor that still supports this branch, such as an extended-support distribution).", product),
-		References:  slices.Clone(e.References),
-		CWE:         &cwe,
-		Confidence:  scans.Tentative,
-	}
+	port := c.port
+	f := checks.EndOfLife.Finding(c.host, &port, httpprobe.Clean(fmt.Sprintf("%s %s seen in %s. The %s branch reached end of life on %s.",
+		product, c.version, strings.Join(c.where, "; "), branch, e.EOL), 1500))
+	f.Title = fmt.Sprintf("%s %s is end of life", product, branch)
+	f.Severity = e.Severity
+	f.Description = fmt.Sprintf("%s %s stopped receiving security fixes on %s: vulnerabilities found since then stay unpatched, "+
+		"and scanners and advisories often no longer track them. This finding rests on the announced version.", product, branch, e.EOL)
+	f.Remediation = fmt.Sprintf("Upgrade to a supported %s release (or a vendor that still supports this branch, such as an extended-support distribution).", product)
+	f.References = slices.Clone(e.References)
+	f.Confidence = scans.Tentative
+	return f
 }
 
 // countNoun is "1 component" or "n components".
