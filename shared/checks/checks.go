@@ -7,6 +7,7 @@
 package checks
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -123,8 +124,9 @@ const (
 // the second sighting (another file, another product on the same port)
 // would be dropped. The merged finding has the wording, severity and
 // confidence of the most severe of them (the first among equals) and every
-// evidence, each prefixed with its own title when the titles differ.
-// Order is kept (by first sighting).
+// evidence, each prefixed with its own title when the titles differ (the
+// title then says how many more it stands for). Order is kept (by first
+// sighting).
 func Merge(fs []scans.Finding) []scans.Finding {
 	type group struct {
 		lead  int
@@ -167,6 +169,9 @@ func Merge(fs []scans.Finding) []scans.Finding {
 				}
 			}
 			f.Evidence = cut(strings.Join(parts, " | "), maxMergedEvidence)
+			if g.multi {
+				f.Title += fmt.Sprintf(" (and %d more)", len(g.all)-1)
+			}
 		}
 		out = append(out, f)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/netguard"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
@@ -43,7 +44,8 @@ func run(t *testing.T, tool tools.Tool, env tools.Env, input string) tools.Resul
 	return res
 }
 
-// An exposed .env yields one finding per credential type, redacted.
+// An exposed .env yields one code.secret finding listing every credential
+// type, redacted (one finding per check, host and port: its fingerprint).
 func TestFileSecretsOneFindingPerCredentialType(t *testing.T) {
 	t.Parallel()
 	site := scantest.NewSite(t, "shop.test", netguard.Policy{AllowPrivate: true}, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,8 +57,14 @@ func TestFileSecretsOneFindingPerCredentialType(t *testing.T) {
 	}))
 	res := run(t, NewFileSecrets(WithRootCAs(site.Roots)), site.Env, `{"url":"`+site.URL("https", "shop.test", "/.env")+`"}`)
 	var titles []string
+	if len(res.Findings) != 1 {
+		t.Errorf("%d findings, want one", len(res.Findings))
+	}
 	for _, f := range res.Findings {
-		titles = append(titles, f.Title)
+		titles = append(titles, f.Title, f.Evidence)
+		if f.Check != checks.Secret.Code {
+			t.Errorf("%s: check %q, want %s", f.Title, f.Check, checks.Secret.Code)
+		}
 		if f.Confidence != scans.Certain || f.Category != scans.CategoryCode || f.Host != "shop.test" {
 			t.Errorf("%s: confidence %s, category %s, host %s", f.Title, f.Confidence, f.Category, f.Host)
 		}
@@ -101,10 +109,15 @@ func TestListingFiles(t *testing.T) {
 		}
 	}))
 	res := run(t, NewListingFiles(WithRootCAs(site.Roots)), site.Env, `{"url":"`+site.URL("https", "shop.test", "/backup/")+`"}`)
-	if len(res.Findings) != 2 {
+	// The dump and the archive, on one host and port: one finding listing
+	// both, led by the more severe dump.
+	if len(res.Findings) != 1 {
 		t.Fatalf("findings %v, want the dump and the archive", res.Findings)
 	}
 	dumpF := res.Findings[0]
+	if dumpF.Check != checks.ListedSensitiveFile.Code {
+		t.Errorf("check %q, want %s", dumpF.Check, checks.ListedSensitiveFile.Code)
+	}
 	if !strings.HasPrefix(dumpF.Title, "Database dump downloadable from a directory listing: /backup/db-2024.sql.gz") ||
 		dumpF.Severity != scans.Critical || dumpF.Confidence != scans.Certain ||
 		!strings.Contains(dumpF.Evidence, strconv.Itoa(dump.Len())+" bytes") || !strings.Contains(dumpF.Evidence, "gzip-compressed data") {
@@ -113,8 +126,8 @@ func TestListingFiles(t *testing.T) {
 	if len(ranges) != 1 || ranges[0] != "bytes=0-4095" {
 		t.Errorf("range requests %v, want one bounded prefix", ranges)
 	}
-	if !strings.Contains(res.Findings[1].Title, "Archive downloadable") {
-		t.Errorf("second finding %s", res.Findings[1].Title)
+	if !strings.Contains(dumpF.Evidence, "Archive downloadable from a directory listing: /backup/site.tar.gz: ") {
+		t.Errorf("the archive is not in the evidence: %s", dumpF.Evidence)
 	}
 }
 
@@ -184,8 +197,11 @@ func TestConfirmCVE(t *testing.T) {
 		!strings.Contains(f.Evidence, "Request: GET https://shop.test:") || !strings.Contains(f.Evidence, "root:x:0:0:") || strings.Contains(f.Evidence, "daemon") {
 		t.Errorf("finding %+v", f)
 	}
+	if f.Check != checks.ConfirmedCVE.Code {
+		t.Errorf("check %q, want %s", f.Check, checks.ConfirmedCVE.Code)
+	}
 	version := f
-	version.Confidence = scans.Tentative
+	version.Check, version.Confidence = checks.KnownCVE.Code, scans.Tentative
 	if f.StableFingerprint() == version.StableFingerprint() {
 		t.Error("the confirmed CVE shares the version match's fingerprint: it would not keep its own finding")
 	}

@@ -324,13 +324,13 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 			},
 		},
 		{
-			host: "nohsts.scan.test", want: want{"Missing Strict-Transport-Security header": scans.Medium},
+			host: "nohsts.scan.test", want: want{"Missing Strict-Transport-Security header": scans.Low},
 			setup: func(t *testing.T) int {
 				return startTLS(t, serverConfig(ca.issue(t, leafSpec{names: []string{"nohsts.scan.test"}})), "")
 			},
 		},
 		{
-			host: "hsts0.scan.test", want: want{"Missing Strict-Transport-Security header": scans.Medium},
+			host: "hsts0.scan.test", want: want{"Missing Strict-Transport-Security header": scans.Low},
 			setup: func(t *testing.T) int {
 				return startTLS(t, serverConfig(ca.issue(t, leafSpec{names: []string{"hsts0.scan.test"}})), "max-age=0")
 			},

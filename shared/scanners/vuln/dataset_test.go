@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"secscan/shared/checks"
 )
 
 func TestEmbeddedDatasetIsValid(t *testing.T) {
@@ -380,5 +382,20 @@ func TestParseDatasetRejects(t *testing.T) {
 	noVersion := strings.Replace(entry(good), `"version": "t", `, ``, 1)
 	if _, err := ParseDataset([]byte(noVersion)); err == nil {
 		t.Error("missing dataset version: accepted")
+	}
+}
+
+// TestEndOfLifeProductsCatalogued: every product with end-of-life branches
+// in the dataset has its own end-of-life check in the catalogue.
+func TestEndOfLifeProductsCatalogued(t *testing.T) {
+	t.Parallel()
+	data, err := builtinDataset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range data.EndOfLife {
+		if c, ok := checks.EndOfLifeOf(e.Product); !ok {
+			t.Errorf("product %s has end-of-life branches but no check in the catalogue (it would report %s)", e.Product, c.Code)
+		}
 	}
 }

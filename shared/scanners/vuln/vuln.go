@@ -123,15 +123,13 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 		}
 		s.notes = append(s.notes, "web page not examined: "+httpprobe.Clean(err.Error(), 300))
 	}
-	res := s.result(t.now())
-	// Two end-of-life components on one port are one vuln.end-of-life
-	// finding there (its fingerprint is the check, host and port).
-	res.Findings = checks.Merge(res.Findings)
-	return res, nil
+	return s.result(t.now()), nil
 }
 
 // Checks implements checks.Emitter.
-func (*Tool) Checks() []*checks.Check { return []*checks.Check{checks.KnownCVE, checks.EndOfLife} }
+func (*Tool) Checks() []*checks.Check {
+	return append([]*checks.Check{checks.KnownCVE}, checks.EndOfLifeChecks()...)
+}
 
 // scan is the state of one call.
 type scan struct {
@@ -416,7 +414,8 @@ func eolFinding(product string, c *component, e EndOfLife) scans.Finding {
 		branch += ".x"
 	}
 	port := c.port
-	f := checks.EndOfLife.Finding(c.host, &port, httpprobe.Clean(fmt.Sprintf("%s %s seen in %s. The %s branch reached end of life on %s.",
+	check, _ := checks.EndOfLifeOf(e.Product) // a test keeps every dataset product in the catalogue
+	f := check.Finding(c.host, &port, httpprobe.Clean(fmt.Sprintf("%s %s seen in %s. The %s branch reached end of life on %s.",
 		product, c.version, strings.Join(c.where, "; "), branch, e.EOL), 1500))
 	f.Title = fmt.Sprintf("%s %s is end of life", product, branch)
 	f.Severity = e.Severity

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"secscan/shared/checks"
 	"secscan/shared/netguard"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
@@ -89,12 +90,12 @@ func redirectToHTTPS(httpsPort *int) http.Handler {
 }
 
 var weakTitles = map[string]scans.Severity{
-	"Missing Content-Security-Policy header":           scans.Medium,
-	"Missing Strict-Transport-Security header":         scans.Medium,
-	"Missing X-Frame-Options header":                   scans.Medium,
+	"Missing Content-Security-Policy header":           scans.Low,
+	"Missing Strict-Transport-Security header":         scans.Low,
+	"Missing X-Frame-Options header":                   scans.Low,
 	"Missing X-Content-Type-Options header":            scans.Low,
-	"Missing Referrer-Policy header":                   scans.Low,
-	"Missing Permissions-Policy header":                scans.Low,
+	"Missing Referrer-Policy header":                   scans.Info,
+	"Missing Permissions-Policy header":                scans.Info,
 	"Cookie without Secure flag":                       scans.Medium,
 	"Cookie without HttpOnly flag":                     scans.Low,
 	"Cookie without SameSite attribute":                scans.Low,
@@ -215,6 +216,10 @@ func hasService(svcs []scans.Service, name string) bool {
 // checkFinding holds every finding to the contract's shape.
 func checkFinding(t *testing.T, f scans.Finding, host string) {
 	t.Helper()
+	// Every web finding is its check's, worded by the catalogue.
+	if c, ok := checks.Lookup(f.Check); !ok || c.Title != f.Title || !slices.Contains(New().(*Tool).Checks(), c) {
+		t.Errorf("%q: check %q is not the tool's check of that title", f.Title, f.Check)
+	}
 	if f.Category != scans.CategoryWeb {
 		t.Errorf("%q: category %q", f.Title, f.Category)
 	}
