@@ -245,6 +245,7 @@ func TestWebCrawl(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
+			scantest.CheckFindings(t, New(), res.Findings)
 			t.Logf("outcome: %s", res.Outcome)
 			got := map[string]scans.Finding{}
 			for _, f := range res.Findings {

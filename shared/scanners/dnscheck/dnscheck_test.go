@@ -11,6 +11,7 @@ import (
 
 	"secscan/shared/resolver"
 	"secscan/shared/resolver/resolvertest"
+	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -141,6 +142,7 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
+			scantest.CheckFindings(t, New(), out.Findings)
 			t.Logf("outcome: %s", out.Outcome)
 			if !strings.Contains(out.Outcome, tc.note) {
 				t.Errorf("outcome %q does not mention %q", out.Outcome, tc.note)

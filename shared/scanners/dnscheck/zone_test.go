@@ -15,6 +15,7 @@ import (
 	"secscan/shared/netguard"
 	"secscan/shared/resolver"
 	"secscan/shared/resolver/resolvertest"
+	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -140,6 +141,7 @@ func runZoneCase(t *testing.T, tc zoneCase) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
+	scantest.CheckFindings(t, New(), out.Findings)
 	t.Logf("outcome: %s", out.Outcome)
 	for _, note := range tc.notes {
 		if !strings.Contains(out.Outcome, note) {

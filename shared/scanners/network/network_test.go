@@ -18,6 +18,7 @@ import (
 	"secscan/shared/netguard"
 	"secscan/shared/resolver"
 	"secscan/shared/resolver/resolvertest"
+	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -281,6 +282,7 @@ func TestRunFindsPlantedServices(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
+	scantest.CheckFindings(t, scanner, res.Findings)
 	t.Logf("outcome: %s", res.Outcome)
 	if want := fmt.Sprintf("%d of %d ports open on ports.scan.test (127.0.0.1)", len(cases), len(ports)); !strings.HasPrefix(res.Outcome, want) {
 		t.Errorf("outcome %q does not start with %q", res.Outcome, want)

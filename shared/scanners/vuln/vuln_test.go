@@ -154,6 +154,7 @@ func TestVersionCheck(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
+			scantest.CheckFindings(t, New(), res.Findings)
 			t.Logf("outcome: %s", res.Outcome)
 			webPort := tc.site.Env.Ports.HTTPSPort()
 			type key struct {
@@ -226,6 +227,7 @@ func TestVersionCheckEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scantest.CheckFindings(t, New(), res.Findings)
 	wantEvidence := map[string][]string{
 		"CVE-2021-41773": {"Server header of https://weak.test:", "Apache/2.4.49 (Unix)", ">= 2.4.49, < 2.4.50"},
 		"CVE-2020-11022": {"jquery-1.12.4.min.js referenced by", "(file name)", `header of script https://weak.test:`, "jQuery v1.12.4"},

@@ -19,13 +19,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"secscan/shared/checks"
 	"secscan/shared/netguard"
 	"secscan/shared/resolver"
 	"secscan/shared/resolver/resolvertest"
+	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
 
@@ -160,4 +163,33 @@ func Certificate(t testing.TB, names ...string) (tls.Certificate, *x509.CertPool
 	pool := x509.NewCertPool()
 	pool.AddCert(ca)
 	return tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: key}, pool
+}
+
+// CheckFindings fails t for each finding whose check is not in the
+// catalogue, not one tool declares (checks.Emitter), whose category is not
+// its check's, or whose title is another check's: a test that finds a
+// title finds its check.
+func CheckFindings(t testing.TB, tool tools.Tool, findings []scans.Finding) {
+	t.Helper()
+	em, ok := tool.(checks.Emitter)
+	if !ok {
+		t.Errorf("tool %s does not declare its checks", tool.Name())
+		return
+	}
+	for _, f := range findings {
+		c, ok := checks.Lookup(f.Check)
+		switch {
+		case !ok:
+			t.Errorf("%q: check %q is not in the catalogue", f.Title, f.Check)
+		case !slices.Contains(em.Checks(), c):
+			t.Errorf("%q: check %s is not one %s declares", f.Title, f.Check, tool.Name())
+		case f.Category != c.Category:
+			t.Errorf("%q: category %s, its check %s is %s", f.Title, f.Category, c.Code, c.Category)
+		}
+		for _, other := range checks.All() {
+			if other.Title == f.Title && other != c {
+				t.Errorf("%q: check %s, but that is the title of %s", f.Title, f.Check, other.Code)
+			}
+		}
+	}
 }
