@@ -31,22 +31,22 @@ func Sample(watermarked bool) report.Report {
 			AttackChains: []string{"Credential theft: the exposed .git on shop.example.com:443 leaks the source, and the .env file holds credentials."}},
 	}
 	findings := []scans.Finding{
-		{ID: "fnd_1", Title: "Exposed Git repository (/.git/HEAD)", Severity: scans.Critical, Category: scans.CategoryWeb, Host: "shop.example.com", Port: ptr(443),
+		{ID: "fnd_1", Check: "web.exposed-git", Title: "Exposed Git repository (/.git/HEAD)", Severity: scans.Critical, Category: scans.CategoryWeb, Host: "shop.example.com", Port: ptr(443),
 			Evidence: "GET https://shop.example.com/.git/HEAD → 200: ref: refs/heads/main", Description: "The repository can be downloaded.",
 			Remediation: "Block /.git at the web server.", References: []string{"https://owasp.org/www-project-web-security-testing-guide/"}, CWE: ptr("CWE-527"),
 			Confidence: scans.Certain},
-		{ID: "fnd_2", Title: "Apache HTTP Server: Path traversal (CVE-2021-41773)", Severity: scans.High, Category: scans.CategoryVuln, Host: "shop.example.com", Port: ptr(443),
+		{ID: "fnd_2", Check: "vuln.known-cve", Title: "Apache HTTP Server: Path traversal (CVE-2021-41773)", Severity: scans.High, Category: scans.CategoryVuln, Host: "shop.example.com", Port: ptr(443),
 			Evidence: "Server: Apache/2.4.49 (Unix)", Description: "Path traversal and file disclosure.", Remediation: "Upgrade to 2.4.51 or later.",
 			References: []string{"https://nvd.nist.gov/vuln/detail/CVE-2021-41773"}, CWE: ptr("CWE-22"), CVE: ptr("CVE-2021-41773"), CVSS: ptr(7.5),
 			Confidence: scans.Tentative},
-		{ID: "fnd_3", Title: "Reflected banner " + Hostile, Severity: scans.Medium, Category: scans.CategoryNetwork, Host: "shop.example.com", Port: ptr(2121),
+		{ID: "fnd_3", Check: "network.service.ftp", Title: "Reflected banner " + Hostile, Severity: scans.Medium, Category: scans.CategoryNetwork, Host: "shop.example.com", Port: ptr(2121),
 			Evidence: Hostile, Description: "A description with " + Hostile, Remediation: "=cmd|' /C calc'!A0", References: []string{"https://example.com/a?b=<c>"}},
-		{ID: "fnd_4", Title: "Very long evidence", Severity: scans.Low, Category: scans.CategoryWeb, Host: "www.shop.example.com", Port: nil,
+		{ID: "fnd_4", Check: "web.error-details", Title: "Very long evidence", Severity: scans.Low, Category: scans.CategoryWeb, Host: "www.shop.example.com", Port: nil,
 			Evidence: strings.Repeat("Set-Cookie: PHPSESSID; path=/; no-secure-flag-here-and-a-very-long-unbroken-token-", 40), Description: "Long.",
 			Remediation: "Wrap.", References: []string{}},
-		{ID: "fnd_5", Title: "Missing security.txt", Severity: scans.Info, Category: scans.CategoryWeb, Host: "shop.example.com", Port: ptr(443),
+		{ID: "fnd_5", Check: "web.security-txt", Title: "Missing security.txt", Severity: scans.Info, Category: scans.CategoryWeb, Host: "shop.example.com", Port: ptr(443),
 			Evidence: "GET /.well-known/security.txt → 404", Description: "No contact.", Remediation: "Publish one.", References: []string{"https://securitytxt.org/"}},
-		{ID: "fnd_6", Title: "Ünïcödé — “quotes” and emoji 🔥", Severity: scans.Medium, Category: scans.CategoryDNS, Host: "shop.example.com",
+		{ID: "fnd_6", Check: "dns.spf.missing", Title: "Ünïcödé — “quotes” and emoji 🔥", Severity: scans.Medium, Category: scans.CategoryDNS, Host: "shop.example.com",
 			Evidence: "TXT \"v=spf1 +all\"", Description: "Tabs\tand\nnewlines\r\nin text.", Remediation: "-all", References: nil},
 	}
 	steps := []scans.Step{
