@@ -17,7 +17,7 @@ const (
 	spfExample   = "`v=spf1 include:<your mail provider> -all` (or `v=spf1 -all` for a domain that sends no mail)"
 	dmarcExample = "`v=DMARC1; p=quarantine; rua=mailto:dmarc-reports@<domain>`"
 
-	spoofRationale   = "Spoofed mail from the domain is not rejected (RFC 7208/7489); phishing still needs a victim to act. The tool lowers it to low on subdomains."
+	spoofRationale   = "Spoofed mail from the domain is not rejected (RFC 7208/7489); phishing still needs a victim to act."
 	permErrRationale = "The RFC makes this a permanent error, so receivers apply no policy: as bad as having none."
 	weakRationale    = "A policy exists but is not enforced on all mail; spoofing is reported, not blocked."
 )
@@ -26,7 +26,8 @@ const (
 var (
 	SPFMissing = define(Check{
 		Code: "dns.spf.missing", Title: "No SPF record",
-		Category: scans.CategoryDNS, Severity: scans.Medium, CWE: "CWE-290", Rationale: spoofRationale,
+		Category: scans.CategoryDNS, Severity: scans.Medium, CWE: "CWE-290",
+		Rationale:   spoofRationale + " The tool lowers it to low on a subdomain (which often sends no mail).",
 		Description: "The domain publishes no SPF record, so receivers cannot tell which servers may send its mail." + spoofing,
 		Remediation: "Publish one TXT record at the domain listing every service that sends its mail, e.g. " + spfExample + "; then add DMARC.",
 		References:  []string{refSPF, refGoogle, refCWE290},
