@@ -198,3 +198,27 @@ func TestReadmeSeverityTable(t *testing.T) {
 	}
 	t.Errorf("README.md's severity table differs from the catalogue; run go test ./shared/checks -run TestReadmeSeverityTable -update")
 }
+
+func TestTraitsAreOfCataloguedChecks(t *testing.T) {
+	for code := range traits {
+		if _, ok := Lookup(code); !ok {
+			t.Errorf("traits: %q is not in the catalogue", code)
+		}
+	}
+	for code := range databases {
+		if _, ok := Lookup(code); !ok {
+			t.Errorf("databases: %q is not in the catalogue", code)
+		}
+	}
+	// A finding's own fields add to its check's traits.
+	cve, xss := "CVE-2020-11022", "CWE-79"
+	f := KnownCVE.Finding("www.example.com", nil, "jQuery 1.12.4")
+	f.CVE, f.CWE = &cve, &xss
+	if got := TraitsOf(&f); got&TraitVulnerableJS == 0 || got&TraitOutdated == 0 {
+		t.Errorf("a known XSS CVE: traits %b, want outdated and vulnerable JS", got)
+	}
+	plain := HeaderCSP.Finding("www.example.com", nil, "")
+	if got := TraitsOf(&plain); got != TraitNoCSP {
+		t.Errorf("missing CSP: traits %b, want only NoCSP", got)
+	}
+}

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"cmp"
+	"secscan/shared/checks"
 	"slices"
 	"strings"
 
@@ -210,9 +211,9 @@ pick:
 	}
 	vcs, path := "Git", firstMatch(repoPathRE, repo.title, repo.evidence)
 	switch {
-	case strings.Contains(repo.text, ".svn") || strings.Contains(path, ".svn"):
+	case repo.check() == checks.ExposedSVN.Code:
 		vcs = "Subversion"
-	case strings.Contains(repo.text, ".hg") || strings.Contains(path, ".hg"):
+	case repo.check() == checks.ExposedHg.Code:
 		vcs = "Mercurial"
 	}
 	where := repo.location()
@@ -239,7 +240,7 @@ pick:
 	}, true
 }
 
-func relatedToDatabase(e *entry) bool { return databaseName(e.text, e.port) != "" }
+func relatedToDatabase(e *entry) bool { return databaseOf(e) != "" }
 
 // databaseChain: a database reachable from outside that also runs
 // vulnerable software or answers without authentication (the same service:
@@ -250,7 +251,7 @@ func databaseChain(ix *index) (chain, bool) {
 		return chain{}, false
 	}
 	db, weak := ms[0].links[0], ms[0].links[1]
-	name := databaseName(db.text, db.port)
+	name := databaseOf(db)
 	if name == "" {
 		name = "database"
 	}
@@ -324,7 +325,7 @@ func corsChain(ix *index) (chain, bool) {
 	sortMatches(ms)
 	m := ms[0]
 	trust := "accepts untrusted origins in its CORS policy"
-	if hasAny(m.links[0].text+" "+m.links[0].detail, "reflect", "any origin", "arbitrary origin") {
+	if c := m.links[0].check(); c == checks.CORSCredentials.Code || c == checks.CORSReflected.Code {
 		trust = "reflects any Origin in Access-Control-Allow-Origin"
 	}
 	cookies := "sets cookies"
@@ -388,7 +389,7 @@ func cleartextRCEChain(ix *index) (chain, bool) {
 	m := ms[0]
 	svc, old := m.links[0], m.links[1]
 	proto := "FTP"
-	if hasWord(svc.text, "telnet", "telnetd") || svc.port == 23 {
+	if svc.check() == checks.TelnetExposed.Code || (svc.synthetic && hasWord(svc.text, "telnet")) || svc.port == 23 {
 		proto = "Telnet"
 	}
 	where := svc.location()
@@ -429,15 +430,15 @@ func certificateChain(ix *index) (chain, bool) {
 	}
 	c := certs[0]
 	adjective := "untrusted"
-	switch {
-	case hasAny(c.text, "expired"):
+	switch c.check() {
+	case checks.CertExpired.Code:
 		adjective = "expired"
-	case hasAny(c.text, "self-signed", "self signed"):
+	case checks.CertSelfSigned.Code:
 		adjective = "self-signed"
-	case hasAny(c.text, "mismatch", "does not match", "doesn't match"):
+	case checks.CertHostMismatch.Code:
 		adjective = "mismatched"
-	case hasAny(c.text, "revoked"):
-		adjective = "revoked"
+	case checks.CertNotYetValid.Code:
+		adjective = "not yet valid"
 	}
 	var others []string
 	for _, o := range certs[1:] {
@@ -510,7 +511,7 @@ func spoofingChain(ix *index) (chain, bool) {
 		members = append(members, weak[0])
 	}
 	if len(dmarc) > 0 {
-		if hasAny(dmarc[0].text, "missing", "no dmarc", "not found", "absent", "not published", "without", "no record") {
+		if dmarc[0].check() == checks.DMARCMissing.Code {
 			parts = append(parts, "no DMARC policy")
 		} else {
 			parts = append(parts, "a DMARC policy that does not tell receivers to reject spoofed mail")

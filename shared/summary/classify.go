@@ -3,6 +3,7 @@ package summary
 import (
 	"cmp"
 	"regexp"
+	"secscan/shared/checks"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,37 +13,31 @@ import (
 )
 
 // kind is what a finding is evidence of, as far as attack chains and the
-// "why fix this first" sentence care. A finding can be several kinds.
-//
-// Titles are written by many tools, so kinds are recognised from the
-// category plus keywords in the title, CWE and CVE, matched case-insensitively
-// and on word boundaries. Kinds that describe a missing protection (HSTS,
-// CSP, SPF, DMARC, Secure cookies) also need a negative word or a severity
-// above info, so an informational "HSTS header present" never counts as
-// "HSTS missing".
-type kind uint32
+// "why fix this first" sentence care: the catalogue's traits of its check
+// (checks.TraitsOf), never words of its title.
+type kind = checks.Trait
 
 const (
-	kindRepoExposed     kind = 1 << iota // .git/.svn/.hg served over HTTP
-	kindSecret                           // a credential in code, config or .env
-	kindDatabase                         // a database service reachable from outside
-	kindOutdated                         // outdated software or a known CVE
-	kindBackdoor                         // a release known to ship a backdoor
-	kindNoHSTS                           // HSTS missing or weak
-	kindNoHTTPSRedirect                  // plain HTTP is served, not redirected
-	kindInsecureCookie                   // a cookie without the Secure flag
-	kindCookie                           // the host sets cookies
-	kindCORSCredentials                  // CORS trusting foreign origins with credentials
-	kindOpenRedirect                     // an open redirect
-	kindNoCSP                            // Content-Security-Policy missing or weak
-	kindVulnerableJS                     // a JavaScript library with known XSS flaws
-	kindCleartextLogin                   // FTP or Telnet
-	kindBadCertificate                   // expired, self-signed or otherwise untrusted
-	kindDanglingCNAME                    // a CNAME to a resource anyone can claim
-	kindSPFMissing                       // no SPF record
-	kindSPFWeak                          // an SPF record that does not stop spoofing
-	kindDMARC                            // DMARC missing or not enforcing
-	kindNoAuth                           // a service that answers without authentication
+	kindRepoExposed     = checks.TraitRepoExposed
+	kindSecret          = checks.TraitSecret
+	kindDatabase        = checks.TraitDatabase
+	kindOutdated        = checks.TraitOutdated
+	kindBackdoor        = checks.TraitBackdoor
+	kindNoHSTS          = checks.TraitNoHSTS
+	kindNoHTTPSRedirect = checks.TraitNoHTTPSRedirect
+	kindInsecureCookie  = checks.TraitInsecureCookie
+	kindCookie          = checks.TraitCookie
+	kindCORSCredentials = checks.TraitCORSCredentials
+	kindOpenRedirect    = checks.TraitOpenRedirect
+	kindNoCSP           = checks.TraitNoCSP
+	kindVulnerableJS    = checks.TraitVulnerableJS
+	kindCleartextLogin  = checks.TraitCleartextLogin
+	kindBadCertificate  = checks.TraitBadCertificate
+	kindDanglingCNAME   = checks.TraitDanglingCNAME
+	kindSPFMissing      = checks.TraitSPFMissing
+	kindSPFWeak         = checks.TraitSPFWeak
+	kindDMARC           = checks.TraitDMARC
+	kindNoAuth          = checks.TraitNoAuth
 )
 
 // entry is one finding reduced to what the summary needs, cleaned once.
@@ -61,6 +56,7 @@ type entry struct {
 	detail   string // lower case description + evidence prefix, for matching
 	evidence string // cleaned evidence prefix, original case, for names and paths
 	kinds    kind
+	db       string // the database a service entry is, by its protocol name
 	// synthetic entries come from services in the audit trail (a banner, a
 	// listening FTP server): they can complete an attack chain but are not
 	// findings, so they are never counted or named as such.
@@ -69,6 +65,14 @@ type entry struct {
 }
 
 func (e *entry) is(k kind) bool { return e.kinds&k != 0 }
+
+// check is the entry's check code ("" for a service, which is no finding).
+func (e *entry) check() scans.CheckCode {
+	if e.src == nil || e.synthetic {
+		return ""
+	}
+	return e.src.Check
+}
 
 // location is "host:port", or "host" when the finding has no port.
 func (e *entry) location() string {
@@ -179,137 +183,15 @@ func trueFirst(a, b bool) int {
 	return 1
 }
 
-// negative words mark a finding as the absence or weakness of a protection.
-func negative(t string) bool {
-	return hasWord(t, "missing", "no", "not", "without", "absent", "lacks", "lack", "lacking",
-		"disabled", "weak", "short", "invalid", "misconfigured", "unsafe", "permissive",
-		"insecure", "none", "softfail", "fails", "never", "doesn't", "isn't", "report-only") ||
-		hasAny(t, "p=none", "~all", "?all", "+all", "does not", "not set")
-}
-
+// classify is the finding's traits, and a finding of any network or
+// vulnerability check on a database's well-known port is about that database
+// (a CVE of the MySQL server on 3306).
 func classify(e *entry) kind {
-	t, all := e.text, e.text+" "+e.detail
-	cat := e.category
-	problem := e.rank < scans.Info.Rank() || negative(t)
-	var k kind
-
-	if hasWord(t, ".git", ".svn", ".hg", "cwe-527") ||
-		hasAny(t, "git repository", "git directory", "git folder", "git metadata", "git config",
-			"version control", "source repository", "svn repository", "mercurial repository") {
-		k |= kindRepoExposed
-	}
-
-	if hasWord(t, "ftp", "telnet", "vsftpd", "proftpd", "pure-ftpd", "telnetd") ||
-		(cat == scans.CategoryNetwork && (e.port == 21 || e.port == 23)) {
-		k |= kindCleartextLogin
-	}
-
-	if k&kindCleartextLogin == 0 && (hasWord(t, "secret", "secrets", "apikey", "api_key", ".env",
-		".npmrc", ".htpasswd", ".pgpass", ".netrc", ".git-credentials", "hardcoded", "hard-coded",
-		"cwe-798", "cwe-259", "cwe-321") ||
-		hasAny(t, "api key", "api token", "access key", "private key", "aws_access_key", "aws_secret",
-			"leaked credential", "leaked password", "leaked key", "leaked token", "credential leak",
-			"secret leak", "client secret", "connection string", "environment file", "credentials file",
-			"credential file", "password file", "auth token") ||
-		(cat == scans.CategoryCode && hasWord(t, "password", "passwords", "credential", "credentials", "token", "tokens"))) {
-		k |= kindSecret
-	}
-
-	if databaseName(t, e.port) != "" && !hasAny(t, "injection") &&
-		(databasePort(e.port) != "" || cat == scans.CategoryNetwork) {
+	k := checks.TraitsOf(e.src)
+	if databasePort(e.port) != "" && (e.category == scans.CategoryNetwork || e.category == scans.CategoryVuln) {
 		k |= kindDatabase
 	}
-
-	js := jsLibrary(t)
-	if e.cve != "" || hasAny(t, "cve-", "outdated", "out of date", "out-of-date", "end-of-life",
-		"end of life", "unsupported version", "obsolete", "vulnerable version", "known vulnerab",
-		"deprecated version", "backdoor", "unpatched", "vsftpd 2.3.4", "proftpd 1.3.3c") ||
-		hasWord(t, "eol", "cwe-1104", "cwe-937", "cwe-1035") ||
-		((cat == scans.CategoryVuln || js != "") && hasWord(t, "vulnerable", "vulnerability", "vulnerabilities")) {
-		k |= kindOutdated
-	}
-	if hasAny(t, "without authentication", "no authentication", "unauthenticated", "without a password",
-		"no password required", "anonymous access") || hasWord(t, "cwe-306") {
-		k |= kindNoAuth
-	}
-	if hasAny(all, "backdoor", "vsftpd 2.3.4", "proftpd 1.3.3c", "cve-2011-2523", "cve-2010-4221", "unrealircd 3.2.8.1") {
-		k |= kindBackdoor | kindOutdated
-	}
-
-	if hasAny(t, "hsts", "strict-transport-security", "strict transport security") && problem {
-		k |= kindNoHSTS
-	}
-
-	if hasAny(t, "open redirect", "open-redirect", "unvalidated redirect", "arbitrary redirect") || hasWord(t, "cwe-601") {
-		k |= kindOpenRedirect
-	} else if (hasAny(t, "redirect") && hasWord(t, "http", "https") && negative(t)) ||
-		hasAny(t, "no https", "https not enforced", "does not enforce https", "cleartext http",
-			"plain http", "plaintext http", "unencrypted http", "served over http", "without https",
-			"http only", "https is not available", "no tls") {
-		k |= kindNoHTTPSRedirect
-	}
-
-	if hasWord(t, "cookie", "cookies", "set-cookie", "cwe-614", "cwe-1004", "cwe-1275") {
-		k |= kindCookie
-		if (hasWord(t, "secure", "insecure", "cwe-614")) && problem {
-			k |= kindInsecureCookie
-		}
-	}
-
-	if (hasWord(t, "cors") || hasAny(t, "cross-origin resource sharing", "access-control-allow-origin",
-		"cross-origin request", "origin reflect", "reflected origin", "reflects origin", "arbitrary origin")) &&
-		// The title, or the observed header: descriptions of the
-		// credential-less variant mention credentials too ("without credentials").
-		((hasAny(t, "credential") && !hasAny(t, "without credential")) || hasAny(e.detail, "allow-credentials: true")) {
-		k |= kindCORSCredentials
-	}
-
-	if (hasAny(t, "content-security-policy", "content security policy") || hasWord(t, "csp")) && problem {
-		k |= kindNoCSP
-	}
-
-	if js != "" && k&kindOutdated != 0 &&
-		(hasAny(all, "xss", "cross-site scripting", "cross site scripting") || hasWord(all, "cwe-79") || xssProne(js)) {
-		k |= kindVulnerableJS
-	}
-
-	if (cat == scans.CategorySSL || hasWord(t, "certificate", "cert", "tls", "ssl")) &&
-		hasAny(t, "expired", "self-signed", "self signed", "untrusted", "not trusted", "unknown authority",
-			"unknown ca", "hostname mismatch", "name mismatch", "does not match", "doesn't match",
-			"revoked", "invalid certificate", "certificate is invalid", "not yet valid") {
-		k |= kindBadCertificate
-	}
-
-	if hasAny(t, "dangling") ||
-		(hasAny(t, "takeover") && !hasAny(t, "account takeover") &&
-			(cat == scans.CategoryDNS || hasWord(t, "subdomain", "cname", "dns", "domain"))) ||
-		(hasWord(t, "cname") && hasAny(t, "nxdomain", "unclaimed", "does not exist", "nonexistent",
-			"non-existent", "not exist", "unresolv", "unregistered", "no longer exist", "orphan")) {
-		k |= kindDanglingCNAME
-	}
-
-	if hasWord(t, "spf") {
-		if hasAny(t, "missing", "no spf", "not found", "absent", "not published", "lacks", "without",
-			"no record", "does not have", "not configured") {
-			k |= kindSPFMissing
-		} else if problem {
-			k |= kindSPFWeak
-		}
-	}
-	if hasWord(t, "dmarc") && problem {
-		k |= kindDMARC
-	}
 	return k
-}
-
-// Databases by keyword and by their well-known ports (ports only where the
-// port is unambiguous).
-var databases = []struct{ word, name string }{
-	{"mysql", "MySQL"}, {"mariadb", "MariaDB"}, {"postgresql", "PostgreSQL"}, {"postgres", "PostgreSQL"},
-	{"mongodb", "MongoDB"}, {"mongo", "MongoDB"}, {"redis", "Redis"}, {"elasticsearch", "Elasticsearch"},
-	{"memcached", "Memcached"}, {"mssql", "SQL Server"}, {"sql server", "SQL Server"}, {"oracle", "Oracle"},
-	{"couchdb", "CouchDB"}, {"cassandra", "Cassandra"}, {"influxdb", "InfluxDB"}, {"clickhouse", "ClickHouse"},
-	{"neo4j", "Neo4j"}, {"rethinkdb", "RethinkDB"}, {"database", "database"},
 }
 
 var databasePorts = map[int]string{
@@ -320,55 +202,35 @@ var databasePorts = map[int]string{
 
 func databasePort(port int) string { return databasePorts[port] }
 
-// databaseName names the database a finding is about, or "".
-func databaseName(t string, port int) string {
-	for _, d := range databases {
-		if hasWord(t, d.word) {
-			if d.word == "database" {
-				if name := databasePort(port); name != "" {
-					return name
-				}
-			}
-			return d.name
-		}
+// serviceNames are the databases by the protocol name port_scan gives their
+// service (a protocol token, not prose).
+var serviceNames = map[string]string{
+	"mysql": "MySQL", "postgresql": "PostgreSQL", "postgres": "PostgreSQL", "mongodb": "MongoDB",
+	"redis": "Redis", "memcached": "Memcached", "elasticsearch": "Elasticsearch", "mssql": "SQL Server",
+	"ms-sql-s": "SQL Server", "oracle": "Oracle", "couchdb": "CouchDB", "cassandra": "Cassandra",
+}
+
+// serviceDatabase names the database a discovered service is: by its
+// protocol name, else its port.
+func serviceDatabase(name string, port int) string {
+	if db, ok := serviceNames[name]; ok {
+		return db
 	}
 	return databasePort(port)
 }
 
-// JavaScript libraries, with whether their known CVEs are mostly XSS.
-var jsLibraries = []struct {
-	word, name string
-	xss        bool
-}{
-	{"jquery ui", "jQuery UI", true}, {"jquery-ui", "jQuery UI", true}, {"jquery", "jQuery", true},
-	{"angularjs", "AngularJS", true}, {"angular", "Angular", true}, {"bootstrap", "Bootstrap", true},
-	{"handlebars", "Handlebars", true}, {"dompurify", "DOMPurify", true}, {"mustache", "Mustache", true},
-	{"knockout", "Knockout", true}, {"ember", "Ember", true}, {"yui", "YUI", true}, {"dojo", "Dojo", true},
-	{"ckeditor", "CKEditor", true}, {"tinymce", "TinyMCE", true}, {"prototype.js", "Prototype", true},
-	{"highlight.js", "highlight.js", true}, {"vue", "Vue", true}, {"vue.js", "Vue", true},
-	{"lodash", "Lodash", false}, {"underscore", "Underscore", false}, {"moment", "Moment", false},
-	{"moment.js", "Moment", false}, {"react", "React", false},
-	{"javascript library", "JavaScript library", false}, {"javascript librar", "JavaScript library", false},
-	{"js library", "JavaScript library", false}, {"js librar", "JavaScript library", false},
-	{"retire.js", "JavaScript library", false}, {"javascript component", "JavaScript library", false},
-}
-
-func jsLibrary(t string) string {
-	for _, l := range jsLibraries {
-		if hasWord(t, l.word) || (strings.HasSuffix(l.word, "librar") && strings.Contains(t, l.word)) {
-			return l.name
+// databaseOf names the database an entry is about: its check's, else its
+// port's; "" when none.
+func databaseOf(e *entry) string {
+	if e.db != "" {
+		return e.db
+	}
+	if e.src != nil && !e.synthetic {
+		if name := checks.Database(e.src.Check); name != "" {
+			return name
 		}
 	}
-	return ""
-}
-
-func xssProne(name string) bool {
-	for _, l := range jsLibraries {
-		if l.name == name {
-			return l.xss
-		}
-	}
-	return false
+	return databasePort(e.port)
 }
 
 // Patterns that pull concrete names out of titles and evidence.

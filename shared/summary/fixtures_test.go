@@ -2,6 +2,7 @@ package summary
 
 import (
 	"encoding/json"
+	"secscan/shared/checks"
 	"strings"
 
 	"secscan/shared/plans"
@@ -10,8 +11,16 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
+// finding is a finding of the check its title names in testChecks (a
+// fixture's convenience: the summary itself reads only the check code).
 func finding(sev scans.Severity, cat scans.Category, title, host string, port int) scans.Finding {
 	f := scans.Finding{Title: title, Severity: sev, Category: cat, Host: host}
+	if c, ok := testChecks[title]; ok {
+		f.Check = c.check.Code
+		if c.cwe != "" {
+			f.CWE = ptr(c.cwe)
+		}
+	}
 	if port > 0 {
 		f.Port = ptr(port)
 	}
@@ -97,4 +106,75 @@ func demoLow() Input {
 	return Input{Domain: "example.net", ScanType: scans.Web, Tier: plans.Standard, Steps: demoSteps()[2:4],
 		Findings: []scans.Finding{withRemediation(finding(scans.Low, scans.CategoryDNS, "No DMARC record", "example.net", 0), "Publish a DMARC record with p=quarantine or p=reject."),
 			finding(scans.Low, scans.CategoryWeb, "Server header discloses nginx version", "www.example.net", 443)}}
+}
+
+type testCheck struct {
+	check *checks.Check
+	cwe   string // the CWE the tool would set from its data (a CVE's)
+}
+
+// testChecks are the checks of the fixtures' titles. Titles not listed have
+// no check: they stand for what no tool reports (an informational "header
+// present", an account-takeover bug), and have no traits.
+var testChecks = map[string]testCheck{
+	"Missing Content-Security-Policy header":           {check: checks.HeaderCSP},
+	"Missing Strict-Transport-Security header":         {check: checks.HeaderHSTS},
+	"HTTP does not redirect to HTTPS":                  {check: checks.HTTPSRedirect},
+	"FTP service exposed (cleartext credentials)":      {check: checks.FTPExposed},
+	"Cookie without Secure flag":                       {check: checks.CookieSecure},
+	"Cookie 'sid' without Secure flag":                 {check: checks.CookieSecure},
+	"Cookie without SameSite attribute":                {check: checks.CookieSameSite},
+	"MySQL database exposed to the network":            {check: checks.MySQLExposed},
+	"MySQL port 3306 exposed to the internet":          {check: checks.MySQLExposed},
+	"PostgreSQL database exposed to the network":       {check: checks.PostgreSQLExposed},
+	"Redis exposed to the network":                     {check: checks.RedisExposed},
+	"Redis accepts commands without authentication":    {check: checks.RedisNoAuth},
+	"Docker Engine API exposed without authentication": {check: checks.DockerNoAuth},
+	"End-of-life MySQL version":                        {check: checks.MySQLEOL},
+	"Open redirect":                                    {check: checks.OpenRedirect},
+	"Exposed Git repository (/.git/HEAD)":              {check: checks.ExposedGit},
+	"Exposed Git repository":                           {check: checks.ExposedGit},
+	"Exposed .git directory":                           {check: checks.ExposedGit},
+	"Exposed Subversion metadata (/.svn/entries)":      {check: checks.ExposedSVN},
+	"Exposed environment file (/.env.production)":      {check: checks.ExposedEnv},
+	"Exposed AWS credentials file":                     {check: checks.ExposedAWSCredentials},
+	"Exposed .DS_Store file":                           {check: checks.ExposedDSStore},
+	"JavaScript source map exposed":                    {check: checks.ExposedSourceMap},
+	"CORS reflects arbitrary origins with credentials": {check: checks.CORSCredentials},
+	"CORS reflects arbitrary origins":                  {check: checks.CORSReflected},
+	"vsFTPd 2.3.4 (backdoored release)":                {check: checks.VsftpdBackdoor},
+	"Missing security.txt":                             {check: checks.SecurityTxt},
+	"Expired security.txt":                             {check: checks.SecurityTxtExpired},
+	"Missing DMARC record":                             {check: checks.DMARCMissing},
+	"No DMARC record":                                  {check: checks.DMARCMissing},
+	"DMARC policy is p=none":                           {check: checks.DMARCNone},
+	"No SPF record":                                    {check: checks.SPFMissing},
+	"SPF record uses ~all (softfail)":                  {check: checks.SPFNeutral},
+	"Hard-coded API key in app.js":                     {check: checks.Secret},
+	"Secret key in .env":                               {check: checks.Secret},
+	"AWS secret access key in config/.env":             {check: checks.Secret},
+	"AWS access key in .env":                           {check: checks.Secret},
+	"Telnet service exposed (cleartext remote login)":  {check: checks.TelnetExposed},
+	"TLS certificate expires within 30 days":           {check: checks.CertExpiringSoon},
+	"TLS certificate expired":                          {check: checks.CertExpired},
+	"Certificate expired":                              {check: checks.CertExpired},
+	"TLS certificate does not match the host name":     {check: checks.CertHostMismatch},
+	"TLS certificate chain not trusted":                {check: checks.CertUntrusted},
+	"TLS certificate RSA key shorter than 2048 bits":   {check: checks.CertWeakRSA},
+	"Self-signed certificate":                          {check: checks.CertSelfSigned},
+	"Subdomain takeover: dangling CNAME":               {check: checks.DanglingCNAME},
+	"Dangling CNAME (possible subdomain takeover)":     {check: checks.DanglingCNAME},
+	"Server version disclosed in HTTP headers":         {check: checks.VersionHeader},
+	"Server header discloses nginx version":            {check: checks.VersionHeader},
+	"Missing X-Content-Type-Options header":            {check: checks.HeaderNoSniff},
+	"Outdated OpenSSH version (before 8.0)":            {check: checks.OpenSSHOutdated},
+	"Outdated MySQL 5.5.23":                            {check: checks.KnownCVE},
+	"MySQL 5.5.23 authentication bypass":               {check: checks.KnownCVE},
+	"Outdated telnetd with known vulnerabilities":      {check: checks.KnownCVE},
+	"Outdated lodash 4.17.4 (prototype pollution)":     {check: checks.KnownCVE, cwe: "CWE-1321"},
+	"Vulnerable jQuery 1.12.4":                         {check: checks.KnownCVE, cwe: "CWE-79"},
+	"Vulnerable JavaScript library: jQuery 1.12.4":     {check: checks.KnownCVE, cwe: "CWE-79"},
+	"Outdated jQuery 1.8.1":                            {check: checks.KnownCVE, cwe: "CWE-79"},
+	"Outdated nginx 1.14":                              {check: checks.EndOfLife},
+	"Outdated ProFTPD 1.3.5":                           {check: checks.EndOfLife},
 }

@@ -180,8 +180,9 @@ func serviceEntry(order int, svc *scans.Service, host string) *entry {
 	if hasWord(name, "ftp", "telnet") || e.port == 21 || e.port == 23 {
 		e.kinds |= kindCleartextLogin
 	}
-	if db := databaseName(name, e.port); db != "" {
+	if db := serviceDatabase(name, e.port); db != "" {
 		e.kinds |= kindDatabase
+		e.db = db
 		e.text += " " + strings.ToLower(db)
 	}
 	if hasAny(e.detail, "vsftpd 2.3.4", "proftpd 1.3.3c", "unrealircd 3.2.8.1") {
