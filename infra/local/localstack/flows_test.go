@@ -391,6 +391,7 @@ func TestDynamoDBRoundTrips(t *testing.T) {
 		{"GET /api/scans with an API token", "/api/scans", a.token, 3},
 		{"GET /api/targets with an API token", "/api/targets", a.token, 3},
 		{"GET /api/auth/me with an API token", "/api/auth/me", a.token, 2},
+		{"GET /api/checks with an API token", "/api/checks", a.token, 2},
 		{"GET /api/targets with a session", "/api/targets", a.session, 2},
 		{"GET /api/auth/me with a session", "/api/auth/me", a.session, 1},
 	}
