@@ -309,7 +309,11 @@ func htmlRiskClass(r scans.RiskRating) string {
 	return "sev-none"
 }
 
-var htmlTemplate = template.Must(template.Must(template.New("report").Parse(htmlSource)).New("spans").Parse(htmlSpansSource))
+var htmlTemplate = func() *template.Template {
+	t := template.Must(template.New("report").Parse(htmlSource))
+	template.Must(t.New("spans").Parse(htmlSpansSource))
+	return t
+}()
 
 // htmlSpansSource writes catalogue text: code spans as <code>, the rest as
 // text (both escaped by html/template).
