@@ -508,7 +508,7 @@ func (d *pdfDoc) cover(r report.Report) {
 		{"Finished", pdfTime(r.Scan.FinishedAt)},
 		{"Duration", duration},
 		{"Credits used", strconv.Itoa(r.Scan.CreditsUsed) + " of " + strconv.Itoa(r.Scan.MaxCredits)},
-		{"Findings", pdfCountLine(r)},
+		{"Issues", pdfCountLine(r)},
 		{"Agent steps", strconv.Itoa(len(r.Steps))},
 		{"Generated at", pdfTime(r.GeneratedAt)},
 	}
@@ -521,8 +521,9 @@ func (d *pdfDoc) cover(r report.Report) {
 	}
 	d.space(8)
 	d.paragraph("This report was generated from an automated scan of the target above. It sets out the overall risk, "+
-		"each finding with its evidence and remediation, what the scan covered and what it did not, and, in the appendix, "+
-		"every step the scanning agent took. Times are in UTC.", pdfPara{f: fSmall, color: pdfColorMuted})
+		"each issue (one weakness, wherever it was found) with its locations, evidence and remediation, what the scan covered "+
+		"and what it did not, and, in the appendices, every finding on one line and every step the scanning agent took. "+
+		"Times are in UTC.", pdfPara{f: fSmall, color: pdfColorMuted})
 }
 
 func (d *pdfDoc) executiveSummary(r report.Report) {
