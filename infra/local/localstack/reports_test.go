@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/csv"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -127,15 +126,11 @@ func TestReportFormats(t *testing.T) {
 
 	// Files are named <domain>-<YYYY-MM-DD>-<scan id>.<ext>, dated by the
 	// scan's created_at (UTC).
-	var rec struct {
-		CreatedAt time.Time `json:"created_at"`
-	}
-	rr := s.call(http.MethodGet, "/api/scans/"+paid, pro.token, nil)
-	expect(t, rr, http.StatusOK)
-	if err := json.Unmarshal(rr.body, &rec); err != nil {
+	d, err := s.api.Store.GetScanDetail(context.Background(), pro.user.ID, paid)
+	if err != nil {
 		t.Fatal(err)
 	}
-	base := "seed.test-" + rec.CreatedAt.UTC().Format("2006-01-02") + "-" + paid
+	base := "seed.test-" + d.Scan.CreatedAt.UTC().Format("2006-01-02") + "-" + paid
 	for _, tc := range []struct{ file, contentType, ext string }{
 		{"report.md", "text/markdown; charset=utf-8", "md"},
 		{"report.html", "text/html; charset=utf-8", "html"},
