@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"secscan/shared/apierr"
@@ -89,7 +90,7 @@ func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Reques
 		}
 		h := w.Header()
 		h.Set("Content-Type", format.contentType)
-		h.Set("Content-Disposition", `attachment; filename="`+id+"."+format.name+`"`)
+		h.Set("Content-Disposition", ContentDisposition(ReportFileName(d.Scan, format.name)))
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		// Reports hold a customer's weaknesses: never cached on the way.
 		h.Set("Cache-Control", "private, no-store")
@@ -101,4 +102,41 @@ func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Reques
 		_, _ = w.Write(body)
 		return nil
 	}
+}
+
+// ReportFileName is the file name a report of sc downloads as (CONTRACT
+// "Reports"): "<domain>-<YYYY-MM-DD>-<scan id>.<ext>", e.g.
+// "demo.secscan.test-2026-11-20-scn_01J….pdf". The date is the day the scan
+// was created (created_at, UTC): the day it was asked for, known for every
+// scan and the same for all its reports, whereas a scan that runs past
+// midnight would otherwise be filed under the day it finished. The target
+// is a validated DNS name and the id a ULID, so the name is plain ASCII;
+// anything else is replaced all the same (fileNameSafe).
+func ReportFileName(sc scans.Scan, ext string) string {
+	return fileNameSafe(sc.Target) + "-" + sc.CreatedAt.UTC().Format("2006-01-02") + "-" + fileNameSafe(sc.ID) + "." + fileNameSafe(ext)
+}
+
+// fileNameSafe keeps the letters, digits, '.', '-' and '_' of s and replaces
+// every other byte with '_': no quote, backslash, separator or control
+// character can reach the header or the reader's file system.
+func fileNameSafe(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '-', c == '_':
+		default:
+			b[i] = '_'
+		}
+	}
+	out := strings.TrimLeft(string(b), ".")
+	if out == "" {
+		return "report"
+	}
+	return out
+}
+
+// ContentDisposition is the header value that downloads a file as name:
+// the quoted-string form of RFC 6266, its quotes and backslashes escaped.
+func ContentDisposition(name string) string {
+	return `attachment; filename="` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(name) + `"`
 }

@@ -311,7 +311,7 @@ func TestValidResponses(t *testing.T) {
 	reportHeader := func(contentType, ext string) http.Header {
 		h := jsonHeader()
 		h.Set("Content-Type", contentType)
-		h.Set("Content-Disposition", `attachment; filename="`+scanID+"."+ext+`"`)
+		h.Set("Content-Disposition", `attachment; filename="demo.secscan.test-2026-11-20-`+scanID+"."+ext+`"`)
 		return h
 	}
 	errorHeader := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
@@ -390,7 +390,7 @@ func TestValidResponses(t *testing.T) {
 			reportHeader("application/pdf", "pdf"), []byte("%PDF-1.7\n\x00\xff binary")},
 		{"findings csv", "GET", "/api/scans/" + scanID + "/findings.csv", 200,
 			reportHeader("text/csv; charset=utf-8", "csv"),
-			[]byte("id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references,description,confidence\r\nf1,medium,TLS,ssl,example.com,443,,CWE-319,5.3,x,y,https://a.example,d,certain\r\n")},
+			[]byte("id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references,description,confidence,check,issue\r\nf1,medium,TLS,ssl,example.com,443,,CWE-319,5.3,x,y,https://a.example,d,certain,tls.protocol.tls10,tls.protocol.tls10\r\n")},
 		{"report expired", "GET", "/api/scans/" + scanID + "/report.md", 410, errorHeader, []byte(`{"detail":"Report expired"}`)},
 		{"token created", "POST", "/api/tokens", 201, jsonHeader(), mustJSON(t, with(tokenJSON(), "token", apiToken))},
 		{"token created with expiry", "POST", "/api/tokens", 201, jsonHeader(),
@@ -564,21 +564,21 @@ func TestInvalidResponses(t *testing.T) {
 		{"report served as JSON", "GET", "/api/scans/" + scanID + "/report.html", 200,
 			func() http.Header {
 				h := jsonHeader()
-				h.Set("Content-Disposition", `attachment; filename="`+scanID+`.html"`)
+				h.Set("Content-Disposition", `attachment; filename="demo.secscan.test-2026-11-20-`+scanID+`.html"`)
 				return h
 			}(), []byte(`{}`), "Content-Type"},
 		{"pdf that is not a PDF", "GET", "/api/scans/" + scanID + "/report.pdf", 200,
 			func() http.Header {
 				h := jsonHeader()
 				h.Set("Content-Type", "application/pdf")
-				h.Set("Content-Disposition", `attachment; filename="`+scanID+`.pdf"`)
+				h.Set("Content-Disposition", `attachment; filename="demo.secscan.test-2026-11-20-`+scanID+`.pdf"`)
 				return h
 			}(), []byte("<html>"), "%PDF-"},
 		{"csv with wrong header row", "GET", "/api/scans/" + scanID + "/findings.csv", 200,
 			func() http.Header {
 				h := jsonHeader()
 				h.Set("Content-Type", "text/csv")
-				h.Set("Content-Disposition", `attachment; filename="`+scanID+`.csv"`)
+				h.Set("Content-Disposition", `attachment; filename="demo.secscan.test-2026-11-20-`+scanID+`.csv"`)
 				return h
 			}(), []byte("id,title\nf1,x\n"), ""},
 	}

@@ -8,10 +8,11 @@ import (
 )
 
 // csvHeader is the header row of findings.csv (CONTRACT "Reports"), in order.
-var csvHeader = []string{"id", "severity", "title", "category", "host", "port", "cve", "cwe", "cvss", "evidence", "remediation", "references", "description", "confidence"}
+var csvHeader = []string{"id", "severity", "title", "category", "host", "port", "cve", "cwe", "cvss", "evidence", "remediation", "references", "description", "confidence", "check", "issue"}
 
 // CSV renders the findings of r as RFC 4180 CSV (CRLF line endings), one row
-// per finding in report order under a fixed header row. A cell that a
+// per finding in report order under a fixed header row; the last two columns
+// are the finding's check code and the key of its issue. A cell that a
 // spreadsheet would read as a formula (it starts with =, +, -, @, tab or a
 // line break, or its first non-space character is =, +, -, @) is prefixed
 // with an apostrophe.
@@ -34,7 +35,7 @@ func CSV(r Report) []byte {
 		}
 		row = append(row[:0], f.ID, string(f.Severity), f.Title, string(f.Category), f.Host, port,
 			showDeref(f.CVE), showDeref(f.CWE), cvss, f.Evidence, f.Remediation, strings.Join(f.References, " "),
-			f.Description, string(f.DefaultConfidence()))
+			f.Description, string(f.DefaultConfidence()), string(f.Check), findingIssueKey(f))
 		for i, cell := range row {
 			row[i] = csvCell(cell)
 		}

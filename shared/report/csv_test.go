@@ -8,15 +8,17 @@ import (
 	"testing"
 
 	"secscan/shared/report"
+	"secscan/shared/report/reporttest"
 	"secscan/shared/scans"
 )
 
-const csvHeaderRow = "id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references,description,confidence"
+// csvHeaderRow is the exact header of CONTRACT "Reports".
+const csvHeaderRow = "id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references,description,confidence,check,issue"
 
 func readCSV(t *testing.T, data []byte) [][]string {
 	t.Helper()
 	rd := csv.NewReader(bytes.NewReader(data))
-	rd.FieldsPerRecord = 14
+	rd.FieldsPerRecord = 16
 	rows, err := rd.ReadAll()
 	if err != nil {
 		t.Fatalf("read CSV: %v", err)
@@ -48,21 +50,61 @@ func TestCSVRoundTrip(t *testing.T) {
 		"fnd_6": {"fnd_6", "medium", "Ünïcödé — “quotes” and emoji 🔥", "dns", "shop.example.com", "", "", "", "",
 			"TXT \"v=spf1 +all\"", "'-all", ""},
 		"fnd_4": {"fnd_4", "low", "Very long evidence", "web", "www.shop.example.com", "", "", "", "",
-			r.Findings[4].Evidence, "Wrap.", ""},
+			findingByID(r, "fnd_4").Evidence, "Wrap.", ""},
 		"fnd_5": {"fnd_5", "info", "Missing security.txt", "web", "shop.example.com", "443", "", "", "",
 			"GET /.well-known/security.txt → 404", "Publish one.", "https://securitytxt.org/"},
 	}
 	if got := strings.Join(rows[0], ","); got != csvHeaderRow {
 		t.Errorf("header %q", got)
 	}
+	for _, h := range reporttest.SampleCSPHosts {
+		for _, f := range r.Findings {
+			if f.Host == h && f.Check == "web.header.csp" {
+				want[f.ID] = []string{f.ID, "low", "Missing Content-Security-Policy header", "web", h, "443", "", "CWE-693", "",
+					"GET https://" + h + "/ → 200 text/html; no Content-Security-Policy header", reporttest.SampleCSPRemediation,
+					"https://developer.mozilla.org/en-US/docs/Web/HTTP/CSP"}
+			}
+		}
+	}
+	issues := map[string]int{}
 	for i, f := range r.Findings {
 		row := rows[i+1]
+		// The last two columns: the check code and the issue key.
+		if row[14] != string(f.Check) || row[15] != scans.IssueKey(f.Check, f.CVE) || row[14] == "" {
+			t.Errorf("row %d: check %q, issue %q", i+1, row[14], row[15])
+		}
+		issues[row[15]]++
 		if !slices.Equal(row[:12], want[f.ID]) {
 			t.Errorf("row %d:\n got %q\nwant %q", i+1, row, want[f.ID])
 		}
 		if row[13] != string(f.DefaultConfidence()) || (f.Description != "" && !strings.Contains(row[12], strings.TrimSpace(f.Description[:min(len(f.Description), 10)]))) {
 			t.Errorf("row %d: description/confidence %q, %q; want %q, %q", i+1, row[12], row[13], f.Description, f.DefaultConfidence())
 		}
+	}
+}
+
+// TestCSVCheckAndIssueColumns: one row per finding still (nothing is grouped
+// away), and the rows of one issue share its key: the CSP issue of the sample
+// has eight rows, one per host name.
+func TestCSVCheckAndIssueColumns(t *testing.T) {
+	t.Parallel()
+	r := sample(false)
+	rows := readCSV(t, report.CSV(r))
+	if len(rows) != 1+len(r.Findings) || len(r.Findings) != 14 {
+		t.Fatalf("%d rows for %d findings", len(rows), len(r.Findings))
+	}
+	keys := map[string][]string{}
+	for _, row := range rows[1:] {
+		keys[row[15]] = append(keys[row[15]], row[4])
+	}
+	if len(keys) != len(r.Issues) || len(r.Issues) != 7 {
+		t.Errorf("%d issue keys in the CSV, %d issues in the report, want 7", len(keys), len(r.Issues))
+	}
+	got := keys["web.header.csp"]
+	slices.Sort(got)
+	want := slices.Sorted(slices.Values(reporttest.SampleCSPHosts))
+	if !slices.Equal(got, want) {
+		t.Errorf("web.header.csp rows on %q, want %q", got, want)
 	}
 }
 
@@ -91,7 +133,7 @@ func TestCSVFormulaInjection(t *testing.T) {
 		findings = append(findings, scans.Finding{
 			ID: c.in, Severity: scans.Severity(c.in), Title: c.in, Category: scans.Category(c.in), Host: c.in,
 			CVE: ptr(c.in), CWE: ptr(c.in), Evidence: c.in, Remediation: c.in, References: []string{c.in},
-			Description: c.in, Confidence: scans.Confidence(c.in),
+			Description: c.in, Confidence: scans.Confidence(c.in), Check: scans.CheckCode(c.in), Issue: c.in,
 		})
 	}
 	// Keep the input order: Build would sort them.
@@ -106,6 +148,9 @@ func TestCSVFormulaInjection(t *testing.T) {
 			}
 			if name == "confidence" && c.in == "" {
 				want = "certain" // a finding without one is what its tool observed
+			}
+			if name == "issue" && c.in == "" {
+				want = "unclassified" // recorded before check codes
 			}
 			if row[col] != want {
 				t.Errorf("%s of %q = %q, want %q", name, c.in, row[col], want)
@@ -143,4 +188,13 @@ func BenchmarkCSV(b *testing.B) {
 		n = len(report.CSV(r))
 	}
 	b.ReportMetric(float64(n), "bytes/report")
+}
+
+func findingByID(r report.Report, id string) scans.Finding {
+	for _, f := range r.Findings {
+		if f.ID == id {
+			return f
+		}
+	}
+	return scans.Finding{}
 }

@@ -37,9 +37,12 @@ type htmlView struct {
 	RiskClass string
 	Summary   string
 	Totals    string
+	IssueTot  string
 	Chains    []string
 	Bars      []htmlBar
-	Findings  []htmlFinding
+	Issues    []htmlIssue
+	IssueLine string    // "14 findings in 7 issues"
+	Rows      []htmlRow // the findings appendix, by issue
 	Tools     []string
 	Hosts     []string
 	Services  []htmlService
@@ -58,9 +61,10 @@ type htmlScope struct {
 }
 
 type htmlAction struct {
-	N                  int
-	Text, Class, Label string
-	Resolves, Numbers  string
+	N                 int
+	Text              []Span
+	Class, Label      string
+	Resolves, Numbers string
 }
 
 type htmlFact struct {
@@ -75,21 +79,43 @@ type htmlService struct {
 
 type htmlBar struct {
 	Label, Class string
-	Count        int
+	Count        int // issues
+	Findings     int
 	Percent      int // of the longest bar
 }
 
-type htmlFinding struct {
-	N                                   int
-	Anchor, Label, Class                string
-	Title, HostPort, CVE, CWE, CVSS, ID string
-	HostParts                           []string // HostPort cut after each dot, for <wbr>
-	Confidence                          string
-	Tentative                           bool
-	Category                            string
-	CVECVSS                             []string // "CVE-…" and "CVSS 7.5", each when known
-	Evidence, Description, Remediation  string
-	References                          []htmlRef
+// htmlIssue is one issue: its classification, locations, the evidence of
+// the first few, and its catalogue text with code spans.
+type htmlIssue struct {
+	N                              int
+	Anchor, Label, Class           string
+	Title, CVE, CWE, CVSS, Check   string
+	Confidence, Category           string
+	Tentative                      bool
+	Count                          int
+	CVECVSS                        []string // "CVE-…" and "CVSS 7.5", each when known
+	First                          []string // the first location cut after each dot, for <wbr>
+	MoreLocations                  int      // locations after the first (issues table)
+	Locations                      []htmlLocation
+	Evidence                       []htmlLocation // the first maxEvidence locations, with evidence
+	More                           string         // "and N more …", or ""
+	Description, Remediation       []Span
+	HasDescription, HasRemediation bool
+	References                     []htmlRef
+}
+
+// htmlLocation is one place an issue was found.
+type htmlLocation struct {
+	HostPort, ID, Evidence string
+	Same                   string // SameEvidence, when the evidence repeats an earlier one
+}
+
+// htmlRow is one line of the findings appendix.
+type htmlRow struct {
+	Issue                int
+	Anchor, Label, Class string
+	Title, ID            string
+	HostParts            []string
 }
 
 // htmlRef is a reference: a link when it is a plain https URL, text otherwise.
@@ -110,6 +136,7 @@ func htmlViewOf(r Report) htmlView {
 		RiskClass: htmlRiskClass(r.Summary.RiskRating),
 		Summary:   textClean(textLF(strings.TrimSpace(r.Summary.Summary)), true),
 		Totals:    showTotals(r.Counts),
+		IssueTot:  showTotalsOf(r.IssueCounts, "issue"),
 		Tools:     htmlLines(r.Coverage.ToolsRun),
 		Hosts:     htmlLines(r.Coverage.Hosts),
 		NotTested: htmlLines(r.Coverage.NotTested),
@@ -123,7 +150,7 @@ func htmlViewOf(r Report) htmlView {
 		},
 	}
 	for i, a := range r.Plan {
-		v.Plan = append(v.Plan, htmlAction{N: i + 1, Text: textOneLine(a.Text), Class: htmlSeverityClass(a.Severity), Label: showSeverity(a.Severity),
+		v.Plan = append(v.Plan, htmlAction{N: i + 1, Text: htmlSpans(textOneLine(a.Text)), Class: htmlSeverityClass(a.Severity), Label: showSeverity(a.Severity),
 			Resolves: textOneLine(a.Resolves()), Numbers: a.Numbers()})
 	}
 	for _, p := range coverFacts(r) {
@@ -133,9 +160,9 @@ func htmlViewOf(r Report) htmlView {
 	for _, s := range r.Coverage.Services {
 		v.Services = append(v.Services, htmlService{Host: textOneLine(s.Host), Port: s.Port, Name: textOneLine(s.Name), Banner: textOneLine(s.Banner)})
 	}
-	top := showMaxCount(r.Counts)
-	for _, c := range r.Counts {
-		bar := htmlBar{Label: showSeverity(c.Severity), Class: htmlSeverityClass(c.Severity), Count: c.Count}
+	top := showMaxCount(r.IssueCounts)
+	for i, c := range r.IssueCounts {
+		bar := htmlBar{Label: showSeverity(c.Severity), Class: htmlSeverityClass(c.Severity), Count: c.Count, Findings: r.Counts[i].Count}
 		if top > 0 {
 			bar.Percent = c.Count * 100 / top
 			if c.Count > 0 {
@@ -144,37 +171,61 @@ func htmlViewOf(r Report) htmlView {
 		}
 		v.Bars = append(v.Bars, bar)
 	}
-	v.Findings = make([]htmlFinding, 0, len(r.Findings))
-	for i, f := range r.Findings {
-		hf := htmlFinding{
-			N: i + 1, Anchor: "f-" + strconv.Itoa(i+1), Label: showSeverity(f.Severity), Class: htmlSeverityClass(f.Severity),
-			Title: textOneLine(f.Title), HostPort: textOneLine(showHostPort(f.Host, f.Port)),
-			CVE: textOneLine(showDeref(f.CVE)), CWE: textOneLine(showDeref(f.CWE)), CVSS: htmlOptional(showCVSS(f.CVSS)), ID: textOneLine(f.ID),
-			Category: textOneLine(string(f.Category)), Confidence: textOneLine(showConfidence(f.DefaultConfidence())),
-			Tentative:   f.DefaultConfidence() == scans.Tentative,
-			Evidence:    strings.TrimRight(textClean(textLF(f.Evidence), true), "\n"),
-			Description: textClean(textLF(strings.TrimSpace(f.Description)), true),
-			Remediation: textClean(textLF(strings.TrimSpace(f.Remediation)), true),
+	v.IssueLine = showIssueCount(r)
+	v.Issues = make([]htmlIssue, 0, len(r.Issues))
+	v.Rows = make([]htmlRow, 0, len(r.Findings))
+	for i, is := range r.Issues {
+		hi := htmlIssue{
+			N: i + 1, Anchor: "i-" + strconv.Itoa(i+1), Label: showSeverity(is.Severity), Class: htmlSeverityClass(is.Severity),
+			Title: textOneLine(is.Title), CVE: textOneLine(showDeref(is.CVE)), CWE: textOneLine(showDeref(is.CWE)), CVSS: htmlOptional(showCVSS(is.CVSS)),
+			Check: textOneLine(string(is.Check)), Category: textOneLine(string(is.Category)), Count: is.Count,
+			Confidence: textOneLine(showConfidence(is.Confidence)), Tentative: is.Confidence == scans.Tentative,
+			Description: htmlSpans(textClean(textLF(strings.TrimSpace(is.Description)), true)),
+			Remediation: htmlSpans(textClean(textLF(strings.TrimSpace(is.Remediation)), true)),
 		}
-		hf.HostParts = strings.SplitAfter(hf.HostPort, ".")
-		if hf.HostPort == "" {
-			hf.HostParts = nil
+		hi.HasDescription, hi.HasRemediation = len(hi.Description) > 0, len(hi.Remediation) > 0
+		if hi.CVE != "" {
+			hi.CVECVSS = append(hi.CVECVSS, hi.CVE)
 		}
-		if hf.CVE != "" {
-			hf.CVECVSS = append(hf.CVECVSS, hf.CVE)
+		if is.CVSS != nil {
+			hi.CVECVSS = append(hi.CVECVSS, "CVSS "+hi.CVSS)
 		}
-		if f.CVSS != nil {
-			hf.CVECVSS = append(hf.CVECVSS, "CVSS "+hf.CVSS)
+		hi.Locations = make([]htmlLocation, 0, len(is.Findings))
+		for _, f := range is.Findings {
+			hi.Locations = append(hi.Locations, htmlLocation{HostPort: htmlOr(textOneLine(showHostPort(f.Host, f.Port)), "—"), ID: textOneLine(f.ID)})
+			row := htmlRow{Issue: i + 1, Anchor: hi.Anchor, Label: showSeverity(f.Severity), Class: htmlSeverityClass(f.Severity),
+				Title: textOneLine(f.Title), ID: textOneLine(f.ID)}
+			if hp := textOneLine(showHostPort(f.Host, f.Port)); hp != "" {
+				row.HostParts = strings.SplitAfter(hp, ".")
+			}
+			v.Rows = append(v.Rows, row)
 		}
-		for _, ref := range f.References {
+		if len(hi.Locations) > 0 {
+			hi.First = strings.SplitAfter(hi.Locations[0].HostPort, ".")
+			hi.MoreLocations = len(hi.Locations) - 1
+		}
+		shown, more := EvidenceOf(is)
+		for k, e := range shown {
+			loc := htmlLocation{HostPort: hi.Locations[k].HostPort, ID: hi.Locations[k].ID}
+			if e.SameAs != "" {
+				loc.Same = SameEvidence(e.SameAs)
+			} else {
+				loc.Evidence = strings.TrimRight(textClean(textLF(e.Finding.Evidence), true), "\n")
+			}
+			hi.Evidence = append(hi.Evidence, loc)
+		}
+		if more > 0 {
+			hi.More = showMore(more)
+		}
+		for _, ref := range is.References {
 			text := textOneLine(ref)
 			hr := htmlRef{Text: text}
 			if htmlLinkable(text) {
 				hr.URL = text
 			}
-			hf.References = append(hf.References, hr)
+			hi.References = append(hi.References, hr)
 		}
-		v.Findings = append(v.Findings, hf)
+		v.Issues = append(v.Issues, hi)
 	}
 	for _, s := range r.Steps {
 		v.Steps = append(v.Steps, htmlStep{
@@ -183,6 +234,32 @@ func htmlViewOf(r Report) htmlView {
 		})
 	}
 	return v
+}
+
+// htmlSpans cuts text (lines kept) into plain text and code spans, for
+// <code>: the template escapes both.
+func htmlSpans(text string) []Span {
+	if text == "" {
+		return nil
+	}
+	if !strings.Contains(text, "`") {
+		return []Span{{Text: text}}
+	}
+	var out []Span
+	for i, line := range strings.Split(text, "\n") {
+		if i > 0 {
+			out = append(out, Span{Text: "\n"})
+		}
+		out = append(out, Spans(line)...)
+	}
+	return out
+}
+
+func htmlOr(s, empty string) string {
+	if s == "" {
+		return empty
+	}
+	return s
 }
 
 // htmlOptional is "" for an absent value ("—"), which the page omits.
@@ -232,7 +309,15 @@ func htmlRiskClass(r scans.RiskRating) string {
 	return "sev-none"
 }
 
-var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
+var htmlTemplate = func() *template.Template {
+	t := template.Must(template.New("report").Parse(htmlSource))
+	template.Must(t.New("spans").Parse(htmlSpansSource))
+	return t
+}()
+
+// htmlSpansSource writes catalogue text: code spans as <code>, the rest as
+// text (both escaped by html/template).
+const htmlSpansSource = `{{range .}}{{if .Code}}<code>{{.Text}}</code>{{else}}{{.Text}}{{end}}{{end}}`
 
 // htmlSource is the page. Colours: critical dark red, high red-orange,
 // medium amber, low blue, info grey; every coloured mark also carries its
@@ -371,6 +456,12 @@ td a:hover { text-decoration: underline; }
 .tentative .conf { font-style: italic; border-bottom: 2px dotted var(--muted); }
 .tentative .conf::before { content: "\26A0\FE0E  "; }
 .finding.tentative { border-style: dashed; border-left-style: solid; background: repeating-linear-gradient(135deg, transparent 0 12px, rgba(95,107,122,.04) 12px 24px); }
+p code, li code { background: var(--soft); border: 1px solid var(--line); border-radius: 3px; padding: 0 3px; font-size: .92em; overflow-wrap: anywhere; }
+.locations { list-style: none; padding: 0; margin: 4px 0; columns: 2 22em; column-gap: 18px; }
+.locations li { margin: 1px 0; break-inside: avoid; overflow-wrap: anywhere; }
+.evidence .where { margin: 6px 0 0; font-weight: 600; overflow-wrap: anywhere; }
+.evidence .more { margin: 4px 0 0; }
+table.compact td { padding: 2px 8px; }
 .note { font-size: 13px; color: var(--muted); font-style: italic; margin: 8px 0 0; }
 footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line); color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 
@@ -396,7 +487,8 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
   .finding { display: grid; grid-template-columns: 22mm minmax(0, 1fr); column-gap: 3mm; }
   .finding header, .finding .note { grid-column: 1 / -1; }
   .finding h4 { grid-column: 1; margin: 3px 0 0; }
-  .finding > pre, .finding > p, .finding > ul { grid-column: 2; margin: 2px 0; }
+  .finding > pre, .finding > p, .finding > ul, .finding > .evidence { grid-column: 2; margin: 2px 0; }
+  .evidence .where { margin: 2px 0 0; }
   .finding > ul { padding-left: 12px; }
   .meta { margin-top: 2px; font-size: 8pt; gap: 0 12px; }
   pre { font-size: 7.5pt; padding: 3px 6px; margin: 2px 0; line-height: 1.3; }
@@ -446,7 +538,7 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <h2>Executive summary</h2>
 <div class="risk {{.RiskClass}}">
 <div><div class="label">Risk rating</div><div class="rating">{{.Risk}}</div></div>
-<div class="totals">{{.Totals}}.</div>
+<div class="totals">{{.IssueTot}}.<br>{{.Totals}}.</div>
 </div>
 {{- if .Summary}}
 <p class="text">{{.Summary}}</p>
@@ -478,10 +570,10 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <section>
 <h2>Remediation plan</h2>
 {{- if .Plan}}
-<p class="muted">The distinct actions, most urgent first; each resolves the findings it names (numbers as in the findings table).</p>
+<p class="muted">The distinct actions, most urgent first; each resolves the findings it names (issue numbers as in the issues section).</p>
 <ol class="plan">
 {{- range .Plan}}
-<li class="{{.Class}}"><span class="badge">{{.Label}}</span> <strong>{{.Text}}</strong> — {{.Resolves}} <span class="muted">({{.Numbers}})</span></li>
+<li class="{{.Class}}"><span class="badge">{{.Label}}</span> <strong>{{template "spans" .Text}}</strong> — {{.Resolves}} <span class="muted">({{.Numbers}})</span></li>
 {{- end}}
 </ol>
 {{- else}}
@@ -493,20 +585,21 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <h2>Severity breakdown</h2>
 <div class="chart">
 {{- range .Bars}}
-<div class="row {{.Class}}"><span class="badge">{{.Label}}</span><div class="track"><div class="fill" style="width: {{.Percent}}%"></div></div><span class="count">{{.Count}}</span></div>
+<div class="row {{.Class}}"><span class="badge">{{.Label}}</span><div class="track"><div class="fill" style="width: {{.Percent}}%"></div></div><span class="count">{{.Count}} <span class="muted">({{.Findings}})</span></span></div>
 {{- end}}
 </div>
 </section>
 
 <section>
-<h2>Findings</h2>
-{{- if .Findings}}
+<h2>Issues</h2>
+{{- if .Issues}}
+<p class="muted">Each weakness once, with every place it was found ({{.IssueLine}}).</p>
 <table>
-<colgroup><col style="width: 5%"><col style="width: 11%"><col style="width: 12%"><col style="width: 32%"><col style="width: 27%"><col style="width: 13%"></colgroup>
-<thead><tr><th class="num">#</th><th>Severity</th><th>Confidence</th><th>Title</th><th>Host:port</th><th>CVE / CVSS</th></tr></thead>
+<colgroup><col style="width: 5%"><col style="width: 11%"><col style="width: 12%"><col style="width: 35%"><col style="width: 8%"><col style="width: 29%"></colgroup>
+<thead><tr><th class="num">#</th><th>Severity</th><th>Confidence</th><th>Title</th><th class="num">Count</th><th>Locations</th></tr></thead>
 <tbody>
-{{- range $f := .Findings}}
-<tr class="{{$f.Class}}{{if $f.Tentative}} tentative{{end}}"><td class="num">{{$f.N}}</td><td><span class="badge">{{$f.Label}}</span></td><td><span class="conf">{{$f.Confidence}}</span></td><td><a href="#{{$f.Anchor}}">{{$f.Title}}</a></td><td class="mono host">{{range $f.HostParts}}{{.}}<wbr>{{else}}—{{end}}</td><td>{{range $f.CVECVSS}}<div>{{.}}</div>{{end}}</td></tr>
+{{- range $i := .Issues}}
+<tr class="{{$i.Class}}{{if $i.Tentative}} tentative{{end}}"><td class="num">{{$i.N}}</td><td><span class="badge">{{$i.Label}}</span></td><td><span class="conf">{{$i.Confidence}}</span></td><td><a href="#{{$i.Anchor}}">{{$i.Title}}</a></td><td class="num">{{$i.Count}}</td><td class="mono host">{{range $i.First}}{{.}}<wbr>{{else}}—{{end}}{{if $i.MoreLocations}} <span class="muted">and {{$i.MoreLocations}} more</span>{{end}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -515,50 +608,66 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 {{- end}}
 </section>
 
-{{- if .Findings}}
+{{- if .Issues}}
 <section class="page">
-<h2>Finding details</h2>
-{{- range $f := .Findings}}
-<article class="finding {{$f.Class}}{{if $f.Tentative}} tentative{{end}}" id="{{$f.Anchor}}">
+<h2>Issue details</h2>
+{{- range $i := .Issues}}
+<article class="finding {{$i.Class}}{{if $i.Tentative}} tentative{{end}}" id="{{$i.Anchor}}">
 <header>
-<h3><span class="num">{{$f.N}}.</span> <span class="badge">{{$f.Label}}</span> {{$f.Title}}</h3>
+<h3><span class="num">{{$i.N}}.</span> <span class="badge">{{$i.Label}}</span> {{$i.Title}}</h3>
 <dl class="meta">
-{{- if $f.HostPort}}
-<div><dt>Host</dt><dd class="mono">{{$f.HostPort}}</dd></div>
+<div><dt>Found</dt><dd>{{$i.Count}} {{if eq $i.Count 1}}time{{else}}times{{end}}</dd></div>
+{{- if $i.Category}}
+<div><dt>Category</dt><dd>{{$i.Category}}</dd></div>
 {{- end}}
-{{- if $f.Category}}
-<div><dt>Category</dt><dd>{{$f.Category}}</dd></div>
+<div><dt>Confidence</dt><dd><span class="conf">{{$i.Confidence}}</span></dd></div>
+{{- if $i.CWE}}
+<div><dt>CWE</dt><dd>{{$i.CWE}}</dd></div>
 {{- end}}
-<div><dt>Confidence</dt><dd><span class="conf">{{$f.Confidence}}</span></dd></div>
-{{- if $f.CWE}}
-<div><dt>CWE</dt><dd>{{$f.CWE}}</dd></div>
+{{- if $i.CVE}}
+<div><dt>CVE</dt><dd>{{$i.CVE}}</dd></div>
 {{- end}}
-{{- if $f.CVE}}
-<div><dt>CVE</dt><dd>{{$f.CVE}}</dd></div>
+{{- if $i.CVSS}}
+<div><dt>CVSS</dt><dd>{{$i.CVSS}}</dd></div>
 {{- end}}
-{{- if $f.CVSS}}
-<div><dt>CVSS</dt><dd>{{$f.CVSS}}</dd></div>
+{{- if $i.Check}}
+<div><dt>Check</dt><dd><span class="idchip mono">{{$i.Check}}</span></dd></div>
 {{- end}}
-<div><dt>ID</dt><dd><span class="idchip mono">{{$f.ID}}</span></dd></div>
 </dl>
 </header>
+<h4>Locations ({{len $i.Locations}})</h4>
+<ul class="locations">
+{{- range $i.Locations}}
+<li><span class="mono">{{.HostPort}}</span> <span class="muted mono">{{.ID}}</span></li>
+{{- end}}
+</ul>
 <h4>Evidence</h4>
-{{- if $f.Tentative}}
+{{- if $i.Tentative}}
 <p class="note">Tentative: inferred from an announced version; confirm before acting on it.</p>
 {{- end}}
-{{- if $f.Evidence}}
-<pre>{{$f.Evidence}}</pre>
+<div class="evidence">
+{{- range $i.Evidence}}
+<p class="mono where">{{.HostPort}}</p>
+{{- if .Same}}
+<p class="muted">{{.Same}}</p>
+{{- else if .Evidence}}
+<pre>{{.Evidence}}</pre>
 {{- else}}
 <p class="muted">No evidence was recorded.</p>
 {{- end}}
+{{- end}}
+{{- if $i.More}}
+<p class="muted more">{{$i.More}}</p>
+{{- end}}
+</div>
 <h4>Description</h4>
-<p class="text">{{or $f.Description "No description."}}</p>
+<p class="text">{{if $i.HasDescription}}{{template "spans" $i.Description}}{{else}}No description.{{end}}</p>
 <h4>Remediation</h4>
-<p class="text">{{or $f.Remediation "No remediation was suggested."}}</p>
-{{- if $f.References}}
+<p class="text">{{if $i.HasRemediation}}{{template "spans" $i.Remediation}}{{else}}No remediation was suggested.{{end}}</p>
+{{- if $i.References}}
 <h4>References</h4>
 <ul>
-{{- range $f.References}}
+{{- range $i.References}}
 <li>{{if .URL}}<a href="{{.URL}}" rel="noopener noreferrer" referrerpolicy="no-referrer">{{.Text}}</a>{{else}}<span class="mono">{{.Text}}</span>{{end}}</li>
 {{- end}}
 </ul>
@@ -617,6 +726,21 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 </section>
 
 <section class="page">
+<h2>Appendix: findings</h2>
+<p>Every finding on one line, by issue (numbers as in the issues section); findings.csv has each one's evidence.</p>
+{{- if .Rows}}
+<table class="compact">
+<colgroup><col style="width: 7%"><col style="width: 11%"><col style="width: 38%"><col style="width: 27%"><col style="width: 17%"></colgroup>
+<thead><tr><th class="num">Issue</th><th>Severity</th><th>Title</th><th>Host:port</th><th>ID</th></tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr class="{{.Class}}"><td class="num"><a href="#{{.Anchor}}">{{.Issue}}</a></td><td>{{.Label}}</td><td>{{.Title}}</td><td class="mono host">{{range .HostParts}}{{.}}<wbr>{{else}}—{{end}}</td><td class="mono">{{.ID}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- else}}
+<p>No finding was recorded.</p>
+{{- end}}
 <h2>Appendix: agent steps</h2>
 <p>The audit trail: every step the scan agent took, in order.</p>
 {{- if .Steps}}

@@ -19,20 +19,21 @@ import (
 var (
 	htmlElements = []string{"wbr", "html", "head", "meta", "title", "style", "body", "main", "div", "span", "header", "footer",
 		"section", "article", "h1", "h2", "h3", "h4", "p", "strong", "dl", "dt", "dd", "ol", "ul", "li", "pre",
-		"table", "colgroup", "col", "thead", "tbody", "tr", "th", "td", "a"}
+		"table", "colgroup", "col", "thead", "tbody", "tr", "th", "td", "a", "code", "br"}
 	htmlAttributes = []string{"lang", "charset", "http-equiv", "content", "name", "class", "id", "role", "aria-hidden",
 		"style", "href", "rel", "referrerpolicy"}
 	htmlClasses = []string{"watermark", "demo", "bottom", "cover", "kicker", "facts", "risk", "label", "rating", "totals",
 		"text", "chains", "chart", "row", "track", "fill", "count", "badge", "num", "mono", "page", "finding", "meta",
 		"muted", "chips", "sev-critical", "sev-high", "sev-medium", "sev-low", "sev-info", "sev-none",
-		"marking", "idchip", "host", "scope", "scopefacts", "plan", "conf", "tentative", "note"}
+		"marking", "idchip", "host", "scope", "scopefacts", "plan", "conf", "tentative", "note",
+		"locations", "evidence", "where", "more", "compact"}
 )
 
 const htmlCSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 var (
 	htmlStyleAttr = regexp.MustCompile(`^width: \d+%$`)
-	htmlAnchor    = regexp.MustCompile(`^f-\d+$`)
+	htmlAnchor    = regexp.MustCompile(`^i-\d+$`)
 	htmlRemoteSrc = regexp.MustCompile(`(?i)src\s*=\s*["']?\s*(https?:)?//`)
 )
 
@@ -115,7 +116,8 @@ func TestHTMLIsSafeAndSelfContained(t *testing.T) {
 		links   []string
 	}{
 		{"paid sample", sample(false), []string{hostile},
-			[]string{"https://owasp.org/www-project-web-security-testing-guide/", "https://nvd.nist.gov/vuln/detail/CVE-2021-41773", "https://securitytxt.org/"}},
+			[]string{"https://owasp.org/www-project-web-security-testing-guide/", "https://nvd.nist.gov/vuln/detail/CVE-2021-41773",
+				"https://developer.mozilla.org/en-US/docs/Web/HTTP/CSP", "https://securitytxt.org/"}},
 		{"free sample", sample(true), []string{hostile, report.Watermark}, nil},
 		// Only https URLs without quotes or brackets become links; the
 		// hostile references, javascript: and http:// stay text.

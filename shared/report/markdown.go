@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,7 +51,8 @@ func Markdown(r Report) []byte {
 		w.line(mdParagraph(s))
 		w.line()
 	}
-	w.line(showTotals(r.Counts), ".")
+	w.line(showTotals(r.Counts), ".  ")
+	w.line(showTotalsOf(r.IssueCounts, "issue"), ".")
 	w.line()
 	w.line("### Attack chains")
 	w.line()
@@ -67,29 +69,32 @@ func Markdown(r Report) []byte {
 
 	w.line("## Severity breakdown")
 	w.line()
-	w.line("| Severity | Count | Chart |")
-	w.line("| --- | ---: | --- |")
-	top := showMaxCount(r.Counts)
-	for _, c := range r.Counts {
-		w.line("| ", showSeverityIcon(c.Severity), " ", mdCell(showSeverity(c.Severity)), " | ", strconv.Itoa(c.Count), " | ", mdBar(c.Count, top), " |")
+	w.line("| Severity | Issues | Findings | Chart (issues) |")
+	w.line("| --- | ---: | ---: | --- |")
+	top := showMaxCount(r.IssueCounts)
+	for i, c := range r.IssueCounts {
+		w.line("| ", showSeverityIcon(c.Severity), " ", mdCell(showSeverity(c.Severity)), " | ", strconv.Itoa(c.Count), " | ",
+			strconv.Itoa(r.Counts[i].Count), " | ", mdBar(c.Count, top), " |")
 	}
 	w.line()
 
-	w.line("## Findings")
+	w.line("## Issues")
 	w.line()
-	if len(r.Findings) == 0 {
+	if len(r.Issues) == 0 {
 		w.line("The scan found no issues.")
 		w.line()
 	} else {
-		w.line("| # | Severity | Confidence | Title | Host:port | CVE / CVSS |")
-		w.line("| ---: | --- | --- | --- | --- | --- |")
-		for i, f := range r.Findings {
-			w.line("| ", strconv.Itoa(i+1), " | ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)),
-				" | ", mdConfidence(f), " | ", mdCell(f.Title), " | ", mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showCVECVSS(f)), " |")
+		w.line("Each weakness once, with every place it was found (", mdText(showIssueCount(r)), ").")
+		w.line()
+		w.line("| # | Severity | Confidence | Title | Count | Locations |")
+		w.line("| ---: | --- | --- | --- | ---: | --- |")
+		for i, is := range r.Issues {
+			w.line("| ", strconv.Itoa(i+1), " | ", showSeverityIcon(is.Severity), " ", mdCell(showSeverity(is.Severity)),
+				" | ", mdIssueConfidence(is.Confidence), " | ", mdCell(is.Title), " | ", strconv.Itoa(is.Count), " | ", mdCell(showLocationsShort(is)), " |")
 		}
 		w.line()
-		for i, f := range r.Findings {
-			w.finding(i+1, f)
+		for i, is := range r.Issues {
+			w.issue(i+1, is)
 		}
 	}
 
@@ -116,6 +121,24 @@ func Markdown(r Report) []byte {
 	w.line("### Not tested")
 	w.line()
 	w.list(r.Coverage.NotTested, "Everything in the scope of this scan type and tier was tested.")
+
+	w.line("## Appendix: findings")
+	w.line()
+	w.line("Every finding on one line, by issue (numbers as in the issues section); findings.csv has each one's evidence.")
+	w.line()
+	if len(r.Findings) == 0 {
+		w.line("No finding was recorded.")
+	} else {
+		w.line("| Issue | Severity | Title | Host:port | ID |")
+		w.line("| ---: | --- | --- | --- | --- |")
+		for n, is := range r.Issues {
+			for _, f := range is.Findings {
+				w.line("| ", strconv.Itoa(n+1), " | ", mdCell(showSeverity(f.Severity)), " | ", mdCell(f.Title), " | ",
+					mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(f.ID), " |")
+			}
+		}
+	}
+	w.line()
 
 	w.line("## Appendix: agent steps")
 	w.line()
@@ -191,10 +214,10 @@ func (w mdWriter) plan(plan []Action) {
 		w.line()
 		return
 	}
-	w.line("The distinct actions, most urgent first; each resolves the findings it names (numbers as in the findings table).")
+	w.line("The distinct actions, most urgent first; each resolves the findings it names (issue numbers as in the issues section).")
 	w.line()
 	for i, a := range plan {
-		w.line(strconv.Itoa(i+1), ". **", mdText(textOneLine(a.Text)), "** (", mdText(showSeverity(a.Severity)), ") — ",
+		w.line(strconv.Itoa(i+1), ". **", mdSpans(textOneLine(a.Text)), "** (", mdText(showSeverity(a.Severity)), ") — ",
 			mdText(a.Resolves()), " (", mdText(a.Numbers()), ")")
 	}
 	w.line()
@@ -210,34 +233,65 @@ func mdConfidence(f scans.Finding) string {
 	return mdCell(showConfidence(c))
 }
 
-func (w mdWriter) finding(n int, f scans.Finding) {
-	w.line("### ", strconv.Itoa(n), ". ", mdText(textOneLine(f.Title)))
+// mdIssueConfidence shows an issue's confidence, tentative marked as for
+// a finding.
+func mdIssueConfidence(c scans.Confidence) string {
+	if c == "" {
+		c = scans.Certain
+	}
+	return mdConfidence(scans.Finding{Confidence: c})
+}
+
+// issue writes one issue: its classification, every location on a line
+// of its own, the evidence of the first maxEvidence locations ("and N
+// more"), description, remediation and references.
+func (w mdWriter) issue(n int, is Issue) {
+	w.line("### ", strconv.Itoa(n), ". ", mdText(textOneLine(is.Title)))
 	w.line()
-	w.line("| Severity | Confidence | Category | Host:port | CWE | CVE | CVSS | ID |")
-	w.line("| --- | --- | --- | --- | --- | --- | --- | --- |")
-	w.line("| ", showSeverityIcon(f.Severity), " ", mdCell(showSeverity(f.Severity)), " | ", mdConfidence(f), " | ", mdCell(string(f.Category)), " | ",
-		mdCell(showHostPort(f.Host, f.Port)), " | ", mdCell(showDeref(f.CWE)), " | ", mdCell(showDeref(f.CVE)), " | ", showCVSS(f.CVSS), " | ", mdCell(f.ID), " |")
+	w.line("| Severity | Confidence | Category | Findings | CWE | CVE | CVSS | Check |")
+	w.line("| --- | --- | --- | ---: | --- | --- | --- | --- |")
+	w.line("| ", showSeverityIcon(is.Severity), " ", mdCell(showSeverity(is.Severity)), " | ", mdIssueConfidence(is.Confidence), " | ",
+		mdCell(string(is.Category)), " | ", strconv.Itoa(is.Count), " | ", mdCell(showDeref(is.CWE)), " | ", mdCell(showDeref(is.CVE)), " | ",
+		showCVSS(is.CVSS), " | ", mdCell(string(is.Check)), " |")
+	w.line()
+	w.line("**Locations (", strconv.Itoa(len(is.Findings)), ")**")
+	w.line()
+	for _, f := range is.Findings {
+		w.line("- ", mdText(textOneLine(showHostPort(f.Host, f.Port))), " (", mdText(textOneLine(f.ID)), ")")
+	}
 	w.line()
 	w.line("**Evidence**")
 	w.line()
-	if strings.TrimSpace(f.Evidence) == "" {
-		w.line("No evidence was recorded.")
-	} else {
-		w.codeBlock(f.Evidence)
+	shown, more := EvidenceOf(is)
+	for _, e := range shown {
+		f := e.Finding
+		w.line(mdText(textOneLine(showHostPort(f.Host, f.Port))), ":")
+		w.line()
+		if e.SameAs != "" {
+			w.line(mdText(SameEvidence(e.SameAs)))
+		} else if strings.TrimSpace(f.Evidence) == "" {
+			w.line("No evidence was recorded.")
+		} else {
+			w.codeBlock(f.Evidence)
+		}
+		w.line()
 	}
-	w.line()
+	if more > 0 {
+		w.line(mdText(showMore(more)))
+		w.line()
+	}
 	w.line("**Description**")
 	w.line()
-	w.line(mdParagraphOr(f.Description, "No description."))
+	w.line(mdParagraphOr(is.Description, "No description."))
 	w.line()
 	w.line("**Remediation**")
 	w.line()
-	w.line(mdParagraphOr(f.Remediation, "No remediation was suggested."))
+	w.line(mdParagraphOr(is.Remediation, "No remediation was suggested."))
 	w.line()
-	if len(f.References) > 0 {
+	if len(is.References) > 0 {
 		w.line("**References**")
 		w.line()
-		for _, ref := range f.References {
+		for _, ref := range is.References {
 			w.line("- ", mdCode(textOneLine(ref)))
 		}
 		w.line()
@@ -351,16 +405,35 @@ func mdCell(s string) string {
 
 // mdParagraph keeps the lines of untrusted text as hard line breaks. Lines are
 // trimmed and empty ones dropped, so the text cannot end the paragraph or
-// start an indented code block.
+// start an indented code block. Code spans (Spans) stay code spans, written
+// with mdCode; everything else is escaped.
 func mdParagraph(s string) string {
 	lines := strings.Split(textLF(s), "\n")
 	out := lines[:0]
 	for _, l := range lines {
 		if l = textOneLine(l); l != "" {
-			out = append(out, mdText(l))
+			out = append(out, mdSpans(l))
 		}
 	}
 	return strings.Join(out, "  \n")
+}
+
+// mdSpans writes one line of untrusted text with its code spans as code
+// spans (delimited by mdCode, so nothing in them can close them early) and
+// the rest escaped by mdText.
+func mdSpans(line string) string {
+	if !strings.Contains(line, "`") {
+		return mdText(line)
+	}
+	var b strings.Builder
+	for _, sp := range Spans(line) {
+		if sp.Code {
+			b.WriteString(mdCode(sp.Text))
+		} else {
+			b.WriteString(mdText(sp.Text))
+		}
+	}
+	return b.String()
 }
 
 func mdParagraphOr(s, empty string) string {
@@ -477,18 +550,98 @@ func showRiskIcon(r scans.RiskRating) string {
 }
 
 // showTotals is the sentence "6 findings: 1 critical, 1 high, …".
-func showTotals(counts []SeverityCount) string {
+func showTotals(counts []SeverityCount) string { return showTotalsOf(counts, "finding") }
+
+// showTotalsOf is the sentence "4 issues: 1 critical, 1 high, …".
+func showTotalsOf(counts []SeverityCount, what string) string {
 	total := 0
 	parts := make([]string, 0, len(counts))
 	for _, c := range counts {
 		total += c.Count
 		parts = append(parts, strconv.Itoa(c.Count)+" "+strings.ToLower(showSeverity(c.Severity)))
 	}
-	noun := " findings"
+	noun := " " + what + "s"
 	if total == 1 {
-		noun = " finding"
+		noun = " " + what
 	}
 	return strconv.Itoa(total) + noun + ": " + strings.Join(parts, ", ")
+}
+
+// maxEvidence is how many locations of an issue show their evidence; the
+// others are listed, and their evidence is in the CSV.
+const maxEvidence = 3
+
+// Evidence is what an issue shows of one location's evidence.
+type Evidence struct {
+	Finding scans.Finding
+	// SameAs is the host:port of an earlier location whose evidence reads
+	// the same but for the host name and port; "" when the evidence is shown.
+	SameAs string
+}
+
+// EvidenceOf is the evidence an issue shows: that of its first three
+// locations (an evidence that only repeats an earlier one with another host
+// name is said to be the same, not repeated), and how many locations follow
+// without evidence ("and N more"; findings.csv has theirs).
+func EvidenceOf(is Issue) ([]Evidence, int) {
+	n := min(len(is.Findings), maxEvidence)
+	out := make([]Evidence, n)
+	seen := make([]string, 0, n)
+	for i, f := range is.Findings[:n] {
+		out[i].Finding = f
+		norm := f.Evidence
+		if hp := showHostPort(f.Host, f.Port); f.Port != nil {
+			norm = strings.ReplaceAll(norm, hp, "\x00")
+		}
+		if f.Host != "" {
+			norm = strings.ReplaceAll(norm, f.Host, "\x01")
+		}
+		if j := slices.Index(seen, norm); j >= 0 && strings.TrimSpace(f.Evidence) != "" {
+			out[i].SameAs = showHostPort(is.Findings[j].Host, is.Findings[j].Port)
+		}
+		seen = append(seen, norm)
+	}
+	return out, len(is.Findings) - n
+}
+
+// SameEvidence is the line shown for a location whose evidence repeats
+// that of an earlier one (Evidence.SameAs).
+func SameEvidence(sameAs string) string {
+	return "Same evidence as " + textOneLine(sameAs) + ", for this location."
+}
+
+// showMore is the line under the evidence of an issue found in more places.
+func showMore(n int) string {
+	loc := " more locations"
+	if n == 1 {
+		loc = " more location"
+	}
+	return "and " + strconv.Itoa(n) + loc + " (listed above; the evidence of every finding is in findings.csv)."
+}
+
+// showLocationsShort is an issue's first location and how many more.
+func showLocationsShort(is Issue) string {
+	if len(is.Findings) == 0 {
+		return ""
+	}
+	f := is.Findings[0]
+	s := showHostPort(f.Host, f.Port)
+	if len(is.Findings) > 1 {
+		s += " and " + strconv.Itoa(len(is.Findings)-1) + " more"
+	}
+	return s
+}
+
+// showIssueCount is "14 findings in 7 issues".
+func showIssueCount(r Report) string {
+	f, i := "findings", "issues"
+	if len(r.Findings) == 1 {
+		f = "finding"
+	}
+	if len(r.Issues) == 1 {
+		i = "issue"
+	}
+	return strconv.Itoa(len(r.Findings)) + " " + f + " in " + strconv.Itoa(len(r.Issues)) + " " + i
 }
 
 func showMaxCount(counts []SeverityCount) int {

@@ -38,7 +38,12 @@ func hostileReport(watermarked bool) (report.Report, []string) {
 	var visible []string
 	tag := func(field string, k int, h string) string {
 		v := fmt.Sprintf("%s%d %s", field, k, h)
-		visible = append(visible, v)
+		if field == "description" || field == "remediation" {
+			// Catalogue text: its code spans show as code, without backticks.
+			visible = append(visible, report.PlainText(v))
+		} else {
+			visible = append(visible, v)
+		}
 		return v
 	}
 	sc := scans.Scan{
@@ -144,7 +149,7 @@ func TestMarkdownHTMLCSVKeyFacts(t *testing.T) {
 	story = append(story,
 		"shop.example.com", "scn_01JABCDEFGHJKMNPQRSTVWXYZ0", "Full", "Standard", "37 of 200",
 		"2026-11-20 09:30:00 UTC", "2026-11-20 09:31:35 UTC", "2026-11-21 09:30:00 UTC",
-		"CRITICAL", "6 findings: 1 critical, 1 high, 2 medium, 1 low, 1 info",
+		"CRITICAL", "14 findings: 1 critical, 1 high, 2 medium, 9 low, 1 info", "7 issues: 1 critical, 1 high, 2 medium, 2 low, 1 info",
 		r.Summary.Summary, r.Summary.AttackChains[0],
 		"dns_check", "port_scan", "http_check", "ftp", hostile,
 		"Severity breakdown", "Coverage", "Not tested", "Appendix: agent steps", "SPF +all; 1 finding", "2.6 s",
@@ -246,7 +251,9 @@ func TestMarkdownEscapesHostileText(t *testing.T) {
 					}
 				}
 			}
-			if want := map[string]int{"h1": 1, "h2": 7, "h3": 5 + len(c.r.Findings)}; headings["h1"] != want["h1"] || headings["h2"] != want["h2"] || headings["h3"] != want["h3"] {
+			// h2: summary, scope, plan, severity, issues, coverage and the two
+			// appendices; h3: attack chains, four coverage parts and each issue once.
+			if want := map[string]int{"h1": 1, "h2": 8, "h3": 5 + len(c.r.Issues)}; headings["h1"] != want["h1"] || headings["h2"] != want["h2"] || headings["h3"] != want["h3"] {
 				t.Errorf("headings h1 %d, h2 %d, h3 %d; want %v", headings["h1"], headings["h2"], headings["h3"], want)
 			}
 			visible := mdVisible(t, md)
@@ -365,17 +372,17 @@ func TestMarkdownEvidenceFenceOutlastsBackticks(t *testing.T) {
 	}
 }
 
-func TestMarkdownFindingsTableSortedBySeverity(t *testing.T) {
+func TestMarkdownIssuesTableSortedBySeverity(t *testing.T) {
 	t.Parallel()
 	md := string(report.Markdown(sample(false)))
-	_, table, _ := strings.Cut(md, "| # | Severity | Confidence | Title |")
+	_, table, _ := strings.Cut(md, "| # | Severity | Confidence | Title | Count |")
 	table, _, _ = strings.Cut(table, "\n\n")
 	var order []string
 	for _, line := range strings.Split(table, "\n")[2:] {
 		cells := strings.Split(line, " | ")
 		order = append(order, strings.Fields(cells[1])[1])
 	}
-	want := []string{"Critical", "High", "Medium", "Medium", "Low", "Info"}
+	want := []string{"Critical", "High", "Medium", "Medium", "Low", "Low", "Info"}
 	if fmt.Sprint(order) != fmt.Sprint(want) {
 		t.Errorf("severity order %v, want %v", order, want)
 	}

@@ -3,8 +3,10 @@
 // its own package, report/pdf, so only the function serving it links maroto.
 // Every format tells the same story from one Report, built once by Build:
 // a cover, the executive summary with the risk rating and attack chains, a
-// severity breakdown, the findings (table, then one section each), coverage
-// and the agent's steps as an appendix.
+// severity breakdown, the issues (table, then one section each: an issue is
+// one weakness with all its locations, CONTRACT "Checks and issues"),
+// coverage, and as appendices every finding on one line and the agent's
+// steps.
 //
 // Everything that came from a target (titles, evidence, banners, URLs) is
 // untrusted text: the renderers escape it for their format, so a finding
@@ -46,6 +48,16 @@ type Input struct {
 	// Verification is the target's ownership proof; nil when the target
 	// record is gone.
 	Verification *Verification
+	// Issues are the scan record's issues when it carries them; nil: Build
+	// groups the findings itself (scans.GroupIssues).
+	Issues []scans.Issue
+}
+
+// Issue is one weakness of the report with the findings at its locations.
+type Issue struct {
+	scans.Issue
+	// Findings are the issue's findings in report order (one per location).
+	Findings []scans.Finding
 }
 
 // SeverityCount is one bar of the severity chart.
@@ -64,11 +76,17 @@ type Coverage struct {
 
 // Report is the content every format renders.
 type Report struct {
-	Scan        scans.Scan
-	Summary     scans.Summary
-	Findings    []scans.Finding // in scans.CompareFindings order
+	Scan     scans.Scan
+	Summary  scans.Summary
+	Findings []scans.Finding // in scans.CompareFindings order
+	// Issues group Findings: each finding is in exactly one, and the
+	// report lists each issue once, numbered from 1 in this order.
+	Issues []Issue
+	// IssueOf[i] is the number (1-based) of the issue of Findings[i].
+	IssueOf     []int
 	Steps       []scans.Step    // in order
-	Counts      []SeverityCount // every severity, critical first
+	Counts      []SeverityCount // findings of every severity, critical first
+	IssueCounts []SeverityCount // issues of every severity, critical first
 	Coverage    Coverage
 	Surface     scans.Surface
 	Watermark   string // Watermark or ""
@@ -99,18 +117,81 @@ func Build(in Input) Report {
 	for i := range r.Steps {
 		r.Steps[i].Outcome = plainerr.Text(r.Steps[i].Outcome)
 	}
-	counts := map[scans.Severity]int{}
+	counts, issueCounts := map[scans.Severity]int{}, map[scans.Severity]int{}
 	for _, f := range r.Findings {
 		counts[f.Severity]++
 	}
+	r.Issues, r.IssueOf = buildIssues(r.Findings, in.Issues)
+	for _, is := range r.Issues {
+		issueCounts[is.Severity]++
+	}
 	for _, s := range scans.Severities {
 		r.Counts = append(r.Counts, SeverityCount{Severity: s, Count: counts[s]})
+		r.IssueCounts = append(r.IssueCounts, SeverityCount{Severity: s, Count: issueCounts[s]})
 	}
 	r.Coverage = coverage(r)
 	r.Scope = buildScope(r, in.Verification)
-	r.Plan = buildPlan(r.Findings)
+	r.Plan = buildPlan(r.Findings, r.IssueOf)
 	r.Confidential = Confidentiality(r.Scan.Target)
 	return r
+}
+
+// findingIssueKey is the key of the issue f belongs to: its recorded key,
+// or the one its check and CVE make (findings recorded before issues).
+func findingIssueKey(f scans.Finding) string {
+	if f.Issue != "" {
+		return f.Issue
+	}
+	return scans.IssueKey(f.Check, f.CVE)
+}
+
+// buildIssues groups findings (in report order) into issues: the record's
+// when given, scans.GroupIssues otherwise. A finding is attached by its issue
+// key, so every finding lands in exactly one issue (one the record does not
+// list is grouped here and added after the record's), and an issue's count
+// and locations are those of the findings the report shows.
+func buildIssues(findings []scans.Finding, given []scans.Issue) ([]Issue, []int) {
+	byKey := map[string][]int{}
+	for i, f := range findings {
+		k := findingIssueKey(f)
+		byKey[k] = append(byKey[k], i)
+	}
+	var out []Issue
+	used := map[string]bool{}
+	for _, is := range given {
+		if used[is.Key] {
+			continue
+		}
+		used[is.Key] = true
+		out = append(out, Issue{Issue: is})
+	}
+	var rest []scans.Finding
+	for _, f := range findings {
+		if !used[findingIssueKey(f)] {
+			rest = append(rest, f)
+		}
+	}
+	for _, is := range scans.GroupIssues(rest) {
+		out = append(out, Issue{Issue: is})
+	}
+	issueOf := make([]int, len(findings))
+	for n := range out {
+		is := &out[n]
+		idx := byKey[is.Key]
+		is.Findings = make([]scans.Finding, 0, len(idx))
+		is.Locations = make([]scans.Location, 0, len(idx))
+		for _, i := range idx {
+			f := findings[i]
+			is.Findings = append(is.Findings, f)
+			is.Locations = append(is.Locations, scans.Location{FindingID: f.ID, Host: f.Host, Port: f.Port})
+			issueOf[i] = n + 1
+		}
+		is.Count = len(idx)
+		if is.References == nil {
+			is.References = []string{}
+		}
+	}
+	return out, issueOf
 }
 
 // categoriesOf lists the finding categories a scan type's playbook covers.

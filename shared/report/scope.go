@@ -104,6 +104,7 @@ type Action struct {
 	Text     string
 	Severity scans.Severity // of the most severe finding it resolves
 	Findings []int          // 1-based positions in Report.Findings
+	Issues   []int          // 1-based numbers of their issues, distinct, in order
 	Where    []string       // host:port the findings are on, in order
 	// MoreWhere counts the further places beyond Where.
 	MoreWhere int
@@ -144,7 +145,7 @@ const (
 // order) grouped by what fixes them, so ten CVEs of one component are one
 // upgrade. An upgrade's target is the highest fixed release among the
 // findings it resolves. Findings without a remediation are left out.
-func buildPlan(findings []scans.Finding) []Action {
+func buildPlan(findings []scans.Finding, issueOf []int) []Action {
 	type acc struct {
 		Action
 		product  string
@@ -181,6 +182,9 @@ func buildPlan(findings []scans.Finding) []Action {
 			order = append(order, a)
 		}
 		a.Findings = append(a.Findings, i+1)
+		if i < len(issueOf) && issueOf[i] > 0 && !slices.Contains(a.Issues, issueOf[i]) {
+			a.Issues = append(a.Issues, issueOf[i])
+		}
 		if m := reFixedVersion.FindStringSubmatch(rem); m != nil {
 			a.versions = append(a.versions, m[1])
 		}
@@ -246,16 +250,20 @@ func compareVersions(a, b string) int {
 	return 0
 }
 
-// Numbers lists the action's findings by their number in the report: "#1,
-// #4 and 8 more" (at most 12 named).
+// Numbers lists the issues the action resolves by their number in the
+// report: "#1, #4 and 8 more" (at most 12 named).
 func (a Action) Numbers() string {
 	const shown = 12
-	ns := a.Findings
+	ns := a.Issues
 	parts := make([]string, 0, min(len(ns), shown))
 	for _, n := range ns[:min(len(ns), shown)] {
 		parts = append(parts, "#"+strconv.Itoa(n))
 	}
-	s := strings.Join(parts, ", ")
+	s := "issue "
+	if len(ns) != 1 {
+		s = "issues "
+	}
+	s += strings.Join(parts, ", ")
 	if len(ns) > shown {
 		s += " and " + strconv.Itoa(len(ns)-shown) + " more"
 	}

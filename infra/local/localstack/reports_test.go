@@ -124,6 +124,13 @@ func TestReportFormats(t *testing.T) {
 	demo := seedScan(t, s, free, 2, 2)
 	endScan(t, s, free, demo, scans.Completed, finished)
 
+	// Files are named <domain>-<YYYY-MM-DD>-<scan id>.<ext>, dated by the
+	// scan's created_at (UTC).
+	d, err := s.api.Store.GetScanDetail(context.Background(), pro.user.ID, paid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "seed.test-" + d.Scan.CreatedAt.UTC().Format("2006-01-02") + "-" + paid
 	for _, tc := range []struct{ file, contentType, ext string }{
 		{"report.md", "text/markdown; charset=utf-8", "md"},
 		{"report.html", "text/html; charset=utf-8", "html"},
@@ -132,7 +139,7 @@ func TestReportFormats(t *testing.T) {
 	} {
 		r := s.call(http.MethodGet, "/api/scans/"+paid+"/"+tc.file, pro.token, nil)
 		expect(t, r, http.StatusOK)
-		if r.header.Get("Content-Type") != tc.contentType || r.header.Get("Content-Disposition") != `attachment; filename="`+paid+"."+tc.ext+`"` {
+		if r.header.Get("Content-Type") != tc.contentType || r.header.Get("Content-Disposition") != `attachment; filename="`+base+"."+tc.ext+`"` {
 			t.Errorf("%s: Content-Type %q, Content-Disposition %q", tc.file, r.header.Get("Content-Type"), r.header.Get("Content-Disposition"))
 		}
 		if r.header.Get("Cache-Control") != "private, no-store" {
@@ -145,8 +152,13 @@ func TestReportFormats(t *testing.T) {
 			}
 		case "csv":
 			rows, err := csv.NewReader(bytes.NewReader(r.body)).ReadAll()
-			if err != nil || len(rows) != 7 || strings.Join(rows[0], ",") != "id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references,description,confidence" {
+			if err != nil || len(rows) != 7 || strings.Join(rows[0], ",") != "id,severity,title,category,host,port,cve,cwe,cvss,evidence,remediation,references,description,confidence,check,issue" {
 				t.Errorf("csv: %d rows, %v", len(rows), err)
+			}
+			for _, row := range rows[1:] {
+				if len(row) == 16 && row[15] == "" {
+					t.Errorf("csv row %s has no issue key", row[0])
+				}
 			}
 		default:
 			text := string(r.body)

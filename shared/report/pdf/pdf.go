@@ -36,6 +36,10 @@ const (
 	pdfGrid         = 100
 	pdfPadX         = 1.6
 	pdfPadY         = 1.3
+	// pdfPadYBox pads a shaded box of text (evidence) above and below.
+	pdfPadYBox = 0.9
+	// pdfPadYCompact pads the cells of the long tables.
+	pdfPadYCompact = 0.5
 	// pdfWrapSlack keeps our line widths safely inside maroto's, so it never
 	// wraps a line a second time.
 	pdfWrapSlack = 0.5
@@ -95,7 +99,11 @@ var (
 	fTableBold = pdfFace{pdfSans, fontstyle.Bold, 8}
 	fMono      = pdfFace{pdfMono, fontstyle.Normal, 7.8}
 	fMonoSmall = pdfFace{pdfMono, fontstyle.Normal, 7}
-	fRisk      = pdfFace{pdfSans, fontstyle.Bold, 15}
+	fDetail    = pdfFace{pdfSans, fontstyle.Normal, 8.2}
+	// fTableSmall is the face of the long compact tables.
+	fTableSmall     = pdfFace{pdfSans, fontstyle.Normal, 7.2}
+	fTableSmallBold = pdfFace{pdfSans, fontstyle.Bold, 7.2}
+	fRisk           = pdfFace{pdfSans, fontstyle.Bold, 15}
 )
 
 // Render renders r as a PDF document on paper, with a header (report title,
@@ -125,14 +133,15 @@ func Render(r report.Report, paper report.Paper) ([]byte, error) {
 		WithCreator("secscan", false).
 		WithCreationDate(r.GeneratedAt).
 		Build()
-	d := &pdfDoc{m: maroto.New(cfg), width: pageW - 2*pdfMarginSide, height: pageH - pdfMarginTop - pdfMarginBottom}
+	d := &pdfDoc{m: maroto.New(cfg), width: pageW - 2*pdfMarginSide, height: pageH - pdfMarginTop - pdfMarginBottom, padY: pdfPadY}
 	if err := d.frame(r); err != nil {
 		return nil, fmt.Errorf("pdf report: %w", err)
 	}
 	d.cover(r)
 	d.executiveSummary(r)
-	d.findingDetails(r)
+	d.issueDetails(r)
 	d.coverage(r)
+	d.findingsAppendix(r)
 	d.steps(r)
 	doc, err := d.m.Generate()
 	if err != nil {
@@ -151,6 +160,16 @@ type pdfDoc struct {
 	height  float64 // text height, header and footer included
 	headerH float64
 	footerH float64
+	// padY is the padding above and below a table cell's text: pdfPadY,
+	// less in the long compact tables (issues, plan, appendices).
+	padY float64
+}
+
+// compact lays out the tables f adds with less padding.
+func (d *pdfDoc) compact(f func()) {
+	d.padY = pdfPadYCompact
+	defer func() { d.padY = pdfPadY }()
+	f()
 }
 
 func (d *pdfDoc) colWidth(size int) float64 { return d.width * float64(size) / pdfGrid }
@@ -278,14 +297,14 @@ func (d *pdfDoc) paragraph(s string, p pdfPara) {
 		d.m.AddRow(h, append(cols, c)...)
 	}
 	if p.bg != nil {
-		d.ensure(2*pdfPadY + lh)
-		addRow(pdfPadY, "", true)
+		d.ensure(2*pdfPadYBox + lh)
+		addRow(pdfPadYBox, "", true)
 	}
 	for _, line := range lines {
 		addRow(lh, line, false)
 	}
 	if p.bg != nil {
-		addRow(pdfPadY, "", true)
+		addRow(pdfPadYBox, "", true)
 	}
 }
 
@@ -320,6 +339,7 @@ type pdfCell struct {
 	al    align.Type
 	lines int // at most this many lines (0: what fits on a page)
 	tab   int
+	fit   bool // one line, shortened with an ellipsis when too long
 }
 
 // tableRow builds a row whose cells wrap their text; the row is as tall as
@@ -335,13 +355,18 @@ func (d *pdfDoc) tableRow(cells []pdfCell, rule bool) (core.Row, float64) {
 	wrapped := make([][]string, len(cells))
 	h := 0.0
 	// Leave room for a table's header row above the tallest possible row.
-	room := d.height - d.headerH - d.footerH - 2*pdfPadY - 12
+	room := d.height - d.headerH - d.footerH - 2*d.padY - 12
 	for i, c := range cells {
 		if c.text == "" {
 			continue // a coloured bar or an empty cell
 		}
 		width := d.colWidth(c.size) - 2*pdfPadX - pdfWrapSlack
-		lines := pdfWrapText(pdfText(pdfClip(c.text, pdfMaxFieldBytes)), c.f, width, max(c.tab, 1))
+		var lines []string
+		if c.fit {
+			lines = []string{pdfFitLine(pdfText(pdfClip(c.text, pdfMaxFieldBytes)), c.f, width)}
+		} else {
+			lines = pdfWrapText(pdfText(pdfClip(c.text, pdfMaxFieldBytes)), c.f, width, max(c.tab, 1))
+		}
 		limit := int(room / c.f.lineHeight())
 		if c.lines > 0 && c.lines < limit {
 			limit = c.lines
@@ -355,7 +380,7 @@ func (d *pdfDoc) tableRow(cells []pdfCell, rule bool) (core.Row, float64) {
 		wrapped[i] = lines
 		h = max(h, first-c.f.height()+float64(len(lines))*c.f.lineHeight())
 	}
-	h += 2 * pdfPadY
+	h += 2 * d.padY
 	cols := make([]core.Col, len(cells))
 	for i, c := range cells {
 		color := c.color
@@ -368,7 +393,7 @@ func (d *pdfDoc) tableRow(cells []pdfCell, rule bool) (core.Row, float64) {
 		}
 		cl := col.New(c.size)
 		for j, line := range wrapped[i] {
-			top := pdfPadY + first - c.f.height() + float64(j)*c.f.lineHeight()
+			top := d.padY + first - c.f.height() + float64(j)*c.f.lineHeight()
 			cl.Add(text.New(line, pdfTextProps(c.f, color, top, pdfPadX, al)))
 		}
 		style := &props.Cell{BackgroundColor: c.bg}
@@ -443,10 +468,11 @@ func (d *pdfDoc) riskBox(r report.Report) {
 	d.m.AddRow(h, box, col.New(3), desc)
 }
 
-// pdfCountLine says how many findings of each severity there are.
+// pdfCountLine says how many issues of each severity there are, and how
+// many findings they hold.
 func pdfCountLine(r report.Report) string {
 	var parts []string
-	for _, c := range r.Counts {
+	for _, c := range r.IssueCounts {
 		if c.Count > 0 {
 			parts = append(parts, strconv.Itoa(c.Count)+" "+string(c.Severity))
 		}
@@ -454,7 +480,7 @@ func pdfCountLine(r report.Report) string {
 	if len(parts) == 0 {
 		return "No findings."
 	}
-	return pdfPlural(len(r.Findings), "finding") + ": " + strings.Join(parts, ", ") + "."
+	return pdfPlural(len(r.Issues), "issue") + " (" + pdfPlural(len(r.Findings), "finding") + "): " + strings.Join(parts, ", ") + "."
 }
 
 func (d *pdfDoc) cover(r report.Report) {
@@ -482,7 +508,7 @@ func (d *pdfDoc) cover(r report.Report) {
 		{"Finished", pdfTime(r.Scan.FinishedAt)},
 		{"Duration", duration},
 		{"Credits used", strconv.Itoa(r.Scan.CreditsUsed) + " of " + strconv.Itoa(r.Scan.MaxCredits)},
-		{"Findings", pdfCountLine(r)},
+		{"Issues", pdfCountLine(r)},
 		{"Agent steps", strconv.Itoa(len(r.Steps))},
 		{"Generated at", pdfTime(r.GeneratedAt)},
 	}
@@ -495,8 +521,9 @@ func (d *pdfDoc) cover(r report.Report) {
 	}
 	d.space(8)
 	d.paragraph("This report was generated from an automated scan of the target above. It sets out the overall risk, "+
-		"each finding with its evidence and remediation, what the scan covered and what it did not, and, in the appendix, "+
-		"every step the scanning agent took. Times are in UTC.", pdfPara{f: fSmall, color: pdfColorMuted})
+		"each issue (one weakness, wherever it was found) with its locations, evidence and remediation, what the scan covered "+
+		"and what it did not, and, in the appendices, every finding on one line and every step the scanning agent took. "+
+		"Times are in UTC.", pdfPara{f: fSmall, color: pdfColorMuted})
 }
 
 func (d *pdfDoc) executiveSummary(r report.Report) {
@@ -504,7 +531,7 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 	d.h1("Executive summary")
 	d.riskBox(r)
 	d.space(5)
-	narrative := r.Summary.Summary
+	narrative := report.PlainText(r.Summary.Summary)
 	if strings.TrimSpace(narrative) == "" {
 		narrative = "No summary was recorded for this scan."
 	}
@@ -515,7 +542,7 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 		d.paragraph("No attack chains were identified.", pdfPara{f: fBody, color: pdfColorMuted})
 	}
 	for i, chain := range r.Summary.AttackChains {
-		d.paragraph(chain, pdfPara{f: fBody, color: pdfColorText, indent: 4, lead: strconv.Itoa(i+1) + ".", leadFace: fBodyBold})
+		d.paragraph(report.PlainText(chain), pdfPara{f: fBody, color: pdfColorText, indent: 4, lead: strconv.Itoa(i+1) + ".", leadFace: fBodyBold})
 		d.space(1.5)
 	}
 
@@ -525,29 +552,39 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 	d.h2("Severity breakdown")
 	d.severityChart(r)
 
-	d.h2("Findings by severity")
-	if len(r.Findings) == 0 {
+	d.h2("Issues by severity")
+	if len(r.Issues) == 0 {
 		d.paragraph("No findings were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
 		return
 	}
-	header := []pdfCell{{size: 5, text: "#"}, {size: 10, text: "Severity"}, {size: 11, text: "Confidence"}, {size: 33, text: "Title"}, {size: 25, text: "Host:port"}, {size: 16, text: "CVE / CVSS"}}
-	rows := make([][]pdfCell, len(r.Findings))
-	for i, f := range r.Findings {
-		conf := pdfCell{size: 11, text: pdfCapitalize(string(f.DefaultConfidence())), f: fTable, lines: 1}
-		if f.DefaultConfidence() == scans.Tentative {
-			// Tentative findings stand apart: muted and marked.
-			conf.text, conf.color, conf.f = "? Tentative", pdfColorMuted, fTableBold
+	d.paragraph("Each weakness once, with every place it was found ("+pdfPlural(len(r.Findings), "finding")+" in "+pdfPlural(len(r.Issues), "issue")+").",
+		pdfPara{f: fSmall, color: pdfColorMuted})
+	d.space(1.5)
+	header := []pdfCell{{size: 4, text: "#"}, {size: 9, text: "Severity"}, {size: 11, text: "Confidence"}, {size: 46, text: "Title"}, {size: 8, text: "Count", al: align.Right}, {size: 22, text: "Locations"}}
+	rows := make([][]pdfCell, len(r.Issues))
+	for i, is := range r.Issues {
+		conf := pdfCell{size: 11, text: pdfCapitalize(string(is.Confidence)), f: fTableSmall, lines: 1}
+		if is.Confidence == scans.Tentative {
+			// Tentative issues stand apart: muted and marked.
+			conf.text, conf.color, conf.f = "? Tentative", pdfColorMuted, fTableSmallBold
+		}
+		where := "-"
+		if len(is.Findings) > 0 {
+			where = pdfHostPort(is.Findings[0])
+			if len(is.Findings) > 1 {
+				where += " +" + strconv.Itoa(len(is.Findings)-1)
+			}
 		}
 		rows[i] = []pdfCell{
-			{size: 5, text: strconv.Itoa(i + 1), f: fTable, color: pdfColorMuted},
-			{size: 10, text: pdfCapitalize(string(f.Severity)), f: fTableBold, color: pdfOnSeverity(f.Severity), bg: pdfSeverityColor(f.Severity), lines: 1},
+			{size: 4, text: strconv.Itoa(i + 1), f: fTableSmall, color: pdfColorMuted},
+			{size: 9, text: pdfCapitalize(string(is.Severity)), f: fTableSmallBold, color: pdfOnSeverity(is.Severity), bg: pdfSeverityColor(is.Severity), lines: 1},
 			conf,
-			{size: 33, text: pdfOneLine(f.Title), f: fTable, lines: 4},
-			{size: 25, text: pdfHostPort(f), f: fTable, lines: 3},
-			{size: 16, text: pdfCVECVSS(f, "\n"), f: fTable, lines: 3},
+			{size: 46, text: pdfOneLine(is.Title), f: fTableSmall, lines: 3},
+			{size: 8, text: strconv.Itoa(is.Count), f: fTableSmall, al: align.Right},
+			{size: 22, text: where, f: fTableSmall, lines: 3},
 		}
 	}
-	d.table(header, rows)
+	d.compact(func() { d.table(header, rows) })
 }
 
 // severityChart draws one horizontal bar per severity, its length
@@ -559,11 +596,11 @@ func (d *pdfDoc) severityChart(r report.Report) {
 		barH      = 6.0
 	)
 	most := 1
-	for _, c := range r.Counts {
+	for _, c := range r.IssueCounts {
 		most = max(most, c.Count)
 	}
-	d.ensure(float64(len(r.Counts))*(barH+1.5) + 8)
-	for _, c := range r.Counts {
+	d.ensure(float64(len(r.IssueCounts))*(barH+1.5) + 8)
+	for k, c := range r.IssueCounts {
 		n := (c.Count*barSpan + most/2) / most
 		if c.Count > 0 && n == 0 {
 			n = 1
@@ -572,77 +609,145 @@ func (d *pdfDoc) severityChart(r report.Report) {
 		if n > 0 {
 			cols = append(cols, col.New(n).WithStyle(&props.Cell{BackgroundColor: pdfSeverityColor(c.Severity)}))
 		}
-		cols = append(cols, col.New(10).Add(text.New(strconv.Itoa(c.Count), pdfTextProps(fBodyBold, pdfColorText, pdfMiddle(fBodyBold, barH), 1.5, align.Left))))
+		count := strconv.Itoa(c.Count) + " (" + strconv.Itoa(r.Counts[k].Count) + ")"
+		cols = append(cols, col.New(17).Add(text.New(count, pdfTextProps(fBodyBold, pdfColorText, pdfMiddle(fBodyBold, barH), 1.5, align.Left))))
 		d.m.AddRow(barH, cols...)
 		d.space(1.5)
 	}
-	d.paragraph(pdfPlural(len(r.Findings), "finding")+" in total.", pdfPara{f: fSmall, color: pdfColorMuted})
+	d.paragraph(pdfPlural(len(r.Issues), "issue")+" ("+pdfPlural(len(r.Findings), "finding")+", in brackets) in total.", pdfPara{f: fSmall, color: pdfColorMuted})
 }
 
-func (d *pdfDoc) findingDetails(r report.Report) {
-	if len(r.Findings) == 0 {
+func (d *pdfDoc) issueDetails(r report.Report) {
+	if len(r.Issues) == 0 {
 		return
 	}
-	d.newPage()
-	d.h1("Findings in detail")
-	for i, f := range r.Findings {
+	d.space(6)
+	d.h1("Issues in detail")
+	d.paragraph("Each issue once: its locations, the evidence of the first three, then what it means and how to fix it. "+
+		"A tentative issue (marked ?) is inferred from an announced version; confirm it before acting on it.", pdfPara{f: fSmall, color: pdfColorMuted})
+	d.space(2)
+	for i, is := range r.Issues {
 		if i > 0 {
-			d.space(5)
+			d.space(2.5)
 		}
-		d.finding(i+1, f)
+		d.issue(i+1, is)
 	}
 }
 
-// finding is one finding's section: title, classification, evidence,
-// description, remediation and references.
-func (d *pdfDoc) finding(n int, f scans.Finding) {
-	d.ensure(3*fH3.lineHeight() + 30)
-	d.paragraph(strconv.Itoa(n)+". "+pdfOneLine(f.Title), pdfPara{f: fH3, color: pdfColorNavy, indent: 1, bar: pdfSeverityColor(f.Severity)})
-	d.space(1.5)
+// pdfMaxEvidence is how many locations of an issue show their evidence.
+const pdfMaxEvidence = 3
+
+// issue is one issue's section: title, classification, its locations one
+// line each with the evidence of the first three (evidence that repeats an
+// earlier one but for the host name is said to be the same), the others
+// after "and N more" two to a line, description, remediation and
+// references.
+func (d *pdfDoc) issue(n int, is report.Issue) {
+	d.ensure(2*fH3.lineHeight() + 20)
+	d.paragraph(strconv.Itoa(n)+". "+pdfOneLine(is.Title), pdfPara{f: fH3, color: pdfColorNavy, indent: 1, bar: pdfSeverityColor(is.Severity)})
+	d.space(0.5)
 
 	// A no-break space keeps each "Label: value" on one line.
-	meta := []string{"Severity:\u00a0" + pdfCapitalize(string(f.Severity)), "Category:\u00a0" + string(f.Category), "Host:\u00a0" + pdfHostPort(f)}
-	meta = append(meta, "Confidence:\u00a0"+pdfCapitalize(string(f.DefaultConfidence())))
-	if f.CWE != nil && *f.CWE != "" {
-		meta = append(meta, "CWE:\u00a0"+*f.CWE)
+	meta := []string{pdfCapitalize(string(is.Severity)), pdfCapitalize(string(is.Confidence)), string(is.Category)}
+	if is.Confidence == scans.Tentative {
+		meta[1] = "? Tentative"
 	}
-	if f.CVE != nil && *f.CVE != "" {
-		meta = append(meta, "CVE:\u00a0"+*f.CVE)
+	if is.CWE != nil && *is.CWE != "" {
+		meta = append(meta, *is.CWE)
 	}
-	if f.CVSS != nil {
-		meta = append(meta, "CVSS:\u00a0"+strconv.FormatFloat(*f.CVSS, 'f', 1, 64))
+	if is.CVE != nil && *is.CVE != "" {
+		meta = append(meta, *is.CVE)
 	}
-	meta = append(meta, "ID:\u00a0"+f.ID)
-	const labelCols = 16
-	label := func(s string) pdfPara {
-		return pdfPara{f: fBody, color: pdfColorText, indent: labelCols, lead: s, leadFace: fSmallBold}
+	if is.CVSS != nil {
+		meta = append(meta, "CVSS\u00a0"+strconv.FormatFloat(*is.CVSS, 'f', 1, 64))
 	}
-	d.paragraph(pdfOneLine(strings.Join(meta, "  ·  ")), pdfPara{f: fSmall, color: pdfColorMuted, indent: labelCols, lead: "Classification", leadFace: fSmallBold})
-	d.space(2)
-	if f.DefaultConfidence() == scans.Tentative {
-		d.paragraph("Tentative: inferred from an announced version; confirm before acting on it.",
-			pdfPara{f: fSmallBold, color: pdfColorMuted, indent: labelCols, lead: "Confidence", leadFace: fSmallBold})
-		d.space(2)
+	if is.Check != "" {
+		meta = append(meta, "check\u00a0"+string(is.Check))
 	}
-
-	evidence := label("Evidence")
-	evidence.f, evidence.bg, evidence.tab = fMono, pdfColorCode, 4
-	d.paragraph(pdfOrNone(f.Evidence), evidence)
-	d.space(2)
-	d.paragraph(pdfOrNone(f.Description), label("Description"))
-	d.space(2)
-	d.paragraph(pdfOrNone(f.Remediation), label("Remediation"))
-	d.space(2)
-	if len(f.References) == 0 {
-		d.paragraph("None.", label("References"))
+	const labelCols = 15
+	label := func(s string, f pdfFace, color *props.Color) pdfPara {
+		return pdfPara{f: f, color: color, indent: labelCols, lead: s, leadFace: fSmallBold}
 	}
-	for i, ref := range f.References {
-		p := pdfPara{f: fSmall, color: pdfColorText, indent: labelCols}
+	d.paragraph(pdfOneLine(strings.Join(meta, "  ·  ")), label("Classification", fSmall, pdfColorMuted))
+	d.space(0.6)
+	shown, more := report.EvidenceOf(is)
+	for i, e := range shown {
+		p := label("", fSmallBold, pdfColorText)
 		if i == 0 {
-			p.lead, p.leadFace = "References", fSmallBold
+			p.lead = "Locations (" + strconv.Itoa(len(is.Findings)) + ")"
 		}
-		d.paragraph(pdfOneLine(ref), p)
+		d.ensure(3 * fSmall.lineHeight())
+		if e.SameAs != "" {
+			p.f, p.color = fSmall, pdfColorMuted
+			d.paragraph(pdfHostPort(e.Finding)+"   "+pdfOneLine(e.Finding.ID)+"   - "+report.SameEvidence(e.SameAs), p)
+		} else {
+			d.paragraph(pdfHostPort(e.Finding)+"   "+pdfOneLine(e.Finding.ID), p)
+			evidence := label("", fMonoSmall, pdfColorText)
+			evidence.bg, evidence.tab = pdfColorCode, 4
+			d.paragraph(pdfOrNone(e.Finding.Evidence), evidence)
+		}
+		d.space(0.5)
 	}
+	if more > 0 {
+		d.paragraph("and "+pdfPlural(more, "more location")+" (their evidence is in findings.csv):", label("", fSmall, pdfColorMuted))
+		d.locationColumns(is.Findings[len(shown):], labelCols)
+	}
+	d.space(0.6)
+	d.paragraph(pdfOrNone(report.PlainText(is.Description)), label("Description", fDetail, pdfColorText))
+	d.space(0.6)
+	d.paragraph(pdfOrNone(report.PlainText(is.Remediation)), label("Remediation", fDetail, pdfColorText))
+	d.space(0.6)
+	refs := make([]string, len(is.References))
+	for i, ref := range is.References {
+		refs[i] = pdfOneLine(ref)
+	}
+	d.paragraph(pdfOrNone(strings.Join(refs, "   ")), label("References", fSmall, pdfColorText))
+}
+
+// locationColumns lists locations two to a line, each "host:port  id"
+// shortened with an ellipsis when it does not fit its half.
+func (d *pdfDoc) locationColumns(fs []scans.Finding, indent int) {
+	half := (pdfGrid - indent) / 2
+	h := fSmall.lineHeight()
+	for i := 0; i < len(fs); i += 2 {
+		cols := []core.Col{col.New(indent)}
+		for _, f := range fs[i:min(i+2, len(fs))] {
+			cols = append(cols, col.New(half).Add(text.New(pdfFitLine(pdfText(pdfHostPort(f)+"   "+pdfOneLine(f.ID)), fSmall, d.colWidth(half)-1.5),
+				pdfTextProps(fSmall, pdfColorText, 0, 0, align.Left))))
+		}
+		if len(cols) == 2 {
+			cols = append(cols, col.New(half))
+		}
+		d.m.AddRow(h, cols...)
+	}
+}
+
+// findingsAppendix lists every finding on one line, by issue: nothing is
+// dropped when an issue shows the evidence of only its first locations.
+func (d *pdfDoc) findingsAppendix(r report.Report) {
+	d.space(6)
+	d.h1("Appendix: findings")
+	d.paragraph("Every finding on one line, by issue (numbers as in the issues section); findings.csv has each one's evidence.",
+		pdfPara{f: fBody, color: pdfColorMuted})
+	d.space(2)
+	if len(r.Findings) == 0 {
+		d.paragraph("No findings were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
+		return
+	}
+	header := []pdfCell{{size: 7, text: "Issue", al: align.Right}, {size: 9, text: "Severity"}, {size: 42, text: "Title"}, {size: 26, text: "Host:port"}, {size: 16, text: "ID"}}
+	rows := make([][]pdfCell, 0, len(r.Findings))
+	for n, is := range r.Issues {
+		for _, f := range is.Findings {
+			rows = append(rows, []pdfCell{
+				{size: 7, text: strconv.Itoa(n + 1), f: fTableSmall, color: pdfColorMuted, al: align.Right},
+				{size: 9, text: pdfCapitalize(string(f.Severity)), f: fTableSmall, lines: 1},
+				{size: 42, text: pdfOneLine(f.Title), f: fTableSmall, fit: true},
+				{size: 26, text: pdfHostPort(f), f: fTableSmall, lines: 2},
+				{size: 16, text: pdfOneLine(f.ID), f: fTableSmall, lines: 2},
+			})
+		}
+	}
+	d.compact(func() { d.table(header, rows) })
 }
 
 // scope is the scope and authorisation statement.
@@ -673,19 +778,21 @@ func (d *pdfDoc) plan(r report.Report) {
 		d.paragraph("Nothing to remediate: no finding suggests a change.", pdfPara{f: fBody, color: pdfColorMuted})
 		return
 	}
-	d.paragraph("The distinct actions, most urgent first; each resolves the findings it names (numbers as in the findings table).",
+	d.paragraph("The distinct actions, most urgent first, with the findings each resolves (issue numbers as in the issues table; the issues list their locations).",
 		pdfPara{f: fSmall, color: pdfColorMuted})
 	d.space(1.5)
 	rows := make([][]pdfCell, len(r.Plan))
 	for i, a := range r.Plan {
 		rows[i] = []pdfCell{
-			{size: 5, text: strconv.Itoa(i + 1), f: fTable, color: pdfColorMuted},
-			{size: 11, text: pdfCapitalize(string(a.Severity)), f: fTableBold, color: pdfOnSeverity(a.Severity), bg: pdfSeverityColor(a.Severity), lines: 1},
-			{size: 44, text: pdfOneLine(a.Text), f: fTableBold},
-			{size: 40, text: pdfOneLine(a.Resolves()) + " (" + a.Numbers() + ")", f: fTable},
+			{size: 4, text: strconv.Itoa(i + 1), f: fTableSmall, color: pdfColorMuted},
+			{size: 9, text: pdfCapitalize(string(a.Severity)), f: fTableSmallBold, color: pdfOnSeverity(a.Severity), bg: pdfSeverityColor(a.Severity), lines: 1},
+			{size: 57, text: pdfOneLine(report.PlainText(a.Text)), f: fTableSmallBold},
+			{size: 30, text: pdfPlural(len(a.Findings), "finding") + ": " + a.Numbers(), f: fTableSmall},
 		}
 	}
-	d.table([]pdfCell{{size: 5, text: "#"}, {size: 11, text: "Priority"}, {size: 44, text: "Action"}, {size: 40, text: "Resolves"}}, rows)
+	d.compact(func() {
+		d.table([]pdfCell{{size: 4, text: "#"}, {size: 9, text: "Priority"}, {size: 57, text: "Action"}, {size: 30, text: "Resolves"}}, rows)
+	})
 }
 
 // pdfList joins items with semicolons, "none" when empty.
@@ -701,7 +808,7 @@ func pdfList(items []string) string {
 }
 
 func (d *pdfDoc) coverage(r report.Report) {
-	d.newPage()
+	d.space(6)
 	d.h1("Coverage")
 	c := r.Coverage
 
@@ -734,7 +841,9 @@ func (d *pdfDoc) coverage(r report.Report) {
 				{size: 20, text: strconv.Itoa(u.credits), f: fTable, al: align.Right},
 			})
 		}
-		d.table([]pdfCell{{size: 40, text: "Tool"}, {size: 20, text: "Steps", al: align.Right}, {size: 20, text: "Findings added", al: align.Right}, {size: 20, text: "Credits", al: align.Right}}, rows)
+		d.compact(func() {
+			d.table([]pdfCell{{size: 40, text: "Tool"}, {size: 20, text: "Steps", al: align.Right}, {size: 20, text: "Findings added", al: align.Right}, {size: 20, text: "Credits", al: align.Right}}, rows)
+		})
 	}
 
 	d.h2("Hosts")
@@ -762,7 +871,9 @@ func (d *pdfDoc) coverage(r report.Report) {
 				{size: 46, text: banner, f: fMonoSmall, lines: 8, tab: 4},
 			}
 		}
-		d.table([]pdfCell{{size: 30, text: "Host"}, {size: 9, text: "Port", al: align.Right}, {size: 15, text: "Service"}, {size: 46, text: "Banner"}}, rows)
+		d.compact(func() {
+			d.table([]pdfCell{{size: 30, text: "Host"}, {size: 9, text: "Port", al: align.Right}, {size: 15, text: "Service"}, {size: 46, text: "Banner"}}, rows)
+		})
 	}
 
 	d.h2("Not tested")
@@ -776,7 +887,7 @@ func (d *pdfDoc) coverage(r report.Report) {
 }
 
 func (d *pdfDoc) steps(r report.Report) {
-	d.newPage()
+	d.space(6)
 	d.h1("Appendix: agent steps")
 	d.paragraph("The audit trail of the scan: every tool call the agent made, in order, with what it returned and what it cost.", pdfPara{f: fBody, color: pdfColorMuted})
 	d.space(2)
@@ -785,7 +896,7 @@ func (d *pdfDoc) steps(r report.Report) {
 		return
 	}
 	// The numeric columns are just wide enough for their bold headings on A4.
-	header := []pdfCell{{size: 4, text: "#", al: align.Right}, {size: 13, text: "Tool"}, {size: 20, text: "Input"}, {size: 41, text: "Outcome"},
+	header := []pdfCell{{size: 4, text: "#", al: align.Right}, {size: 13, text: "Tool"}, {size: 29, text: "Input"}, {size: 32, text: "Outcome"},
 		{size: 6, text: "New", al: align.Right}, {size: 8, text: "Credits", al: align.Right}, {size: 8, text: "Time", al: align.Right}}
 	rows := make([][]pdfCell, len(r.Steps))
 	for i, st := range r.Steps {
@@ -796,14 +907,14 @@ func (d *pdfDoc) steps(r report.Report) {
 		rows[i] = []pdfCell{
 			{size: 4, text: strconv.Itoa(st.Seq), f: fTable, color: pdfColorMuted, al: align.Right},
 			{size: 13, text: pdfOneLine(st.Tool), f: fTableBold, lines: 2},
-			{size: 20, text: input, f: fMonoSmall, lines: 8, tab: 2},
-			{size: 41, text: pdfOneLine(st.Outcome), f: fTable},
+			{size: 29, text: input, f: fMonoSmall, lines: 8, tab: 2},
+			{size: 32, text: pdfOneLine(st.Outcome), f: fTable},
 			{size: 6, text: strconv.Itoa(st.FindingsAdded), f: fTable, al: align.Right},
 			{size: 8, text: strconv.Itoa(st.Credits), f: fTable, al: align.Right},
 			{size: 8, text: pdfDuration(st.DurationMS), f: fTable, al: align.Right},
 		}
 	}
-	d.table(header, rows)
+	d.compact(func() { d.table(header, rows) })
 }
 
 // pdfFitLine shortens one line of encoded text to width, ending it with "…"

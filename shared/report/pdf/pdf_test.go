@@ -134,12 +134,13 @@ func TestPDFContent(t *testing.T) {
 		"CVE-2021-41773", "CVSS 7.5", "CWE-22", "CWE-527",
 		"Credential theft: the exposed .git on shop.example.com:443",
 		"dns_check", "port_scan", "http_check",
-		"Page 1 of", "Executive summary", "Severity breakdown", "Findings in detail", "Coverage", "Not tested", "Appendix: agent steps",
+		"Page 1 of", "Executive summary", "Severity breakdown", "Issues in detail", "Coverage", "Not tested", "Appendix: findings", "Appendix: agent steps",
 		"Refused: host evil.example is outside the scope",
 		"Block /.git at the web server.", "https://nvd.nist.gov/vuln/detail/CVE-2021-41773", "https://example.com/a?b=<c>",
 		"GET https://shop.example.com/.git/HEAD -> 200: ref: refs/heads/main",
 		"Tabs and", "newlines", // control characters are gone, the words stay
-		hostile, "A description with " + hostile, "=cmd|' /C calc'!A0",
+		// Catalogue text loses the backticks of its code spans.
+		hostile, report.PlainText("A description with " + hostile), "=cmd|' /C calc'!A0",
 		report.Watermark,
 	}
 	for _, f := range r.Findings {
@@ -264,8 +265,16 @@ func TestPDFLarge(t *testing.T) {
 	i := info(t, path)
 	t.Logf("large(1000, 200): %d pages, %d KiB, %v, %d MiB allocated, %d MiB from the OS",
 		i.pages, len(doc)>>10, elapsed.Round(time.Millisecond), (after.TotalAlloc-before.TotalAlloc)>>20, after.Sys>>20)
-	if i.pages < 200 {
-		t.Errorf("large(1000, 200) has %d pages, want many (>= 200)", i.pages)
+	// 59 issues, every one of the 1,000 findings on a line of the appendix.
+	if i.pages < 20 || i.pages > 120 {
+		t.Errorf("large(1000, 200) has %d pages, want 20-120", i.pages)
+	}
+	all := run(t, "pdftotext", "-enc", "UTF-8", path, "-")
+	for _, f := range r.Findings {
+		if !strings.Contains(all, f.ID) {
+			t.Errorf("finding %s is not in the PDF", f.ID)
+			break
+		}
 	}
 	text := squash(run(t, "pdftotext", "-enc", "UTF-8", "-f", strconv.Itoa(i.pages), "-l", strconv.Itoa(i.pages), path, "-"))
 	if want := "Page " + strconv.Itoa(i.pages) + " of " + strconv.Itoa(i.pages); !strings.Contains(text, want) {
