@@ -20,6 +20,9 @@ type column struct {
 	// flex columns share what the fixed ones leave of the width; a fixed
 	// column is as wide as its widest cell.
 	flex bool
+	// weight is a flex column's share of the width relative to the other
+	// flex columns (1 when 0).
+	weight int
 	// right-aligns the column (counts).
 	right bool
 	// fit shortens a cell to a width (default: truncateWords).
@@ -51,22 +54,30 @@ func writeColumns(w io.Writer, width int, cols []column, rows [][]string) error 
 		}
 	}
 	// Water-filling: a flex column narrower than its share keeps its
-	// width; the others split what is left equally.
+	// width; the others split what is left by weight.
+	weight := func(i int) int { return max(cols[i].weight, 1) }
 	left := flex
 	for len(left) > 0 {
-		share := max(avail/len(left), 4)
+		total := 0
+		for _, i := range left {
+			total += weight(i)
+		}
+		share := func(i int) int { return max(avail*weight(i)/total, 4) }
 		var wide []int
 		for _, i := range left {
-			if widths[i] <= share {
+			if widths[i] <= share(i) {
 				avail -= widths[i]
 			} else {
 				wide = append(wide, i)
 			}
 		}
 		if len(wide) == len(left) {
-			extra := avail - share*len(wide)
+			extra := avail
 			for _, i := range wide {
-				widths[i] = share
+				extra -= share(i)
+			}
+			for _, i := range wide {
+				widths[i] = share(i)
 				if extra > 0 {
 					widths[i]++
 					extra--
@@ -115,24 +126,28 @@ func writeColumns(w io.Writer, width int, cols []column, rows [][]string) error 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
 
 // truncateWords shortens s to at most width runes ending in "…", cut at the
-// last space that keeps at least half the width (a single long word, such
-// as a host name, is cut inside it).
+// last break between words (a space, or after a hyphen or slash); only a
+// text without one (a single long host name) is cut inside a word.
 func truncateWords(s string, width int) string {
 	r := []rune(s)
 	if len(r) <= width {
 		return s
 	}
 	if width <= 1 {
-		return string([]rune("…")[:width])
+		return string([]rune("…")[:max(width, 0)])
 	}
 	cut := width - 1
-	for i := cut; i >= width/2; i-- {
-		if r[i] == ' ' {
+	for i := cut; i > 0; i-- {
+		if r[i] == ' ' || r[i-1] == '-' || r[i-1] == '/' {
 			cut = i
 			break
 		}
 	}
-	return strings.TrimRight(string(r[:cut]), " ,;:-") + "…"
+	out := strings.TrimRight(string(r[:cut]), " ,;:-/([{")
+	if out == "" {
+		out = string(r[:width-1])
+	}
+	return out + "…"
 }
 
 // fitList shortens a ", "-separated list to width: as many items as fit,

@@ -29,8 +29,8 @@ func WriteTable(w io.Writer, issues []client.Issue, fs []client.Finding, g Gate,
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err
 	}
-	cols := []column{{header: "SEVERITY"}, {header: "TITLE", flex: true}, {header: "COUNT", right: true},
-		{header: "HOSTS", flex: true, fit: fitList}}
+	cols := []column{{header: "SEVERITY"}, {header: "TITLE", flex: true, weight: 3}, {header: "COUNT", right: true},
+		{header: "HOSTS", flex: true, weight: 2, fit: fitList}}
 	if g.Baseline != nil {
 		cols = append(cols, column{header: "BASELINE"})
 	}
@@ -39,7 +39,7 @@ func WriteTable(w io.Writer, issues []client.Issue, fs []client.Finding, g Gate,
 	}
 	var rows [][]string
 	for _, is := range Group(issues, fs) {
-		row := []string{is.Severity, CleanLine(is.Title, 0), fmt.Sprint(is.count()), strings.Join(is.Hosts(), ", ")}
+		row := []string{is.Severity, CleanLine(cveFirst(is), 0), fmt.Sprint(is.count()), strings.Join(is.Hosts(), ", ")}
 		if g.Baseline != nil {
 			switch n := g.NewCount(is); {
 			case n == 0:
@@ -85,6 +85,17 @@ func WriteFindingsTable(w io.Writer, fs []client.Finding, g Gate, width int) err
 		rows = append(rows, row)
 	}
 	return writeColumns(w, widthOr(width), cols, rows)
+}
+
+// cveFirst is an issue's title with its CVE first, so that issues of one
+// component stay apart when their titles are cut.
+func cveFirst(is IssueGroup) string {
+	cve := strings.ToUpper(ptrString(is.CVE))
+	if cve == "" || strings.HasPrefix(strings.ToUpper(is.Title), cve) {
+		return is.Title
+	}
+	t := strings.TrimSpace(strings.Replace(is.Title, "("+cve+")", "", 1))
+	return cve + " " + t
 }
 
 func widthOr(w int) int {
