@@ -126,8 +126,8 @@ func writeColumns(w io.Writer, width int, cols []column, rows [][]string) error 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
 
 // truncateWords shortens s to at most width runes ending in "…", cut at the
-// last break between words (a space, or after a hyphen or slash); only a
-// text without one (a single long host name) is cut inside a word.
+// last break between words (a space, or after a hyphen); only a text
+// without one (a single long host name or URL) is cut inside a word.
 func truncateWords(s string, width int) string {
 	r := []rune(s)
 	if len(r) <= width {
@@ -138,7 +138,7 @@ func truncateWords(s string, width int) string {
 	}
 	cut := width - 1
 	for i := cut; i > 0; i-- {
-		if r[i] == ' ' || r[i-1] == '-' || r[i-1] == '/' {
+		if r[i] == ' ' || r[i-1] == '-' {
 			cut = i
 			break
 		}
@@ -172,4 +172,17 @@ func fitList(s string, width int) string {
 		more = ""
 	}
 	return truncateWords(items[0], width-runeLen(more)) + more
+}
+
+// truncateRunes cuts s to width runes ending in "…" (URLs and host:port,
+// which have no words to keep whole).
+func truncateRunes(s string, width int) string {
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	if width <= 1 {
+		return string([]rune("…")[:max(width, 0)])
+	}
+	return string(r[:width-1]) + "…"
 }

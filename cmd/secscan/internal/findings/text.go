@@ -66,7 +66,7 @@ func WriteFindingsTable(w io.Writer, fs []client.Finding, g Gate, width int) err
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err
 	}
-	cols := []column{{header: "SEVERITY"}, {header: "CONFIDENCE"}, {header: "TITLE", flex: true}, {header: "LOCATION", flex: true}}
+	cols := []column{{header: "SEVERITY"}, {header: "CONFIDENCE"}, {header: "TITLE", flex: true}, {header: "LOCATION", flex: true, fit: truncateRunes}}
 	if g.Baseline != nil {
 		cols = append(cols, column{header: "BASELINE"})
 	}
