@@ -262,10 +262,14 @@ func (a *app) scansCommand() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.out(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTARGET\tTYPE\tTIER\tSTATUS\tFINDINGS\tCREDITS\tCREATED")
+			fmt.Fprintln(tw, "ID\tTARGET\tTYPE\tTIER\tSTATUS\tISSUES\tFINDINGS\tCREDITS\tCREATED")
 			for _, s := range ss {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\t%s\n", s.ID, s.Target, s.ScanType, s.Tier, s.Status,
-					s.FindingsCount, s.CreditsUsed, s.MaxCredits, s.CreatedAt.UTC().Format("2006-01-02 15:04"))
+				issues := fmt.Sprint(s.IssuesCount)
+				if s.IssuesCount == 0 && s.FindingsCount > 0 {
+					issues = "-" // a server that predates issues
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\t%s\n", s.ID, s.Target, s.ScanType, s.Tier, s.Status,
+					issues, s.FindingsCount, s.CreditsUsed, s.MaxCredits, s.CreatedAt.UTC().Format("2006-01-02 15:04"))
 			}
 			return tw.Flush()
 		},

@@ -48,7 +48,18 @@ func Group(issues []client.Issue, fs []client.Finding) []IssueGroup {
 		}
 		out = append(out, g)
 	}
-	// Findings no issue lists (none, from a consistent server) still show.
+	// A finding no location names joins the issue of its key; the rest
+	// (none, from a consistent server) still show, grouped here.
+	byKey := make(map[string]int, len(out))
+	for i, g := range out {
+		byKey[g.Key] = i
+	}
+	for i, f := range fs {
+		if j, ok := byKey[issueKey(f)]; ok && !used[i] {
+			used[i] = true
+			out[j].Findings = append(out[j].Findings, f)
+		}
+	}
 	var rest []client.Finding
 	for i, f := range fs {
 		if !used[i] {
