@@ -113,21 +113,22 @@ func TestCLI(t *testing.T) {
 	if strings.Contains(r.stderr, "\x1b[") {
 		t.Errorf("escape codes on a non-terminal:\n%q", r.stderr)
 	}
-	if !strings.Contains(r.stdout, "SEVERITY") || strings.Count(r.stdout, "FAIL") != high {
-		t.Errorf("findings table (want %d FAIL rows):\n%s", high, r.stdout)
+	if !strings.Contains(r.stdout, "SEVERITY") || !strings.Contains(r.stdout, "COUNT") {
+		t.Errorf("issues table:\n%s", r.stdout)
 	}
 	sarifRaw, err := os.ReadFile(sarifPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	validateSARIF(t, sarifRaw)
-	failingChecks := map[string]bool{}
-	for _, f := range rec.Findings {
-		if findings.SeverityRank(f.Severity) <= findings.SeverityRank("high") {
-			failingChecks[findings.RuleID(f)] = true
+	issues := findings.Group(rec.Issues, rec.Findings)
+	failingIssues := 0
+	for _, is := range issues {
+		if (findings.Gate{FailOn: "high"}).IssueFails(is) {
+			failingIssues++
 		}
 	}
-	checkJUnit(t, junitPath, len(failingChecks))
+	checkJUnit(t, junitPath, failingIssues, len(issues))
 	if md, _ := os.ReadFile(mdPath); !bytes.Contains(md, []byte(fmt.Sprintf("Quality gate (fail on findings at or above high): **failed**: %d finding(s)", high))) {
 		t.Errorf("markdown summary:\n%s", md)
 	}
@@ -167,9 +168,16 @@ func TestCLI(t *testing.T) {
 	if second == "" || second == first {
 		t.Fatalf("second scan id %q:\n%s", second, r.stderr)
 	}
-	var secondFindings []findingView
-	if err := json.Unmarshal([]byte(r.stdout), &secondFindings); err != nil || len(secondFindings) < 10 {
-		t.Fatalf("--json findings: %v\n%s", err, r.stdout)
+	var secondRecord struct {
+		ID       string          `json:"id"`
+		Status   string          `json:"status"`
+		Findings []findingView   `json:"findings"`
+		Issues   []client.Issue  `json:"issues"`
+		Summary  *client.Summary `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &secondRecord); err != nil || secondRecord.ID != second ||
+		len(secondRecord.Findings) < 10 || len(secondRecord.Issues) == 0 || len(secondRecord.Issues) > len(secondRecord.Findings) {
+		t.Fatalf("--json record: %v\n%.500s", err, r.stdout)
 	}
 	baselineJSON := filepath.Join(dir, "baseline.json")
 	expectCode(t, c.run(t, "findings", first, "--format", "json", "-o", baselineJSON), 0)
@@ -199,7 +207,7 @@ func TestCLI(t *testing.T) {
 	r = c.run(t, "findings", second, "--baseline", baselineJSON, "--fail-on", "high")
 	expectCode(t, r, 1)
 	if !strings.Contains(r.stderr, "Quality gate failed: 1 finding(s)") || strings.Count(r.stdout, "FAIL") != 1 ||
-		!strings.Contains(r.stdout, "BASELINE") {
+		!strings.Contains(r.stdout, "BASELINE") || !strings.Contains(r.stdout, "COUNT") {
 		t.Errorf("one new finding (%s) should fail:\n%s\n%s", dropped, r.stdout, r.stderr)
 	}
 	expectCode(t, c.run(t, "findings", second, "--baseline", baselineJSON, "--fail-on", "critical"), 0)
@@ -340,16 +348,16 @@ func validateSARIF(t *testing.T, raw []byte) {
 		if res.RuleIndex < 0 || res.RuleIndex >= len(run.Tool.Driver.Rules) || run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID {
 			t.Errorf("result of %s points at rule %d", res.RuleID, res.RuleIndex)
 		}
-		if len(res.PartialFingerprints["secscanFingerprint/v1"]) < 16 || len(res.Locations) != 1 ||
+		if len(res.PartialFingerprints[findings.IssueFingerprintKey]) < 16 || len(res.Locations) == 0 ||
 			res.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" {
 			t.Errorf("result of %s: fingerprints %v, locations %+v", res.RuleID, res.PartialFingerprints, res.Locations)
 		}
 	}
 }
 
-// checkJUnit parses a JUnit report: one test case per check, the checks
-// with a finding at or above the gate failed.
-func checkJUnit(t *testing.T, path string, wantFailures int) {
+// checkJUnit parses a JUnit report: one test case per issue (wantTests),
+// the issues with a finding at or above the gate failed.
+func checkJUnit(t *testing.T, path string, wantFailures, wantTests int) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -372,8 +380,8 @@ func checkJUnit(t *testing.T, path string, wantFailures int) {
 	if err := xml.Unmarshal(raw, &doc); err != nil {
 		t.Fatalf("JUnit does not parse: %v\n%s", err, raw)
 	}
-	if len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != doc.Tests || doc.Tests < 10 {
-		t.Fatalf("JUnit: %d suites, tests=%d", len(doc.Suites), doc.Tests)
+	if len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != doc.Tests || doc.Tests != wantTests {
+		t.Fatalf("JUnit: %d suites, tests=%d, want %d", len(doc.Suites), doc.Tests, wantTests)
 	}
 	failed := 0
 	for _, c := range doc.Suites[0].Cases {

@@ -25,7 +25,7 @@ var version = ""
 func main() {
 	interrupts := make(chan os.Signal, 2)
 	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
-	stdin, stderr := int(os.Stdin.Fd()), int(os.Stderr.Fd())
+	stdin, stdout, stderr := int(os.Stdin.Fd()), int(os.Stdout.Fd()), int(os.Stderr.Fd())
 	code := cli.Run(context.Background(), os.Args[1:], cli.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Getenv:         os.Getenv,
@@ -34,6 +34,16 @@ func main() {
 		StderrTerminal: term.IsTerminal(stderr),
 		TermWidth: func() int {
 			w, _, err := term.GetSize(stderr)
+			if err != nil {
+				return 0
+			}
+			return w
+		},
+		StdoutWidth: func() int {
+			if !term.IsTerminal(stdout) {
+				return 0
+			}
+			w, _, err := term.GetSize(stdout)
 			if err != nil {
 				return 0
 			}

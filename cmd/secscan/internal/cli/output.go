@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -16,7 +17,7 @@ import (
 )
 
 // render writes findings in one format.
-func render(w io.Writer, format string, m findings.Meta, fs []client.Finding, gate findings.Gate, jsonIndent func(io.Writer, any) error) error {
+func render(w io.Writer, format string, m findings.Meta, fs []client.Finding, gate findings.Gate, table findings.Table, jsonIndent func(io.Writer, any) error) error {
 	switch format {
 	case "json":
 		if fs == nil {
@@ -30,7 +31,7 @@ func render(w io.Writer, format string, m findings.Meta, fs []client.Finding, ga
 	case "markdown":
 		return findings.WriteMarkdown(w, m, fs, gate)
 	default:
-		return findings.WriteTable(w, fs, gate)
+		return findings.WriteTable(w, m.Scan.Issues, fs, gate, table)
 	}
 }
 
@@ -40,7 +41,9 @@ func (a *app) writeFiles(m findings.Meta, fs []client.Finding, gate findings.Gat
 		if out.path == "" {
 			continue
 		}
-		err := writeFile(out.path, func(w io.Writer) error { return render(w, out.format, m, fs, gate, a.writeJSONTo) })
+		err := writeFile(out.path, func(w io.Writer) error {
+			return render(w, out.format, m, fs, gate, findings.Table{}, a.writeJSONTo)
+		})
 		if err != nil {
 			return withCode(ExitError, fmt.Errorf("writing %s: %w", out.path, err))
 		}
@@ -55,13 +58,29 @@ func (a *app) writeFindings(m findings.Meta, fs []client.Finding, gate findings.
 	if a.jsonOut && format == "table" {
 		format = "json"
 	}
-	if g.output != "" && g.output != "-" {
-		if err := writeFile(g.output, func(w io.Writer) error { return render(w, format, m, fs, gate, a.writeJSONTo) }); err != nil {
+	toFile := g.output != "" && g.output != "-"
+	table := findings.Table{Width: a.tableWidth(!toFile), ByFinding: g.byFinding}
+	if toFile {
+		if err := writeFile(g.output, func(w io.Writer) error { return render(w, format, m, fs, gate, table, a.writeJSONTo) }); err != nil {
 			return withCode(ExitError, fmt.Errorf("writing %s: %w", g.output, err))
 		}
 		return nil
 	}
-	return render(a.out(), format, m, fs, gate, a.writeJSONTo)
+	return render(a.out(), format, m, fs, gate, table, a.writeJSONTo)
+}
+
+// tableWidth is how wide a table may be: the terminal's width when stdout
+// is one (and the table goes there), else COLUMNS, else 100.
+func (a *app) tableWidth(toStdout bool) int {
+	if toStdout && a.env.StdoutWidth != nil {
+		if w := a.env.StdoutWidth(); w > 0 {
+			return w
+		}
+	}
+	if c, err := strconv.Atoi(strings.TrimSpace(a.env.Getenv("COLUMNS"))); err == nil && c > 0 {
+		return c
+	}
+	return findings.DefaultWidth
 }
 
 func (a *app) findingsCommand() *cobra.Command {
@@ -72,14 +91,25 @@ func (a *app) findingsCommand() *cobra.Command {
 		Long: `findings prints the findings of a scan in one format and applies the quality
 gate: exit 1 when a finding at or above --fail-on counts (confident enough per
 --min-confidence, and new relative to --baseline), 3 when the scan failed or was
-cancelled.
+cancelled. The gate counts findings, not issues.
 
-SARIF 2.1.0 has one rule per check with help and remediation, a level and a
-security-severity from the severity, the URL or host:port as the location and
-the finding's fingerprint as a partial fingerprint, so GitHub tracks alerts
-across runs. JUnit has one test case per check; a check fails when one of its
-findings fails the gate (without --fail-on: any finding above info).`,
-		Example: `  secscan findings scn_01J9Z… 
+The table has one line per issue (one weakness wherever it occurs): severity,
+title, how many findings and on which hosts, fitted to the terminal's width (or
+COLUMNS, else 100 columns); --by-finding lists every finding instead. JSON is
+the array of findings (usable as a --baseline).
+
+SARIF 2.1.0 has one rule per check code with help and remediation, a level and
+a security-severity from the severity, and one result per issue with all its
+locations (the URL or host:port), the issue key and its locations as a partial
+fingerprint, so GitHub tracks alerts across runs. JUnit has one test case per
+issue; an issue fails when one of its findings fails the gate (without
+--fail-on: any finding above info).
+
+A --baseline saved before fingerprints changed (they were derived from titles
+until check codes came) still matches: a finding is known when its fingerprint
+or its fingerprint under the old rule is in the baseline.`,
+		Example: `  secscan findings scn_01J9Z…
+  secscan findings scn_01J9Z… --by-finding
   secscan findings scn_01J9Z… --format sarif -o secscan.sarif
   secscan findings scn_01J9Z… --format junit --fail-on high -o secscan.xml
   secscan findings scn_01J9Z… --format json > baseline.json
@@ -232,10 +262,14 @@ func (a *app) scansCommand() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.out(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTARGET\tTYPE\tTIER\tSTATUS\tFINDINGS\tCREDITS\tCREATED")
+			fmt.Fprintln(tw, "ID\tTARGET\tTYPE\tTIER\tSTATUS\tISSUES\tFINDINGS\tCREDITS\tCREATED")
 			for _, s := range ss {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\t%s\n", s.ID, s.Target, s.ScanType, s.Tier, s.Status,
-					s.FindingsCount, s.CreditsUsed, s.MaxCredits, s.CreatedAt.UTC().Format("2006-01-02 15:04"))
+				issues := fmt.Sprint(s.IssuesCount)
+				if s.IssuesCount == 0 && s.FindingsCount > 0 {
+					issues = "-" // a server that predates issues
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\t%s\n", s.ID, s.Target, s.ScanType, s.Tier, s.Status,
+					issues, s.FindingsCount, s.CreditsUsed, s.MaxCredits, s.CreatedAt.UTC().Format("2006-01-02 15:04"))
 			}
 			return tw.Flush()
 		},
@@ -314,6 +348,7 @@ func (a *app) showScan(s client.Scan) error {
 		}
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "\nFindings (%s):\n", findings.SeverityLine(s.Findings))
-	return findings.WriteTable(w, s.Findings, findings.Gate{})
+	groups := findings.Group(s.Issues, s.Findings)
+	fmt.Fprintf(w, "\nIssues: %d (%d findings: %s):\n", len(groups), len(s.Findings), findings.SeverityLine(s.Findings))
+	return findings.WriteTable(w, s.Issues, s.Findings, findings.Gate{}, findings.Table{Width: a.tableWidth(true)})
 }

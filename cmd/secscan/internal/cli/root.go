@@ -44,6 +44,9 @@ type Env struct {
 	StderrTerminal bool
 	// TermWidth is stderr's width in columns (0 when unknown).
 	TermWidth func() int
+	// StdoutWidth is stdout's width in columns when it is a terminal (0
+	// otherwise, or nil): tables fit it.
+	StdoutWidth func() int
 	// ReadSecret reads a line from the terminal without echo (login).
 	ReadSecret func() (string, error)
 	// ConfigDir is the user's configuration directory (os.UserConfigDir).

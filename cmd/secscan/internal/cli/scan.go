@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -26,14 +29,16 @@ type gateFlags struct {
 	sarif         string
 	junit         string
 	markdown      string
+	byFinding     bool
 }
 
 func (g *gateFlags) register(cmd *cobra.Command, withFiles bool) {
 	f := cmd.Flags()
-	f.StringVar(&g.failOn, "fail-on", "", "exit 1 when a finding at or above this severity exists: critical, high, medium or low")
+	f.StringVar(&g.failOn, "fail-on", "", "exit 1 when a finding at or above this severity exists: critical, high, medium or low (counts findings, not issues)")
 	f.StringVar(&g.minConfidence, "min-confidence", "", "the gate ignores findings less certain than this: certain, firm or tentative (default: all count)")
-	f.StringVar(&g.baseline, "baseline", "", "a scan id or a file (findings JSON, scan JSON or SARIF): only findings not in it can fail the gate")
-	f.StringVar(&g.format, "format", "table", "findings on stdout: table, json, sarif, junit or markdown")
+	f.StringVar(&g.baseline, "baseline", "", "a scan id or a file (findings JSON, scan JSON or SARIF, also from before fingerprints changed): only findings not in it can fail the gate")
+	f.StringVar(&g.format, "format", "table", "findings on stdout: table (one line per issue), json (the findings), sarif, junit or markdown")
+	f.BoolVar(&g.byFinding, "by-finding", false, "the table lists every finding on its own line instead of one line per issue")
 	f.StringVarP(&g.output, "output", "o", "", "write the --format output to this file instead of stdout")
 	if withFiles {
 		f.StringVar(&g.sarif, "sarif", "", "also write SARIF 2.1.0 to this file (for GitHub code scanning)")
@@ -100,10 +105,13 @@ and returns; 'secscan scans show <id>' follows it.
 
 With --wait it follows the scan until it ends: on a terminal, a status line is
 redrawn in place (current step, steps done, credits, findings by severity,
-elapsed time); otherwise one line is printed per agent step. Then the findings
-are printed (--format) and written to the --sarif, --junit and --markdown files,
-and the quality gate sets the exit code (0 pass, 1 gate failed, 3 the scan failed
-or was cancelled).
+elapsed time); otherwise one line is printed per agent step. Then the issues
+are printed (--format; one line per issue, --by-finding for one per finding),
+written to the --sarif, --junit and --markdown files, and the quality gate sets
+the exit code (0 pass, 1 gate failed, 3 the scan failed or was cancelled). The
+gate counts findings: --fail-on high fails on every new high finding, whichever
+issue it belongs to. With --json (and no --format) the scan record is printed
+instead: id, status, risk_rating, summary, issues, findings and the rest.
 
 Ctrl-C while waiting asks whether to cancel the scan (on a terminal), cancels it
 (--cancel-on-interrupt), or leaves it running and exits 2 (no terminal to ask).
@@ -112,7 +120,8 @@ Ctrl-C while waiting asks whether to cancel the scan (on a terminal), cancels it
   secscan scan example.com --type full --tier standard --wait --fail-on high
   secscan scan example.com --wait --fail-on medium --min-confidence firm \
       --baseline last-scan.json --sarif secscan.sarif --junit secscan.xml
-  secscan scan example.com --wait --idempotency-key "$CI_PIPELINE_ID" --cancel-on-interrupt`,
+  secscan scan example.com --wait --idempotency-key "$CI_PIPELINE_ID" --cancel-on-interrupt
+  secscan scan example.com --wait --json | jq '.issues[] | {key, severity, count}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Target = args[0]
@@ -314,7 +323,7 @@ func (a *app) finish(s client.Scan, gate findings.Gate, g gateFlags) error {
 	}
 	if s.Status != client.Completed {
 		// The findings recorded before the end, in the same format as ever.
-		if err := a.writeFindings(meta, s.Findings, gate, g); err != nil {
+		if err := a.writeResult(meta, s.Findings, gate, g); err != nil {
 			return err
 		}
 		why := ""
@@ -323,10 +332,84 @@ func (a *app) finish(s client.Scan, gate findings.Gate, g gateFlags) error {
 		}
 		return withCode(ExitFailed, fmt.Errorf("scan %s %s%s", s.ID, s.Status, why))
 	}
-	if err := a.writeFindings(meta, s.Findings, gate, g); err != nil {
+	if err := a.writeResult(meta, s.Findings, gate, g); err != nil {
 		return err
 	}
 	return a.verdict(s, gate)
+}
+
+// writeResult writes what scan --wait prints: with --json and no --format,
+// the scan record (to stdout or --output); else the findings in --format.
+func (a *app) writeResult(m findings.Meta, fs []client.Finding, gate findings.Gate, g gateFlags) error {
+	if !a.jsonOut || g.format != "table" {
+		return a.writeFindings(m, fs, gate, g)
+	}
+	rec, err := scanRecord(m.Scan)
+	if err != nil {
+		return withCode(ExitError, err)
+	}
+	write := func(w io.Writer) error {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, rec, "", "  "); err != nil {
+			return err
+		}
+		buf.WriteByte('\n')
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	if g.output != "" && g.output != "-" {
+		if err := writeFile(g.output, write); err != nil {
+			return withCode(ExitError, fmt.Errorf("writing %s: %w", g.output, err))
+		}
+		return nil
+	}
+	return write(a.out())
+}
+
+// scanRecord is the scan record as the API sent it; from a server that
+// predates issues, with the issues (and issues_count) the CLI grouped.
+func scanRecord(s client.Scan) ([]byte, error) {
+	raw := bytes.TrimSpace(s.Raw)
+	if len(raw) == 0 {
+		var err error
+		if raw, err = json.Marshal(s); err != nil {
+			return nil, err
+		}
+	}
+	if s.Issues != nil {
+		return raw, nil
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return nil, fmt.Errorf("scan record: %w", err)
+	}
+	if _, ok := probe["issues"]; ok { // null from the server: keep it as sent
+		return raw, nil
+	}
+	issues := []client.Issue{}
+	for _, g := range findings.Group(nil, s.Findings) {
+		issues = append(issues, g.Issue)
+	}
+	extra, err := json.Marshal(struct {
+		Issues      []client.Issue `json:"issues"`
+		IssuesCount int            `json:"issues_count"`
+	}{issues, len(issues)})
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := probe["issues_count"]; ok {
+		extra, _ = json.Marshal(struct {
+			Issues []client.Issue `json:"issues"`
+		}{issues})
+	}
+	// Splice the fields in before the record's closing brace, keeping the
+	// order and the fields this client does not model.
+	out := append([]byte{}, raw[:len(raw)-1]...)
+	if len(probe) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, extra[1:]...)
+	return out, nil
 }
 
 // verdict reports the gate on stderr and returns exit 1 when it failed.
@@ -336,8 +419,8 @@ func (a *app) verdict(s client.Scan, gate findings.Gate) error {
 		if s.Summary != nil {
 			summary = s.Summary.RiskRating
 		}
-		a.info("%s %s: %d findings (%s); risk %s; %d of %d credits.", s.ID, s.Status, len(s.Findings),
-			findings.SeverityLine(s.Findings), summary, s.CreditsUsed, s.MaxCredits)
+		a.info("%s %s: %d findings in %d issues (%s); risk %s; %d of %d credits.", s.ID, s.Status, len(s.Findings),
+			len(findings.Group(s.Issues, s.Findings)), findings.SeverityLine(s.Findings), summary, s.CreditsUsed, s.MaxCredits)
 	}
 	if gate.FailOn == "" {
 		return nil

@@ -229,9 +229,10 @@ func (c *Client) CreateScan(ctx context.Context, req ScanRequest, key string) (S
 }
 
 // Scan is GET /api/scans/<id>: the record with findings, steps and summary.
+// Its Raw is the record as sent.
 func (c *Client) Scan(ctx context.Context, id string) (Scan, error) {
-	var s Scan
-	_, err := c.sendJSON(ctx, http.MethodGet, "/api/scans/"+url.PathEscape(id), nil, nil, &s)
+	raw, s, err := c.ScanRaw(ctx, id)
+	s.Raw = raw
 	return s, err
 }
 

@@ -1,6 +1,9 @@
 package client
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // User is GET /api/auth/me.
 type User struct {
@@ -54,13 +57,22 @@ type Scan struct {
 	MaxCredits      int        `json:"max_credits"`
 	CallbackURL     *string    `json:"callback_url"`
 	FindingsCount   int        `json:"findings_count"`
+	IssuesCount     int        `json:"issues_count"`
+	RiskRating      *string    `json:"risk_rating"`
 	Error           *string    `json:"error"`
 	CreatedAt       time.Time  `json:"created_at"`
 	StartedAt       *time.Time `json:"started_at"`
 	FinishedAt      *time.Time `json:"finished_at"`
 	Findings        []Finding  `json:"findings,omitempty"`
-	Steps           []Step     `json:"agent_steps,omitempty"`
-	Summary         *Summary   `json:"summary,omitempty"`
+	// Issues is nil when the server predates issues (the CLI then groups
+	// the findings itself: findings.Group).
+	Issues  []Issue  `json:"issues,omitempty"`
+	Steps   []Step   `json:"agent_steps,omitempty"`
+	Summary *Summary `json:"summary,omitempty"`
+	// Raw is the record exactly as GET /api/scans/<id> sent it (nil from
+	// other calls), for --json, which must not drop fields this client
+	// does not model.
+	Raw json.RawMessage `json:"-"`
 }
 
 // Terminal says whether the status never changes again.
@@ -68,9 +80,14 @@ func (s Scan) Terminal() bool {
 	return s.Status == Completed || s.Status == Failed || s.Status == Cancelled
 }
 
-// Finding is one issue a tool observed (CONTRACT "Scans").
+// Finding is one weakness a tool observed at one place (CONTRACT "Scans").
 type Finding struct {
-	ID          string   `json:"id"`
+	ID string `json:"id"`
+	// Check is the catalogue code of the weakness; Issue the key of the
+	// issue the finding belongs to. Both are empty from a server that
+	// predates check codes.
+	Check       string   `json:"check"`
+	Issue       string   `json:"issue"`
 	Title       string   `json:"title"`
 	Severity    string   `json:"severity"`
 	Category    string   `json:"category"`
@@ -104,4 +121,41 @@ type Summary struct {
 	RiskRating   string   `json:"risk_rating"`
 	Summary      string   `json:"summary"`
 	AttackChains []string `json:"attack_chains"`
+}
+
+// Issue is one weakness wherever it occurs in a scan: the findings with the
+// same check and CVE (CONTRACT "Checks and issues").
+type Issue struct {
+	Key         string     `json:"key"`
+	Check       string     `json:"check"`
+	CVE         *string    `json:"cve"`
+	Title       string     `json:"title"`
+	Severity    string     `json:"severity"`
+	Confidence  string     `json:"confidence"`
+	Category    string     `json:"category"`
+	CWE         *string    `json:"cwe"`
+	CVSS        *float64   `json:"cvss"`
+	Count       int        `json:"count"`
+	Locations   []Location `json:"locations"`
+	Description string     `json:"description"`
+	Remediation string     `json:"remediation"`
+	References  []string   `json:"references"`
+	Change      *string    `json:"change"`
+	Triage      *Triage    `json:"triage"`
+}
+
+// Location is one place an issue was found.
+type Location struct {
+	FindingID string `json:"finding_id"`
+	Host      string `json:"host"`
+	Port      *int   `json:"port"`
+}
+
+// Triage is the target's decision on an issue (nil when open).
+type Triage struct {
+	State     string  `json:"state"`
+	Reason    string  `json:"reason"`
+	ExpiresAt *string `json:"expires_at"`
+	UpdatedAt string  `json:"updated_at"`
+	UpdatedBy string  `json:"updated_by"`
 }

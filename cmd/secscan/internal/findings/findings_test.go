@@ -21,19 +21,19 @@ func ptr[T any](v T) *T { return &v }
 // escape sequence, a bidirectional override, Markdown and HTML.
 func sample() []client.Finding {
 	return []client.Finding{
-		{Title: "Apache HTTP Server: Path traversal (CVE-2021-42013)", Severity: "critical", Category: "vuln", Host: "demo.test",
+		{ID: "fnd_1", Check: "vuln.known-cve", Title: "Apache HTTP Server: Path traversal (CVE-2021-42013)", Severity: "critical", Category: "vuln", Host: "demo.test",
 			Port: ptr(8080), Evidence: "Apache HTTP Server 2.4.49 seen in banner of http on demo.test:8080", CVE: ptr("CVE-2021-42013"),
 			CVSS: ptr(9.8), Confidence: "tentative", Fingerprint: "f1aaaaaaaaaaaaaaaaaaaaaa", Remediation: "Upgrade Apache.",
 			References: []string{"https://nvd.nist.gov/vuln/detail/CVE-2021-42013"}},
-		{Title: "Exposed Git repository (/.git/HEAD)", Severity: "high", Category: "web", Host: "demo.test", Port: ptr(8443),
+		{ID: "fnd_2", Check: "web.exposed-git", Title: "Exposed Git repository (/.git/HEAD)", Severity: "high", Category: "web", Host: "demo.test", Port: ptr(8443),
 			Evidence: "GET https://demo.test:8443/.git/HEAD → 200 (text/plain, 21 bytes): ref: refs/heads/main", Confidence: "certain",
 			Fingerprint: "f2bbbbbbbbbbbbbbbbbbbbbb", Remediation: "Remove .git from the web root.", CWE: ptr("CWE-538")},
-		{Title: "Banner \x1b[31mred\x1b[0m and \u202eevil | <b>*bold*</b> [x](javascript:alert(1))", Severity: "medium", Category: "network",
+		{ID: "fnd_3", Check: "network.banner", Title: "Banner \x1b[31mred\x1b[0m and \u202eevil | <b>*bold*</b> [x](javascript:alert(1))", Severity: "medium", Category: "network",
 			Host: "demo.test", Port: ptr(2121), Evidence: "220 \x1b]0;pwned\x07 hello", Confidence: "firm",
 			Fingerprint: "f3cccccccccccccccccccccc", Remediation: "Hide the banner."},
-		{Title: "SPF record allows any sender (+all)", Severity: "high", Category: "dns", Host: "demo.test",
+		{ID: "fnd_4", Check: "dns.spf.permissive", Title: "SPF record allows any sender (+all)", Severity: "high", Category: "dns", Host: "demo.test",
 			Evidence: `TXT demo.test: "v=spf1 +all"`, Confidence: "certain", Fingerprint: "f4dddddddddddddddddddddd", Remediation: "Use -all."},
-		{Title: "Missing security.txt", Severity: "info", Category: "web", Host: "demo.test", Port: ptr(8443),
+		{ID: "fnd_5", Check: "web.security-txt", Title: "Missing security.txt", Severity: "info", Category: "web", Host: "demo.test", Port: ptr(8443),
 			Evidence: "GET https://demo.test:8443/.well-known/security.txt → 404", Confidence: "certain", Fingerprint: "f5eeeeeeeeeeeeeeeeeeeeee"},
 	}
 }
@@ -58,7 +58,7 @@ func golden(t *testing.T, name string, got []byte) {
 func TestTableGolden(t *testing.T) {
 	var buf bytes.Buffer
 	gate := findings.Gate{FailOn: "high", Baseline: map[string]bool{"f2bbbbbbbbbbbbbbbbbbbbbb": true}}
-	if err := findings.WriteTable(&buf, sample(), gate); err != nil {
+	if err := findings.WriteTable(&buf, nil, sample(), gate, findings.Table{ByFinding: true}); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.ContainsAny(buf.Bytes(), "\x1b\x07\u202e") {
@@ -166,7 +166,7 @@ func TestLocationAndRules(t *testing.T) {
 }
 
 func TestJUnitEscapesAndGroupsChecks(t *testing.T) {
-	fs := append(sample(), client.Finding{Title: "Exposed Git repository (/.git/HEAD)", Severity: "high", Category: "web",
+	fs := append(sample(), client.Finding{Check: "web.exposed-git", Title: "Exposed Git repository (/.git/HEAD)", Severity: "high", Category: "web",
 		Host: "www.demo.test", Port: ptr(443), Evidence: "x", Confidence: "certain", Fingerprint: "f6"})
 	var buf bytes.Buffer
 	if err := findings.WriteJUnit(&buf, findings.Meta{}, fs, findings.Gate{FailOn: "high"}); err != nil {
@@ -174,7 +174,7 @@ func TestJUnitEscapesAndGroupsChecks(t *testing.T) {
 	}
 	out := buf.String()
 	if n := strings.Count(out, "<testcase "); n != 5 {
-		t.Errorf("%d test cases for 5 checks:\n%s", n, out)
+		t.Errorf("%d test cases for 5 issues:\n%s", n, out)
 	}
 	if n := strings.Count(out, "<failure "); n != 3 {
 		t.Errorf("%d failures, want 3 (CVE, git, SPF):\n%s", n, out)

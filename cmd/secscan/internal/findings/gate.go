@@ -60,9 +60,36 @@ func (g Gate) Validate() error {
 	return nil
 }
 
-// IsNew says whether f is absent from the baseline (always, without one).
+// IsNew says whether f is absent from the baseline (always, without one):
+// matched by its fingerprint, else by the fingerprint the service gave it
+// before check codes (LegacyFingerprint), so a baseline saved before the
+// upgrade still knows it.
 func (g Gate) IsNew(f client.Finding) bool {
-	return g.Baseline == nil || !g.Baseline[f.Fingerprint]
+	if g.Baseline == nil {
+		return true
+	}
+	if f.Fingerprint != "" && g.Baseline[f.Fingerprint] {
+		return false
+	}
+	return !g.Baseline[LegacyFingerprint(f)]
+}
+
+// NewCount is how many of an issue's findings are new (all, without a
+// baseline).
+func (g Gate) NewCount(is IssueGroup) int {
+	n := 0
+	for _, f := range is.Findings {
+		if g.IsNew(f) {
+			n++
+		}
+	}
+	return n
+}
+
+// IssueFails says whether one of the issue's findings fails the gate (the
+// gate counts findings; an issue fails with any of them).
+func (g Gate) IssueFails(is IssueGroup) bool {
+	return slices.ContainsFunc(is.Findings, g.Fails)
 }
 
 // Counts says whether the gate considers f at all: confident enough and
@@ -95,8 +122,10 @@ const maxBaselineFindings = 100_000
 
 // ParseBaseline reads the fingerprints of a baseline file: the JSON of
 // `secscan findings --format json` (an array of findings), of
-// `secscan scans show --json` (a scan record), or a SARIF log written by
-// `secscan findings --format sarif` (its partialFingerprints).
+// `secscan scans show --json` or `secscan scan --wait --json` (a scan
+// record), or a SARIF log written by secscan (the findings' fingerprints of
+// each result: properties.fingerprints, or before issues the
+// partialFingerprints of one finding per result).
 func ParseBaseline(raw []byte) (map[string]bool, error) {
 	raw = bytes.TrimSpace(raw)
 	set := map[string]bool{}
@@ -127,6 +156,9 @@ func ParseBaseline(raw []byte) (map[string]bool, error) {
 		Runs     []struct {
 			Results []struct {
 				PartialFingerprints map[string]string `json:"partialFingerprints"`
+				Properties          struct {
+					Fingerprints []string `json:"fingerprints"`
+				} `json:"properties"`
 			} `json:"results"`
 		} `json:"runs"`
 	}
@@ -145,6 +177,11 @@ func ParseBaseline(raw []byte) (map[string]bool, error) {
 			for _, r := range run.Results {
 				if err := add(r.PartialFingerprints[FingerprintKey]); err != nil {
 					return nil, err
+				}
+				for _, fp := range r.Properties.Fingerprints {
+					if err := add(fp); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}

@@ -52,9 +52,9 @@ type junitFailure struct {
 // so the test report still shows every finding above info as a failure.
 const DefaultJUnitGate = "low"
 
-// WriteJUnit writes one test case per check (SARIF rule); a check fails when
-// one of its findings fails the gate (the --fail-on threshold, or low when
-// none is set), and its failure lists those findings with their evidence.
+// WriteJUnit writes one test case per issue; an issue fails when one of its
+// findings fails the gate (the --fail-on threshold, or low when none is
+// set), and its failure lists those findings with their evidence.
 func WriteJUnit(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 	if g.FailOn == "" {
 		g.FailOn = DefaultJUnitGate
@@ -68,44 +68,32 @@ func WriteJUnit(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 			suite.Timestamp = m.Scan.FinishedAt.UTC().Format("2006-01-02T15:04:05")
 		}
 	}
-	type check struct {
-		id      string
-		first   client.Finding
-		failing []client.Finding
-		passing []client.Finding
-	}
-	var order []*check
-	byID := map[string]*check{}
-	for _, f := range fs {
-		id := RuleID(f)
-		c := byID[id]
-		if c == nil {
-			c = &check{id: id, first: f}
-			byID[id] = c
-			order = append(order, c)
+	for _, is := range Group(m.Scan.Issues, fs) {
+		var failing, passing []client.Finding
+		for _, f := range is.Findings {
+			if g.Fails(f) {
+				failing = append(failing, f)
+			} else {
+				passing = append(passing, f)
+			}
 		}
-		if g.Fails(f) {
-			c.failing = append(c.failing, f)
-		} else {
-			c.passing = append(c.passing, f)
-		}
-	}
-	for _, c := range order {
-		tc := junitCase{Name: fmt.Sprintf("%s: %s", c.id, CleanLine(c.first.Title, 200)), ClassName: "secscan." + c.first.Category}
-		if len(c.failing) > 0 {
+		n := is.count()
+		tc := junitCase{Name: fmt.Sprintf("%s: %s (%d finding%s)", CleanLine(is.Key, 200), CleanLine(is.Title, 200), n,
+			map[bool]string{true: "", false: "s"}[n == 1]), ClassName: "secscan." + is.Category}
+		if len(failing) > 0 {
 			var text strings.Builder
-			for _, f := range c.failing {
+			for _, f := range failing {
 				fmt.Fprintf(&text, "%s (%s, %s confidence) at %s\n  evidence: %s\n  fingerprint: %s\n",
 					CleanLine(f.Title, 200), f.Severity, f.Confidence, CleanLine(Location(f), 200), CleanLine(f.Evidence, 2000), f.Fingerprint)
 			}
-			fmt.Fprintf(&text, "remediation: %s\n", CleanLine(c.first.Remediation, 2000))
-			tc.Failure = &junitFailure{Type: c.failing[0].Severity, Text: text.String(),
-				Message: fmt.Sprintf("%d finding(s) at or above %s", len(c.failing), g.FailOn)}
+			fmt.Fprintf(&text, "remediation: %s\n", CleanLine(is.Remediation, 2000))
+			tc.Failure = &junitFailure{Type: failing[0].Severity, Text: text.String(),
+				Message: fmt.Sprintf("%d finding(s) at or above %s", len(failing), g.FailOn)}
 			suite.Failures++
 		}
-		if len(c.passing) > 0 {
+		if len(passing) > 0 {
 			var out strings.Builder
-			for _, f := range c.passing {
+			for _, f := range passing {
 				why := "below the gate"
 				switch {
 				case !g.IsNew(f):

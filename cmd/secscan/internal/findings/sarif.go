@@ -1,10 +1,13 @@
 package findings
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"secscan/cmd/secscan/internal/client"
@@ -21,9 +24,13 @@ import (
 const (
 	sarifSchema  = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 	sarifVersion = "2.1.0"
-	// FingerprintKey names the finding fingerprint among a result's
-	// partialFingerprints; versioned, as SARIF recommends.
+	// FingerprintKey named one finding's fingerprint among a result's
+	// partialFingerprints when a result was a finding (before issues);
+	// baselines saved then still read it.
 	FingerprintKey = "secscanFingerprint/v1"
+	// IssueFingerprintKey names a result's issue among its
+	// partialFingerprints: the issue key and a hash of its locations.
+	IssueFingerprintKey = "secscanIssue/v1"
 )
 
 type sarifLog struct {
@@ -94,6 +101,7 @@ type sarifResult struct {
 
 type sarifLocation struct {
 	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          *sarifMessage `json:"message,omitempty"`
 }
 
 type sarifPhysical struct {
@@ -111,9 +119,9 @@ type sarifRegion struct {
 	StartLine int `json:"startLine"`
 }
 
-// RuleID is the SARIF rule of a finding's check: the CVE for a known
-// vulnerability, else the category and the check's title as a slug — the
-// same parts the finding's fingerprint is made of, so it is stable too.
+// RuleID is a finding's rule before check codes: the CVE for a known
+// vulnerability, else the category and the title as a slug. Findings of a
+// server that predates check codes are grouped into issues by it.
 func RuleID(f client.Finding) string {
 	if f.CVE != nil && *f.CVE != "" {
 		return strings.ToUpper(*f.CVE)
@@ -150,9 +158,9 @@ func level(severity string) string {
 // (≥ 9.0), high (7.0–8.9), medium (4.0–6.9) and low (0.1–3.9): the finding's
 // CVSS when it falls in its severity's bucket, else the bucket's middle, so
 // GitHub shows the severity the service assigned.
-func securitySeverity(f client.Finding) string {
+func securitySeverity(severity string, cvss *float64) string {
 	lo, hi, mid := 0.0, 0.0, 0.0
-	switch f.Severity {
+	switch severity {
 	case "critical":
 		lo, hi, mid = 9.0, 10.0, 9.5
 	case "high":
@@ -164,8 +172,8 @@ func securitySeverity(f client.Finding) string {
 	default:
 		return "0.0"
 	}
-	if f.CVSS != nil && *f.CVSS >= lo && *f.CVSS <= hi {
-		return fmt.Sprintf("%.1f", *f.CVSS)
+	if cvss != nil && *cvss >= lo && *cvss <= hi {
+		return fmt.Sprintf("%.1f", *cvss)
 	}
 	return fmt.Sprintf("%.1f", mid)
 }
@@ -187,10 +195,39 @@ type Meta struct {
 	CLIVersion string
 }
 
-// WriteSARIF writes the findings as a SARIF 2.1.0 log: one rule per check
-// (help text and remediation, security-severity), one result per finding
-// with its location and its fingerprint as a partial fingerprint; with a
-// baseline, each result says whether it is new or unchanged.
+// ruleOf is the SARIF rule of an issue: its check code (an issue of a
+// server that predates check codes: its key, the old rule).
+func ruleOf(is IssueGroup) string {
+	if is.Check != "" {
+		return is.Check
+	}
+	return is.Key
+}
+
+// IssueFingerprint identifies an issue at its locations: the issue key and
+// a hash of its sorted, distinct locations (host:port), so GitHub opens a
+// new alert when the weakness spreads to another host.
+func IssueFingerprint(is IssueGroup) string {
+	var locs []string
+	for _, loc := range is.Locations {
+		l := strings.ToLower(loc.Host)
+		if loc.Port != nil {
+			l += fmt.Sprintf(":%d", *loc.Port)
+		}
+		locs = append(locs, l)
+	}
+	slices.Sort(locs)
+	sum := sha256.Sum256([]byte(strings.Join(slices.Compact(locs), "\x00")))
+	return is.Key + "@" + hex.EncodeToString(sum[:12])
+}
+
+// WriteSARIF writes the scan's issues as a SARIF 2.1.0 log: one rule per
+// check code (help text and remediation, security-severity), one result
+// per issue with all its locations (the URL a check fetched, or host:port),
+// the issue key and its locations as a partial fingerprint and its
+// findings' fingerprints as a property (baselines read them); with a
+// baseline, each result says whether it is new, updated (new locations) or
+// unchanged.
 func WriteSARIF(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 	run := sarifRun{
 		Tool:    sarifTool{Driver: sarifDriver{Name: "secscan", Version: m.CLIVersion, Rules: []sarifRule{}}},
@@ -212,30 +249,46 @@ func WriteSARIF(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 		}
 		run.Invocations = []sarifInvocation{inv}
 	}
+	groups := Group(m.Scan.Issues, fs)
+	byRule := map[string][]IssueGroup{}
+	var ruleOrder []string
+	for _, is := range groups {
+		id := ruleOf(is)
+		if _, ok := byRule[id]; !ok {
+			ruleOrder = append(ruleOrder, id)
+		}
+		byRule[id] = append(byRule[id], is)
+	}
 	index := map[string]int{}
-	for _, f := range fs {
-		id := RuleID(f)
-		i, ok := index[id]
-		if !ok {
-			i = len(run.Tool.Driver.Rules)
-			index[id] = i
-			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, rule(id, f))
-		}
+	for i, id := range ruleOrder {
+		index[id] = i
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, rule(id, byRule[id]))
+	}
+	for _, is := range groups {
+		id := ruleOf(is)
 		r := sarifResult{
-			RuleID: id, RuleIndex: i, Level: level(f.Severity),
-			Message:             sarifMessage{Text: resultMessage(f)},
-			Locations:           []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: Location(f)}, Region: sarifRegion{StartLine: 1}}}},
-			PartialFingerprints: map[string]string{FingerprintKey: f.Fingerprint},
-			Properties: map[string]any{"severity": f.Severity, "confidence": f.Confidence, "host": f.Host,
-				"security-severity": securitySeverity(f)},
+			RuleID: id, RuleIndex: index[id], Level: level(is.Severity),
+			Message:             sarifMessage{Text: issueMessage(is)},
+			Locations:           issueLocations(is),
+			PartialFingerprints: map[string]string{IssueFingerprintKey: IssueFingerprint(is)},
+			Properties: map[string]any{"issue": is.Key, "severity": is.Severity, "confidence": is.Confidence,
+				"count": is.count(), "hosts": is.Hosts(), "security-severity": securitySeverity(is.Severity, is.CVSS),
+				"fingerprints": fingerprints(is)},
 		}
-		if f.Port != nil {
-			r.Properties["port"] = *f.Port
+		if is.Check != "" {
+			r.Properties["check"] = is.Check
+		}
+		if cve := ptrString(is.CVE); cve != "" {
+			r.Properties["cve"] = cve
 		}
 		if g.Baseline != nil {
-			r.BaselineState = "unchanged"
-			if g.IsNew(f) {
+			switch n := g.NewCount(is); {
+			case n == 0:
+				r.BaselineState = "unchanged"
+			case n == len(is.Findings):
 				r.BaselineState = "new"
+			default:
+				r.BaselineState = "updated"
 			}
 		}
 		run.Results = append(run.Results, r)
@@ -246,45 +299,106 @@ func WriteSARIF(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
 }
 
-func rule(id string, f client.Finding) sarifRule {
-	desc := Clean(f.Description)
+func ptrString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return strings.TrimSpace(*p)
+}
+
+func fingerprints(is IssueGroup) []string {
+	out := []string{}
+	for _, f := range is.Findings {
+		if f.Fingerprint != "" {
+			out = append(out, f.Fingerprint)
+		}
+	}
+	return out
+}
+
+// issueLocations are an issue's findings' locations (the URL a check
+// fetched, else host:port), each with its evidence; from the issue's own
+// locations when the record lacks its findings.
+func issueLocations(is IssueGroup) []sarifLocation {
+	loc := func(uri, evidence string) sarifLocation {
+		l := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri}, Region: sarifRegion{StartLine: 1}}}
+		if ev := CleanLine(evidence, 500); ev != "" {
+			l.Message = &sarifMessage{Text: ev}
+		}
+		return l
+	}
+	out := []sarifLocation{}
+	for _, f := range is.Findings {
+		out = append(out, loc(Location(f), f.Evidence))
+	}
+	if len(out) == 0 {
+		for _, h := range is.Hosts() {
+			out = append(out, loc(h, ""))
+		}
+	}
+	return out
+}
+
+// rule describes a check from its issues (the most severe first): their
+// wording, or for a check whose issues are CVEs (one per CVE), the check
+// with each CVE's title and remediation in its help.
+func rule(id string, issues []IssueGroup) sarifRule {
+	lead := issues[0]
+	title, desc, remediation := CleanLine(lead.Title, 200), Clean(lead.Description), Clean(lead.Remediation)
 	if desc == "" {
-		desc = Clean(f.Title)
+		desc = Clean(lead.Title)
 	}
 	var help, md strings.Builder
-	fmt.Fprintf(&help, "%s\n\nRemediation: %s", desc, Clean(f.Remediation))
-	fmt.Fprintf(&md, "%s\n\n**Remediation:** %s", escapeMarkdown(desc), escapeMarkdown(Clean(f.Remediation)))
-	if len(f.References) > 0 {
+	cves := slices.ContainsFunc(issues, func(is IssueGroup) bool { return ptrString(is.CVE) != "" })
+	if cves {
+		title = fmt.Sprintf("Known vulnerabilities (%s)", CleanLine(id, 100))
+		desc = "A detected component has known vulnerabilities; each result names its CVE."
+		fmt.Fprintf(&help, "%s\n\nRemediation:", desc)
+		fmt.Fprintf(&md, "%s\n\n**Remediation:**\n", escapeMarkdown(desc))
+		for i, is := range issues {
+			if i == 20 {
+				fmt.Fprintf(&help, "\n- and %d more", len(issues)-20)
+				fmt.Fprintf(&md, "\n- and %d more", len(issues)-20)
+				break
+			}
+			fmt.Fprintf(&help, "\n- %s: %s", CleanLine(is.Title, 200), CleanLine(is.Remediation, 500))
+			fmt.Fprintf(&md, "\n- **%s:** %s", escapeMarkdown(CleanLine(is.Title, 200)), escapeMarkdown(CleanLine(is.Remediation, 500)))
+		}
+	} else {
+		fmt.Fprintf(&help, "%s\n\nRemediation: %s", desc, remediation)
+		fmt.Fprintf(&md, "%s\n\n**Remediation:** %s", escapeMarkdown(desc), escapeMarkdown(remediation))
+	}
+	if len(lead.References) > 0 {
 		help.WriteString("\n\nReferences:")
 		md.WriteString("\n\n**References:**\n")
-		for _, ref := range f.References {
+		for _, ref := range lead.References {
 			fmt.Fprintf(&help, "\n- %s", Clean(ref))
 			fmt.Fprintf(&md, "\n- %s", escapeMarkdown(CleanLine(ref, 500)))
 		}
 	}
-	tags := []string{"security", f.Category}
-	if f.CWE != nil && *f.CWE != "" {
-		tags = append(tags, "external/cwe/"+strings.ToLower(*f.CWE))
+	tags := []string{"security", lead.Category}
+	if lead.CWE != nil && *lead.CWE != "" {
+		tags = append(tags, "external/cwe/"+strings.ToLower(*lead.CWE))
 	}
 	r := sarifRule{
-		ID: id, Name: ruleName(f.Title),
-		ShortDescription:     sarifMessage{Text: CleanLine(f.Title, 200)},
+		ID: id, Name: ruleName(id),
+		ShortDescription:     sarifMessage{Text: title},
 		FullDescription:      sarifMessage{Text: desc},
 		Help:                 sarifMessage{Text: help.String(), Markdown: md.String()},
-		DefaultConfiguration: sarifConfig{Level: level(f.Severity)},
-		Properties: map[string]any{"tags": tags, "precision": precision(f.Confidence),
-			"security-severity": securitySeverity(f)},
+		DefaultConfiguration: sarifConfig{Level: level(lead.Severity)},
+		Properties: map[string]any{"tags": tags, "precision": precision(lead.Confidence),
+			"security-severity": securitySeverity(lead.Severity, lead.CVSS)},
 	}
-	if len(f.References) > 0 {
-		r.HelpURI = f.References[0]
+	if len(lead.References) > 0 && !cves {
+		r.HelpURI = lead.References[0]
 	}
 	return r
 }
 
-// ruleName is the title in UpperCamelCase, as SARIF suggests for names.
-func ruleName(title string) string {
+// ruleName is the check code in UpperCamelCase, as SARIF suggests for names.
+func ruleName(code string) string {
 	var b strings.Builder
-	for _, w := range strings.Fields(nonAlnum.ReplaceAllString(strings.ToLower(title), " ")) {
+	for _, w := range strings.Fields(nonAlnum.ReplaceAllString(strings.ToLower(code), " ")) {
 		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
 	}
 	if b.Len() == 0 {
@@ -293,10 +407,21 @@ func ruleName(title string) string {
 	return b.String()
 }
 
-func resultMessage(f client.Finding) string {
-	msg := fmt.Sprintf("%s on %s (%s, %s confidence)", CleanLine(f.Title, 200), Location(f), f.Severity, f.Confidence)
-	if ev := CleanLine(f.Evidence, 1000); ev != "" {
-		msg += ". Evidence: " + ev
+// issueMessage is the issue's title, how many findings where, its severity
+// and confidence, and the first finding's evidence.
+func issueMessage(is IssueGroup) string {
+	hosts := is.Hosts()
+	where := strings.Join(hosts[:min(len(hosts), 5)], ", ")
+	if len(hosts) > 5 {
+		where += fmt.Sprintf(" and %d more", len(hosts)-5)
+	}
+	n := is.count()
+	msg := fmt.Sprintf("%s: %d finding%s on %s (%s, %s confidence)", CleanLine(is.Title, 200), n,
+		map[bool]string{true: "", false: "s"}[n == 1], where, is.Severity, is.Confidence)
+	if len(is.Findings) > 0 {
+		if ev := CleanLine(is.Findings[0].Evidence, 1000); ev != "" {
+			msg += ". Evidence: " + ev
+		}
 	}
 	return msg
 }

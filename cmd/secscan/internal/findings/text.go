@@ -4,39 +4,105 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"secscan/cmd/secscan/internal/client"
 )
 
-// WriteTable writes one line per finding for a terminal: severity,
-// confidence, title and location, with a mark on the findings that fail the
-// gate and, with a baseline, on the new ones.
-func WriteTable(w io.Writer, fs []client.Finding, g Gate) error {
+// Table says how a table is laid out.
+type Table struct {
+	// Width is the widest a line may be (DefaultWidth when 0).
+	Width int
+	// ByFinding lists one line per finding instead of one per issue.
+	ByFinding bool
+}
+
+// WriteTable writes the scan's issues for a terminal, one line each:
+// severity, title, how many findings and where (host:port), with, when a
+// baseline or a gate is set, how many of its findings are new and whether
+// it fails the gate. No line is wider than t.Width. With t.ByFinding it
+// writes one line per finding instead (WriteFindingsTable).
+func WriteTable(w io.Writer, issues []client.Issue, fs []client.Finding, g Gate, t Table) error {
+	if t.ByFinding {
+		return WriteFindingsTable(w, fs, g, t.Width)
+	}
+	if len(fs) == 0 && len(issues) == 0 {
+		_, err := fmt.Fprintln(w, "No findings.")
+		return err
+	}
+	cols := []column{{header: "SEVERITY"}, {header: "TITLE", flex: true, weight: 3}, {header: "COUNT", right: true},
+		{header: "HOSTS", flex: true, weight: 2, fit: fitList}}
+	if g.Baseline != nil {
+		cols = append(cols, column{header: "BASELINE"})
+	}
+	if g.FailOn != "" {
+		cols = append(cols, column{header: "GATE"})
+	}
+	var rows [][]string
+	for _, is := range Group(issues, fs) {
+		row := []string{is.Severity, CleanLine(cveFirst(is), 0), fmt.Sprint(is.count()), strings.Join(is.Hosts(), ", ")}
+		if g.Baseline != nil {
+			switch n := g.NewCount(is); {
+			case n == 0:
+				row = append(row, "known")
+			case n == len(is.Findings):
+				row = append(row, "new")
+			default:
+				row = append(row, fmt.Sprintf("%d new", n))
+			}
+		}
+		if g.FailOn != "" {
+			row = append(row, map[bool]string{true: "FAIL", false: "-"}[g.IssueFails(is)])
+		}
+		rows = append(rows, row)
+	}
+	return writeColumns(w, widthOr(t.Width), cols, rows)
+}
+
+// WriteFindingsTable writes one line per finding: severity, confidence,
+// title and location, with a mark on the findings that fail the gate and,
+// with a baseline, on the new ones; no line wider than width.
+func WriteFindingsTable(w io.Writer, fs []client.Finding, g Gate, width int) error {
 	if len(fs) == 0 {
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	header := "SEVERITY\tCONFIDENCE\tTITLE\tLOCATION"
+	cols := []column{{header: "SEVERITY"}, {header: "CONFIDENCE"}, {header: "TITLE", flex: true}, {header: "LOCATION", flex: true, fit: truncateRunes}}
 	if g.Baseline != nil {
-		header += "\tBASELINE"
+		cols = append(cols, column{header: "BASELINE"})
 	}
 	if g.FailOn != "" {
-		header += "\tGATE"
+		cols = append(cols, column{header: "GATE"})
 	}
-	fmt.Fprintln(tw, header)
+	var rows [][]string
 	for _, f := range fs {
-		line := fmt.Sprintf("%s\t%s\t%s\t%s", f.Severity, f.Confidence, CleanLine(f.Title, 80), CleanLine(Location(f), 80))
+		row := []string{f.Severity, f.Confidence, CleanLine(f.Title, 0), CleanLine(Location(f), 0)}
 		if g.Baseline != nil {
-			line += "\t" + map[bool]string{true: "new", false: "known"}[g.IsNew(f)]
+			row = append(row, map[bool]string{true: "new", false: "known"}[g.IsNew(f)])
 		}
 		if g.FailOn != "" {
-			line += "\t" + map[bool]string{true: "FAIL", false: "-"}[g.Fails(f)]
+			row = append(row, map[bool]string{true: "FAIL", false: "-"}[g.Fails(f)])
 		}
-		fmt.Fprintln(tw, line)
+		rows = append(rows, row)
 	}
-	return tw.Flush()
+	return writeColumns(w, widthOr(width), cols, rows)
+}
+
+// cveFirst is an issue's title with its CVE first, so that issues of one
+// component stay apart when their titles are cut.
+func cveFirst(is IssueGroup) string {
+	cve := strings.ToUpper(ptrString(is.CVE))
+	if cve == "" || strings.HasPrefix(strings.ToUpper(is.Title), cve) {
+		return is.Title
+	}
+	t := strings.TrimSpace(strings.Replace(is.Title, "("+cve+")", "", 1))
+	return cve + " " + t
+}
+
+func widthOr(w int) int {
+	if w <= 0 {
+		return DefaultWidth
+	}
+	return w
 }
 
 // CountBySeverity counts findings per severity, most severe first.
@@ -71,7 +137,8 @@ var mdEscaper = strings.NewReplacer(
 func escapeMarkdown(s string) string { return mdEscaper.Replace(s) }
 
 // WriteMarkdown writes a findings summary for a pull-request comment or a
-// job summary: the counts, the gate's verdict and a table of findings.
+// job summary: the counts, the gate's verdict (which counts findings) and a
+// table of issues with their first three locations.
 func WriteMarkdown(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 	var b strings.Builder
 	title := "secscan findings"
@@ -82,7 +149,8 @@ func WriteMarkdown(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 	if m.Scan.ID != "" {
 		fmt.Fprintf(&b, "Scan `%s`: %s, %d of %d credits used.\n\n", m.Scan.ID, m.Scan.Status, m.Scan.CreditsUsed, m.Scan.MaxCredits)
 	}
-	fmt.Fprintf(&b, "**%d findings:** %s.\n\n", len(fs), SeverityLine(fs))
+	groups := Group(m.Scan.Issues, fs)
+	fmt.Fprintf(&b, "**%d findings in %d issues:** %s.\n\n", len(fs), len(groups), SeverityLine(fs))
 	if g.FailOn != "" {
 		failures := g.Failures(fs)
 		verdict := "passed"
@@ -98,19 +166,32 @@ func WriteMarkdown(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 		}
 		fmt.Fprintf(&b, "Quality gate (fail on %s at or above %s): %s.\n\n", what, g.FailOn, verdict)
 	}
-	if len(fs) > 0 {
-		b.WriteString("| Severity | Confidence | Finding | Location |")
-		sep := "|---|---|---|---|"
+	if len(groups) > 0 {
+		b.WriteString("| Severity | Issue | Count | Locations |")
+		sep := "|---|---|---:|---|"
 		if g.Baseline != nil {
 			b.WriteString(" Baseline |")
 			sep += "---|"
 		}
 		b.WriteString("\n" + sep + "\n")
-		for _, f := range fs {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |", f.Severity, f.Confidence,
-				escapeMarkdown(CleanLine(f.Title, 200)), escapeMarkdown(CleanLine(Location(f), 200)))
+		for _, is := range groups {
+			hosts := is.Hosts()
+			where := strings.Join(hosts[:min(len(hosts), 3)], ", ")
+			if len(hosts) > 3 {
+				where += fmt.Sprintf(" and %d more", len(hosts)-3)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %s |", is.Severity, escapeMarkdown(CleanLine(is.Title, 200)), is.count(),
+				escapeMarkdown(CleanLine(where, 300)))
 			if g.Baseline != nil {
-				b.WriteString(" " + map[bool]string{true: "new", false: "known"}[g.IsNew(f)] + " |")
+				n := g.NewCount(is)
+				mark := fmt.Sprintf("%d new", n)
+				switch n {
+				case 0:
+					mark = "known"
+				case len(is.Findings):
+					mark = "new"
+				}
+				b.WriteString(" " + mark + " |")
 			}
 			b.WriteString("\n")
 		}
