@@ -167,6 +167,25 @@ func (b *browserTest) shot(name string) {
 	_ = chromedp.Run(b.ctx, emulation.ClearDeviceMetricsOverride())
 }
 
+// capture saves a screenshot at 390 and 1280 px of the element sel, or of
+// the viewport when sel is empty (an open dialog, fixed to the viewport).
+func (b *browserTest) capture(name, sel string) {
+	b.t.Helper()
+	for _, width := range []int64{390, 1280} {
+		var png []byte
+		shoot := chromedp.CaptureScreenshot(&png)
+		if sel != "" {
+			shoot = chromedp.Screenshot(sel, &png, chromedp.ByQuery)
+		}
+		b.run(fmt.Sprint("capture ", name, " at ", width), emulation.SetDeviceMetricsOverride(width, 900, 1, width < 500),
+			chromedp.Sleep(150*time.Millisecond), shoot)
+		if err := os.WriteFile(filepath.Join(b.shots, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
+			b.t.Error(err)
+		}
+	}
+	b.run("reset width", emulation.ClearDeviceMetricsOverride())
+}
+
 // page screenshots the page at both widths and fails on any serious or
 // critical axe-core violation.
 func (b *browserTest) page(name string) {
@@ -599,20 +618,35 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 // every header or badge that takes more than one line at all.
 const wordsSplit = `(() => {
   const bad = [];
-  const lines = (range) => new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+  // lines counts the lines that the text rectangles occupy: rectangles
+  // that overlap vertically share a line.
+  const lines = (rects) => {
+    const tops = [];
+    for (const r of rects) if (r.width > 0 && !tops.some((t) => r.top < t.bottom && r.bottom > t.top)) tops.push(r);
+    return tops.length;
+  };
+  const textRects = (el) => {
+    const out = [];
+    const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const r = document.createRange();
+      r.selectNodeContents(n);
+      out.push(...r.getClientRects());
+    }
+    return out;
+  };
   for (const el of document.querySelectorAll('main th, main .badge, main td.num, main .nw, #issues td.title a')) {
     const box = el.getBoundingClientRect();
     if (box.width < 2 || box.height < 2) continue; // visually hidden
-    const all = document.createRange();
-    all.selectNodeContents(el);
-    if ((el.tagName === 'TH' || el.classList.contains('badge')) && lines(all) > 1) bad.push(el.tagName.toLowerCase() + ' on ' + lines(all) + ' lines: ' + el.textContent);
+    const n = lines(textRects(el));
+    if ((el.tagName === 'TH' || el.classList.contains('badge')) && n > 1) bad.push(el.tagName.toLowerCase() + ' on ' + n + ' lines: ' + el.textContent);
     const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-      for (const m of n.data.matchAll(/\S+/g)) {
+    for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+      for (const m of t.data.matchAll(/\S+/g)) {
         const r = document.createRange();
-        r.setStart(n, m.index);
-        r.setEnd(n, m.index + m[0].length);
-        if (lines(r) > 1) bad.push(el.tagName.toLowerCase() + ' breaks ' + JSON.stringify(m[0]));
+        r.setStart(t, m.index);
+        r.setEnd(t, m.index + m[0].length);
+        if (lines(r.getClientRects()) > 1) bad.push(el.tagName.toLowerCase() + ' breaks ' + JSON.stringify(m[0]));
       }
     }
   }
@@ -646,9 +680,32 @@ func TestDashboardIssues(t *testing.T) {
 	var scanID string
 	b.run("scan id", chromedp.Evaluate(`location.hash.split('/').pop()`, &scanID))
 
-	// What the record says: each issue's locations (host:port) by key.
-	detail, err := s.api.Store.GetScanDetail(context.Background(), mustUserID(t, s, email), scanID)
+	// Findings of a known CVE on two locations join the scan: one issue
+	// whose key has a colon (escaped in its address).
+	owner := mustUserID(t, s, email)
+	detail, err := s.api.Store.GetScanDetail(context.Background(), owner, scanID)
 	if err != nil {
+		t.Fatal(err)
+	}
+	cve, cvss := "CVE-2021-41773", 7.5
+	var seeded []scans.Finding
+	for i, host := range []string{"demo.test", "www.demo.test"} {
+		port := portOf(t, demo.HTTPSURL())
+		seeded = append(seeded, scans.Finding{ID: fmt.Sprintf("fnd_cve%d", i), Check: "vuln.known-cve", Issue: scans.IssueKey("vuln.known-cve", &cve),
+			Title: "Apache HTTP Server path traversal (CVE-2021-41773)", Severity: "high", Category: "vuln", Host: host, Port: &port, CVE: &cve, CVSS: &cvss,
+			Confidence: "firm", Evidence: "GET /cgi-bin/.%2e/.%2e/etc/passwd on " + host + " answered 200", Description: "Apache 2.4.49 maps URLs outside the document root.",
+			Remediation: "Upgrade Apache HTTP Server to 2.4.51 or later.", References: []string{"https://nvd.nist.gov/vuln/detail/CVE-2021-41773"}})
+	}
+	if _, err = s.api.Store.RecordStep(context.Background(), owner, scanID, scans.Step{Seq: len(detail.Steps) + 1, Tool: "vuln_check",
+		Input: json.RawMessage(`{}`), Outcome: "2 findings", StartedAt: time.Now().UTC()}, seeded, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cveKey := scans.IssueKey("vuln.known-cve", &cve)
+	b.goTo("#/scans", "main table tbody tr")
+	b.goTo("#/scans/"+scanID, fmt.Sprintf(`#issues a[data-issue=%q]`, cveKey))
+
+	// What the record says: each issue's locations (host:port) by key.
+	if detail, err = s.api.Store.GetScanDetail(context.Background(), owner, scanID); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][]string{}
@@ -676,17 +733,24 @@ func TestDashboardIssues(t *testing.T) {
 		t.Fatalf("the table lists %d issues, the record's %d findings form %d", len(rows), len(detail.Findings), len(want))
 	}
 	t.Logf("%d findings, %d issues", len(detail.Findings), len(rows))
-	widest := rows[0]
+	var widest row
 	for _, r := range rows {
 		if r.Count != len(want[r.Key]) {
 			t.Errorf("issue %s counts %d, the record has %d findings of it", r.Key, r.Count, len(want[r.Key]))
 		}
-		if r.Count > widest.Count {
+		if r.Key == cveKey {
 			widest = r
 		}
 	}
-	hash := "#/scans/" + scanID + "/issues/" + url.PathEscape(widest.Key)
+	if widest.Key == "" || widest.Count != 2 || widest.Hosts != "demo.test, www.demo.test" || widest.Severity != "high" {
+		t.Fatalf("the CVE's issue in the table: %+v", widest)
+	}
 	sel := fmt.Sprintf(`#issues a[data-issue=%q]`, widest.Key)
+	var hash string
+	b.run("href", chromedp.AttributeValue(sel, "href", &hash, nil, chromedp.ByQuery))
+	if hash != "#/scans/"+scanID+"/issues/vuln.known-cve%3ACVE-2021-41773" {
+		t.Errorf("the issue's address is %s", hash)
+	}
 
 	// panelShows checks the open panel against the record.
 	panelShows := func(how string) {
@@ -733,6 +797,7 @@ func TestDashboardIssues(t *testing.T) {
 		t.Error("Tab leaves the open issue panel")
 	}
 	b.page("issue-panel")
+	b.capture("issue-panel-view", "")
 	b.run("escape", chromedp.KeyEvent(kb.Escape))
 	closed("Escape")
 	var refocused bool
@@ -765,6 +830,8 @@ func TestDashboardIssues(t *testing.T) {
 	}
 	b.run("reset width", emulation.ClearDeviceMetricsOverride())
 	b.page("scan-issues")
+	b.capture("issues-table", `section[aria-labelledby="issues-h"]`)
+	b.capture("surface-tables", `section[aria-labelledby="surf-h"]`)
 
 	// By URL: a fresh page at the issue's address signs in and opens it.
 	b.run("open by URL", chromedp.Navigate("about:blank"), chromedp.Navigate(s.base+"/"+hash), chromedp.WaitVisible("#sign-in", chromedp.ByQuery))

@@ -671,6 +671,9 @@
   const where = (l) => l.host + (l.port != null ? ':' + l.port : '');
   const issueHref = (scanId, key) => '#/scans/' + scanId + '/issues/' + encodeURIComponent(key);
   const words = (v) => String(v || '').replace(/_/g, ' ');
+  // unbroken keeps hyphenated words (CVE-2021-41773, X-Frame-Options) whole:
+  // a line may break between words, never at their hyphens.
+  const unbroken = (text) => String(text).split(/(\S*-\S*)/).map((part, i) => (i % 2 ? h('span', { class: 'nw' }, part) : part));
   function decodeKey(raw) { try { return decodeURIComponent(raw); } catch (_) { return raw; } }
 
   function severityChart(issues) {
@@ -738,7 +741,7 @@
         const hosts = hostsOf(i);
         add(tbody, h('tr', { 'data-issue': i.key },
           h('td', {}, badge(i.severity, 'sev')),
-          h('td', { class: 'title' }, h('a', { href: issueHref(scan.id, i.key), 'data-issue': i.key }, i.title),
+          h('td', { class: 'title' }, h('a', { href: issueHref(scan.id, i.key), 'data-issue': i.key }, unbroken(i.title)),
             i.triage ? [' ', h('span', { class: 'badge triage' }, words(i.triage.state))] : null),
           h('td', { class: 'num' }, String(i.count)),
           h('td', { class: 'hosts' }, hosts.slice(0, 3).map((x, n) => [n ? ', ' : '', h('span', { class: 'nw' }, x)]),
@@ -747,7 +750,7 @@
           cols.length > 6 ? h('td', {}, i.change ? badge(i.change, 'change') : '—') : null));
       }
       if (!rows.length) add(tbody, h('tr', {}, h('td', { colspan: cols.length }, issues.length ? 'No issues match.' : 'No issues found.')));
-      count.textContent = rows.length + ' of ' + issues.length + ' issues · ' + findings.size + ' findings';
+      count.textContent = rows.length + ' of ' + issues.length + (issues.length === 1 ? ' issue · ' : ' issues · ') + findings.size + (findings.size === 1 ? ' finding' : ' findings');
     }
     for (const el of [fSev, fCat, fHost, fConf]) el.addEventListener('change', draw);
     search.addEventListener('input', draw);
@@ -776,7 +779,7 @@
     // (The close event comes a task later than hide's dlg.close().)
     dlg.addEventListener('close', () => { if (hiding) hiding = false; else close(); });
     const link = (href, text) => h('a', { href, rel: 'noopener noreferrer', target: '_blank' }, text);
-    const fact = (label, v) => [h('dt', {}, label), h('dd', {}, v === null || v === undefined || v === '' ? '—' : v)];
+    const fact = (label, v) => (v === null || v === undefined || v === '' ? null : [h('dt', {}, label), h('dd', {}, v)]);
     function render(key, scan) {
       const is = issuesOf(scan).find((x) => x.key === key);
       const head = (text) => h('div', { class: 'sheet-head' }, h('h2', { id: 'issue-h', tabindex: '-1' }, text),
@@ -790,7 +793,7 @@
       const refs = (is.references || []).filter((r) => /^https?:\/\//i.test(r));
       const cwe = /^CWE-(\d+)$/.exec(is.cwe || '');
       const cve = /^CVE-\d{4}-\d+$/.test(is.cve || '') ? is.cve : null;
-      add(dlg, head(is.title), h('div', { class: 'sheet-body' },
+      add(dlg, head(unbroken(is.title)), h('div', { class: 'sheet-body' },
         h('p', { class: 'row' }, badge(is.severity, 'sev'), is.change ? badge(is.change, 'change') : null,
           is.triage ? h('span', { class: 'badge triage' }, words(is.triage.state)) : null),
         is.triage && is.triage.reason ? h('p', { class: 'muted' }, 'Triage: ' + is.triage.reason) : null,
@@ -836,9 +839,12 @@
 
   function surfaceSection(surface) {
     if (!surface) return null;
+    // Prose columns (a page title, a list) get room; the others stay narrow.
+    const prose = ['Title', 'Technologies', 'Addresses', 'Sources'];
     const table = (caption, headers, rows) => rows.length ? h('div', { class: 'table-wrap' }, h('table', {}, h('caption', {}, caption),
       h('thead', {}, h('tr', {}, headers.map((x) => h('th', { scope: 'col' }, x)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c == null || c === '' ? '—' : String(c)))))))) : null;
+      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c, i) => h('td', { class: prose.includes(headers[i]) ? 'prose' : headers[i] === 'Port' ? 'nw' : null },
+        c == null || c === '' ? '—' : String(c)))))))) : null;
     return h('section', { class: 'card', 'aria-labelledby': 'surf-h' }, h('h2', { id: 'surf-h' }, 'Attack surface'),
       table('Hosts', ['Name', 'Addresses', 'Sources'], (surface.hosts || []).map((x) => [x.name, (x.addresses || []).join(', '), (x.sources || []).join(', ')])),
       table('Services', ['Host', 'Address', 'Port', 'Transport', 'Protocol', 'Product', 'Version'],
