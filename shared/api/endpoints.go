@@ -77,6 +77,9 @@ func (a *API) ReportPDF() http.Handler { return a.authed(a.report(pdfReport)) }
 // FindingsCSV is FindingsCSVFunction, GET /api/scans/{id}/findings.csv.
 func (a *API) FindingsCSV() http.Handler { return a.authed(a.report(csvReport)) }
 
+// ListChecks is ListChecksFunction, GET /api/checks: the check catalogue.
+func (a *API) ListChecks() http.Handler { return a.authed(a.listChecks) }
+
 // authed authenticates the caller (Store and Auth) before h.
 func (a *API) authed(h httpapi.AuthedHandler) http.Handler {
 	return httpapi.Observe(a.Logger, httpapi.Authenticated(a.Auth, h))

@@ -61,6 +61,12 @@ type scanJSON struct {
 	CreatedAt       string  `json:"created_at"`
 	StartedAt       *string `json:"started_at"`
 	FinishedAt      *string `json:"finished_at"`
+
+	IssuesCount int `json:"issues_count"`
+	// RiskRating is the summary's, null until the scan completes.
+	RiskRating     *scans.RiskRating `json:"risk_rating"`
+	ScheduleID     *string           `json:"schedule_id"`
+	BaselineScanID *string           `json:"baseline_scan_id"`
 }
 
 type scanDetailJSON struct {
@@ -70,6 +76,11 @@ type scanDetailJSON struct {
 	Summary           *scans.Summary   `json:"summary"`
 	WebhookDeliveries []webhookAttempt `json:"webhook_deliveries"`
 	Surface           surfaceJSON      `json:"surface"`
+
+	// Issues are the findings grouped (scans.GroupIssues); FixedIssues the
+	// baseline's issues this scan did not find again.
+	Issues      []scans.Issue      `json:"issues"`
+	FixedIssues []scans.FixedIssue `json:"fixed_issues"`
 }
 
 // surfaceJSON is the scan's attack surface with empty lists as [].
@@ -148,6 +159,8 @@ func renderScan(s scans.Scan) scanJSON {
 		Status: string(s.Status), CancelRequested: s.CancelRequested, CreditsUsed: s.CreditsUsed,
 		MaxCredits: s.MaxCredits, FindingsCount: s.FindingsCount, CreatedAt: timestamp(s.CreatedAt),
 		StartedAt: optionalTimestamp(&s.StartedAt), FinishedAt: optionalTimestamp(&s.FinishedAt),
+		IssuesCount: s.IssuesCount, RiskRating: s.RiskRatingOf(),
+		ScheduleID: optional(s.ScheduleID), BaselineScanID: optional(s.BaselineScanID),
 	}
 	if s.CallbackURL != "" {
 		out.CallbackURL = &s.CallbackURL
@@ -164,6 +177,21 @@ func renderScanDetail(d store.ScanDetail) scanDetailJSON {
 		Findings: make([]findingJSON, len(d.Findings)), AgentSteps: make([]stepJSON, len(d.Steps)),
 		WebhookDeliveries: make([]webhookAttempt, len(d.Scan.WebhookAttempts)),
 		Surface:           renderSurface(d.Surface),
+		Issues:            d.Issues, FixedIssues: d.FixedIssues,
+	}
+	if out.Issues == nil {
+		out.Issues = scans.GroupIssues(d.Findings)
+	}
+	for i := range out.Issues {
+		if out.Issues[i].References == nil {
+			out.Issues[i].References = []string{}
+		}
+		if out.Issues[i].Locations == nil {
+			out.Issues[i].Locations = []scans.Location{}
+		}
+	}
+	if out.FixedIssues == nil {
+		out.FixedIssues = []scans.FixedIssue{}
 	}
 	for i, a := range d.Scan.WebhookAttempts {
 		out.WebhookDeliveries[i] = webhookAttempt{Attempt: a.Attempt, At: timestamp(a.At), StatusCode: a.StatusCode, Error: a.Error}

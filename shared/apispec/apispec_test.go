@@ -70,6 +70,10 @@ func scanJSON() map[string]any {
 		"max_credits":      50,
 		"callback_url":     "https://hooks.example.com/scan",
 		"findings_count":   0,
+		"issues_count":     0,
+		"risk_rating":      nil,
+		"schedule_id":      nil,
+		"baseline_scan_id": nil,
 		"error":            nil,
 		"created_at":       "2025-01-02T03:00:00Z",
 		"started_at":       nil,
@@ -82,10 +86,14 @@ func scanDetailJSON() map[string]any {
 	scan["status"] = "completed"
 	scan["credits_used"] = 12
 	scan["findings_count"] = 1
+	scan["issues_count"] = 1
+	scan["risk_rating"] = "medium"
 	scan["started_at"] = "2025-01-02T03:00:01Z"
 	scan["finished_at"] = "2025-01-02T03:05:00Z"
 	scan["findings"] = []any{map[string]any{
 		"id":          "fnd_1",
+		"check":       "tls.protocol.tls10",
+		"issue":       "tls.protocol.tls10",
 		"title":       "TLS 1.0 enabled",
 		"severity":    "medium",
 		"category":    "ssl",
@@ -101,6 +109,8 @@ func scanDetailJSON() map[string]any {
 		"confidence":  "certain",
 		"fingerprint": "0f1e2d3c4b5a69788796a5b4",
 	}}
+	scan["issues"] = []any{issueJSON()}
+	scan["fixed_issues"] = []any{}
 	scan["agent_steps"] = []any{map[string]any{
 		"seq": 1, "tool": "tls_probe", "input": map[string]any{"host": "example.com", "port": 443},
 		"status": "ok", "outcome": "1 finding", "findings_added": 1, "credits": 2,
@@ -118,6 +128,34 @@ func scanDetailJSON() map[string]any {
 	scan["webhook_deliveries"] = []any{map[string]any{
 		"attempt": 1, "at": "2025-01-02T03:05:01Z", "status_code": 204, "error": nil,
 	}}
+	return scan
+}
+
+func issueJSON() map[string]any {
+	return map[string]any{
+		"key": "tls.protocol.tls10", "check": "tls.protocol.tls10", "cve": nil,
+		"title": "TLS 1.0 enabled", "severity": "medium", "confidence": "certain", "category": "ssl",
+		"cwe": "CWE-319", "cvss": 5.3, "count": 1,
+		"locations":   []any{map[string]any{"finding_id": "fnd_1", "host": "example.com", "port": 443}},
+		"description": "Legacy protocol.", "remediation": "Disable TLS 1.0.",
+		"references": []any{"https://www.rfc-editor.org/rfc/rfc8996"}, "change": nil, "triage": nil,
+	}
+}
+
+func checkJSON() map[string]any {
+	return map[string]any{
+		"check": "web.header.csp", "title": "Content-Security-Policy header missing", "category": "web",
+		"severity": "low", "cwe": "CWE-693", "description": "No CSP.", "remediation": "Send a CSP.",
+		"references": []any{"https://developer.mozilla.org/docs/Web/HTTP/CSP"},
+	}
+}
+
+// withIssue is the detail fixture with its one issue changed by edit.
+func withIssue(edit func(map[string]any)) map[string]any {
+	scan := scanDetailJSON()
+	issue := issueJSON()
+	edit(issue)
+	scan["issues"] = []any{issue}
 	return scan
 }
 
@@ -169,7 +207,7 @@ func TestSpecIsValidOpenAPI31(t *testing.T) {
 		"Error", "User", "Target", "TargetCreate", "Token", "TokenCreated", "TokenCreate",
 		"WebhookSecret", "Scan", "ScanDetail", "ScanCreate", "Finding", "AgentStep", "Summary",
 		"WebhookDelivery", "AdminUserCreate", "AdminUserCreated", "AdminUserUpdate", "Health",
-		"WebhookPayload",
+		"WebhookPayload", "Check", "CheckCode", "Issue", "IssueKey", "FixedIssue",
 	} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("components.schemas.%s missing", name)
@@ -221,6 +259,7 @@ func TestEveryEndpointDocumented(t *testing.T) {
 		{"GET", "/api/scans/{id}/report.html", "200", "", false},
 		{"GET", "/api/scans/{id}/report.pdf", "200", "", false},
 		{"GET", "/api/scans/{id}/findings.csv", "200", "", false},
+		{"GET", "/api/checks", "200", "", false},
 		{"POST", "/api/tokens", "201", "", false},
 		{"GET", "/api/tokens", "200", "", false},
 		{"DELETE", "/api/tokens/{id}", "204", "", false},
@@ -315,6 +354,31 @@ func TestValidResponses(t *testing.T) {
 		{"scan detail", "GET", "/api/scans/" + scanID, 200, jsonHeader(), mustJSON(t, scanDetailJSON())},
 		{"scan detail running", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
 			mustJSON(t, with(with(with(scanDetailJSON(), "summary", nil), "status", "running"), "finished_at", nil))},
+		{"scan list completed", "GET", "/api/scans", 200, jsonHeader(),
+			mustJSON(t, []any{with(with(with(scanJSON(), "status", "completed"), "issues_count", 7), "risk_rating", "high"),
+				with(with(scanJSON(), "schedule_id", "sch_01HZX5V8M2K9Q3R4S5T6V7W8X9"), "baseline_scan_id", scanID)})},
+		{"scan detail with a CVE issue of two locations", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			mustJSON(t, withIssue(func(is map[string]any) {
+				is["key"], is["check"], is["cve"] = "vuln.known-cve:CVE-2021-41773", "vuln.known-cve", "CVE-2021-41773"
+				is["count"] = 2
+				is["locations"] = []any{
+					map[string]any{"finding_id": "fnd_1", "host": "example.com", "port": 443},
+					map[string]any{"finding_id": "fnd_2", "host": "www.example.com", "port": nil},
+				}
+				is["change"] = "regressed"
+				is["triage"] = map[string]any{"state": "accepted_risk", "reason": "Behind a VPN", "expires_at": nil,
+					"updated_at": "2025-01-02T03:00:00Z", "updated_by": "a@example.com"}
+			}))},
+		{"scan detail with fixed issues", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			mustJSON(t, with(scanDetailJSON(), "fixed_issues", []any{map[string]any{
+				"key": "web.header.csp", "check": "web.header.csp", "cve": nil, "title": "CSP missing",
+				"severity": "low", "last_seen_scan_id": scanID,
+			}}))},
+		{"checks", "GET", "/api/checks", 200, jsonHeader(),
+			mustJSON(t, []any{checkJSON(), with(with(checkJSON(), "check", "ssh.kex.weak"), "cwe", nil)})},
+		{"checks unauthorized", "GET", "/api/checks", 401,
+			http.Header{"Content-Type": {"application/json"}, "Www-Authenticate": {"Bearer"}},
+			[]byte(`{"detail":"Invalid or expired token"}`)},
 		{"scan cancel", "DELETE", "/api/scans/" + scanID, 202, jsonHeader(),
 			mustJSON(t, with(scanJSON(), "cancel_requested", true))},
 		{"scan already ended", "DELETE", "/api/scans/" + scanID, 409, errorHeader, []byte(`{"detail":"Scan is completed"}`)},
@@ -426,6 +490,50 @@ func TestInvalidResponses(t *testing.T) {
 			mustJSON(t, []any{with(scanJSON(), "status", "done")}), "status"},
 		{"scan credits as string", "GET", "/api/scans", 200, jsonHeader(),
 			mustJSON(t, []any{with(scanJSON(), "credits_used", "0")}), "credits_used"},
+		{"scan list item with issues", "GET", "/api/scans", 200, jsonHeader(),
+			mustJSON(t, []any{with(scanJSON(), "issues", []any{})}), "issues"},
+		{"scan list item without issues_count", "GET", "/api/scans", 200, jsonHeader(),
+			mustJSON(t, []any{without(scanJSON(), "issues_count")}), "issues_count"},
+		{"scan list item without risk_rating", "GET", "/api/scans", 200, jsonHeader(),
+			mustJSON(t, []any{without(scanJSON(), "risk_rating")}), "risk_rating"},
+		{"scan wrong risk rating", "GET", "/api/scans", 200, jsonHeader(),
+			mustJSON(t, []any{with(scanJSON(), "risk_rating", "info")}), "risk_rating"},
+		{"scan detail without issues", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			mustJSON(t, without(scanDetailJSON(), "issues")), "issues"},
+		{"scan detail without fixed_issues", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			mustJSON(t, without(scanDetailJSON(), "fixed_issues")), "fixed_issues"},
+		{"scan detail without baseline_scan_id", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			mustJSON(t, without(scanDetailJSON(), "baseline_scan_id")), "baseline_scan_id"},
+		{"issue without locations", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			mustJSON(t, withIssue(func(is map[string]any) { is["locations"] = []any{} })), "locations"},
+		{"issue with omitted change", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			mustJSON(t, withIssue(func(is map[string]any) { delete(is, "change") })), "change"},
+		{"issue wrong change", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			mustJSON(t, withIssue(func(is map[string]any) { is["change"] = "fixed" })), "change"},
+		{"issue check not a code", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			mustJSON(t, withIssue(func(is map[string]any) { is["check"] = "Missing CSP header" })), "check"},
+		{"finding without check", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			func() []byte {
+				scan := scanDetailJSON()
+				finding := maps.Clone(scan["findings"].([]any)[0].(map[string]any))
+				delete(finding, "check")
+				scan["findings"] = []any{finding}
+				return mustJSON(t, scan)
+			}(), "check"},
+		{"finding without issue", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
+			func() []byte {
+				scan := scanDetailJSON()
+				finding := maps.Clone(scan["findings"].([]any)[0].(map[string]any))
+				delete(finding, "issue")
+				scan["findings"] = []any{finding}
+				return mustJSON(t, scan)
+			}(), "issue"},
+		{"check without references", "GET", "/api/checks", 200, jsonHeader(),
+			mustJSON(t, []any{without(checkJSON(), "references")}), "references"},
+		{"check with empty cwe", "GET", "/api/checks", 200, jsonHeader(),
+			mustJSON(t, []any{with(checkJSON(), "cwe", "")}), "cwe"},
+		{"check with rationale", "GET", "/api/checks", 200, jsonHeader(),
+			mustJSON(t, []any{with(checkJSON(), "rationale", "x")}), "rationale"},
 		{"finding wrong severity", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
 			func() []byte {
 				scan := scanDetailJSON()

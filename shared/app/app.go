@@ -136,6 +136,7 @@ var Endpoints = map[string]func(*api.API) http.Handler{
 	"ReportHTMLFunction":          (*api.API).ReportHTML,
 	"ReportPDFFunction":           (*api.API).ReportPDF,
 	"FindingsCSVFunction":         (*api.API).FindingsCSV,
+	"ListChecksFunction":          (*api.API).ListChecks,
 }
 
 // Handlers returns a's handler of every entry of Endpoints.

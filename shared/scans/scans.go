@@ -288,6 +288,15 @@ type Scan struct {
 	// until the webhook function claims it; WebhookAttempts are its attempts.
 	WebhookDelivery string
 	WebhookAttempts []WebhookAttempt
+
+	// IssuesCount is the number of distinct issues (IssueKey) among the
+	// findings, kept beside FindingsCount so lists need no extra reads.
+	IssuesCount int
+	// ScheduleID is the schedule that started the scan; empty when none.
+	ScheduleID string
+	// BaselineScanID is the scan this one is compared with (CONTRACT
+	// "Checks and issues"); empty when none.
+	BaselineScanID string
 }
 
 // WebhookAttempt is one delivery attempt of the scan's webhook.

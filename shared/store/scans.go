@@ -1,7 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,6 +78,11 @@ type scanItem struct {
 	WebhookDelivery string     `dynamodbav:"webhook_delivery,omitempty"`
 	// WebhookAttempts are JSON documents, appended one per attempt.
 	WebhookAttempts []string `dynamodbav:"webhook_attempts,omitempty"`
+	// IssuesCount is kept with findings_count by RecordStep; absent on
+	// scans recorded before issues existed (ListScans fills those in).
+	IssuesCount    *int   `dynamodbav:"issues_count,omitempty"`
+	ScheduleID     string `dynamodbav:"schedule_id,omitempty"`
+	BaselineScanID string `dynamodbav:"baseline_scan_id,omitempty"`
 }
 
 func scanKey(userID, id string) map[string]types.AttributeValue {
@@ -87,8 +95,10 @@ func toScanItem(s scans.Scan) scanItem {
 		Target: s.Target, Type: string(s.Type), Tier: string(s.Tier), Status: string(s.Status),
 		CancelRequested: s.CancelRequested, CreditsUsed: s.CreditsUsed, MaxCredits: s.MaxCredits,
 		ChargedSeq: s.ChargedSeq, StepsCount: s.StepsCount, FindingsCount: s.FindingsCount, CallbackURL: s.CallbackURL,
-		Error: s.Error, CreatedAt: s.CreatedAt,
+		Error: s.Error, CreatedAt: s.CreatedAt, ScheduleID: s.ScheduleID, BaselineScanID: s.BaselineScanID,
 	}
+	issues := s.IssuesCount
+	it.IssuesCount = &issues
 	if !s.StartedAt.IsZero() {
 		it.StartedAt = &s.StartedAt
 	}
@@ -104,6 +114,10 @@ func (it scanItem) scan() (scans.Scan, error) {
 		Tier: plans.Tier(it.Tier), Status: scans.Status(it.Status), CancelRequested: it.CancelRequested,
 		CreditsUsed: it.CreditsUsed, MaxCredits: it.MaxCredits, ChargedSeq: it.ChargedSeq, StepsCount: it.StepsCount,
 		FindingsCount: it.FindingsCount, CallbackURL: it.CallbackURL, Error: it.Error, CreatedAt: it.CreatedAt,
+		ScheduleID: it.ScheduleID, BaselineScanID: it.BaselineScanID,
+	}
+	if it.IssuesCount != nil {
+		s.IssuesCount = *it.IssuesCount
 	}
 	if it.StartedAt != nil {
 		s.StartedAt = *it.StartedAt
@@ -195,12 +209,15 @@ func (s *Store) GetScan(ctx context.Context, userID, id string) (scans.Scan, err
 }
 
 // ScanDetail is the full record: the scan, its findings (most severe first,
-// then in discovery order) and its steps (in order).
+// then in discovery order), the issues they form (scans.GroupIssues), the
+// baseline's issues this scan found fixed, and its steps (in order).
 type ScanDetail struct {
-	Scan     scans.Scan
-	Findings []scans.Finding
-	Steps    []scans.Step
-	Surface  scans.Surface
+	Scan        scans.Scan
+	Findings    []scans.Finding
+	Issues      []scans.Issue
+	FixedIssues []scans.FixedIssue
+	Steps       []scans.Step
+	Surface     scans.Surface
 }
 
 // GetScanDetail reads the record and what the scan accumulated concurrently:
@@ -229,6 +246,11 @@ func (s *Store) GetScanDetail(ctx context.Context, userID, id string) (ScanDetai
 	if d.Surface, err = decodeSurface(children); err != nil {
 		return ScanDetail{}, err
 	}
+	d.Issues = scans.GroupIssues(d.Findings)
+	d.Scan.IssuesCount = len(d.Issues)
+	// Comparing with a baseline comes with monitoring: until then, nothing
+	// is known fixed.
+	d.FixedIssues = []scans.FixedIssue{}
 	return d, nil
 }
 
@@ -241,6 +263,9 @@ type childItem struct {
 	PK   string `dynamodbav:"pk"`
 	SK   string `dynamodbav:"sk"`
 	Body string `dynamodbav:"body"`
+	// Issue is a finding's issue key, beside its body so RecordStep counts
+	// the scan's issues without reading the bodies.
+	Issue string `dynamodbav:"issue,omitempty"`
 }
 
 func scanPK(id string) string { return scanPrefix + id }
@@ -334,29 +359,80 @@ func (s *Store) ListScans(ctx context.Context, userID string, page Page, f ScanF
 		if len(items) > page.Limit {
 			items = items[:page.Limit]
 			next := encodeCursor(items[len(items)-1]["sk"].(*types.AttributeValueMemberS).Value)
-			return decodeScans(items, next)
+			return s.decodeScans(ctx, items, next)
 		}
 		if res.LastEvaluatedKey == nil {
-			return decodeScans(items, "")
+			return s.decodeScans(ctx, items, "")
 		}
 		in.ExclusiveStartKey = res.LastEvaluatedKey
 		if q+1 == maxFilterQueries {
 			next := encodeCursor(res.LastEvaluatedKey["sk"].(*types.AttributeValueMemberS).Value)
-			return decodeScans(items, next)
+			return s.decodeScans(ctx, items, next)
 		}
 	}
 }
 
-func decodeScans(items []map[string]types.AttributeValue, next string) ([]scans.Scan, string, error) {
+// decodeScans decodes a page of scan items. A scan recorded before issues
+// existed has findings but no issues_count: it is counted from its findings
+// and stored, once, so the next list reads it as any other.
+func (s *Store) decodeScans(ctx context.Context, items []map[string]types.AttributeValue, next string) ([]scans.Scan, string, error) {
 	out := make([]scans.Scan, 0, len(items))
+	var uncounted []int
 	for _, item := range items {
 		sc, err := decodeScan(item)
 		if err != nil {
 			return nil, "", err
 		}
+		if _, ok := item["issues_count"]; !ok && sc.FindingsCount > 0 {
+			uncounted = append(uncounted, len(out))
+		}
 		out = append(out, sc)
 	}
+	if err := s.countLegacyIssues(ctx, out, uncounted); err != nil {
+		return nil, "", err
+	}
 	return out, next, nil
+}
+
+// countLegacyIssues sets IssuesCount of list[i] for each i in which from
+// the scan's findings, and stores it unless a step stored one meanwhile.
+func (s *Store) countLegacyIssues(ctx context.Context, list []scans.Scan, which []int) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		slots = make(chan struct{}, maxParallelWrites)
+	)
+	for _, i := range which {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			sc := &list[i]
+			fs, err := s.Findings(ctx, sc.ID)
+			if err == nil {
+				sc.IssuesCount = scans.CountIssues(fs)
+				_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+					TableName:                 &s.table,
+					Key:                       scanKey(sc.UserID, sc.ID),
+					UpdateExpression:          aws.String("SET issues_count = :issues"),
+					ConditionExpression:       aws.String("attribute_exists(pk) AND attribute_not_exists(issues_count)"),
+					ExpressionAttributeValues: map[string]types.AttributeValue{":issues": number(int64(sc.IssuesCount))},
+				})
+				if _, ok := IsConditionFailed(err); ok {
+					err = nil // a step counted them meanwhile
+				} else if err != nil {
+					err = dbError("store issues count", err)
+				}
+			}
+			if err != nil {
+				mu.Lock()
+				first = cmp.Or(first, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return first
 }
 
 func number(n int64) *types.AttributeValueMemberN {
@@ -553,7 +629,7 @@ func (s *Store) RecordStep(ctx context.Context, userID, id string, step scans.St
 	if err != nil {
 		return nil, err
 	}
-	count, err := s.countChildren(ctx, id, findingPrefix)
+	count, issues, err := s.countFindings(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -568,10 +644,11 @@ func (s *Store) RecordStep(ctx context.Context, userID, id string, step scans.St
 		{Update: &types.Update{
 			TableName:           &s.table,
 			Key:                 scanKey(userID, id),
-			UpdateExpression:    aws.String("SET steps_count = :seq, findings_count = :count"),
+			UpdateExpression:    aws.String("SET steps_count = :seq, findings_count = :count, issues_count = :issues"),
 			ConditionExpression: aws.String("attribute_exists(pk) AND steps_count = :prev"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":seq": number(int64(step.Seq)), ":prev": number(int64(step.Seq - 1)), ":count": number(int64(count)),
+				":issues": number(int64(issues)),
 			},
 		}},
 	}})
@@ -601,6 +678,7 @@ func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans
 	seen := map[string]bool{}
 	for i, f := range findings {
 		f.Confidence = f.DefaultConfidence()
+		f.Issue = issueKeyOf(f)
 		fp := f.StableFingerprint()
 		f.Fingerprint = fp
 		if seen[fp] {
@@ -619,7 +697,7 @@ func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans
 			defer func() { <-slots }()
 			_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 				TableName:           &s.table,
-				Item:                marshal(childItem{PK: scanPK(scanID), SK: findingPrefix + fp, Body: string(body)}),
+				Item:                marshal(childItem{PK: scanPK(scanID), SK: findingPrefix + fp, Body: string(body), Issue: f.Issue}),
 				ConditionExpression: aws.String("attribute_not_exists(pk)"),
 			})
 			mu.Lock()
@@ -644,30 +722,63 @@ func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans
 	return added, nil
 }
 
-// countChildren counts the scan's items whose sort key starts with prefix.
-func (s *Store) countChildren(ctx context.Context, scanID, prefix string) (int, error) {
+// issueKeyOf is the issue key a finding is recorded with: scans.IssueKey of
+// its check and CVE. A finding without a check (recorded, or emitted by a
+// tool, before check codes existed) has nothing but its title to tell one
+// weakness from another, so its key adds a hash of the title: "unclassified"
+// alone would make every such finding one issue.
+func issueKeyOf(f scans.Finding) string {
+	key := scans.IssueKey(f.Check, f.CVE)
+	if f.Check == "" && (f.CVE == nil || strings.TrimSpace(*f.CVE) == "") {
+		sum := sha256.Sum256([]byte(strings.ToLower(strings.TrimSpace(f.Title))))
+		key += ":" + hex.EncodeToString(sum[:6])
+	}
+	return key
+}
+
+// countFindings counts the scan's findings and their distinct issues from
+// the finding items' keys and issue attributes (the bodies are not sent). A
+// finding recorded before issues existed has no issue attribute: then the
+// findings are read whole once.
+func (s *Store) countFindings(ctx context.Context, scanID string) (findings, issues int, err error) {
 	in := &dynamodb.QueryInput{
 		TableName:              &s.table,
 		KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(scanPK(scanID)), ":prefix": str(prefix),
+			":pk": str(scanPK(scanID)), ":prefix": str(findingPrefix),
 		},
-		Select:         types.SelectCount,
-		ConsistentRead: aws.Bool(true),
+		ProjectionExpression:     aws.String("sk, #issue"),
+		ExpressionAttributeNames: map[string]string{"#issue": "issue"},
+		ConsistentRead:           aws.Bool(true),
 	}
-	total := 0
+	keys := map[string]struct{}{}
+	legacy := false
 	for range maxScanChildren {
 		res, err := s.db.Query(ctx, in)
 		if err != nil {
-			return 0, dbError("count scan items", err)
+			return 0, 0, dbError("count findings", err)
 		}
-		total += int(res.Count)
+		for _, item := range res.Items {
+			findings++
+			if v, ok := item["issue"].(*types.AttributeValueMemberS); ok && v.Value != "" {
+				keys[v.Value] = struct{}{}
+			} else {
+				legacy = true
+			}
+		}
 		if res.LastEvaluatedKey == nil {
 			break
 		}
 		in.ExclusiveStartKey = res.LastEvaluatedKey
 	}
-	return total, nil
+	if !legacy {
+		return findings, len(keys), nil
+	}
+	all, err := s.Findings(ctx, scanID)
+	if err != nil {
+		return 0, 0, err
+	}
+	return len(all), scans.CountIssues(all), nil
 }
 
 // Steps returns the recorded steps of a scan, in order. Callers reach a scan
@@ -716,6 +827,9 @@ func decodeChildren(items []map[string]types.AttributeValue) ([]scans.Step, []sc
 			var f scans.Finding
 			err = json.Unmarshal([]byte(c.Body), &f)
 			f.Confidence = f.DefaultConfidence()
+			if f.Issue == "" { // recorded before issues existed
+				f.Issue = issueKeyOf(f)
+			}
 			if f.Fingerprint == "" {
 				f.Fingerprint = strings.TrimPrefix(c.SK, findingPrefix)
 			}
