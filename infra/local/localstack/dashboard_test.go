@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"secscan/infra/local/dynamotest"
 	"secscan/infra/local/slowsite"
@@ -165,6 +168,25 @@ func (b *browserTest) shot(name string) {
 	_ = chromedp.Run(b.ctx, emulation.ClearDeviceMetricsOverride())
 }
 
+// capture saves a screenshot at 390 and 1280 px of the element sel, or of
+// the viewport when sel is empty (an open dialog, fixed to the viewport).
+func (b *browserTest) capture(name, sel string) {
+	b.t.Helper()
+	for _, width := range []int64{390, 1280} {
+		var png []byte
+		shoot := chromedp.CaptureScreenshot(&png)
+		if sel != "" {
+			shoot = chromedp.Screenshot(sel, &png, chromedp.ByQuery)
+		}
+		b.run(fmt.Sprint("capture ", name, " at ", width), emulation.SetDeviceMetricsOverride(width, 900, 1, width < 500),
+			chromedp.Sleep(150*time.Millisecond), shoot)
+		if err := os.WriteFile(filepath.Join(b.shots, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
+			b.t.Error(err)
+		}
+	}
+	b.run("reset width", emulation.ClearDeviceMetricsOverride())
+}
+
 // page screenshots the page at both widths and fails on any serious or
 // critical axe-core violation.
 func (b *browserTest) page(name string) {
@@ -218,7 +240,7 @@ func (b *browserTest) goTo(hash, ready string) {
 // The dashboard end to end in a real browser, on the stack and demo target
 // of make run: sign in through the development identity provider, add and
 // verify the demo target, launch a scan and watch it complete live, open a
-// finding (a hostile one renders as text), download a report, meet a plan
+// issue (a hostile finding renders as text), download a report, meet a plan
 // limit (403), have an admin upgrade the plan, mint and revoke a token,
 // rotate the webhook secret, download the PDF the new plan allows, see when
 // to retry after a 429, sign out. Every page is screenshot at 390 and
@@ -319,7 +341,7 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	b.click("#new-scan button[type=submit]")
 	launched := time.Now()
 	b.run("first step live", chromedp.WaitVisible("#steps li.step", chromedp.ByQuery))
-	b.run("results", chromedp.WaitVisible("#findings tbody tr", chromedp.ByQuery))
+	b.run("results", chromedp.WaitVisible("#issues tbody tr", chromedp.ByQuery))
 	firstResult := time.Now()
 	t.Logf("sign-in to first scan result: %v (launch to result %v)", firstResult.Sub(signedIn).Round(time.Millisecond), firstResult.Sub(launched).Round(time.Millisecond))
 	if live := b.text(".live"); !strings.Contains(live, "completed") {
@@ -344,13 +366,16 @@ func TestDashboardInTheBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.goTo("#/scans", "main table tbody tr")
-	b.goTo("#/scans/"+scanID, "#findings tbody tr")
-	b.run("hostile finding listed", chromedp.Poll(fmt.Sprintf(`[...document.querySelectorAll('#findings button[data-finding]')].some(e => e.textContent === %q)`, hostile),
+	b.goTo("#/scans/"+scanID, "#issues tbody tr")
+	b.run("hostile issue listed", chromedp.Poll(fmt.Sprintf(`[...document.querySelectorAll('#issues a[data-issue]')].some(e => e.textContent === %q)`, hostile),
 		nil, chromedp.WithPollingTimeout(15*time.Second)))
-	b.run("open the hostile finding", chromedp.Evaluate(fmt.Sprintf(
-		`[...document.querySelectorAll('#findings button[data-finding]')].find(e => e.textContent === %q).click()`, hostile), nil))
-	if ev := b.text("#finding-detail pre.evidence"); ev != hostile {
-		t.Errorf("evidence renders as %q", ev)
+	b.run("open the hostile issue", chromedp.Evaluate(fmt.Sprintf(
+		`[...document.querySelectorAll('#issues a[data-issue]')].find(e => e.textContent === %q).click()`, hostile), nil))
+	var evidence []string
+	b.run("evidence", chromedp.WaitVisible("#issue-panel pre.evidence", chromedp.ByQuery),
+		chromedp.Evaluate(`[...document.querySelectorAll('#issue-panel pre.evidence')].map(e => e.textContent)`, &evidence))
+	if !slices.Contains(evidence, hostile) {
+		t.Errorf("the hostile evidence renders as none of %q", evidence)
 	}
 	var imgs int
 	var jsLinks int
@@ -363,15 +388,17 @@ func TestDashboardInTheBrowser(t *testing.T) {
 		t.Errorf("the hostile step outcome is not shown as text: %q", steps)
 	}
 	b.page("scan-completed")
+	b.run("close the panel", chromedp.KeyEvent(kb.Escape), chromedp.WaitNotPresent("#issue-panel[open]", chromedp.ByQuery))
 
-	// Filters and sort of the findings table.
-	b.run("filter high", chromedp.SetValue("#results select[name=severity]", "high", chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector('#results select[name=severity]').dispatchEvent(new Event('change'))`, nil))
+	// Filters of the issues table: the least severity found.
+	var least string
 	var sevs []string
-	b.run("read severities", chromedp.Evaluate(`[...document.querySelectorAll('#findings tbody .badge')].map(e => e.textContent)`, &sevs))
+	b.run("filter severity", chromedp.Evaluate(`(() => { const s = document.querySelector('#results select[name=severity]');
+		s.value = s.options[s.options.length - 1].value; s.dispatchEvent(new Event('change')); return s.value; })()`, &least),
+		chromedp.Evaluate(`[...document.querySelectorAll('#issues tbody td:first-child .badge')].map(e => e.textContent)`, &sevs))
 	for _, sv := range sevs {
-		if sv != "high" {
-			t.Errorf("severity filter high shows %v", sevs)
+		if sv != least || least == "" {
+			t.Errorf("severity filter %q shows %v", least, sevs)
 			break
 		}
 	}
@@ -588,5 +615,241 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 	}
 	if live := b.text(".live"); !strings.Contains(live, "cancelled") {
 		t.Errorf("live region says %q", live)
+	}
+}
+
+// wordsSplit lists the words of header cells, badges and other one-line
+// cells (counts, ports, host names) that the layout broke across lines, and
+// every header or badge that takes more than one line at all.
+const wordsSplit = `(() => {
+  const bad = [];
+  // lines counts the lines that the text rectangles occupy: rectangles
+  // that overlap vertically share a line.
+  const lines = (rects) => {
+    const tops = [];
+    for (const r of rects) if (r.width > 0 && !tops.some((t) => r.top < t.bottom && r.bottom > t.top)) tops.push(r);
+    return tops.length;
+  };
+  const textRects = (el) => {
+    const out = [];
+    const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const r = document.createRange();
+      r.selectNodeContents(n);
+      out.push(...r.getClientRects());
+    }
+    return out;
+  };
+  for (const el of document.querySelectorAll('main th, main .badge, main td.num, main .nw, #issues td.title a')) {
+    const box = el.getBoundingClientRect();
+    if (box.width < 2 || box.height < 2) continue; // visually hidden
+    const n = lines(textRects(el));
+    if ((el.tagName === 'TH' || el.classList.contains('badge')) && n > 1) bad.push(el.tagName.toLowerCase() + ' on ' + n + ' lines: ' + el.textContent);
+    const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+      for (const m of t.data.matchAll(/\S+/g)) {
+        const r = document.createRange();
+        r.setStart(t, m.index);
+        r.setEnd(t, m.index + m[0].length);
+        if (lines(r.getClientRects()) > 1) bad.push(el.tagName.toLowerCase() + ' breaks ' + JSON.stringify(m[0]));
+      }
+    }
+  }
+  return bad;
+})()`
+
+// The finished scan shows issues, not rows: the issues table (severity,
+// title, count, hosts) of a scan of the demo target, an issue's side panel
+// with its own address (opened by click, by keyboard and by URL, closed by
+// Escape and Back) listing its locations and their evidence, and columns
+// that never break inside a word at 390 and 1280 px.
+func TestDashboardIssues(t *testing.T) {
+	t.Parallel()
+	s, demo := demoStack(t)
+	b := newBrowser(t, s.base)
+	t.Logf("screenshots in %s", b.shots)
+	email := "issues-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+	b.signIn(email)
+	b.goTo("#/targets", "#add-target")
+	b.run("add target", chromedp.SendKeys("#add-target input[name=target]", demo.Domain(), chromedp.ByQuery))
+	b.click("#add-target button[type=submit]")
+	token := regexp.MustCompile(`service-verify-[0-9A-Za-z]+`).FindString(b.text(`li[data-target="demo.test"] pre.instructions`))
+	if err := demo.PublishChallenge(token); err != nil {
+		t.Fatal(err)
+	}
+	b.click(`li[data-target="demo.test"] button.verify`)
+	b.run("verified", chromedp.WaitVisible(`li[data-target="demo.test"] .state-verified`, chromedp.ByQuery))
+	b.goTo("#/scans/new", "#new-scan")
+	b.click("#new-scan button[type=submit]")
+	b.run("issues", chromedp.WaitVisible("#issues tbody tr", chromedp.ByQuery))
+	var scanID string
+	b.run("scan id", chromedp.Evaluate(`location.hash.split('/').pop()`, &scanID))
+
+	// Findings of a known CVE on two locations join the scan: one issue
+	// whose key has a colon (escaped in its address).
+	owner := mustUserID(t, s, email)
+	detail, err := s.api.Store.GetScanDetail(context.Background(), owner, scanID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cve, cvss := "CVE-2021-41773", 7.5
+	var seeded []scans.Finding
+	for i, host := range []string{"demo.test", "www.demo.test"} {
+		port := portOf(t, demo.HTTPSURL())
+		seeded = append(seeded, scans.Finding{ID: fmt.Sprintf("fnd_cve%d", i), Check: "vuln.known-cve", Issue: scans.IssueKey("vuln.known-cve", &cve),
+			Title: "Apache HTTP Server path traversal (CVE-2021-41773)", Severity: "high", Category: "vuln", Host: host, Port: &port, CVE: &cve, CVSS: &cvss,
+			Confidence: "firm", Evidence: "GET /cgi-bin/.%2e/.%2e/etc/passwd on " + host + " answered 200", Description: "Apache 2.4.49 maps URLs outside the document root.",
+			Remediation: "Upgrade Apache HTTP Server to 2.4.51 or later.", References: []string{"https://nvd.nist.gov/vuln/detail/CVE-2021-41773"}})
+	}
+	if _, err = s.api.Store.RecordStep(context.Background(), owner, scanID, scans.Step{Seq: len(detail.Steps) + 1, Tool: "vuln_check",
+		Input: json.RawMessage(`{}`), Outcome: "2 findings", StartedAt: time.Now().UTC()}, seeded, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cveKey := scans.IssueKey("vuln.known-cve", &cve)
+	b.goTo("#/scans", "main table tbody tr")
+	b.goTo("#/scans/"+scanID, fmt.Sprintf(`#issues a[data-issue=%q]`, cveKey))
+
+	// What the record says: each issue's locations (host:port) by key.
+	if detail, err = s.api.Store.GetScanDetail(context.Background(), owner, scanID); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{}
+	for _, f := range detail.Findings {
+		key := f.Issue
+		if key == "" {
+			key = scans.IssueKey(f.Check, f.CVE)
+		}
+		loc := f.Host
+		if f.Port != nil {
+			loc += fmt.Sprintf(":%d", *f.Port)
+		}
+		want[key] = append(want[key], loc)
+	}
+	type row struct {
+		Key, Title, Severity string
+		Count                int
+		Hosts                string
+	}
+	var rows []row
+	b.run("read the table", chromedp.Evaluate(`[...document.querySelectorAll('#issues tbody tr[data-issue]')].map(tr => ({
+		Key: tr.dataset.issue, Title: tr.querySelector('a').textContent, Severity: tr.querySelector('.badge').textContent,
+		Count: Number(tr.querySelector('td.num').textContent), Hosts: tr.querySelector('td.hosts').textContent}))`, &rows))
+	if len(rows) != len(want) || len(rows) == 0 {
+		t.Fatalf("the table lists %d issues, the record's %d findings form %d", len(rows), len(detail.Findings), len(want))
+	}
+	t.Logf("%d findings, %d issues", len(detail.Findings), len(rows))
+	var widest row
+	for _, r := range rows {
+		if r.Count != len(want[r.Key]) {
+			t.Errorf("issue %s counts %d, the record has %d findings of it", r.Key, r.Count, len(want[r.Key]))
+		}
+		if r.Key == cveKey {
+			widest = r
+		}
+	}
+	if widest.Key == "" || widest.Count != 2 || widest.Hosts != "demo.test, www.demo.test" || widest.Severity != "high" {
+		t.Fatalf("the CVE's issue in the table: %+v", widest)
+	}
+	sel := fmt.Sprintf(`#issues a[data-issue=%q]`, widest.Key)
+	var hash string
+	b.run("href", chromedp.AttributeValue(sel, "href", &hash, nil, chromedp.ByQuery))
+	if hash != "#/scans/"+scanID+"/issues/vuln.known-cve%3ACVE-2021-41773" {
+		t.Errorf("the issue's address is %s", hash)
+	}
+
+	// panelShows checks the open panel against the record.
+	panelShows := func(how string) {
+		t.Helper()
+		var got struct {
+			Hash      string   `json:"hash"`
+			Title     string   `json:"title"`
+			Locations []string `json:"locations"`
+			Evidence  int      `json:"evidence"`
+			Focus     bool     `json:"focus"`
+		}
+		b.run("panel "+how, chromedp.WaitVisible("#issue-panel[open] #issue-h", chromedp.ByQuery), chromedp.Evaluate(`({hash: location.hash,
+			title: document.querySelector('#issue-h').textContent,
+			locations: [...document.querySelectorAll('#issue-panel li[data-finding] > details > summary')].map(e => e.textContent),
+			evidence: document.querySelectorAll('#issue-panel li[data-finding] pre.evidence').length,
+			focus: document.querySelector('#issue-panel').contains(document.activeElement)})`, &got))
+		if decoded, _ := url.PathUnescape(strings.TrimPrefix(got.Hash, "#/scans/"+scanID+"/issues/")); decoded != widest.Key {
+			t.Errorf("%s: the panel's address is %s, want the issue %s", how, got.Hash, widest.Key)
+		}
+		if got.Title != widest.Title || !got.Focus {
+			t.Errorf("%s: the panel shows %q (focus inside: %v), want %q with focus inside", how, got.Title, got.Focus, widest.Title)
+		}
+		if strings.Join(got.Locations, " ") != strings.Join(want[widest.Key], " ") || got.Evidence == 0 {
+			t.Errorf("%s: the panel lists %v with %d evidence blocks, want %v", how, got.Locations, got.Evidence, want[widest.Key])
+		}
+	}
+	closed := func(how string) {
+		t.Helper()
+		var loc string
+		b.run("closed by "+how, chromedp.WaitNotPresent("#issue-panel[open]", chromedp.ByQuery), chromedp.Evaluate(`location.hash`, &loc))
+		if loc != "#/scans/"+scanID {
+			t.Errorf("closed by %s at %s, want the scan's address", how, loc)
+		}
+	}
+
+	// By click; Tab stays in the panel; Escape closes it and focus returns
+	// to the issue's link.
+	b.click(sel)
+	panelShows("by click")
+	var inside bool
+	b.run("tab around", chromedp.KeyEvent("\t"), chromedp.KeyEvent("\t"), chromedp.KeyEvent("\t"), chromedp.KeyEvent("\t"),
+		chromedp.Evaluate(`document.querySelector('#issue-panel').contains(document.activeElement)`, &inside))
+	if !inside {
+		t.Error("Tab leaves the open issue panel")
+	}
+	b.page("issue-panel")
+	b.capture("issue-panel-view", "")
+	b.run("escape", chromedp.KeyEvent(kb.Escape))
+	closed("Escape")
+	var refocused bool
+	b.run("focus back", chromedp.Evaluate(fmt.Sprintf(`document.activeElement === document.querySelector(%q)`, sel), &refocused))
+	if !refocused {
+		t.Error("after the panel closes, focus is not back on the issue's link")
+	}
+
+	// By keyboard (Enter on the focused link); Back closes it.
+	b.run("enter", chromedp.Focus(sel, chromedp.ByQuery), chromedp.KeyEvent("\r"))
+	panelShows("by keyboard")
+	b.run("back", chromedp.Evaluate(`history.back()`, nil))
+	closed("Back")
+
+	// Columns at both widths: no header, badge, count, port or host name
+	// breaks inside a word, and the page itself never scrolls sideways.
+	for _, width := range []int64{390, 1280} {
+		var split []string
+		var overflow int
+		b.run(fmt.Sprint("layout at ", width), emulation.SetDeviceMetricsOverride(width, 900, 1, width < 500),
+			chromedp.Sleep(150*time.Millisecond),
+			chromedp.Evaluate(wordsSplit, &split),
+			chromedp.Evaluate(`document.documentElement.scrollWidth - window.innerWidth`, &overflow))
+		if len(split) > 0 {
+			t.Errorf("at %d px: %s", width, strings.Join(split, "; "))
+		}
+		if overflow > 0 {
+			t.Errorf("at %d px the page scrolls sideways by %d px (wide tables scroll in their own box)", width, overflow)
+		}
+	}
+	b.run("reset width", emulation.ClearDeviceMetricsOverride())
+	b.page("scan-issues")
+	b.capture("issues-table", `section[aria-labelledby="issues-h"]`)
+	b.capture("surface-tables", `section[aria-labelledby="surf-h"]`)
+
+	// By URL: a fresh page at the issue's address signs in and opens it.
+	b.run("open by URL", chromedp.Navigate("about:blank"), chromedp.Navigate(s.base+"/"+hash), chromedp.WaitVisible("#sign-in", chromedp.ByQuery))
+	b.click("#sign-in")
+	b.run("authorize", chromedp.WaitVisible("#email", chromedp.ByQuery), chromedp.SendKeys("#email", email, chromedp.ByQuery))
+	b.click("button[type=submit]")
+	panelShows("by URL")
+	b.run("close button", chromedp.Click("#issue-panel .sheet-head button", chromedp.ByQuery))
+	closed("its Close button")
+
+	// An unknown key says so in the panel.
+	b.goTo("#/scans/"+scanID+"/issues/"+url.PathEscape("no.such-check"), "#issue-panel[open] #issue-h")
+	if h := b.text("#issue-h"); h != "Issue not found" {
+		t.Errorf("an unknown issue shows %q", h)
 	}
 }

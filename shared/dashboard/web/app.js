@@ -238,11 +238,14 @@
 
   // ---- Router --------------------------------------------------------------
   let pollTimer = 0;
+  // A scan's page, and an issue of it in the side panel.
+  const SCAN_ROUTE = /^#\/scans\/(scn_[0-9A-Za-z]+)(?:\/issues\/([^/?#]+))?$/;
+  let scanView = null; // {id, root, show(key)} of the scan page on screen
   const routes = [
     [/^#\/targets$/, pageTargets],
     [/^#\/scans$/, pageScans],
     [/^#\/scans\/new(?:\?.*)?$/, pageNewScan],
-    [/^#\/scans\/(scn_[0-9A-Za-z]+)$/, pageScan],
+    [SCAN_ROUTE, pageScan],
     [/^#\/account$/, pageAccount],
     [/^#\/admin$/, pageAdmin],
   ];
@@ -261,6 +264,12 @@
   }
 
   async function route() {
+    // Between a scan and its issues the page stays: only the panel changes.
+    const sm = SCAN_ROUTE.exec(location.hash);
+    if (sm && session && me && scanView && scanView.id === sm[1] && main.contains(scanView.root)) {
+      scanView.show(sm[2] ? decodeKey(sm[2]) : null);
+      return;
+    }
     clearTimeout(pollTimer);
     clear(notice);
     if (!session) return pageSignIn();
@@ -392,7 +401,7 @@
     add(main, filters, err, table, more);
     const tbody = h('tbody');
     add(table, h('table', { class: 'stack' }, h('caption', { class: 'sr-only' }, 'Your scans, newest first'),
-      h('thead', {}, h('tr', {}, ['Target', 'Type', 'Tier', 'Status', 'Findings', 'Credits', 'Created'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('thead', {}, h('tr', {}, ['Target', 'Type', 'Tier', 'Status', 'Issues', 'Findings', 'Credits', 'Created'].map((c) => h('th', { scope: 'col' }, c)))),
       tbody));
 
     let seq = 0;
@@ -412,10 +421,11 @@
         for (const s of r.data) {
           add(tbody, h('tr', {},
             h('td', {}, h('a', { href: '#/scans/' + s.id }, s.target)), h('td', { 'data-label': 'Type' }, s.scan_type), h('td', { 'data-label': 'Tier' }, s.tier),
-            h('td', {}, badge(s.status, 'status')), h('td', { 'data-label': 'Findings' }, String(s.findings_count)),
+            h('td', {}, badge(s.status, 'status')), h('td', { 'data-label': 'Issues' }, s.issues_count == null ? '—' : String(s.issues_count)),
+            h('td', { 'data-label': 'Findings' }, String(s.findings_count)),
             h('td', { 'data-label': 'Credits' }, s.credits_used + ' / ' + s.max_credits), h('td', { 'data-label': 'Created' }, when(s.created_at))));
         }
-        if (reset && !r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 7 }, 'No scans match.')));
+        if (reset && !r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 8 }, 'No scans match.')));
         next = r.next;
         clear(more);
         if (next) add(more, h('button', { type: 'button', class: 'secondary', onclick: () => load(false) }, 'Next page'));
@@ -480,7 +490,7 @@
   }
 
   // ---- One scan: live view and results ----------------------------------------------
-  async function pageScan(scanId) {
+  async function pageScan(scanId, rawKey) {
     const heading = title('Scan');
     const live = h('div', { class: 'live', 'aria-live': 'polite' });
     const err = alertBox();
@@ -489,10 +499,21 @@
     const noSteps = h('p', { class: 'muted' }, 'No steps yet.');
     const stepsBox = h('section', { 'aria-labelledby': 'steps-h' }, h('h2', { id: 'steps-h' }, 'Agent steps'), noSteps, steps);
     const results = h('div', { id: 'results' });
-    add(main, heading, err, head, live, results, stepsBox);
+    const panel = issuePanel(scanId);
+    add(main, heading, err, head, live, results, stepsBox, panel.el);
     const shown = new Set();
     let rendered = '';
     let waits = 0;
+    let latest = null; // the scan as last read
+    let wanted = rawKey ? decodeKey(rawKey) : null; // the issue the address names
+    scanView = {
+      id: scanId, root: head, show(key) {
+        const fromTable = !panel.open;
+        wanted = key;
+        if (!key) panel.hide();
+        else if (latest) panel.show(key, latest, fromTable);
+      },
+    };
 
     async function poll() {
       let scan;
@@ -516,11 +537,14 @@
       }
       noSteps.hidden = shown.size > 0;
       const state = scan.status + ':' + (scan.webhook_deliveries || []).length;
+      latest = scan;
       if (TERMINAL.includes(scan.status) && rendered !== state) {
         rendered = state;
-        add(clear(live), scan.status === 'completed' ? 'Scan completed with ' + scan.findings_count + ' findings.' : 'Scan ' + scan.status + '.');
+        const n = issuesOf(scan).length;
+        add(clear(live), scan.status === 'completed' ? 'Scan completed: ' + n + (n === 1 ? ' issue' : ' issues') + ' from ' + scan.findings_count + ' findings.' : 'Scan ' + scan.status + '.');
         renderResults(scan);
       }
+      if (wanted && !panel.open && (TERMINAL.includes(scan.status) || issuesOf(scan).some((i) => i.key === wanted))) panel.show(wanted, scan, false);
       if (!TERMINAL.includes(scan.status)) {
         add(clear(live), scan.status === 'queued' ? 'Waiting to start…' : 'Running: ' + shown.size + ' steps so far.');
         pollTimer = setTimeout(poll, 1500);
@@ -568,8 +592,9 @@
 
     function renderResults(scan) {
       clear(results);
+      const issues = issuesOf(scan);
       if (scan.status !== 'completed') {
-        if ((scan.findings || []).length) add(results, findingsSection(scan));
+        if (issues.length) add(results, issuesSection(scan, issues));
         add(results, deliveriesSection(scan));
         return;
       }
@@ -579,7 +604,7 @@
           h('p', {}, 'Risk rating: ', badge(sum.risk_rating || 'none', 'sev')),
           h('p', { class: 'narrative' }, sum.summary || ''),
           (sum.attack_chains || []).length ? [h('h3', {}, 'Attack chains'), h('ol', {}, sum.attack_chains.map((c) => h('li', {}, c)))] : null),
-        reportsSection(scan), severityChart(scan.findings || []), findingsSection(scan), surfaceSection(scan.surface), deliveriesSection(scan));
+        reportsSection(scan), severityChart(issues), issuesSection(scan, issues), surfaceSection(scan.surface), deliveriesSection(scan));
     }
 
     function reportsSection(scan) {
@@ -595,8 +620,64 @@
     await poll();
   }
 
-  function severityChart(findings) {
-    const counts = SEVERITIES.map((s) => findings.filter((f) => f.severity === s).length);
+  // ---- Issues: one weakness wherever it occurs (CONTRACT "Checks and issues") ----
+  const CONFIDENCES = ['certain', 'firm', 'tentative'];
+  const rank = (list, v) => { const i = list.indexOf(v); return i < 0 ? list.length : i; };
+  const confidenceOf = (f) => f.confidence || (f.cve ? 'tentative' : 'certain');
+  function issueKeyOf(f) {
+    if (f.issue) return f.issue;
+    const cve = f.cve ? String(f.cve).trim().toUpperCase() : '';
+    return (f.check || 'unclassified') + (cve ? ':' + cve : '');
+  }
+  function compareIssues(a, b) {
+    const cvss = (x) => (x.cvss == null ? -1 : x.cvss);
+    return rank(SEVERITIES, a.severity) - rank(SEVERITIES, b.severity) || rank(CONFIDENCES, a.confidence) - rank(CONFIDENCES, b.confidence) ||
+      cvss(b) - cvss(a) || b.count - a.count || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0);
+  }
+  // groupIssues mirrors scans.GroupIssues, for records without `issues`: one
+  // issue per key, the highest severity and confidence, the wording of its
+  // most severe finding.
+  function groupIssues(findings) {
+    const byKey = new Map();
+    for (const f of findings) {
+      const key = issueKeyOf(f);
+      let is = byKey.get(key);
+      if (!is) {
+        is = { key, check: f.check || null, cve: f.cve || null, severity: f.severity, confidence: confidenceOf(f), cvss: null, count: 0, locations: [], change: null, triage: null, lead: f };
+        byKey.set(key, is);
+      }
+      is.count += 1;
+      is.locations.push({ finding_id: f.id, host: f.host, port: f.port });
+      if (rank(SEVERITIES, f.severity) < rank(SEVERITIES, is.severity)) { is.severity = f.severity; is.lead = f; }
+      if (rank(CONFIDENCES, confidenceOf(f)) < rank(CONFIDENCES, is.confidence)) is.confidence = confidenceOf(f);
+      if (f.cvss != null && (is.cvss == null || f.cvss > is.cvss)) is.cvss = f.cvss;
+    }
+    return [...byKey.values()].map(({ lead: f, ...is }) => Object.assign(is, {
+      title: f.title, category: f.category, cwe: f.cwe || null, description: f.description, remediation: f.remediation, references: f.references || [],
+    }));
+  }
+  // issuesOf is the record's issues; findings that none of them lists (a
+  // record from before issues, a finding recorded late) are grouped here.
+  function issuesOf(scan) {
+    const listed = Array.isArray(scan.issues) ? scan.issues.map((is) => Object.assign({}, is, { locations: (is.locations || []).slice() })) : [];
+    const seen = new Set(listed.flatMap((is) => is.locations.map((l) => l.finding_id)));
+    for (const is of groupIssues((scan.findings || []).filter((f) => !seen.has(f.id)))) {
+      const same = listed.find((x) => x.key === is.key);
+      if (same) { same.locations.push(...is.locations); same.count = same.locations.length; } else listed.push(is);
+    }
+    return listed.sort(compareIssues);
+  }
+  const hostsOf = (is) => [...new Set(is.locations.map((l) => l.host).filter(Boolean))];
+  const where = (l) => l.host + (l.port != null ? ':' + l.port : '');
+  const issueHref = (scanId, key) => '#/scans/' + scanId + '/issues/' + encodeURIComponent(key);
+  const words = (v) => String(v || '').replace(/_/g, ' ');
+  // unbroken keeps hyphenated words (CVE-2021-41773, X-Frame-Options) whole:
+  // a line may break between words, never at their hyphens.
+  const unbroken = (text) => String(text).split(/(\S*-\S*)/).map((part, i) => (i % 2 ? h('span', { class: 'nw' }, part) : part));
+  function decodeKey(raw) { try { return decodeURIComponent(raw); } catch (_) { return raw; } }
+
+  function severityChart(issues) {
+    const counts = SEVERITIES.map((s) => issues.filter((f) => f.severity === s).length);
     const top = Math.max(1, ...counts);
     const rowH = 26;
     const chart = svg('svg', { viewBox: '0 0 320 ' + rowH * 5, width: '100%', role: 'img', 'aria-labelledby': 'chart-h chart-d', class: 'chart' },
@@ -605,42 +686,49 @@
         svg('rect', { x: 80, y: i * rowH + 4, height: 18, width: Math.max(2, (200 * counts[i]) / top), class: 'bar sev-' + s }),
         svg('text', { x: 88 + Math.max(2, (200 * counts[i]) / top), y: i * rowH + 17, class: 'chart-label' }, String(counts[i])),
       ]));
-    return h('section', { class: 'card', 'aria-labelledby': 'chart-h' }, h('h2', { id: 'chart-h' }, 'Findings by severity'),
+    return h('section', { class: 'card', 'aria-labelledby': 'chart-h' }, h('h2', { id: 'chart-h' }, 'Issues by severity'),
       h('p', { id: 'chart-d', class: 'sr-only' }, SEVERITIES.map((s, i) => s + ' ' + counts[i]).join(', ')), chart);
   }
 
-  function findingsSection(scan) {
-    const findings = scan.findings || [];
-    const distinct = (key) => [...new Set(findings.map((f) => f[key]).filter((v) => v !== null && v !== undefined && v !== ''))].sort();
+  // The issues table: one row per issue, its title a link to the issue's own
+  // address (the side panel); sortable, filtered, searchable.
+  function issuesSection(scan, issues) {
+    const findings = new Map((scan.findings || []).map((f) => [f.id, f]));
+    const distinct = (values) => [...new Set(values.filter((v) => v !== null && v !== undefined && v !== ''))].sort();
     const sel = (name, label, values) => h('select', { name, 'aria-label': label }, h('option', { value: '' }, 'Any ' + label.toLowerCase()), values.map((v) => h('option', { value: v }, v)));
-    const fSev = sel('severity', 'Severity', SEVERITIES.filter((s) => findings.some((f) => f.severity === s)));
-    const fCat = sel('category', 'Category', distinct('category'));
-    const fHost = sel('host', 'Host', distinct('host'));
-    const fConf = sel('confidence', 'Confidence', distinct('confidence'));
-    const search = h('input', { type: 'search', name: 'q', 'aria-label': 'Search findings', placeholder: 'Search' });
+    const fSev = sel('severity', 'Severity', SEVERITIES.filter((s) => issues.some((i) => i.severity === s)));
+    const fCat = sel('category', 'Category', distinct(issues.map((i) => i.category)));
+    const fHost = sel('host', 'Host', distinct(issues.flatMap(hostsOf)));
+    const fConf = sel('confidence', 'Confidence', CONFIDENCES.filter((c) => issues.some((i) => i.confidence === c)));
+    const search = h('input', { type: 'search', name: 'q', 'aria-label': 'Search issues', placeholder: 'Search' });
     const tbody = h('tbody');
-    const detail = h('div', { id: 'finding-detail' });
     const count = h('p', { class: 'muted', 'aria-live': 'polite' });
-    const cols = [['severity', 'Severity'], ['title', 'Title'], ['category', 'Category'], ['host', 'Host'], ['port', 'Port'], ['confidence', 'Confidence']];
+    const cols = [['severity', 'Severity'], ['title', 'Issue'], ['count', 'Count', 'num'], ['hosts', 'Hosts'], ['category', 'Category'], ['confidence', 'Confidence']];
+    if (issues.some((i) => i.change)) cols.push(['change', 'Change']);
     let sortKey = 'severity';
     let asc = true;
-    const heads = cols.map(([key, label]) => {
-      const th = h('th', { scope: 'col', 'aria-sort': key === sortKey ? 'ascending' : 'none' },
-        h('button', { type: 'button', class: 'sort', onclick: () => { asc = sortKey === key ? !asc : true; sortKey = key; draw(); } }, label));
+    const heads = cols.map(([key, label, cls]) => {
+      const th = h('th', { scope: 'col', class: cls, 'aria-sort': key === sortKey ? 'ascending' : 'none' },
+        h('button', { type: 'button', class: 'sort', onclick: () => { asc = sortKey === key ? !asc : key !== 'count'; sortKey = key; draw(); } }, label));
       th.dataset.key = key;
       return th;
     });
-    function value(f, key) {
-      if (key === 'severity') return SEVERITIES.indexOf(f.severity);
-      if (key === 'confidence') return ['certain', 'firm', 'tentative'].indexOf(f.confidence);
-      const v = f[key];
+    function value(i, key) {
+      if (key === 'severity') return rank(SEVERITIES, i.severity);
+      if (key === 'confidence') return rank(CONFIDENCES, i.confidence);
+      if (key === 'count') return i.count;
+      if (key === 'hosts') return hostsOf(i)[0] || '';
+      const v = i[key];
       return v === null || v === undefined ? '' : v;
+    }
+    function text(i) {
+      return [i.title, i.key, i.cwe, i.description, ...hostsOf(i), ...i.locations.map((l) => (findings.get(l.finding_id) || {}).evidence)];
     }
     function draw() {
       const q = search.value.trim().toLowerCase();
-      const rows = findings.filter((f) => (!fSev.value || f.severity === fSev.value) && (!fCat.value || f.category === fCat.value) &&
-        (!fHost.value || f.host === fHost.value) && (!fConf.value || f.confidence === fConf.value) &&
-        (!q || [f.title, f.evidence, f.description, f.host, f.cve, f.cwe].some((v) => v && String(v).toLowerCase().includes(q))));
+      const rows = issues.filter((i) => (!fSev.value || i.severity === fSev.value) && (!fCat.value || i.category === fCat.value) &&
+        (!fHost.value || hostsOf(i).includes(fHost.value)) && (!fConf.value || i.confidence === fConf.value) &&
+        (!q || text(i).some((v) => v && String(v).toLowerCase().includes(q))));
       rows.sort((a, b) => {
         const x = value(a, sortKey);
         const y = value(b, sortKey);
@@ -649,44 +737,114 @@
       });
       for (const th of heads) th.setAttribute('aria-sort', th.dataset.key === sortKey ? (asc ? 'ascending' : 'descending') : 'none');
       clear(tbody);
-      for (const f of rows) {
-        add(tbody, h('tr', {},
-          h('td', {}, badge(f.severity, 'sev')),
-          h('td', {}, h('button', { type: 'button', class: 'link', 'data-finding': f.id, onclick: () => showFinding(f) }, f.title)),
-          h('td', { 'data-label': 'Category' }, f.category), h('td', { 'data-label': 'Host' }, f.host), h('td', { 'data-label': 'Port' }, f.port == null ? '—' : String(f.port)),
-          h('td', { 'data-label': 'Confidence' }, f.confidence || '—')));
+      for (const i of rows) {
+        const hosts = hostsOf(i);
+        add(tbody, h('tr', { 'data-issue': i.key },
+          h('td', {}, badge(i.severity, 'sev')),
+          h('td', { class: 'title' }, h('a', { href: issueHref(scan.id, i.key), 'data-issue': i.key }, unbroken(i.title)),
+            i.triage ? [' ', h('span', { class: 'badge triage' }, words(i.triage.state))] : null),
+          h('td', { class: 'num' }, String(i.count)),
+          h('td', { class: 'hosts' }, hosts.slice(0, 3).map((x, n) => [n ? ', ' : '', h('span', { class: 'nw' }, x)]),
+            hosts.length > 3 ? [' ', h('span', { class: 'nw muted' }, '+' + (hosts.length - 3) + ' more')] : null),
+          h('td', { class: 'nw' }, i.category || '—'), h('td', { class: 'nw' }, i.confidence || '—'),
+          cols.length > 6 ? h('td', {}, i.change ? badge(i.change, 'change') : '—') : null));
       }
-      count.textContent = rows.length + ' of ' + findings.length + ' findings';
-    }
-    function showFinding(f) {
-      const refs = (f.references || []).filter((r) => /^https?:\/\//i.test(r));
-      add(clear(detail), h('article', { class: 'card finding', tabindex: '-1', 'aria-labelledby': 'fd-h' },
-        h('div', { class: 'row spread' }, h('h3', { id: 'fd-h' }, f.title), h('button', { type: 'button', class: 'secondary', onclick: () => clear(detail) }, 'Close')),
-        h('p', {}, badge(f.severity, 'sev'), ' ', f.category, ' · ', f.host + (f.port != null ? ':' + f.port : ''), f.confidence ? ' · confidence ' + f.confidence : ''),
-        h('dl', { class: 'facts' },
-          h('dt', {}, 'CWE'), h('dd', {}, f.cwe || '—'), h('dt', {}, 'CVE'), h('dd', {}, f.cve || '—'),
-          h('dt', {}, 'CVSS'), h('dd', {}, f.cvss == null ? '—' : String(f.cvss)),
-          f.fingerprint ? [h('dt', {}, 'Fingerprint'), h('dd', { class: 'mono' }, f.fingerprint)] : null),
-        h('h4', {}, 'Evidence'), h('pre', { class: 'evidence' }, f.evidence),
-        h('h4', {}, 'Description'), h('p', {}, f.description),
-        h('h4', {}, 'Remediation'), h('p', {}, f.remediation),
-        refs.length ? [h('h4', {}, 'References'), h('ul', {}, refs.map((r) => h('li', {}, h('a', { href: r, rel: 'noopener noreferrer', target: '_blank' }, r))))] : null));
-      detail.firstChild.focus();
+      if (!rows.length) add(tbody, h('tr', {}, h('td', { colspan: cols.length }, issues.length ? 'No issues match.' : 'No issues found.')));
+      count.textContent = rows.length + ' of ' + issues.length + (issues.length === 1 ? ' issue · ' : ' issues · ') + findings.size + (findings.size === 1 ? ' finding' : ' findings');
     }
     for (const el of [fSev, fCat, fHost, fConf]) el.addEventListener('change', draw);
     search.addEventListener('input', draw);
-    const section = h('section', { class: 'card', 'aria-labelledby': 'find-h' }, h('h2', { id: 'find-h' }, 'Findings'),
-      h('div', { class: 'row filters', role: 'search', 'aria-label': 'Filter findings' }, fSev, fCat, fHost, fConf, search), count,
-      h('div', { class: 'table-wrap' }, h('table', { id: 'findings', class: 'stack' }, h('thead', {}, h('tr', {}, heads)), tbody)), detail);
+    const section = h('section', { class: 'card', 'aria-labelledby': 'issues-h' }, h('h2', { id: 'issues-h' }, 'Issues'),
+      h('div', { class: 'row filters', role: 'search', 'aria-label': 'Filter issues' }, fSev, fCat, fHost, fConf, search), count,
+      h('div', { class: 'table-wrap' }, h('table', { id: 'issues' }, h('caption', { class: 'sr-only' }, 'Issues of this scan; open one for its locations and evidence'),
+        h('thead', {}, h('tr', {}, heads)), tbody)));
     draw();
     return section;
   }
 
+  // The issue panel: a side sheet with its own address,
+  // #/scans/<id>/issues/<key>. It is a modal <dialog>: focus moves into it
+  // and stays there; Escape, Close and the browser's Back close it.
+  function issuePanel(scanId) {
+    const dlg = h('dialog', { id: 'issue-panel', class: 'sheet', 'aria-labelledby': 'issue-h' });
+    let back = false; // opened from the table: closing goes back in history
+    let opener = null;
+    function close() {
+      if (back) history.back();
+      else location.replace('#/scans/' + scanId);
+    }
+    let hiding = false;
+    dlg.addEventListener('cancel', (e) => { e.preventDefault(); close(); });
+    // Chromium closes a dialog on a repeated Escape without asking: follow.
+    // (The close event comes a task later than hide's dlg.close().)
+    dlg.addEventListener('close', () => { if (hiding) hiding = false; else close(); });
+    const link = (href, text) => h('a', { href, rel: 'noopener noreferrer', target: '_blank' }, text);
+    const fact = (label, v) => (v === null || v === undefined || v === '' ? null : [h('dt', {}, label), h('dd', {}, v)]);
+    function render(key, scan) {
+      const is = issuesOf(scan).find((x) => x.key === key);
+      const head = (text) => h('div', { class: 'sheet-head' }, h('h2', { id: 'issue-h', tabindex: '-1' }, text),
+        h('button', { type: 'button', class: 'secondary', onclick: close }, 'Close'));
+      clear(dlg);
+      if (!is) {
+        add(dlg, head('Issue not found'), h('div', { class: 'sheet-body' }, h('p', {}, 'This scan has no issue ', h('span', { class: 'mono' }, key), '.')));
+        return;
+      }
+      const findings = new Map((scan.findings || []).map((f) => [f.id, f]));
+      const refs = (is.references || []).filter((r) => /^https?:\/\//i.test(r));
+      const cwe = /^CWE-(\d+)$/.exec(is.cwe || '');
+      const cve = /^CVE-\d{4}-\d+$/.test(is.cve || '') ? is.cve : null;
+      add(dlg, head(unbroken(is.title)), h('div', { class: 'sheet-body' },
+        h('p', { class: 'row' }, badge(is.severity, 'sev'), is.change ? badge(is.change, 'change') : null,
+          is.triage ? h('span', { class: 'badge triage' }, words(is.triage.state)) : null),
+        is.triage && is.triage.reason ? h('p', { class: 'muted' }, 'Triage: ' + is.triage.reason) : null,
+        h('dl', { class: 'facts' },
+          fact('Check', is.check ? h('span', { class: 'mono' }, is.check) : null), fact('Category', is.category), fact('Confidence', is.confidence),
+          fact('CWE', cwe ? link('https://cwe.mitre.org/data/definitions/' + cwe[1] + '.html', is.cwe) : is.cwe),
+          fact('CVE', cve ? link('https://nvd.nist.gov/vuln/detail/' + cve, cve) : is.cve),
+          fact('CVSS', is.cvss == null ? null : String(is.cvss))),
+        h('h3', {}, is.count === 1 ? '1 location' : is.count + ' locations'),
+        h('ul', { class: 'locations' }, is.locations.map((l, n) => {
+          const f = findings.get(l.finding_id) || {};
+          return h('li', { 'data-finding': l.finding_id },
+            h('details', { open: n < 3 }, h('summary', { class: 'mono' }, where(l)),
+              f.evidence ? h('pre', { class: 'evidence' }, f.evidence) : h('p', { class: 'muted' }, 'No evidence recorded.'),
+              f.proof ? h('details', { class: 'proof' }, h('summary', {}, 'Proof (' + f.proof.kind + ')'),
+                h('pre', {}, f.proof.request), h('pre', {}, f.proof.response)) : null));
+        })),
+        h('h3', {}, 'Description'), h('p', {}, is.description),
+        h('h3', {}, 'Remediation'), h('p', { class: 'prewrap' }, is.remediation),
+        refs.length ? [h('h3', {}, 'References'), h('ul', {}, refs.map((r) => h('li', {}, link(r, r))))] : null));
+    }
+    return {
+      el: dlg,
+      get open() { return dlg.open; },
+      show(key, scan, fromTable) {
+        if (!dlg.open) {
+          back = fromTable;
+          opener = document.activeElement;
+        }
+        render(key, scan);
+        if (!dlg.open) dlg.showModal();
+        dlg.querySelector('#issue-h').focus();
+      },
+      hide() {
+        if (!dlg.open) return;
+        hiding = true;
+        dlg.close();
+        const row = document.querySelector('#issues a[data-issue="' + CSS.escape((opener && opener.dataset && opener.dataset.issue) || '') + '"]');
+        if (row) row.focus();
+      },
+    };
+  }
+
   function surfaceSection(surface) {
     if (!surface) return null;
+    // Prose columns (a page title, a list) get room; the others stay narrow.
+    const prose = ['Title', 'Technologies', 'Addresses', 'Sources'];
     const table = (caption, headers, rows) => rows.length ? h('div', { class: 'table-wrap' }, h('table', {}, h('caption', {}, caption),
       h('thead', {}, h('tr', {}, headers.map((x) => h('th', { scope: 'col' }, x)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c == null || c === '' ? '—' : String(c)))))))) : null;
+      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c, i) => h('td', { class: prose.includes(headers[i]) ? 'prose' : headers[i] === 'Port' ? 'nw' : null },
+        c == null || c === '' ? '—' : String(c)))))))) : null;
     return h('section', { class: 'card', 'aria-labelledby': 'surf-h' }, h('h2', { id: 'surf-h' }, 'Attack surface'),
       table('Hosts', ['Name', 'Addresses', 'Sources'], (surface.hosts || []).map((x) => [x.name, (x.addresses || []).join(', '), (x.sources || []).join(', ')])),
       table('Services', ['Host', 'Address', 'Port', 'Transport', 'Protocol', 'Product', 'Version'],
