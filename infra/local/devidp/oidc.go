@@ -189,8 +189,12 @@ func (p *Provider) ServeStyle(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, pageStyle)
 }
 
-// ServeAuthorize answers GET and POST /dev/authorize.
+// ServeAuthorize answers GET and POST /dev/authorize; a POST from another
+// origin's page is refused (403; origin.go).
 func (p *Provider) ServeAuthorize(w http.ResponseWriter, r *http.Request) {
+	if refuseForeignOrigin(w, r) {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, httpapi.MaxBodyBytes)
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, "malformed request", http.StatusBadRequest)
@@ -252,7 +256,11 @@ func tokenError(w http.ResponseWriter, code, description string) {
 // ServeToken answers POST /dev/token (application/x-www-form-urlencoded):
 // grant_type authorization_code (code, redirect_uri, client_id,
 // code_verifier) or refresh_token (refresh_token, client_id).
+// A POST from another origin's page is refused (403; origin.go).
 func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
+	if refuseForeignOrigin(w, r) {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, httpapi.MaxBodyBytes)
 	if err := r.ParseForm(); err != nil {
 		tokenError(w, "invalid_request", "the body must be a form")
