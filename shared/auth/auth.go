@@ -196,7 +196,9 @@ func (a *Authenticator) userForIdentity(ctx context.Context, c *SessionClaims, n
 
 // provision links a session's identity to the user an admin created for its
 // verified email (once: a user that has been linked, or that signed up by
-// itself, is never taken over), or creates a new free user.
+// itself, is never taken over), or creates a new user: free, or an admin
+// when AdminEmails lists its verified email, no user holds that email, and
+// the email has never been promoted before (admins.go).
 func (a *Authenticator) provision(ctx context.Context, c *SessionClaims, now time.Time) (string, error) {
 	email, err := NormalizeEmail(c.Email)
 	if err != nil {
