@@ -196,7 +196,9 @@ func (a *Authenticator) userForIdentity(ctx context.Context, c *SessionClaims, n
 
 // provision links a session's identity to the user an admin created for its
 // verified email (once: a user that has been linked, or that signed up by
-// itself, is never taken over), or creates a new free user.
+// itself, is never taken over), or creates a new user: free, or an admin
+// when AdminEmails lists its verified email, no user holds that email, and
+// the email has never been promoted before (admins.go).
 func (a *Authenticator) provision(ctx context.Context, c *SessionClaims, now time.Time) (string, error) {
 	email, err := NormalizeEmail(c.Email)
 	if err != nil {
@@ -219,18 +221,33 @@ func (a *Authenticator) provision(ctx context.Context, c *SessionClaims, now tim
 			return "", err
 		}
 	}
-	u := a.firstSignIn(ids.New(ids.User, now), email, c.EmailVerified && email != "", now)
-	err = a.Store.CreateUser(ctx, store.NewUser{
-		User:        u,
-		ClaimEmail:  claim,
-		IdentityISS: c.Issuer,
-		IdentitySub: c.Subject,
-	})
+	// Only a user that takes a free email may be promoted by AdminEmails:
+	// an address that already belongs to someone (claim turned false above)
+	// never makes a second identity an admin.
+	promote := claim && a.Admins[email]
+	n := store.NewUser{
+		User:           firstSignIn(ids.New(ids.User, now), email, promote, now),
+		ClaimEmail:     claim,
+		IdentityISS:    c.Issuer,
+		IdentitySub:    c.Subject,
+		AdminPromotion: promote,
+	}
+	err = a.Store.CreateUser(ctx, n)
+	if errors.Is(err, store.ErrPromotionUsed) {
+		// The email was promoted once before (that user since demoted or
+		// deleted): this identity is a plain user.
+		a.Logger.WarnContext(ctx, "admin email promoted before: new identity not promoted", "issuer", c.Issuer)
+		n.User, n.AdminPromotion = firstSignIn(n.User.ID, email, false, now), false
+		err = a.Store.CreateUser(ctx, n)
+	}
 	if err != nil {
 		return "", err
 	}
-	a.Logger.InfoContext(ctx, "user created on first sign-in", "user_id", u.ID, "issuer", c.Issuer)
-	return u.ID, nil
+	if n.User.IsAdmin {
+		a.Logger.InfoContext(ctx, "first admin signed in (AdminEmails)", "user_id", n.User.ID)
+	}
+	a.Logger.InfoContext(ctx, "user created on first sign-in", "user_id", n.User.ID, "issuer", c.Issuer)
+	return n.User.ID, nil
 }
 
 // failed records an authentication failure of ip and answers 401, or 429 once

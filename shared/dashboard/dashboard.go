@@ -140,7 +140,10 @@ func (d *Dashboard) secure(w http.ResponseWriter) {
 	h.Set("Content-Security-Policy", d.csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: nothing goes to other sites, and the
+	// page's own POSTs carry its real Origin (no-referrer makes browsers send
+	// "Origin: null"), which the local stack's identity provider checks.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Strict-Transport-Security", "max-age=31536000")
 }

@@ -16,6 +16,8 @@
 //	IDENTITY#<iss> <sub>    IDENTITY           authentication by JWT: (iss, sub) -> user
 //	EMAIL#<email>           EMAIL              email -> user, for admin-created users and uniqueness
 //	AUTHFAIL#<ip>           AUTHFAIL           failed authentications per source IP (TTL)
+//	PROMOTION#<email>       PROMOTION          AdminEmails made this email's user an admin; never
+//	                                           deleted, so it promotes at most once per stack
 //
 // Every request-path operation is keyed (GetItem, Query on one partition,
 // conditional writes); nothing scans the table. Every user-owned record lives
@@ -71,6 +73,7 @@ func tokenHashPK(hash string) string    { return "TOKEN#" + hash }
 func identityPK(iss, sub string) string { return "IDENTITY#" + iss + " " + sub }
 func emailPK(email string) string       { return "EMAIL#" + email }
 func authFailPK(ip string) string       { return "AUTHFAIL#" + ip }
+func promotionPK(email string) string   { return "PROMOTION#" + email }
 func key(pk, sk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		"pk": &types.AttributeValueMemberS{Value: pk},

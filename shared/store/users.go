@@ -129,12 +129,22 @@ type NewUser struct {
 	IdentityISS string    // when set, link (IdentityISS, IdentitySub) to the user
 	IdentitySub string    //
 	FirstToken  *NewToken // when set, create this API token for the user
+	// AdminPromotion records that AdminEmails made this user an admin: the
+	// email's one promotion for the life of the table (promotions.go).
+	AdminPromotion bool
 }
 
 // CreateUser writes the user and its links in one transaction. ErrConflict
-// when the email is claimed already or the identity is linked already.
+// when the email is claimed already or the identity is linked already;
+// ErrPromotionUsed when AdminPromotion is set and the email has been
+// promoted before.
 func (s *Store) CreateUser(ctx context.Context, n NewUser) error {
 	items := []types.TransactWriteItem{putNew(s.table, newUserItem(n.User))}
+	promotion := -1
+	if n.AdminPromotion {
+		promotion = len(items)
+		items = append(items, putNew(s.table, newPromotionItem(n.User)))
+	}
 	if n.ClaimEmail {
 		items = append(items, putNew(s.table, emailItem{PK: emailPK(n.User.Email), SK: "EMAIL", UserID: n.User.ID, Linkable: n.Linkable}))
 	}
@@ -149,6 +159,9 @@ func (s *Store) CreateUser(ctx context.Context, n NewUser) error {
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	for i := range items {
 		if _, ok := transactionConflict(err, i); ok {
+			if i == promotion {
+				return ErrPromotionUsed
+			}
 			return ErrConflict
 		}
 	}

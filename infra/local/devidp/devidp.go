@@ -108,7 +108,11 @@ func (p *Provider) ServeJWKS(w http.ResponseWriter, _ *http.Request) {
 }
 
 // ServeSession answers POST /dev/session {"email": "...", "email_verified": true}.
+// A POST whose Origin is another web page's is refused (403; origin.go).
 func (p *Provider) ServeSession(w http.ResponseWriter, r *http.Request) {
+	if refuseForeignOrigin(w, r) {
+		return
+	}
 	var in struct {
 		Email         *string `json:"email"`
 		EmailVerified *bool   `json:"email_verified"`

@@ -143,7 +143,9 @@ func loopbackURL(raw string) bool {
 func securePage(w http.ResponseWriter) {
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Referrer-Policy", "no-referrer")
+	// same-origin: the form's POST carries the page's Origin (with
+	// no-referrer browsers send "Origin: null", refused by origin.go).
+	w.Header().Set("Referrer-Policy", "same-origin")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 }
@@ -189,8 +191,12 @@ func (p *Provider) ServeStyle(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, pageStyle)
 }
 
-// ServeAuthorize answers GET and POST /dev/authorize.
+// ServeAuthorize answers GET and POST /dev/authorize; a POST from another
+// origin's page is refused (403; origin.go).
 func (p *Provider) ServeAuthorize(w http.ResponseWriter, r *http.Request) {
+	if refuseForeignOrigin(w, r) {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, httpapi.MaxBodyBytes)
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, "malformed request", http.StatusBadRequest)
@@ -252,7 +258,11 @@ func tokenError(w http.ResponseWriter, code, description string) {
 // ServeToken answers POST /dev/token (application/x-www-form-urlencoded):
 // grant_type authorization_code (code, redirect_uri, client_id,
 // code_verifier) or refresh_token (refresh_token, client_id).
+// A POST from another origin's page is refused (403; origin.go).
 func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
+	if refuseForeignOrigin(w, r) {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, httpapi.MaxBodyBytes)
 	if err := r.ParseForm(); err != nil {
 		tokenError(w, "invalid_request", "the body must be a form")

@@ -50,6 +50,7 @@ func DashboardConfig(idp *devidp.Provider, getenv func(string) string, audience 
 // whose function has no handler, or a handler no route uses, is an error:
 // the template and the code must agree. idp (optional) adds /dev/session,
 // /dev/jwks.json and the sign-in flow (/dev/authorize, /dev/token, /dev/logout).
+// Only requests whose Host is loopback are answered (LoopbackHostOnly: 421).
 func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, idp *devidp.Provider) (http.Handler, error) {
 	mux := http.NewServeMux()
 	used := map[string]bool{}
@@ -93,7 +94,7 @@ func NewRouter(routes []samtemplate.Route, endpoints map[string]http.Handler, id
 		mux.HandleFunc("POST /dev/token", idp.ServeToken)
 		mux.HandleFunc("GET /dev/logout", idp.ServeLogout)
 	}
-	return mux, nil
+	return LoopbackHostOnly(mux), nil
 }
 
 // BootstrapAdmin makes sure an admin user with email exists and that token

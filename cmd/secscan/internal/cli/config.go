@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -59,8 +60,14 @@ func (a *app) loadConfig() error {
 				if a.apiURL == "" {
 					a.apiURL = fc.APIURL
 				}
-				if a.token == "" {
-					a.token = fc.Token
+				// The saved token belongs to the URL it was saved for: it
+				// never goes to another API (bindingMismatch says why).
+				if a.token == "" && fc.Token != "" {
+					if sameAPI(a.apiURL, fc.APIURL) {
+						a.token = fc.Token
+					} else {
+						a.savedFor = fc.APIURL
+					}
 				}
 			}
 		}
@@ -77,6 +84,24 @@ func (a *app) loadConfig() error {
 		}
 	}
 	return nil
+}
+
+// sameAPI says whether two API URLs name the same service: scheme, host and
+// port (default ports explicit) and path, compared without case in scheme
+// and host and without a trailing slash. A login is bound to its URL.
+func sameAPI(a, b string) bool {
+	norm := func(raw string) string {
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil || u.Host == "" {
+			return "\x00" + raw // never equal to a parsed URL
+		}
+		scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443"}[scheme]
+		}
+		return scheme + "://" + net.JoinHostPort(host, port) + strings.TrimRight(u.EscapedPath(), "/")
+	}
+	return norm(a) == norm(b)
 }
 
 func isLoopback(host string) bool {

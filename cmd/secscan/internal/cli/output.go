@@ -174,7 +174,8 @@ pdf and csv need the starter plan. Without -o the file is <scan-id>.<format>;
 				return err
 			}
 			if output == "-" {
-				_, err := c.Report(a.ctx, args[0], format, a.out())
+				// The document itself, byte for byte (a PDF is binary).
+				_, err := c.Report(a.ctx, args[0], format, a.rawStdout)
 				return apiError(err)
 			}
 			if output == "" {

@@ -85,6 +85,11 @@ type app struct {
 	token   string
 	cfgPath string
 	jsonOut bool
+	// savedFor is the API URL of the saved login when it is not the one in
+	// use: its token was not loaded, and a command needing one says so.
+	savedFor string
+	// rawStdout is stdout without the CI-log filter, for report downloads.
+	rawStdout io.Writer
 
 	mu      sync.Mutex
 	claim   chan os.Signal    // while set, interrupts go here instead of ending the command
@@ -102,9 +107,21 @@ func Run(ctx context.Context, args []string, env Env) int {
 	if env.Stdin == nil {
 		env.Stdin = strings.NewReader("")
 	}
+	// Text output is made safe for CI logs (cilog.go); stderr on a terminal
+	// is left alone for the live progress line. Report downloads to stdout
+	// keep their bytes (rawStdout).
+	rawStdout := env.Stdout
+	stdout := newLogSafe(env.Stdout)
+	env.Stdout = stdout
+	defer stdout.Flush()
+	if !env.StderrTerminal {
+		stderr := newLogSafe(env.Stderr)
+		env.Stderr = stderr
+		defer stderr.Flush()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a := &app{env: env, ctx: ctx}
+	a := &app{env: env, ctx: ctx, rawStdout: rawStdout}
 	if env.Interrupts != nil {
 		go a.routeInterrupts(cancel)
 	}
@@ -238,7 +255,12 @@ quality gate that fails the build.
 Configuration, first match wins:
   --api-url, --token                 flags
   SECSCAN_API_URL, SECSCAN_TOKEN      environment
-  the file written by 'secscan login' (mode 0600, in your user config directory)
+  the file written by 'secscan login' (mode 0600, in your user config directory);
+  its token is used only with the API URL it was saved for
+
+Output meant for terminals and CI logs (not report downloads) has control
+characters removed, and a line that would start with '::' (a GitHub Actions
+workflow command) loses those colons, whatever the scanned targets said.
 
 Exit codes:
   0  success; the quality gate, if any, passed
@@ -275,6 +297,10 @@ func (a *app) rootCommand() *cobra.Command {
 func (a *app) client() (*client.Client, error) {
 	if a.apiURL == "" {
 		return nil, usageError("no API URL: pass --api-url, set SECSCAN_API_URL or run 'secscan login'")
+	}
+	if a.token == "" && a.savedFor != "" {
+		return nil, usageError("the saved login is for %s, not %s: its token is not sent to another API. "+
+			"Run 'secscan login --api-url %s', or set SECSCAN_TOKEN", a.savedFor, a.apiURL, a.apiURL)
 	}
 	if a.token == "" {
 		return nil, usageError("no API token: set SECSCAN_TOKEN, pass --token or run 'secscan login'")

@@ -39,7 +39,10 @@ const (
 type Client struct {
 	BaseURL string // e.g. https://api.example.com (no trailing /api)
 	Token   string
-	HTTP    *http.Client
+	// HTTP sends the requests. Whatever its CheckRedirect, a redirect is
+	// followed only within the API's origin (redirect.go): the token never
+	// goes to another host or port, nor from https to http.
+	HTTP *http.Client
 	// Notify is told about waits (429 Retry-After), for the user to see.
 	Notify func(msg string)
 	// UserAgent identifies the CLI and its version.
@@ -50,7 +53,7 @@ type Client struct {
 func New(baseURL, token string) *Client {
 	return &Client{
 		BaseURL: strings.TrimRight(baseURL, "/"), Token: token,
-		HTTP:      &http.Client{Timeout: RequestTimeout},
+		HTTP:      &http.Client{Timeout: RequestTimeout, CheckRedirect: checkRedirect},
 		UserAgent: "secscan-cli",
 	}
 }
@@ -85,6 +88,8 @@ func (c *Client) do(ctx context.Context, method, path string, header http.Header
 			return nil, err
 		}
 	}
+	hc := *c.HTTP
+	hc.CheckRedirect = checkRedirect
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, bytes.NewReader(raw))
 		if err != nil {
@@ -102,7 +107,7 @@ func (c *Client) do(ctx context.Context, method, path string, header http.Header
 			req.Header.Set("Authorization", "Bearer "+c.Token)
 		}
 		req.Header.Set("User-Agent", c.UserAgent)
-		res, err := c.HTTP.Do(req)
+		res, err := hc.Do(req)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", method, path, unwrapURLError(err))
 		}

@@ -1,0 +1,77 @@
+package devidp
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+
+	"secscan/shared/httpapi"
+)
+
+// LoopbackHost says whether a Host header value (host or host:port) names
+// this machine: "localhost" or a loopback IP literal ("127.0.0.1:3000",
+// "[::1]:3000"). The local stack answers nothing else, so a web page whose
+// name was rebound to 127.0.0.1 (DNS rebinding) cannot reach it.
+func LoopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	} else if strings.HasPrefix(hostport, "[") && strings.HasSuffix(hostport, "]") {
+		host = hostport[1 : len(hostport)-1] // "[::1]" without a port
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
+}
+
+// withPort is host:port with HTTP's default port made explicit, lower-cased.
+func withPort(hostport string) string {
+	hostport = strings.ToLower(hostport)
+	if _, _, err := net.SplitHostPort(hostport); err != nil {
+		return net.JoinHostPort(strings.Trim(hostport, "[]"), "80")
+	}
+	return hostport
+}
+
+// foreignOrigin returns the Origin header of r when it is present and is not
+// the stack's own loopback origin (http:// plus the Host it was asked on);
+// "" when the request may proceed. Browsers send Origin on every cross-origin
+// request and on same-origin POSTs; curl and scripts send none, and stay allowed.
+func foreignOrigin(r *http.Request) string {
+	values, present := r.Header["Origin"]
+	if !present {
+		return ""
+	}
+	origin := strings.Join(values, ",")
+	u, err := url.Parse(origin)
+	own := err == nil && len(values) == 1 && u.Scheme == "http" && u.User == nil &&
+		(u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.Fragment == "" &&
+		LoopbackHost(u.Host) && LoopbackHost(r.Host) && withPort(u.Host) == withPort(r.Host)
+	if own {
+		return ""
+	}
+	if origin == "" {
+		origin = `""`
+	}
+	return origin
+}
+
+// refuseForeignOrigin answers 403 and returns true when r is a POST from a
+// web page of another origin (see foreignOrigin): a page the developer visits
+// must not mint sessions or codes of the development provider.
+func refuseForeignOrigin(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	origin := foreignOrigin(r)
+	if origin == "" {
+		return false
+	}
+	httpapi.WriteJSON(w, http.StatusForbidden, map[string]string{
+		"detail": "Cross-origin request refused: the development identity provider accepts POSTs only from its own origin, not " + origin})
+	return true
+}
