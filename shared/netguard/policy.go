@@ -96,6 +96,18 @@ var (
 		netip.MustParsePrefix("fc00::/7"),
 	}
 
+	// metadataAddrs are cloud metadata endpoints that sit inside ranges
+	// AllowPrivate opens; they are refused under every policy. Azure's and
+	// GCP's (metadata.google.internal) 169.254.169.254 and AWS's IPv4
+	// endpoint are link-local, which AllowPrivate never opens anyway.
+	metadataAddrs = []struct {
+		addr   netip.Addr
+		reason string
+	}{
+		{netip.MustParseAddr("fd00:ec2::254"), "a unique local address (the AWS metadata service over IPv6)"},
+		{netip.MustParseAddr("100.100.100.200"), "a carrier-grade NAT address (the Alibaba Cloud metadata service)"},
+	}
+
 	// Networks and ports are not this policy's business (the dialer checks
 	// networks itself; scanners need every port), so both are opened.
 	publicOnly   = ssrf.New(ssrf.WithAnyPort(), ssrf.WithAnyNetwork())
@@ -130,6 +142,16 @@ func (p Policy) check(host string, ip netip.Addr) error {
 				Reason: fmt.Sprintf("a NAT64 address for %s, %s", v4, reason)}
 		}
 		return nil
+	}
+
+	for _, m := range metadataAddrs {
+		if bare == m.addr {
+			reason := m.reason
+			if bare != ip.WithZone("") {
+				reason = fmt.Sprintf("an IPv4-mapped form of %s, %s", bare, reason)
+			}
+			return &AddressError{Host: host, Addr: ip, Reason: reason, Private: false}
+		}
 	}
 
 	guard := publicOnly
