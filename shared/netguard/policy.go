@@ -63,6 +63,14 @@ func (e *AddressError) Summary() string {
 	return e.Addr.String() + " is " + e.Reason
 }
 
+// Plain is the refusal as people read it in step outcomes, scanner notes and
+// verification errors: Summary then Rule, e.g. "app.example.com resolves to
+// a non-public address (private networks are not allowed)". It is the one
+// wording of a refusal; callers add their own prefix ("refused: ").
+func (e *AddressError) Plain() string {
+	return e.Summary() + " (" + e.Rule() + ")"
+}
+
 // Rule says which rule refused the address.
 func (e *AddressError) Rule() string {
 	if e.Private {
@@ -120,6 +128,14 @@ var (
 // (matching ErrForbiddenAddress) saying why. It never touches the network.
 func (p Policy) Check(ip netip.Addr) error {
 	return p.check("", ip)
+}
+
+// CheckResolved is Check for an address that host resolved to: a refusal
+// names host and never the address (see AddressError.Summary), so callers
+// that resolve a name themselves and dial its addresses as literals word a
+// refusal as the dialer does.
+func (p Policy) CheckResolved(host string, ip netip.Addr) error {
+	return p.check(hostLabel(host, ip), ip)
 }
 
 func (p Policy) check(host string, ip netip.Addr) error {

@@ -41,6 +41,7 @@ import (
 	"github.com/miekg/dns"
 
 	"secscan/shared/domainname"
+	"secscan/shared/netguard"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -328,6 +329,13 @@ func (d *discovery) transfer(ctx context.Context, ns string) {
 	port := d.env.Ports.DNSPort()
 	if d.tool.axfrPort > 0 {
 		port = d.tool.axfrPort
+	}
+	// Checked here, where the name is known, so a refusal names the server
+	// and never the address it resolved to.
+	var refused *netguard.AddressError
+	if err := d.env.Dialer.Policy().CheckResolved(ns, ips[0]); errors.As(err, &refused) {
+		d.note("zone transfer at %s not tried: refused: %s", ns, refused.Plain())
+		return
 	}
 	conn, err := d.env.Dialer.DialContext(ctx, "tcp", netip.AddrPortFrom(ips[0], uint16(port)).String())
 	if err != nil {

@@ -270,6 +270,25 @@ func TestDiscoverKeepsOnlyAllowedAddresses(t *testing.T) {
 	}
 }
 
+// A zone transfer the policy refuses is noted in the shared wording of a
+// refusal: the name server's name, never the address it resolved to.
+func TestDiscoverZoneTransferRefusalHidesTheAddress(t *testing.T) {
+	t.Parallel()
+	z := newTestZone(t)
+	z.env.Dialer = netguard.New(z.env.Resolver, netguard.Policy{})
+	res := discover(t, z.env, `{"sources":["axfr"]}`)
+	want := "zone transfer at ns1.shop.test not tried: refused: " + (&netguard.AddressError{Host: "ns1.shop.test", Private: true}).Plain()
+	if !strings.Contains(res.Outcome, want) {
+		t.Errorf("outcome %q\ndoes not contain %q", res.Outcome, want)
+	}
+	if strings.Contains(res.Outcome, "127.0.0.1") || strings.Contains(res.Outcome, "loopback") {
+		t.Errorf("outcome %q reveals the name server's address", res.Outcome)
+	}
+	if z.dns.Transfers("shop.test.") != 0 {
+		t.Error("a refused name server was asked for the zone")
+	}
+}
+
 func TestDiscoverRefusesUnknownSource(t *testing.T) {
 	t.Parallel()
 	z := newTestZone(t)

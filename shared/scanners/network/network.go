@@ -340,8 +340,9 @@ func resolveTarget(ctx context.Context, env tools.Env, host string) (netip.Addr,
 	}
 	policy := env.Dialer.Policy()
 	for _, ip := range ips {
-		if err := policy.Check(ip); err != nil {
-			return netip.Addr{}, tools.Refuse("host %s: %v", host, err)
+		var refused *netguard.AddressError
+		if err := policy.CheckResolved(host, ip); errors.As(err, &refused) {
+			return netip.Addr{}, tools.Refuse("%s", refused.Plain()) // names the host, never the address
 		}
 	}
 	return ips[0], nil
