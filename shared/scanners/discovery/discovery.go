@@ -8,8 +8,9 @@
 // and resolves every candidate through the scan's resolver.
 //
 // Scope is strict. A name outside the domain is counted, never resolved as a
-// host nor contacted; a name whose CNAME chain leaves the domain is not a
-// host (its addresses are someone else's). Only names with at least one
+// host nor contacted; a name whose CNAME chain leaves the domain is a host
+// recorded with that CNAME target and why its services are not probed (its
+// addresses are someone else's: it gets HTTP(S) checks only). Only names with at least one
 // address the guarded dialer's policy allows become hosts. The only
 // connections the tool makes are the zone transfer to in-scope name
 // servers, TLS handshakes with in-scope services the scan already found and
@@ -120,7 +121,7 @@ func (*Tool) Description() string {
 		"transfer when an in-scope name server allows one (names only), a wordlist of %d common labels with wildcard-DNS "+
 		"detection, SANs of certificates of TLS services already found, CNAME chains, MX/NS/SPF records, and CSP and CORS "+
 		"headers, redirects and links of in-scope pages. Names outside the scope are counted and never contacted; a name "+
-		"whose CNAME leaves the scope is not a host. Returns hosts with their addresses and sources.", len(Wordlist()))
+		"whose CNAME leaves the scope is a host with its cname and not_probed_reason (HTTP(S) checks only). Returns hosts with their addresses and sources.", len(Wordlist()))
 }
 
 // Sources a call may be limited to.
@@ -574,9 +575,9 @@ func (d *discovery) wordlist(ctx context.Context, wildcard map[netip.Addr]bool) 
 	wg.Wait()
 }
 
-// resolveAll turns candidates into hosts: the CNAME chain must stay in
-// scope (its in-scope names are candidates too) and at least one address
-// must be allowed by the dialer's policy.
+// resolveAll turns candidates into hosts: at least one address must be
+// allowed by the dialer's policy; the in-scope names of CNAME chains are
+// candidates too, and a chain that leaves the scope is recorded on the host.
 func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
 	// CNAME chains first: they may add candidates.
 	names := d.candidateNames()
@@ -592,9 +593,6 @@ func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
 	sem := make(chan struct{}, resolveConcurrency)
 	var wg sync.WaitGroup
 	for i, name := range names {
-		if leaves[name] {
-			continue
-		}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
@@ -620,6 +618,10 @@ func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
 			slices.Sort(srcs)
 			slices.Sort(addrs)
 			hosts[i] = &scans.Host{Name: name, Addresses: addrs, Sources: srcs}
+			if target := leaves[name]; target != "" {
+				// The third party's addresses: HTTP(S) checks of the name only.
+				hosts[i].CNAME, hosts[i].NotProbed = target, scans.NotProbedThirdParty
+			}
 		})
 	}
 	wg.Wait()
@@ -634,9 +636,10 @@ func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
 
 // resolveChains asks for the A record of each name to see its CNAME chain:
 // in-scope links of the chain become candidates; a chain that leaves the
-// scope marks the name (true) as not a host.
-func (d *discovery) resolveChains(ctx context.Context, names []string) map[string]bool {
-	leaves := map[string]bool{}
+// scope maps the name to the first name outside it (that name is counted,
+// never a host): the name is a host whose services are not probed.
+func (d *discovery) resolveChains(ctx context.Context, names []string) map[string]string {
+	leaves := map[string]string{}
 	var mu sync.Mutex
 	sem := make(chan struct{}, resolveConcurrency)
 	var wg sync.WaitGroup
@@ -653,7 +656,9 @@ func (d *discovery) resolveChains(ctx context.Context, names []string) map[strin
 				if !domainname.InScope(target, d.domain) {
 					d.consider(target, scans.SourceCNAME) // counted, never a host
 					mu.Lock()
-					leaves[name] = true
+					if leaves[name] == "" {
+						leaves[name] = target
+					}
 					mu.Unlock()
 					continue
 				}
@@ -686,8 +691,12 @@ func (d *discovery) result(hosts []scans.Host) tools.Result {
 	slices.Sort(outside)
 	res := tools.Result{Surface: scans.Surface{Hosts: hosts, OutOfScopeNames: outside, OutOfScope: len(outside)}}
 	var names []string
+	aliased := 0
 	for _, h := range hosts {
 		names = append(names, h.Name)
+		if h.CNAME != "" {
+			aliased++
+		}
 	}
 	shown := names[:min(len(names), 20)]
 	res.Outcome = fmt.Sprintf("%d hosts in scope", len(hosts))
@@ -706,6 +715,9 @@ func (d *discovery) result(hosts []scans.Host) tools.Result {
 	}
 	if d.wildcards > 0 {
 		res.Outcome += fmt.Sprintf("; %d wordlist names dropped as wildcard answers", d.wildcards)
+	}
+	if aliased > 0 {
+		res.Outcome += fmt.Sprintf("; %d hosts aliased outside the scope get HTTP(S) checks only", aliased)
 	}
 	slices.Sort(d.notes)
 	for _, n := range d.notes {

@@ -194,10 +194,18 @@ func TestDiscoverEverySourceStrictScope(t *testing.T) {
 			t.Errorf("host outside the scope: %s", name)
 		}
 	}
-	for _, bad := range []string{"alias.shop.test", "meta.shop.test", "target.evil.example", "evil.example"} {
+	for _, bad := range []string{"meta.shop.test", "target.evil.example", "evil.example"} {
 		if _, ok := hosts[bad]; ok {
 			t.Errorf("%s became a host", bad)
 		}
+	}
+	// A name aliased outside the scope is a host recorded with its CNAME
+	// target and why its services are not probed; the others have neither.
+	if h := hosts["alias.shop.test"]; h.CNAME != "target.evil.example" || h.NotProbed != scans.NotProbedThirdParty {
+		t.Errorf("alias.shop.test: %+v, want cname target.evil.example and the third-party reason", h)
+	}
+	if h := hosts["cdn.shop.test"]; h.CNAME != "" || h.NotProbed != "" {
+		t.Errorf("cdn.shop.test (aliased inside the scope): %+v", h)
 	}
 	for _, out := range []string{"evil.example", "ns.evil.example", "mx.evil.example", "spf.evil.example", "target.evil.example",
 		"cdn.evil.example", "static.evil.example"} {

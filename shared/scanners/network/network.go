@@ -144,6 +144,10 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	callCtx, cancel := context.WithTimeout(ctx, s.Timeout())
 	defer cancel()
 
+	// A name aliased outside the scope is a third party's: no port scan.
+	if _, err := env.ProbedHost(callCtx, host); err != nil {
+		return tools.Result{}, err
+	}
 	ip, err := resolveTarget(callCtx, env, host)
 	if err != nil {
 		return tools.Result{}, err

@@ -139,6 +139,11 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout())
 	defer cancel()
 
+	// A name aliased outside the scope is a third party's: no TLS
+	// enumeration (HTTPS checks of the name, as a browser makes them, run).
+	if _, err := env.ProbedHost(ctx, host); err != nil {
+		return tools.Result{}, err
+	}
 	ip, err := resolveTarget(ctx, env, host)
 	if err != nil {
 		return tools.Result{}, err
