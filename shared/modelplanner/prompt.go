@@ -22,6 +22,9 @@ const (
 	// MaxResultChars caps one tool result; MaxLineChars one compacted line.
 	MaxResultChars = 1500
 	MaxLineChars   = 160
+	// MaxCallChars caps the input of one baseline call listed (inputs are
+	// small: a host, a URL, a preset).
+	MaxCallChars = 1000
 	// MaxRows caps each table of the state (hosts, services, web, findings).
 	MaxRows = 60
 	// MaxTokens caps the model's answer.
@@ -133,14 +136,19 @@ func stateText(s planner.State, pending []planner.Call, reserve int) string {
 	fmt.Fprintf(&b, "Budget: %d of %d credits left (%d kept for the baseline checks below); %d steps run so far.\n",
 		left, sc.MaxCredits, reserve, len(s.Steps))
 	if len(pending) > 0 {
-		b.WriteString("Baseline checks not yet run (they run after you stop if you do not call them):\n")
+		// A call's input carries what the scan observed (a URL from a
+		// finding's evidence, a host a page named): it is target text, so
+		// the calls are listed inside the data block like the rest of it.
+		var calls strings.Builder
 		for i, c := range pending {
 			if i == MaxRows {
-				fmt.Fprintf(&b, "… and %d more\n", len(pending)-i)
+				fmt.Fprintf(&calls, "… and %d more\n", len(pending)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- %s %s\n", c.Tool, string(c.Input))
+			fmt.Fprintf(&calls, "- %s %s\n", c.Tool, Sanitize(string(c.Input), MaxCallChars))
 		}
+		b.WriteString("Baseline checks not yet run (they run after you stop if you do not call them; call one with exactly the input shown):\n")
+		b.WriteString(data(strings.TrimSpace(calls.String())) + "\n")
 	}
 	var t strings.Builder
 	fmt.Fprintf(&t, "hosts (%d):\n", len(s.Surface.Hosts))

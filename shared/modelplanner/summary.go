@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"secscan/shared/domainname"
 	"secscan/shared/planner"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -107,8 +106,9 @@ var ratingRank = map[scans.RiskRating]int{scans.RiskNone: 0, scans.RiskLow: 1, s
 
 // validSummary checks the model's summary against the scan: the schema,
 // a rating no lower than the findings support, chains made of findings
-// that exist, and no host of the scope, address or CVE that the findings do
-// not name.
+// that exist, and texts that name only what the findings contain (see
+// known.check: no foreign URL, e-mail address, host, address or CVE, no
+// command line, every sentence about a finding).
 func validSummary(input json.RawMessage, s planner.State, rules scans.Summary) (scans.Summary, error) {
 	var in struct {
 		RiskRating   scans.RiskRating `json:"risk_rating"`
@@ -133,17 +133,13 @@ func validSummary(input json.RawMessage, s planner.State, rules scans.Summary) (
 		return scans.Summary{}, fmt.Errorf("at most 5 attack chains")
 	}
 	ids := map[string]bool{}
-	var known strings.Builder
-	known.WriteString(s.Scan.Target + " ")
 	for _, f := range s.Findings {
 		ids[f.ID] = true
-		fmt.Fprintf(&known, "%s %s %s %s ", f.Host, f.Title, f.Evidence, deref(f.CVE))
 	}
-	for _, h := range s.Surface.Hosts {
-		known.WriteString(h.Name + " " + strings.Join(h.Addresses, " ") + " ")
+	k := knownOf(s)
+	if err := k.check("the summary", in.Summary); err != nil {
+		return scans.Summary{}, err
 	}
-	corpus := strings.ToLower(known.String())
-	texts := []string{in.Summary}
 	out := scans.Summary{RiskRating: in.RiskRating, Summary: Sanitize(in.Summary, 2000), AttackChains: []string{}}
 	for i, c := range in.AttackChains {
 		if strings.TrimSpace(c.Description) == "" || len([]rune(c.Description)) > 400 || len(c.FindingIDs) == 0 || len(c.FindingIDs) > 10 {
@@ -154,25 +150,10 @@ func validSummary(input json.RawMessage, s planner.State, rules scans.Summary) (
 				return scans.Summary{}, fmt.Errorf("attack chain %d names finding %q, which does not exist", i+1, line(id, 40))
 			}
 		}
-		texts = append(texts, c.Description)
+		if err := k.check(fmt.Sprintf("attack chain %d", i+1), c.Description); err != nil {
+			return scans.Summary{}, err
+		}
 		out.AttackChains = append(out.AttackChains, line(c.Description, 400)+" (findings: "+strings.Join(c.FindingIDs, ", ")+")")
-	}
-	for _, t := range texts {
-		for _, name := range hostPattern.FindAllString(t, 20) {
-			// Names of the scope must be ones the scan saw ("Node.js" and
-			// other dotted words are not hosts to check).
-			name = strings.ToLower(name)
-			if domainname.InScope(name, s.Scan.Target) && !strings.Contains(corpus, name) {
-				return scans.Summary{}, fmt.Errorf("it names %s, which no finding names", line(name, 80))
-			}
-		}
-		for _, pattern := range []*regexp.Regexp{ipPattern, cvePattern} {
-			for _, m := range pattern.FindAllString(t, 20) {
-				if len(m) > 4 && !strings.Contains(corpus, strings.ToLower(m)) {
-					return scans.Summary{}, fmt.Errorf("it names %s, which no finding names", line(m, 80))
-				}
-			}
-		}
 	}
 	return out, nil
 }

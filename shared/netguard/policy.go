@@ -63,6 +63,14 @@ func (e *AddressError) Summary() string {
 	return e.Addr.String() + " is " + e.Reason
 }
 
+// Plain is the refusal as people read it in step outcomes, scanner notes and
+// verification errors: Summary then Rule, e.g. "app.example.com resolves to
+// a non-public address (private networks are not allowed)". It is the one
+// wording of a refusal; callers add their own prefix ("refused: ").
+func (e *AddressError) Plain() string {
+	return e.Summary() + " (" + e.Rule() + ")"
+}
+
 // Rule says which rule refused the address.
 func (e *AddressError) Rule() string {
 	if e.Private {
@@ -96,6 +104,18 @@ var (
 		netip.MustParsePrefix("fc00::/7"),
 	}
 
+	// metadataAddrs are cloud metadata endpoints that sit inside ranges
+	// AllowPrivate opens; they are refused under every policy. Azure's and
+	// GCP's (metadata.google.internal) 169.254.169.254 and AWS's IPv4
+	// endpoint are link-local, which AllowPrivate never opens anyway.
+	metadataAddrs = []struct {
+		addr   netip.Addr
+		reason string
+	}{
+		{netip.MustParseAddr("fd00:ec2::254"), "a unique local address (the AWS metadata service over IPv6)"},
+		{netip.MustParseAddr("100.100.100.200"), "a carrier-grade NAT address (the Alibaba Cloud metadata service)"},
+	}
+
 	// Networks and ports are not this policy's business (the dialer checks
 	// networks itself; scanners need every port), so both are opened.
 	publicOnly   = ssrf.New(ssrf.WithAnyPort(), ssrf.WithAnyNetwork())
@@ -108,6 +128,14 @@ var (
 // (matching ErrForbiddenAddress) saying why. It never touches the network.
 func (p Policy) Check(ip netip.Addr) error {
 	return p.check("", ip)
+}
+
+// CheckResolved is Check for an address that host resolved to: a refusal
+// names host and never the address (see AddressError.Summary), so callers
+// that resolve a name themselves and dial its addresses as literals word a
+// refusal as the dialer does.
+func (p Policy) CheckResolved(host string, ip netip.Addr) error {
+	return p.check(hostLabel(host, ip), ip)
 }
 
 func (p Policy) check(host string, ip netip.Addr) error {
@@ -130,6 +158,16 @@ func (p Policy) check(host string, ip netip.Addr) error {
 				Reason: fmt.Sprintf("a NAT64 address for %s, %s", v4, reason)}
 		}
 		return nil
+	}
+
+	for _, m := range metadataAddrs {
+		if bare == m.addr {
+			reason := m.reason
+			if bare != ip.WithZone("") {
+				reason = fmt.Sprintf("an IPv4-mapped form of %s, %s", bare, reason)
+			}
+			return &AddressError{Host: host, Addr: ip, Reason: reason, Private: false}
+		}
 	}
 
 	guard := publicOnly

@@ -21,6 +21,13 @@ func TestPolicyCheck(t *testing.T) {
 	}{
 		{"169.254.169.254", false, false, "a link-local address (the cloud metadata service)"},
 		{"169.254.1.1", false, false, "a link-local address"},
+		// Metadata endpoints inside ranges AllowPrivate opens stay refused.
+		{"fd00:ec2::254", false, false, "the AWS metadata service over IPv6"},
+		{"100.100.100.200", false, false, "the Alibaba Cloud metadata service"},
+		{"::ffff:100.100.100.200", false, false, "the Alibaba Cloud metadata service"},
+		{"64:ff9b::6464:64c8", false, false, "a NAT64 address for 100.100.100.200"},
+		{"fd00:ec2::253", false, true, "a unique local address"},
+		{"100.100.100.201", false, true, "a carrier-grade NAT address"},
 		{"10.0.0.1", false, true, "a private address (RFC 1918)"},
 		{"172.16.0.1", false, true, "a private address (RFC 1918)"},
 		{"172.31.255.255", false, true, "a private address (RFC 1918)"},
@@ -112,6 +119,20 @@ func TestPolicyCheckMessages(t *testing.T) {
 		err := tt.policy.check(tt.host, netip.MustParseAddr(tt.addr))
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("check(%q, %s) = %v\nwant %q", tt.host, tt.addr, err, tt.want)
+		}
+	}
+}
+
+// The policy says metadata endpoints are refused always: with
+// ALLOW_PRIVATE_NETWORKS on, the private ranges open but never these.
+func TestMetadataEndpointsRefusedWithPrivateNetworks(t *testing.T) {
+	t.Parallel()
+	p := Policy{AllowPrivate: true}
+	for _, a := range []string{"fd00:ec2::254", "100.100.100.200", "169.254.169.254"} {
+		err := p.Check(netip.MustParseAddr(a))
+		var ae *AddressError
+		if !errors.As(err, &ae) || ae.Private || !strings.HasSuffix(err.Error(), "such addresses are never allowed") {
+			t.Errorf("AllowPrivate Check(%s) = %v, want refused as never allowed", a, err)
 		}
 	}
 }

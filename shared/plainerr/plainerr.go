@@ -33,7 +33,7 @@ func Describe(err error) string {
 	case err == nil:
 		return "no error"
 	case errors.As(err, &refused):
-		return "refused: " + refused.Summary() + " (" + refused.Rule() + ")"
+		return "refused: " + refused.Plain()
 	case errors.Is(err, resolver.ErrNXDomain):
 		return "the name does not exist (NXDOMAIN)"
 	case errors.Is(err, resolver.ErrNoRecords):

@@ -397,6 +397,15 @@ func Calls(s State) ([]Call, error) {
 	// (once per address), then TLS and web basics of what it serves.
 	scanned := map[string]bool{}
 	for _, h := range hosts {
+		if h.CNAME != "" {
+			// Aliased outside the scope: the addresses are a third party's,
+			// so only the name's home page, as a browser would fetch it.
+			if sc.web {
+				add(h.Name, "web origin of "+h.Name+", aliased outside the scope to "+h.CNAME+": HTTP(S) checks only", HTTPCheck,
+					map[string]any{"url": Origin("https", h.Name, 443)})
+			}
+			continue
+		}
 		if addr := firstAddress(h); sc.ports && !scanned[addr] {
 			scanned[addr] = true
 			switch {
@@ -432,7 +441,7 @@ func Calls(s State) ([]Call, error) {
 	anyOrigin := false
 	for _, h := range hosts {
 		o := webOrigin(h.Name, servicesOf(s.Surface, h))
-		if o == "" {
+		if o == "" || h.CNAME != "" {
 			continue
 		}
 		anyOrigin = true
@@ -469,7 +478,7 @@ func Calls(s State) ([]Call, error) {
 		scanned := map[string]bool{}
 		for _, h := range hosts {
 			addr := firstAddress(h)
-			if addr == "" || scanned[addr] {
+			if addr == "" || scanned[addr] || h.CNAME != "" {
 				continue
 			}
 			scanned[addr] = true

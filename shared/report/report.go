@@ -263,6 +263,10 @@ func coverage(r Report) Coverage {
 			line += " — not scanned: " + h.NotScanned
 			notScanned = append(notScanned, h.Name+" was discovered but not scanned: "+h.NotScanned+".")
 		}
+		if h.CNAME != "" {
+			line += " — alias of " + h.CNAME
+			notScanned = append(notScanned, h.Name+" is an alias of "+h.CNAME+", outside the scope; its services were not probed: "+h.NotProbed+".")
+		}
 		c.Hosts = append(c.Hosts, line)
 		described[h.Name] = true
 	}

@@ -18,6 +18,8 @@ func TestCoverageShowsTheSurface(t *testing.T) {
 		Hosts: []scans.Host{
 			{Name: "shop.example.com", Addresses: []string{"192.0.2.1"}, Sources: []scans.HostSource{scans.SourceApex}},
 			{Name: "legacy.shop.example.com", Addresses: []string{"192.0.2.9"}, Sources: []scans.HostSource{scans.SourceAXFR, scans.SourceCertificate}, NotScanned: "credit budget"},
+			{Name: "status.shop.example.com", Addresses: []string{"192.0.2.20"}, Sources: []scans.HostSource{scans.SourceWordlist},
+				CNAME: "shop.statuspage.example.net", NotProbed: scans.NotProbedThirdParty},
 		},
 		Services:   []scans.ServiceInfo{{Host: "shop.example.com", Address: "192.0.2.1", Port: 6379, Transport: "tcp", Protocol: "redis", Product: "Redis", Version: "6.0.9"}},
 		Web:        []scans.WebOrigin{{Origin: "https://shop.example.com/", Title: "<script>alert(1)</script>", Server: "nginx"}},
@@ -33,6 +35,8 @@ func TestCoverageShowsTheSurface(t *testing.T) {
 		"legacy.shop.example.com was discovered but not scanned: credit budget.",
 		"redis Redis 6.0.9", "Web origin https://shop.example.com/",
 		"3 names outside the target's scope were seen",
+		"status.shop.example.com (192.0.2.20) — found by wordlist — alias of shop.statuspage.example.net",
+		"status.shop.example.com is an alias of shop.statuspage.example.net, outside the scope; its services were not probed: " + scans.NotProbedThirdParty,
 	} {
 		if !strings.Contains(cov, want) {
 			t.Errorf("coverage lacks %q:\n%s", want, cov)

@@ -32,7 +32,20 @@ type Host struct {
 	// NotScanned says why no tool looked at the host (set when the scan
 	// completes), e.g. "credit budget"; empty when it was scanned.
 	NotScanned string `json:"not_scanned,omitempty"`
+	// CNAME is the first name outside the scope in the host's CNAME chain
+	// (a vendor's status page, a CDN), without the trailing dot; empty when
+	// the chain stays in scope or there is none.
+	CNAME string `json:"cname,omitempty"`
+	// NotProbed says why the host's services were not probed (no port
+	// scan, service probe or TLS enumeration: NotProbedThirdParty); empty
+	// when they may be.
+	NotProbed string `json:"not_probed_reason,omitempty"`
 }
+
+// NotProbedThirdParty is why a host aliased outside the scope gets only
+// HTTP(S) checks against its name, as a browser would: its addresses are
+// the third party's, not the target's.
+const NotProbedThirdParty = "its CNAME points outside the scope (a third party's service): only HTTP(S) checks run against the name, no port scan, service probe or TLS enumeration"
 
 // HostSource is where a host name was found.
 type HostSource string
@@ -106,6 +119,9 @@ func (s *Surface) Merge(o Surface) {
 		x.Sources = union(x.Sources, h.Sources)
 		if h.NotScanned != "" {
 			x.NotScanned = h.NotScanned
+		}
+		if h.CNAME != "" {
+			x.CNAME, x.NotProbed = h.CNAME, h.NotProbed
 		}
 	}
 	for _, v := range o.Services {

@@ -149,7 +149,7 @@ func describeError(err error, elapsed time.Duration) string {
 		return redirect.reason
 	case errors.As(err, &refused):
 		// No "; " inside: that separates the https and http attempts.
-		return "refused: " + refused.Summary() + " (" + refused.Rule() + ")"
+		return "refused: " + refused.Plain()
 	case errors.Is(err, resolver.ErrNXDomain):
 		return host + " does not exist (NXDOMAIN)"
 	case errors.Is(err, resolver.ErrNoRecords):

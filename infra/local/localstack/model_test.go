@@ -75,7 +75,9 @@ func awaitModelScan(t *testing.T, s *stack, a account, id string) modelView {
 	return awaitEnded[modelView](t, s, a, id, 6*time.Minute)
 }
 
-var findingIDs = regexp.MustCompile(`- (fnd_[0-9A-Za-z]+) \| (?:critical|high)`)
+// findingIDs reads a critical or high finding's id, host (without port)
+// and title from the state the planner sent.
+var findingIDs = regexp.MustCompile(`- (fnd_[0-9A-Za-z]+) \| (?:critical|high) \| [a-z]+ \| ([^|:]+)(?::[0-9]+)? \| ([^|]+?) \|`)
 
 // lastText is the text of the last user message of a Converse request:
 // the state the planner sent (budget, baseline not yet run, surface).
@@ -166,14 +168,16 @@ func TestModelDrivenScans(t *testing.T) {
 		defer mu.Unlock()
 		text := lastText(t, r.Body)
 		if strings.Contains(r.Body, `"toolChoice":{"tool":{"name":"write_summary"}}`) && r.Model == deepModel {
-			// A valid summary: a chain of two findings that exist.
+			// A valid summary: every sentence names findings by their host
+			// and title, and a chain of two findings that exist.
 			ids := findingIDs.FindAllStringSubmatch(text, 2)
 			if len(ids) < 2 {
 				return modeltest.End("no findings to chain")
 			}
 			return modeltest.Call("", "write_summary", map[string]any{
-				"risk_rating": "critical", "summary": "Scripted summary: the site leaks credentials and runs a vulnerable web server.",
-				"attack_chains": []any{map[string]any{"description": "Leaked credentials open the cloud account.", "finding_ids": []string{ids[0][1], ids[1][1]}}}})
+				"risk_rating": "critical", "summary": fmt.Sprintf("Scripted summary: %s has %s.", ids[0][2], ids[0][3]),
+				"attack_chains": []any{map[string]any{"description": fmt.Sprintf("On %s, %s leads to %s.", ids[0][2], ids[0][3], ids[1][3]),
+					"finding_ids": []string{ids[0][1], ids[1][1]}}}})
 		}
 		switch r.Model {
 		case standardModel:

@@ -8,8 +8,9 @@
 // and resolves every candidate through the scan's resolver.
 //
 // Scope is strict. A name outside the domain is counted, never resolved as a
-// host nor contacted; a name whose CNAME chain leaves the domain is not a
-// host (its addresses are someone else's). Only names with at least one
+// host nor contacted; a name whose CNAME chain leaves the domain is a host
+// recorded with that CNAME target and why its services are not probed (its
+// addresses are someone else's: it gets HTTP(S) checks only). Only names with at least one
 // address the guarded dialer's policy allows become hosts. The only
 // connections the tool makes are the zone transfer to in-scope name
 // servers, TLS handshakes with in-scope services the scan already found and
@@ -42,6 +43,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/domainname"
+	"secscan/shared/netguard"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -120,7 +122,7 @@ func (*Tool) Description() string {
 		"transfer when an in-scope name server allows one (names only), a wordlist of %d common labels with wildcard-DNS "+
 		"detection, SANs of certificates of TLS services already found, CNAME chains, MX/NS/SPF records, and CSP and CORS "+
 		"headers, redirects and links of in-scope pages. Names outside the scope are counted and never contacted; a name "+
-		"whose CNAME leaves the scope is not a host. Returns hosts with their addresses and sources.", len(Wordlist()))
+		"whose CNAME leaves the scope is a host with its cname and not_probed_reason (HTTP(S) checks only). Returns hosts with their addresses and sources.", len(Wordlist()))
 }
 
 // Sources a call may be limited to.
@@ -333,6 +335,13 @@ func (d *discovery) transfer(ctx context.Context, ns string) {
 	port := d.env.Ports.DNSPort()
 	if d.tool.axfrPort > 0 {
 		port = d.tool.axfrPort
+	}
+	// Checked here, where the name is known, so a refusal names the server
+	// and never the address it resolved to.
+	var refused *netguard.AddressError
+	if err := d.env.Dialer.Policy().CheckResolved(ns, ips[0]); errors.As(err, &refused) {
+		d.note("zone transfer at %s not tried: refused: %s", ns, refused.Plain())
+		return
 	}
 	conn, err := d.env.Dialer.DialContext(ctx, "tcp", netip.AddrPortFrom(ips[0], uint16(port)).String())
 	if err != nil {
@@ -571,9 +580,9 @@ func (d *discovery) wordlist(ctx context.Context, wildcard map[netip.Addr]bool) 
 	wg.Wait()
 }
 
-// resolveAll turns candidates into hosts: the CNAME chain must stay in
-// scope (its in-scope names are candidates too) and at least one address
-// must be allowed by the dialer's policy.
+// resolveAll turns candidates into hosts: at least one address must be
+// allowed by the dialer's policy; the in-scope names of CNAME chains are
+// candidates too, and a chain that leaves the scope is recorded on the host.
 func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
 	// CNAME chains first: they may add candidates.
 	names := d.candidateNames()
@@ -589,9 +598,6 @@ func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
 	sem := make(chan struct{}, resolveConcurrency)
 	var wg sync.WaitGroup
 	for i, name := range names {
-		if leaves[name] {
-			continue
-		}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
@@ -617,6 +623,10 @@ func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
 			slices.Sort(srcs)
 			slices.Sort(addrs)
 			hosts[i] = &scans.Host{Name: name, Addresses: addrs, Sources: srcs}
+			if target := leaves[name]; target != "" {
+				// The third party's addresses: HTTP(S) checks of the name only.
+				hosts[i].CNAME, hosts[i].NotProbed = target, scans.NotProbedThirdParty
+			}
 		})
 	}
 	wg.Wait()
@@ -631,9 +641,10 @@ func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
 
 // resolveChains asks for the A record of each name to see its CNAME chain:
 // in-scope links of the chain become candidates; a chain that leaves the
-// scope marks the name (true) as not a host.
-func (d *discovery) resolveChains(ctx context.Context, names []string) map[string]bool {
-	leaves := map[string]bool{}
+// scope maps the name to the first name outside it (that name is counted,
+// never a host): the name is a host whose services are not probed.
+func (d *discovery) resolveChains(ctx context.Context, names []string) map[string]string {
+	leaves := map[string]string{}
 	var mu sync.Mutex
 	sem := make(chan struct{}, resolveConcurrency)
 	var wg sync.WaitGroup
@@ -650,7 +661,9 @@ func (d *discovery) resolveChains(ctx context.Context, names []string) map[strin
 				if !domainname.InScope(target, d.domain) {
 					d.consider(target, scans.SourceCNAME) // counted, never a host
 					mu.Lock()
-					leaves[name] = true
+					if leaves[name] == "" {
+						leaves[name] = target
+					}
 					mu.Unlock()
 					continue
 				}
@@ -683,8 +696,12 @@ func (d *discovery) result(hosts []scans.Host) tools.Result {
 	slices.Sort(outside)
 	res := tools.Result{Surface: scans.Surface{Hosts: hosts, OutOfScopeNames: outside, OutOfScope: len(outside)}}
 	var names []string
+	aliased := 0
 	for _, h := range hosts {
 		names = append(names, h.Name)
+		if h.CNAME != "" {
+			aliased++
+		}
 	}
 	shown := names[:min(len(names), 20)]
 	res.Outcome = fmt.Sprintf("%d hosts in scope", len(hosts))
@@ -703,6 +720,9 @@ func (d *discovery) result(hosts []scans.Host) tools.Result {
 	}
 	if d.wildcards > 0 {
 		res.Outcome += fmt.Sprintf("; %d wordlist names dropped as wildcard answers", d.wildcards)
+	}
+	if aliased > 0 {
+		res.Outcome += fmt.Sprintf("; %d hosts aliased outside the scope get HTTP(S) checks only", aliased)
 	}
 	slices.Sort(d.notes)
 	for _, n := range d.notes {

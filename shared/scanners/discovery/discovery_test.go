@@ -194,10 +194,18 @@ func TestDiscoverEverySourceStrictScope(t *testing.T) {
 			t.Errorf("host outside the scope: %s", name)
 		}
 	}
-	for _, bad := range []string{"alias.shop.test", "meta.shop.test", "target.evil.example", "evil.example"} {
+	for _, bad := range []string{"meta.shop.test", "target.evil.example", "evil.example"} {
 		if _, ok := hosts[bad]; ok {
 			t.Errorf("%s became a host", bad)
 		}
+	}
+	// A name aliased outside the scope is a host recorded with its CNAME
+	// target and why its services are not probed; the others have neither.
+	if h := hosts["alias.shop.test"]; h.CNAME != "target.evil.example" || h.NotProbed != scans.NotProbedThirdParty {
+		t.Errorf("alias.shop.test: %+v, want cname target.evil.example and the third-party reason", h)
+	}
+	if h := hosts["cdn.shop.test"]; h.CNAME != "" || h.NotProbed != "" {
+		t.Errorf("cdn.shop.test (aliased inside the scope): %+v", h)
 	}
 	for _, out := range []string{"evil.example", "ns.evil.example", "mx.evil.example", "spf.evil.example", "target.evil.example",
 		"cdn.evil.example", "static.evil.example"} {
@@ -267,6 +275,25 @@ func TestDiscoverKeepsOnlyAllowedAddresses(t *testing.T) {
 	res := discover(t, site.Env, `{"sources":["www","wordlist"]}`)
 	if len(res.Surface.Hosts) != 0 {
 		t.Errorf("hosts with forbidden addresses: %v", res.Surface.Hosts)
+	}
+}
+
+// A zone transfer the policy refuses is noted in the shared wording of a
+// refusal: the name server's name, never the address it resolved to.
+func TestDiscoverZoneTransferRefusalHidesTheAddress(t *testing.T) {
+	t.Parallel()
+	z := newTestZone(t)
+	z.env.Dialer = netguard.New(z.env.Resolver, netguard.Policy{})
+	res := discover(t, z.env, `{"sources":["axfr"]}`)
+	want := "zone transfer at ns1.shop.test not tried: refused: " + (&netguard.AddressError{Host: "ns1.shop.test", Private: true}).Plain()
+	if !strings.Contains(res.Outcome, want) {
+		t.Errorf("outcome %q\ndoes not contain %q", res.Outcome, want)
+	}
+	if strings.Contains(res.Outcome, "127.0.0.1") || strings.Contains(res.Outcome, "loopback") {
+		t.Errorf("outcome %q reveals the name server's address", res.Outcome)
+	}
+	if z.dns.Transfers("shop.test.") != 0 {
+		t.Error("a refused name server was asked for the zone")
 	}
 }
 

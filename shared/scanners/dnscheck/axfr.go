@@ -120,6 +120,13 @@ func (c Checker) tryTransfer(ctx context.Context, env tools.Env, zone, host stri
 		return attempt
 	}
 	for _, ip := range ips[:min(len(ips), maxNSAddrs)] {
+		// Checked here, where the name is known, so a refusal names the
+		// server and never the address it resolved to.
+		var refused *netguard.AddressError
+		if err := env.Dialer.Policy().CheckResolved(host, ip); errors.As(err, &refused) {
+			attempt.result = "not contacted, refused: " + refused.Plain()
+			break
+		}
 		attempt.addr = netip.AddrPortFrom(ip, uint16(c.port(env))).String()
 		conn, err := env.Dialer.DialContext(ctx, "tcp", attempt.addr)
 		if err != nil {

@@ -359,8 +359,11 @@ func TestZoneChecks(t *testing.T) {
 			}),
 			transfers: map[string]bool{"private.test": true},
 			want:      map[string]findingWant{},
-			notes:     []string{"ns1.private.test not contacted", "loopback"},
-			tcp:       0,
+			// The shared wording of a refusal, naming the server and never
+			// the address it resolved to.
+			notes:  []string{"ns1.private.test not contacted, refused: " + (&netguard.AddressError{Host: "ns1.private.test", Private: true}).Plain()},
+			hidden: []string{"127.0.0.1", "loopback"},
+			tcp:    0,
 		},
 		{
 			name: "no dialer", scope: "nodialer.test", noDialer: true,

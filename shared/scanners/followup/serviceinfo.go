@@ -60,6 +60,10 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout-time.Second)
 	defer cancel()
+	// A name aliased outside the scope is a third party's: no service probe.
+	if _, err := env.ProbedHost(ctx, host); err != nil {
+		return tools.Result{}, err
+	}
 	proto := "redis"
 	for _, v := range env.Surface.Services {
 		if v.Port == in.Port && v.Protocol == "memcached" {

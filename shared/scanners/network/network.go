@@ -148,6 +148,10 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	callCtx, cancel := context.WithTimeout(ctx, s.Timeout())
 	defer cancel()
 
+	// A name aliased outside the scope is a third party's: no port scan.
+	if _, err := env.ProbedHost(callCtx, host); err != nil {
+		return tools.Result{}, err
+	}
 	ip, err := resolveTarget(callCtx, env, host)
 	if err != nil {
 		return tools.Result{}, err
@@ -344,8 +348,9 @@ func resolveTarget(ctx context.Context, env tools.Env, host string) (netip.Addr,
 	}
 	policy := env.Dialer.Policy()
 	for _, ip := range ips {
-		if err := policy.Check(ip); err != nil {
-			return netip.Addr{}, tools.Refuse("host %s: %v", host, err)
+		var refused *netguard.AddressError
+		if err := policy.CheckResolved(host, ip); errors.As(err, &refused) {
+			return netip.Addr{}, tools.Refuse("%s", refused.Plain()) // names the host, never the address
 		}
 	}
 	return ips[0], nil

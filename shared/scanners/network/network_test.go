@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -439,8 +440,15 @@ func TestRunRefusesPrivateAddresses(t *testing.T) {
 	env := testEnv(t, false)
 	listener := startServer(t, silent)
 	_, err := New().Run(context.Background(), env, mustJSON(t, map[string]any{"host": "ports.scan.test", "ports": []int{listener.port}}))
-	if !tools.IsInputError(err) || !strings.Contains(err.Error(), "loopback") {
-		t.Fatalf("error = %v, want an input error naming the loopback address", err)
+	// The refusal is worded as verification and webhooks word it: the name,
+	// never the address it resolved to, nor its class.
+	var ie *tools.InputError
+	want := (&netguard.AddressError{Host: "ports.scan.test", Private: true}).Plain()
+	if !errors.As(err, &ie) || ie.Reason != want {
+		t.Fatalf("error = %v, want an input error %q", err, want)
+	}
+	if strings.Contains(ie.Reason, "127.0.0.1") || strings.Contains(ie.Reason, "loopback") {
+		t.Errorf("refusal %q reveals the address", ie.Reason)
 	}
 	if n := listener.accepted.Load(); n != 0 {
 		t.Errorf("refused scan made %d connections", n)

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"secscan/shared/checks"
+	"secscan/shared/netguard"
 	"secscan/shared/tools"
 )
 
@@ -142,6 +143,11 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout())
 	defer cancel()
 
+	// A name aliased outside the scope is a third party's: no TLS
+	// enumeration (HTTPS checks of the name, as a browser makes them, run).
+	if _, err := env.ProbedHost(ctx, host); err != nil {
+		return tools.Result{}, err
+	}
 	ip, err := resolveTarget(ctx, env, host)
 	if err != nil {
 		return tools.Result{}, err
@@ -206,8 +212,9 @@ func resolveTarget(ctx context.Context, env tools.Env, host string) (netip.Addr,
 	}
 	policy := env.Dialer.Policy()
 	for _, ip := range ips {
-		if err := policy.Check(ip); err != nil {
-			return netip.Addr{}, tools.Refuse("host %s: %v", host, err)
+		var refused *netguard.AddressError
+		if err := policy.CheckResolved(host, ip); errors.As(err, &refused) {
+			return netip.Addr{}, tools.Refuse("%s", refused.Plain()) // names the host, never the address
 		}
 	}
 	return ips[0], nil

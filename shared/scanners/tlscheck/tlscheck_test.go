@@ -11,6 +11,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -509,6 +510,22 @@ func TestRunRefusesBadInput(t *testing.T) {
 	}
 	if n := accepted.Load(); n != 0 {
 		t.Errorf("refused inputs made %d connections", n)
+	}
+}
+
+// A name resolving to a forbidden address is refused in the shared wording
+// (as verification and webhooks word it), naming the host and never the
+// address it resolved to.
+func TestRunRefusalHidesTheAddress(t *testing.T) {
+	t.Parallel()
+	_, err := New(Options{}).Run(context.Background(), testEnv(t, false), json.RawMessage(`{"host": "good.scan.test", "port": 443}`))
+	var ie *tools.InputError
+	want := (&netguard.AddressError{Host: "good.scan.test", Private: true}).Plain()
+	if !errors.As(err, &ie) || ie.Reason != want {
+		t.Fatalf("error = %v, want an input error %q", err, want)
+	}
+	if strings.Contains(ie.Reason, "127.0.0.1") || strings.Contains(ie.Reason, "loopback") {
+		t.Errorf("refusal %q reveals the address", ie.Reason)
 	}
 }
 

@@ -1,0 +1,232 @@
+package modelplanner
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/publicsuffix"
+
+	"secscan/shared/domainname"
+	"secscan/shared/planner"
+)
+
+// The model's executive summary and attack chains are untrusted output: the
+// model read the target's text (pages, banners, DNS records), and whatever
+// it writes reaches reports, the dashboard and the webhook under the
+// service's name. So the text may name only what the findings contain: no
+// URL, e-mail address, host name, address or CVE that no finding contains,
+// no command line at all, and every sentence must refer to a finding by
+// what it contains (its host, title, CVE, CWE, port or id). A rejection
+// says which rule failed without quoting the offending text (it may be an
+// attacker's), except names of the scope and CVEs, which are not.
+
+var (
+	urlPattern   = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s<>"'` + "`" + `]+|\b(?:javascript|data|vbscript):[^\s]+`)
+	emailPattern = regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,63}\b`)
+	codeSpan     = regexp.MustCompile("`[^`]*`")
+	// commandPatterns recognise shell command lines: an executive summary
+	// has no use for one, and one in the evidence is the target's text.
+	commandPatterns = []*regexp.Regexp{
+		regexp.MustCompile(`\|\s*(?:sudo\s+)?(?:ba|z|k|da|c|tc|fi)?sh\b`),
+		regexp.MustCompile(`(?i)\|\s*(?:sudo\s+)?(?:python[0-9.]*|perl|ruby|php|node|iex|powershell|pwsh)\b`),
+		regexp.MustCompile(`(?i)\bsudo\s+\S`),
+		regexp.MustCompile(`(?i)\b(?:curl|wget)\s+(?:-{1,2}[a-z]|['"]?[a-z]+://|\S+\s*\|)`),
+		regexp.MustCompile(`(?i)\b(?:bash|sh|zsh|powershell|pwsh|cmd(?:\.exe)?)\s+[-/](?:c|e|enc|encodedcommand|command)\b`),
+		regexp.MustCompile(`(?i)\bInvoke-(?:WebRequest|Expression|RestMethod)\b`),
+		regexp.MustCompile(`(?i)\b(?:rm\s+-[a-z]*[rf]|chmod\s+[+0-7]|nc\s+-[a-z]*e)`),
+		regexp.MustCompile(`\$\(|&&`),
+	}
+	wordPattern = regexp.MustCompile(`[a-z0-9]+`)
+)
+
+// specialUseTLDs are names that are host names without being in the public
+// suffix list (RFC 2606, RFC 6761, common private zones).
+var specialUseTLDs = []string{"example", "test", "invalid", "localhost", "local", "internal", "onion", "arpa", "lan", "home", "corp", "intranet"}
+
+// productNames are dotted product names under a real top-level domain that
+// are not host names.
+var productNames = []string{"asp.net", "vb.net", "ado.net"}
+
+// stopWords carry no meaning of a title: a sentence sharing only them with
+// a title does not refer to its finding.
+var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "from": true, "that": true, "this": true,
+	"are": true, "was": true, "not": true, "its": true, "has": true, "have": true, "been": true, "can": true, "any": true,
+	"all": true, "via": true, "over": true, "into": true, "than": true, "then": true, "use": true, "uses": true, "used": true,
+	"one": true, "more": true, "may": true, "which": true, "their": true, "there": true, "without": true, "other": true}
+
+// known is what the findings contain: the only things the model's text may
+// name, and what its sentences may refer to.
+type known struct {
+	scope  string
+	corpus string // lowercased: target, and the findings' hosts, titles, evidence, CVE, CWE, references; surface hosts
+	refs   []findingRef
+}
+
+// findingRef is what a sentence can name to refer to one finding.
+type findingRef struct {
+	id, title, host, cve, cwe, port string
+	titleWords                      []string
+}
+
+func knownOf(s planner.State) known {
+	k := known{scope: strings.ToLower(s.Scan.Target)}
+	var b strings.Builder
+	b.WriteString(s.Scan.Target + " ")
+	for _, f := range s.Findings {
+		fmt.Fprintf(&b, "%s %s %s %s %s %s\n", f.Host, f.Title, f.Evidence, deref(f.CVE), deref(f.CWE), strings.Join(f.References, " "))
+		r := findingRef{id: f.ID, title: strings.ToLower(f.Title), host: strings.ToLower(f.Host),
+			cve: strings.ToLower(deref(f.CVE)), cwe: strings.ToLower(deref(f.CWE))}
+		if f.Port != nil {
+			r.port = fmt.Sprintf("port %d", *f.Port)
+		}
+		for _, w := range wordPattern.FindAllString(r.title, -1) {
+			if len(w) >= 3 && !stopWords[w] && !slices.Contains(r.titleWords, w) {
+				r.titleWords = append(r.titleWords, w)
+			}
+		}
+		k.refs = append(k.refs, r)
+	}
+	for _, h := range s.Surface.Hosts {
+		b.WriteString(h.Name + " " + strings.Join(h.Addresses, " ") + "\n")
+	}
+	k.corpus = strings.ToLower(b.String())
+	return k
+}
+
+func (k known) contains(s string) bool { return strings.Contains(k.corpus, strings.ToLower(s)) }
+
+// check applies the rules to one text; what names it in a rejection ("the
+// summary", "attack chain 2").
+func (k known) check(what, text string) error {
+	for _, u := range urlPattern.FindAllString(text, 20) {
+		if !k.contains(strings.TrimRight(u, ".,;:!?)]}")) {
+			return fmt.Errorf("%s contains a URL that no finding contains", what)
+		}
+	}
+	for _, e := range emailPattern.FindAllString(text, 20) {
+		if !k.contains(e) {
+			return fmt.Errorf("%s contains an e-mail address that no finding contains", what)
+		}
+	}
+	for _, p := range commandPatterns {
+		if p.MatchString(text) {
+			return fmt.Errorf("%s contains a command line", what)
+		}
+	}
+	for _, span := range codeSpan.FindAllString(text, 20) {
+		if inner := strings.Trim(span, "`"); strings.TrimSpace(inner) != "" && !k.contains(inner) {
+			return fmt.Errorf("%s contains code that no finding contains", what)
+		}
+	}
+	for _, name := range hostPattern.FindAllString(text, 40) {
+		name = strings.ToLower(name)
+		switch {
+		case k.contains(name):
+		case domainname.InScope(name, k.scope):
+			return fmt.Errorf("it names %s, which no finding names", line(name, 80))
+		case isHostName(name):
+			return fmt.Errorf("%s names a host outside the scope that no finding names", what)
+		}
+	}
+	for _, pattern := range []*regexp.Regexp{ipPattern, cvePattern} {
+		for _, m := range pattern.FindAllString(text, 20) {
+			if len(m) > 4 && !k.contains(m) {
+				return fmt.Errorf("it names %s, which no finding names", line(m, 80))
+			}
+		}
+	}
+	for i, sentence := range sentences(text) {
+		if !k.refersToFinding(sentence) {
+			return fmt.Errorf("sentence %d of %s refers to no finding (name its host, title, CVE, CWE, port or id)", i+1, what)
+		}
+	}
+	return nil
+}
+
+// isHostName reports whether a dotted word is a host name rather than a
+// file or product name ("Node.js", "index.php"): its last label is a
+// top-level domain of the public suffix list or a special-use one.
+func isHostName(name string) bool {
+	if slices.Contains(productNames, name) {
+		return false
+	}
+	if slices.Contains(specialUseTLDs, name[strings.LastIndexByte(name, '.')+1:]) {
+		return true
+	}
+	_, icann := publicsuffix.PublicSuffix(name)
+	return icann
+}
+
+// refersToFinding reports whether a sentence names a finding by what it
+// contains: its id, host, CVE, CWE, port, whole title, or two of the
+// title's significant words (one when the title has only one).
+func (k known) refersToFinding(sentence string) bool {
+	lower := strings.ToLower(sentence)
+	words := wordPattern.FindAllString(lower, -1)
+	for _, r := range k.refs {
+		for _, s := range []string{r.id, r.host, r.cve, r.cwe, r.port, r.title} {
+			if s != "" && strings.Contains(lower, strings.ToLower(s)) {
+				return true
+			}
+		}
+		need := min(2, len(r.titleWords))
+		for _, tw := range r.titleWords {
+			if need > 0 && slices.ContainsFunc(words, func(w string) bool { return sameWord(w, tw) }) {
+				need--
+			}
+		}
+		if need == 0 && len(r.titleWords) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sameWord matches a word and its inflections ("credential", "credentials";
+// "exposed", "exposes").
+func sameWord(a, b string) bool {
+	if a == b {
+		return true
+	}
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n >= 5 && n >= min(len(a), len(b))-2
+}
+
+// sentences splits text at a full stop, question or exclamation mark
+// followed by white space and a capital, digit or quote (so "e.g. the" and
+// "www.example.com" stay whole), and at line breaks. Pieces without a
+// letter are dropped.
+func sentences(text string) []string {
+	var out []string
+	rs := []rune(text)
+	start := 0
+	flush := func(end int) {
+		piece := strings.TrimSpace(string(rs[start:end]))
+		if strings.IndexFunc(piece, unicode.IsLetter) >= 0 {
+			out = append(out, piece)
+		}
+		start = end
+	}
+	for i := 0; i < len(rs); i++ {
+		switch {
+		case rs[i] == '\n':
+			flush(i + 1)
+		case strings.ContainsRune(".!?", rs[i]) && i+1 < len(rs) && unicode.IsSpace(rs[i+1]):
+			j := i + 1
+			for j < len(rs) && unicode.IsSpace(rs[j]) && rs[j] != '\n' {
+				j++
+			}
+			if j == len(rs) || unicode.IsUpper(rs[j]) || unicode.IsDigit(rs[j]) || strings.ContainsRune(`"'“(`, rs[j]) {
+				flush(i + 1)
+			}
+		}
+	}
+	flush(len(rs))
+	return out
+}

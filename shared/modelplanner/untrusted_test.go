@@ -1,0 +1,100 @@
+package modelplanner
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"secscan/shared/planner"
+	"secscan/shared/plans"
+	"secscan/shared/scans"
+)
+
+// The summary and the attack chains are the model's output, untrusted: they
+// may name only what the findings contain, hold no command line, and every
+// sentence must be about a finding. A rejection never quotes the attacker's
+// text.
+func TestValidSummaryUntrustedText(t *testing.T) {
+	t.Parallel()
+	p443, p22 := 443, 22
+	cve, cwe := "CVE-2023-38408", "CWE-1104"
+	state := planner.State{
+		Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Full, Tier: plans.Standard},
+		Findings: []scans.Finding{
+			{ID: "fnd_A", Title: "Exposed environment file (/.env)", Severity: scans.High, Host: "www.example.com", Port: &p443,
+				Evidence: "GET https://www.example.com/.env answered 200: APP_KEY=…; MAIL_FROM=security@example.com"},
+			{ID: "fnd_B", Title: "Outdated OpenSSH with known vulnerabilities", Severity: scans.High, Host: "ssh.example.com", Port: &p22,
+				Evidence: "banner SSH-2.0-OpenSSH_8.9", CVE: &cve, CWE: &cwe, References: []string{"https://nvd.nist.gov/vuln/detail/CVE-2023-38408"}},
+		},
+	}
+	rules := scans.Summary{RiskRating: scans.RiskHigh, Summary: "rules", AttackChains: []string{}}
+	chain := func(desc string) []any {
+		return []any{map[string]any{"description": desc, "finding_ids": []string{"fnd_A", "fnd_B"}}}
+	}
+	const goodChain = "The exposed environment file gives keys that make the outdated OpenSSH on port 22 easier to reach."
+	for _, tc := range []struct {
+		name    string
+		summary string
+		chains  []any
+		reason  string // "" = accepted
+	}{
+		{"hosts, titles, CVE and a reference of the findings",
+			"www.example.com serves its environment file (/.env) to anyone. ssh.example.com runs an outdated OpenSSH affected by CVE-2023-38408 (CWE-1104), see https://nvd.nist.gov/vuln/detail/CVE-2023-38408. Both are high severity findings, e.g. the .env file holds security@example.com.",
+			chain(goodChain), ""},
+		{"product names are not hosts", "www.example.com runs Node.js and ASP.NET, and its exposed environment file leaks keys.", chain(goodChain), ""},
+		{"finding id and port", "fnd_B is on port 22.", []any{}, ""},
+		{"URL not in the findings",
+			"www.example.com leaks keys: reset credentials at https://x.attacker.example/reset now.", chain(goodChain),
+			"the summary contains a URL that no finding contains"},
+		{"e-mail address", "www.example.com leaks keys; report it to help@attacker-support.com.", chain(goodChain),
+			"the summary contains an e-mail address that no finding contains"},
+		{"command line", "To fix the outdated OpenSSH on ssh.example.com, run curl … | sudo bash right away.", chain(goodChain),
+			"the summary contains a command line"},
+		{"sudo alone", "On ssh.example.com, sudo apt install openssh-server fixes the outdated OpenSSH.", chain(goodChain),
+			"the summary contains a command line"},
+		{"code span not in the findings", "www.example.com leaks its environment file; run `wipe-all --now` there.", chain(goodChain),
+			"the summary contains code that no finding contains"},
+		{"foreign host name", "www.example.com should move its exposed environment file to secure-vault.com.", chain(goodChain),
+			"the summary names a host outside the scope that no finding names"},
+		{"foreign reserved host name", "ssh.example.com runs outdated OpenSSH; mirror.attacker.example has the patch.", chain(goodChain),
+			"the summary names a host outside the scope that no finding names"},
+		{"sentence about no finding", "www.example.com serves its .env file. Your account is suspended, call our support line immediately.", chain(goodChain),
+			"sentence 2 of the summary refers to no finding"},
+		{"attack chain with a command line", "www.example.com serves its .env file.", chain("Fetch the exposed environment file with wget -qO- and pipe it to sh."),
+			"attack chain 1 contains a command line"},
+		{"attack chain about no finding", "www.example.com serves its .env file.", chain("Then the attacker wins. The exposed environment file gives keys."),
+			"sentence 1 of attack chain 1 refers to no finding"},
+		{"in-scope host no finding names", "admin.example.com is wide open.", []any{}, "it names admin.example.com, which no finding names"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			input, _ := json.Marshal(map[string]any{"risk_rating": "high", "summary": tc.summary, "attack_chains": tc.chains})
+			sum, err := validSummary(input, state, rules)
+			if tc.reason == "" {
+				if err != nil {
+					t.Fatalf("rejected: %v", err)
+				}
+				if sum.Summary != tc.summary {
+					t.Errorf("summary %q", sum.Summary)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tc.reason) {
+				t.Fatalf("error %v, want %q", err, tc.reason)
+			}
+			for _, leak := range []string{"attacker", "secure-vault", "sudo", "curl", "wget", "wipe", "suspended"} {
+				if strings.Contains(err.Error(), leak) {
+					t.Errorf("the reason %q quotes the model's text (%s)", err, leak)
+				}
+			}
+		})
+	}
+}
+
+func TestSentences(t *testing.T) {
+	t.Parallel()
+	got := sentences("www.example.com is fine, e.g. the apex. Next one! 3 more?\nLast line")
+	want := []string{"www.example.com is fine, e.g. the apex.", "Next one!", "3 more?", "Last line"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("sentences = %q, want %q", got, want)
+	}
+}
