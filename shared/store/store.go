@@ -121,7 +121,7 @@ func putNew(table string, item any) types.TransactWriteItem {
 // condition of item i failed, returning that item's old attributes when sent.
 func transactionConflict(err error, i int) (map[string]types.AttributeValue, bool) {
 	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) {
+	if !errors.As(err, &tce) || i < 0 || i >= len(tce.CancellationReasons) {
 		return nil, false
 	}
 	r := tce.CancellationReasons[i]
