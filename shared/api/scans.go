@@ -224,7 +224,9 @@ type scanCreate struct {
 
 // createScan queues a scan (CONTRACT "Scans"): body checks (422), the
 // target (422), the plan (403), then the hourly creation limit (429), so a
-// rejected creation never counts toward it.
+// rejected creation never counts toward it. The scan's max_credits are
+// reserved in the month's allowance by the write that creates it (403 when
+// the month cannot hold them; the creation slot is given back).
 func (a *API) createScan(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	var in scanCreate
 	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
@@ -264,10 +266,15 @@ func (a *API) createScan(w http.ResponseWriter, r *http.Request, p auth.Principa
 
 	sc := scans.Scan{
 		ID: ids.New(ids.Scan, now), UserID: p.User.ID, TargetID: target.ID, Target: target.Domain,
-		Type: req.scanType, Tier: req.tier, Status: scans.Queued, MaxCredits: req.maxCredits,
-		CallbackURL: req.callbackURL, CreatedAt: now,
+		Type: req.scanType, Tier: req.tier, Plan: plans.Plan(p.User.Plan), Status: scans.Queued, MaxCredits: req.maxCredits,
+		CreditMonth: store.CreditMonth(now), CallbackURL: req.callbackURL, CreatedAt: now,
 	}
 	sc, created, err := a.Store.CreateScan(r.Context(), sc, idem, now)
+	var exhausted *store.AllowanceError
+	if errors.As(err, &exhausted) {
+		release()
+		return allowanceExhausted(exhausted)
+	}
 	if err != nil {
 		release()
 		return err
@@ -289,6 +296,13 @@ func (a *API) createScan(w http.ResponseWriter, r *http.Request, p auth.Principa
 	w.Header().Set("Location", "/api/scans/"+sc.ID)
 	httpapi.WriteJSON(w, http.StatusAccepted, renderScan(sc))
 	return nil
+}
+
+// allowanceExhausted is the 403 of a creation the month's allowance cannot
+// hold (CONTRACT "Plans").
+func allowanceExhausted(e *store.AllowanceError) error {
+	return apierr.New(apierr.Forbidden, "Monthly credit allowance exhausted: %d of %d credits used; it renews on %s",
+		e.Used, e.Allowance, store.RenewsAt(e.Month).Format(time.DateOnly))
 }
 
 // abandonScan records a scan whose execution could not be started as failed

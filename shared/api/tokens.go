@@ -152,6 +152,10 @@ func (a *API) getWebhookSecret(w http.ResponseWriter, r *http.Request, p auth.Pr
 	if err != nil {
 		return err
 	}
+	// The account endpoint moves a secret still at its legacy key (store package).
+	if err := a.Store.MigrateWebhookSecret(r.Context(), p.User.ID); err != nil {
+		return err
+	}
 	s, err := a.Store.WebhookSecret(r.Context(), p.User.ID, candidate)
 	if err != nil {
 		return err

@@ -23,8 +23,34 @@ func renderUser(u store.User) userJSON {
 	return userJSON{ID: u.ID, Email: u.Email, Plan: u.Plan, IsAdmin: u.IsAdmin, CreatedAt: timestamp(u.CreatedAt)}
 }
 
-func (a *API) me(w http.ResponseWriter, _ *http.Request, p auth.Principal) error {
-	httpapi.WriteJSON(w, http.StatusOK, renderUser(p.User))
+// meJSON is GET /api/auth/me: the user and this month's credits.
+type meJSON struct {
+	userJSON
+	Credits creditsJSON `json:"credits"`
+}
+
+// creditsJSON is the month's allowance (CONTRACT "Plans"); Allowance is
+// null on a plan without a limit.
+type creditsJSON struct {
+	Used      int    `json:"used"`
+	Reserved  int    `json:"reserved"`
+	Allowance *int   `json:"allowance"`
+	RenewsAt  string `json:"renews_at"`
+}
+
+func (a *API) me(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	month := store.CreditMonth(a.Now())
+	c, err := a.Store.Credits(r.Context(), p.User.ID, month)
+	if err != nil {
+		return err
+	}
+	out := meJSON{userJSON: renderUser(p.User), Credits: creditsJSON{
+		Used: c.Used, Reserved: c.Reserved, RenewsAt: timestamp(store.RenewsAt(month)),
+	}}
+	if allowance, limited := plans.Plan(p.User.Plan).MonthlyAllowance(); limited {
+		out.Credits.Allowance = &allowance
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -323,7 +323,10 @@ func TestValidResponses(t *testing.T) {
 	}{
 		{"health", "GET", "/health", 200, errorHeader, []byte(`{"status":"ok","version":"1.2.3"}`)},
 		{"api health", "GET", "/api/health", 200, errorHeader, []byte(`{"status":"ok","version":"dev"}`)},
-		{"me", "GET", "/api/auth/me", 200, jsonHeader(), mustJSON(t, userJSON())},
+		{"me", "GET", "/api/auth/me", 200, jsonHeader(), mustJSON(t, with(userJSON(), "credits",
+			map[string]any{"used": 42, "reserved": 200, "allowance": 2000, "renews_at": "2026-12-01T00:00:00Z"}))},
+		{"me, unlimited", "GET", "/api/auth/me", 200, jsonHeader(), mustJSON(t, with(userJSON(), "credits",
+			map[string]any{"used": 0, "reserved": 0, "allowance": nil, "renews_at": "2026-12-01T00:00:00Z"}))},
 		{"target list", "GET", "/api/targets?limit=1", 200,
 			func() http.Header {
 				h := jsonHeader()

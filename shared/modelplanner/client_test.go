@@ -39,7 +39,7 @@ func request(model string) modelplanner.Request {
 	reg := scanners.Registry(nil)
 	port := 443
 	s := planner.State{
-		Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Full, Tier: plans.Standard, MaxCredits: 200, CreditsUsed: 12},
+		Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Full, Tier: plans.Standard, Plan: plans.Starter, MaxCredits: 200, CreditsUsed: 12},
 		Steps: []scans.Step{
 			{Seq: 1, Tool: "dns_check", Input: json.RawMessage(`{}`), Status: scans.StepOK, Outcome: "SPF allows every sender", Reasoning: "DNS first"},
 			{Seq: 2, Tool: "port_scan", Input: json.RawMessage(`{"host":"10.0.0.1"}`), Status: scans.StepRefused, Outcome: "Refused: 10.0.0.1 is not in scope"},
@@ -275,7 +275,7 @@ func TestSanitize(t *testing.T) {
 // one line each. The figure goes into the notes.
 func TestConversationCompaction(t *testing.T) {
 	reg := scanners.Registry(nil)
-	s := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Full, Tier: plans.Deep, MaxCredits: 1000, CreditsUsed: 400}}
+	s := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Full, Tier: plans.Deep, Plan: plans.Starter, MaxCredits: 1000, CreditsUsed: 400}}
 	for i := 1; i <= 60; i++ {
 		s.Steps = append(s.Steps, scans.Step{Seq: i, Tool: "port_scan", Input: json.RawMessage(fmt.Sprintf(`{"host":"h%d.example.com","preset":"top1000"}`, i)),
 			Status: scans.StepOK, Outcome: strings.Repeat("open port 443/https with a long banner ", 20), Reasoning: strings.Repeat("because ", 40)})

@@ -36,6 +36,17 @@ type Planner struct {
 	Logger   *slog.Logger
 }
 
+// modelFor is the model that plans sc: the tier's, on a plan that has the
+// model-driven agent (CONTRACT "Plans"); "" (the playbook alone) for a free
+// scan even when AGENT_MODEL_* names a model, and for a scan recorded
+// without a plan.
+func (p *Planner) modelFor(sc scans.Scan) string {
+	if !sc.Plan.UsesModel() {
+		return ""
+	}
+	return p.Models[sc.Tier]
+}
+
 // Next asks the model for the next call, within the budget rule that keeps
 // the playbook's baseline whole (never worse than the playbook):
 //   - the model is asked only while the credits left cover the call's bound
@@ -50,7 +61,7 @@ type Planner struct {
 // The tokens of a call are charged on the step that follows it, whoever
 // planned that step.
 func (p *Planner) Next(ctx context.Context, s planner.State) (planner.Decision, error) {
-	model := p.Models[s.Scan.Tier]
+	model := p.modelFor(s.Scan)
 	if model == "" || p.Client == nil {
 		return p.Playbook.Next(ctx, s)
 	}

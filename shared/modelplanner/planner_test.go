@@ -21,7 +21,7 @@ import (
 // baseline call runs as the model chose it.
 func TestPlannerDecisions(t *testing.T) {
 	reg := scanners.Registry(nil)
-	state := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.SSL, Tier: plans.Quick, MaxCredits: 50}}
+	state := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.SSL, Tier: plans.Quick, Plan: plans.Starter, MaxCredits: 50}}
 	playbook := planner.Playbook{Tools: reg}
 	first, err := playbook.Next(context.Background(), state)
 	if err != nil {
@@ -79,7 +79,7 @@ func TestSummaryValidation(t *testing.T) {
 	reg := scanners.Registry(nil)
 	port := 443
 	state := planner.State{
-		Scan:     scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Full, Tier: plans.Standard, MaxCredits: 200, CreditsUsed: 100},
+		Scan:     scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Full, Tier: plans.Standard, Plan: plans.Starter, MaxCredits: 200, CreditsUsed: 100},
 		Findings: []scans.Finding{{ID: "fnd_A", Title: "Exposed environment file (/.env)", Severity: scans.High, Host: "www.example.com", Port: &port, Evidence: "GET https://www.example.com/.env"}},
 	}
 	rules := scans.Summary{RiskRating: scans.RiskHigh, Summary: "rules", AttackChains: []string{}}
@@ -129,6 +129,43 @@ func TestSummaryValidation(t *testing.T) {
 			}
 			if len(reqs) == 2 && !strings.Contains(reqs[1].Body, `"status":"error"`) {
 				t.Errorf("the second request does not say what was wrong")
+			}
+		})
+	}
+}
+
+// A free scan is planned and summarised by the playbook alone even with a
+// model configured for its tier (CONTRACT "Plans": no model-driven agent on
+// free), as is a scan recorded without a plan; a starter scan asks the model
+// (where its budget allows: the quick tier's 50 credits keep it for the
+// baseline).
+func TestFreePlanNeverUsesTheModel(t *testing.T) {
+	reg := scanners.Registry(nil)
+	playbook := planner.Playbook{Tools: reg}
+	models := map[plans.Tier]string{plans.Quick: "anthropic.claude-3-haiku-20240307-v1:0", plans.Standard: "anthropic.claude-3-5-sonnet"}
+	rules := scans.Summary{RiskRating: scans.RiskLow, Summary: "rules", AttackChains: []string{}}
+	for _, tc := range []struct {
+		plan  plans.Plan
+		model bool
+	}{{plans.Free, false}, {"", false}, {plans.Starter, true}} {
+		t.Run(string(tc.plan), func(t *testing.T) {
+			srv := modeltest.StartBedrock(t, func(int, modeltest.Request) modeltest.Reply { return modeltest.End("nothing") })
+			p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: models, Tools: reg, Playbook: playbook}
+			for _, tier := range []plans.Tier{plans.Quick, plans.Standard} {
+				state := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Web, Tier: tier, Plan: tc.plan, MaxCredits: plans.CreditCeiling[tier]}}
+				d, err := p.Next(context.Background(), state)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Model != nil && !tc.model {
+					t.Errorf("%s: the decision's model is %+v", tier, d.Model)
+				}
+				if r := p.Summarize(context.Background(), state, rules); r.Asked && !tc.model {
+					t.Errorf("%s: the summary asked the model", tier)
+				}
+			}
+			if asked := len(srv.Requests()) > 0; asked != tc.model {
+				t.Errorf("the model received %d requests", len(srv.Requests()))
 			}
 		})
 	}

@@ -33,7 +33,7 @@ const SummarySystem = `You write the executive summary of a finished security sc
 // rule-based summary. The model is asked only when the credits left pay
 // for both attempts at their bound.
 func (p *Planner) Summarize(ctx context.Context, s planner.State, rules scans.Summary) planner.SummaryResult {
-	model := p.Models[s.Scan.Tier]
+	model := p.modelFor(s.Scan)
 	if model == "" || p.Client == nil {
 		return planner.SummaryResult{Summary: rules}
 	}

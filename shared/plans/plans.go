@@ -80,3 +80,23 @@ func (p Plan) ReportRetentionDays() int {
 	}
 	return 0
 }
+
+// MonthlyAllowance is the plan's credit allowance per calendar month (UTC);
+// limited is false for enterprise (no limit). An unknown plan gets the free
+// allowance.
+func (p Plan) MonthlyAllowance() (credits int, limited bool) {
+	switch p {
+	case Starter:
+		return 20_000, true
+	case Pro:
+		return 100_000, true
+	case Enterprise:
+		return 0, false
+	}
+	return 2_000, true
+}
+
+// UsesModel reports whether scans on the plan may be planned by a model:
+// starter and above. Free scans run the deterministic playbook even when
+// AGENT_MODEL_* names a model, so self sign-ups cannot spend model tokens.
+func (p Plan) UsesModel() bool { return p.IsPaid() }

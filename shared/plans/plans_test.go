@@ -50,3 +50,29 @@ func TestPlanTable(t *testing.T) {
 		t.Errorf("credit ceilings %v", CreditCeiling)
 	}
 }
+
+// The allowance table of CONTRACT "Plans": monthly credits and the model.
+func TestMonthlyAllowanceAndModel(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		plan    Plan
+		credits int
+		limited bool
+		model   bool
+	}{
+		{Free, 2000, true, false},
+		{Starter, 20000, true, true},
+		{Pro, 100000, true, true},
+		{Enterprise, 0, false, true},
+		{Plan(""), 2000, true, false}, // a record without a plan is treated as free
+	}
+	for _, c := range cases {
+		credits, limited := c.plan.MonthlyAllowance()
+		if credits != c.credits || limited != c.limited {
+			t.Errorf("%q allowance = %d, %v; want %d, %v", c.plan, credits, limited, c.credits, c.limited)
+		}
+		if got := c.plan.UsesModel(); got != c.model {
+			t.Errorf("%q model = %v, want %v", c.plan, got, c.model)
+		}
+	}
+}

@@ -225,3 +225,62 @@ func (t *Template) FunctionTimeout(logicalID string) time.Duration {
 	}
 	return 3 * time.Second
 }
+
+// Statement is one Allow statement of a function's policy with DynamoDB
+// actions: its actions and the fine-grained conditions it carries.
+type Statement struct {
+	Actions     []string // dynamodb:* actions only
+	LeadingKeys []string // ForAllValues:StringLike dynamodb:LeadingKeys; nil: any partition
+	Attributes  []string // ForAllValues:StringEquals dynamodb:Attributes; nil: any attribute
+}
+
+// TableStatements lists the statements of function logicalID's inline
+// policies that grant DynamoDB actions (policy templates and intrinsics are
+// skipped: they grant no table access in this template).
+func (t *Template) TableStatements(logicalID string) ([]Statement, error) {
+	var props struct {
+		Policies []struct {
+			Statement []struct {
+				Effect    string   `yaml:"Effect"`
+				Action    []string `yaml:"Action"`
+				Condition struct {
+					Like struct {
+						LeadingKeys []string `yaml:"dynamodb:LeadingKeys"`
+					} `yaml:"ForAllValues:StringLike"`
+					Equals struct {
+						Attributes []string `yaml:"dynamodb:Attributes"`
+					} `yaml:"ForAllValues:StringEquals"`
+				} `yaml:"Condition"`
+			} `yaml:"Statement"`
+		} `yaml:"Policies"`
+	}
+	res, ok := t.Resources[logicalID]
+	if !ok {
+		return nil, fmt.Errorf("template has no %s", logicalID)
+	}
+	// Policies mixes statements with policy templates (maps of another
+	// shape) and Fn::If: decode each entry on its own and keep statements.
+	raw, _ := res.Properties["Policies"].([]any)
+	var out []Statement
+	for _, p := range raw {
+		one := props
+		one.Policies = nil
+		if err := remarshal(map[string]any{"Policies": []any{p}}, &one); err != nil {
+			continue // not a statement list
+		}
+		for _, pol := range one.Policies {
+			for _, st := range pol.Statement {
+				var dynamo []string
+				for _, a := range st.Action {
+					if strings.HasPrefix(a, "dynamodb:") {
+						dynamo = append(dynamo, a)
+					}
+				}
+				if len(dynamo) > 0 && st.Effect == "Allow" {
+					out = append(out, Statement{Actions: dynamo, LeadingKeys: st.Condition.Like.LeadingKeys, Attributes: st.Condition.Equals.Attributes})
+				}
+			}
+		}
+	}
+	return out, nil
+}

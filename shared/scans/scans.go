@@ -264,25 +264,32 @@ type Summary struct {
 
 // Scan is the scan record.
 type Scan struct {
-	ID              string
-	UserID          string
-	TargetID        string
-	Target          string // the verified domain
-	Type            Type
-	Tier            plans.Tier
+	ID       string
+	UserID   string
+	TargetID string
+	Target   string // the verified domain
+	Type     Type
+	Tier     plans.Tier
+	// Plan is the owner's plan when the scan was created: the agent plans
+	// with a model only for plans that have one (plans.Plan.UsesModel).
+	Plan            plans.Plan
 	Status          Status
 	CancelRequested bool
 	CreditsUsed     int
 	MaxCredits      int
-	CallbackURL     string // empty: none
-	FindingsCount   int
-	StepsCount      int // steps recorded
-	ChargedSeq      int // the last step charged (a step is charged before it runs)
-	Error           string
-	Summary         *Summary
-	CreatedAt       time.Time
-	StartedAt       time.Time // zero until running
-	FinishedAt      time.Time // zero until terminal
+	// CreditMonth is the month (UTC, "2006-01") whose allowance reserved
+	// MaxCredits at creation; the end of the scan releases what it did not
+	// use against that month. Empty for scans created before allowances.
+	CreditMonth   string
+	CallbackURL   string // empty: none
+	FindingsCount int
+	StepsCount    int // steps recorded
+	ChargedSeq    int // the last step charged (a step is charged before it runs)
+	Error         string
+	Summary       *Summary
+	CreatedAt     time.Time
+	StartedAt     time.Time // zero until running
+	FinishedAt    time.Time // zero until terminal
 
 	// WebhookDelivery is the id of the scan's one delivery sequence, empty
 	// until the webhook function claims it; WebhookAttempts are its attempts.

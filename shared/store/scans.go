@@ -62,6 +62,8 @@ type scanItem struct {
 	Target          string     `dynamodbav:"target"`
 	Type            string     `dynamodbav:"scan_type"`
 	Tier            string     `dynamodbav:"tier"`
+	Plan            string     `dynamodbav:"plan,omitempty"`
+	CreditMonth     string     `dynamodbav:"credit_month,omitempty"`
 	Status          string     `dynamodbav:"status"`
 	CancelRequested bool       `dynamodbav:"cancel_requested"`
 	CreditsUsed     int        `dynamodbav:"credits_used"`
@@ -92,7 +94,8 @@ func scanKey(userID, id string) map[string]types.AttributeValue {
 func toScanItem(s scans.Scan) scanItem {
 	it := scanItem{
 		PK: userPK(s.UserID), SK: scanPrefix + s.ID, ID: s.ID, UserID: s.UserID, TargetID: s.TargetID,
-		Target: s.Target, Type: string(s.Type), Tier: string(s.Tier), Status: string(s.Status),
+		Target: s.Target, Type: string(s.Type), Tier: string(s.Tier), Plan: string(s.Plan), CreditMonth: s.CreditMonth,
+		Status:          string(s.Status),
 		CancelRequested: s.CancelRequested, CreditsUsed: s.CreditsUsed, MaxCredits: s.MaxCredits,
 		ChargedSeq: s.ChargedSeq, StepsCount: s.StepsCount, FindingsCount: s.FindingsCount, CallbackURL: s.CallbackURL,
 		Error: s.Error, CreatedAt: s.CreatedAt, ScheduleID: s.ScheduleID, BaselineScanID: s.BaselineScanID,
@@ -111,7 +114,8 @@ func toScanItem(s scans.Scan) scanItem {
 func (it scanItem) scan() (scans.Scan, error) {
 	s := scans.Scan{
 		ID: it.ID, UserID: it.UserID, TargetID: it.TargetID, Target: it.Target, Type: scans.Type(it.Type),
-		Tier: plans.Tier(it.Tier), Status: scans.Status(it.Status), CancelRequested: it.CancelRequested,
+		Tier: plans.Tier(it.Tier), Plan: plans.Plan(it.Plan), CreditMonth: it.CreditMonth,
+		Status: scans.Status(it.Status), CancelRequested: it.CancelRequested,
 		CreditsUsed: it.CreditsUsed, MaxCredits: it.MaxCredits, ChargedSeq: it.ChargedSeq, StepsCount: it.StepsCount,
 		FindingsCount: it.FindingsCount, CallbackURL: it.CallbackURL, Error: it.Error, CreatedAt: it.CreatedAt,
 		ScheduleID: it.ScheduleID, BaselineScanID: it.BaselineScanID,
@@ -168,8 +172,12 @@ type Idempotency struct {
 // CreateScan stores a new queued scan. With idem, the key is claimed in the
 // same transaction; when the user already used the key within its window, the
 // original scan is returned with created == false and nothing is written.
+// When sc.CreditMonth is set, the same transaction reserves sc.MaxCredits in
+// that month's allowance of sc.Plan (credits.go); an *AllowanceError when the
+// month cannot hold it.
 func (s *Store) CreateScan(ctx context.Context, sc scans.Scan, idem *Idempotency, now time.Time) (scans.Scan, bool, error) {
 	items := []types.TransactWriteItem{putNew(s.table, toScanItem(sc))}
+	claimAt, reserveAt := -1, -1
 	if idem != nil {
 		claim := types.TransactWriteItem{Put: &types.Put{
 			TableName: &s.table,
@@ -181,16 +189,26 @@ func (s *Store) CreateScan(ctx context.Context, sc scans.Scan, idem *Idempotency
 			ExpressionAttributeValues:           map[string]types.AttributeValue{":now": number(now.Unix())},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}}
+		claimAt = len(items)
 		items = append(items, claim)
 	}
+	allowance, limited := sc.Plan.MonthlyAllowance()
+	if sc.CreditMonth != "" {
+		reserveAt = len(items)
+		items = append(items, s.reserveCredits(sc.UserID, sc.CreditMonth, sc.MaxCredits, allowance, limited))
+	}
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if old, ok := transactionConflict(err, 1); ok && idem != nil {
+	// A replay first: it returns the original scan whatever the allowance.
+	if old, ok := transactionConflict(err, claimAt); ok {
 		var claim idempotencyItem
 		if err := attributevalue.UnmarshalMap(old, &claim); err != nil {
 			return scans.Scan{}, false, fmt.Errorf("decode idempotency claim: %w", err)
 		}
 		orig, err := s.GetScan(ctx, sc.UserID, claim.ScanID)
 		return orig, false, err
+	}
+	if old, ok := transactionConflict(err, reserveAt); ok {
+		return scans.Scan{}, false, allowanceError(old, sc.CreditMonth, allowance)
 	}
 	if err != nil {
 		return scans.Scan{}, false, dbError("create scan", err)
@@ -446,31 +464,9 @@ func stamp(t time.Time) *types.AttributeValueMemberS { return str(t.UTC().Format
 // updateScan applies one conditional update and returns the record after it.
 // A failed condition returns a *conditionError carrying the record as it is.
 func (s *Store) updateScan(ctx context.Context, userID, id, update, cond string, values map[string]types.AttributeValue) (scans.Scan, error) {
-	names := map[string]string{}
-	for placeholder, attr := range map[string]string{"#status": "status", "#error": "error"} {
-		if strings.Contains(update+cond, placeholder) {
-			names[placeholder] = attr
-		}
-	}
-	// DynamoDB refuses unused values, so the statuses go in only when used.
-	for _, st := range scans.Statuses {
-		placeholder := ":" + string(st)
-		if strings.Contains(update+cond, placeholder) {
-			values[placeholder] = str(string(st))
-		}
-	}
-	in := &dynamodb.UpdateItemInput{
-		TableName:                           &s.table,
-		Key:                                 scanKey(userID, id),
-		UpdateExpression:                    aws.String(update),
-		ConditionExpression:                 aws.String("attribute_exists(pk) AND (" + cond + ")"),
-		ExpressionAttributeValues:           values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
-	if len(names) > 0 {
-		in.ExpressionAttributeNames = names
-	}
+	in := s.scanUpdateInput(userID, id, update, cond, values)
+	in.ReturnValues = types.ReturnValueAllNew
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	res, err := s.db.UpdateItem(ctx, in)
 	if ccf, ok := IsConditionFailed(err); ok {
 		if ccf.Item == nil {
@@ -486,6 +482,35 @@ func (s *Store) updateScan(ctx context.Context, userID, id, update, cond string,
 		return scans.Scan{}, dbError("update scan", err)
 	}
 	return decodeScan(res.Attributes)
+}
+
+// scanUpdateInput is the conditional update of a scan record, with the
+// placeholders of statuses and reserved names filled in.
+func (s *Store) scanUpdateInput(userID, id, update, cond string, values map[string]types.AttributeValue) *dynamodb.UpdateItemInput {
+	names := map[string]string{}
+	for placeholder, attr := range map[string]string{"#status": "status", "#error": "error"} {
+		if strings.Contains(update+cond, placeholder) {
+			names[placeholder] = attr
+		}
+	}
+	// DynamoDB refuses unused values, so the statuses go in only when used.
+	for _, st := range scans.Statuses {
+		placeholder := ":" + string(st)
+		if strings.Contains(update+cond, placeholder) {
+			values[placeholder] = str(string(st))
+		}
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       scanKey(userID, id),
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("attribute_exists(pk) AND (" + cond + ")"),
+		ExpressionAttributeValues: values,
+	}
+	if len(names) > 0 {
+		in.ExpressionAttributeNames = names
+	}
+	return in
 }
 
 // conditionError carries the record that failed a transition's condition.
@@ -540,6 +565,9 @@ func (s *Store) StartScan(ctx context.Context, userID, id string, now time.Time)
 // EndScan writes a terminal status once: from queued or running only, so a
 // terminal status never changes and a late step cannot resurrect a scan. A
 // scan that has ended already is refused: IsRefused returns it as it is.
+// A scan that reserved credits (CreditMonth set) settles them in the same
+// transaction (credits.go), pinned to the credits_used it read, so a charge
+// racing the end makes it read again rather than release the wrong amount.
 func (s *Store) EndScan(ctx context.Context, userID, id string, status scans.Status, reason string, summary *scans.Summary, now time.Time) (scans.Scan, error) {
 	if !status.Terminal() {
 		return scans.Scan{}, fmt.Errorf("end scan %s: %s is not a terminal status", id, status)
@@ -558,7 +586,49 @@ func (s *Store) EndScan(ctx context.Context, userID, id string, status scans.Sta
 		update += ", summary = :summary"
 		values[":summary"] = str(string(body))
 	}
-	return s.updateScan(ctx, userID, id, update, "#status IN (:queued, :running)", values)
+	const cond = "#status IN (:queued, :running)"
+	for range maxEndAttempts {
+		cur, err := s.GetScan(ctx, userID, id)
+		if err != nil {
+			return scans.Scan{}, err
+		}
+		if cur.Status.Terminal() {
+			return cur, &conditionError{current: cur}
+		}
+		if cur.CreditMonth == "" {
+			return s.updateScan(ctx, userID, id, update, cond, values)
+		}
+		in := s.scanUpdateInput(userID, id, update, cond+" AND credits_used = :seen", copyValues(values, ":seen", creditsUsedValue(cur.CreditsUsed)))
+		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Update: &types.Update{
+				TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
+				ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+				ExpressionAttributeValues: in.ExpressionAttributeValues,
+			}},
+			s.releaseCredits(cur),
+		}})
+		if _, ok := transactionConflict(err, 0); ok {
+			continue // ended or charged meanwhile: decide on what is there now
+		}
+		if err != nil {
+			return scans.Scan{}, dbError("end scan", err)
+		}
+		return s.GetScan(ctx, userID, id)
+	}
+	return scans.Scan{}, fmt.Errorf("end scan %s: its record kept changing", id)
+}
+
+// maxEndAttempts bounds EndScan's re-reads when charges race the end (each
+// charge is one step, so a few rounds always settle).
+const maxEndAttempts = 8
+
+func copyValues(values map[string]types.AttributeValue, k string, v types.AttributeValue) map[string]types.AttributeValue {
+	out := make(map[string]types.AttributeValue, len(values)+1)
+	for name, val := range values {
+		out[name] = val
+	}
+	out[k] = v
+	return out
 }
 
 // IsRefused reports whether err is a conditional write the scan's state

@@ -11,7 +11,10 @@
 //	                                           (Query, ScanIndexForward=false), get one by id
 //	USER#<usr id>           DOMAIN#<domain>    claim: one target per domain per user (409 with id)
 //	USER#<usr id>           TOKEN#<tok id>     token metadata for listing and revoking
-//	USER#<usr id>           WEBHOOK_SECRET     the account's webhook signing secret
+//	WEBHOOK_SECRET#<usr id> WEBHOOK_SECRET     the account's webhook signing secret, in a
+//	                                           partition of its own so IAM can keep the scan
+//	                                           functions from it (webhooksecret.go)
+//	CREDITS#<usr id>        MONTH#<YYYY-MM>    the month's credit counters (credits.go)
 //	TOKEN#<sha256 hex>      TOKEN              authentication by API token (GetItem, consistent)
 //	IDENTITY#<iss> <sub>    IDENTITY           authentication by JWT: (iss, sub) -> user
 //	EMAIL#<email>           EMAIL              email -> user, for admin-created users and uniqueness
@@ -21,7 +24,13 @@
 //
 // Every request-path operation is keyed (GetItem, Query on one partition,
 // conditional writes); nothing scans the table. Every user-owned record lives
-// in the user's partition, so reading another user's id simply finds nothing.
+// in the user's partition (or one keyed by the user's id), so reading another
+// user's id simply finds nothing. Scan records and their children: scans.go.
+//
+// The partition is what IAM's dynamodb:LeadingKeys sees, so template.yaml's
+// policies follow these shapes: the scan functions get SCAN#*, read and
+// attribute-limited update access to USER#*, the agent UpdateItem on
+// CREDITS#*, the webhook function WEBHOOK_SECRET#*.
 package store
 
 import (
@@ -124,7 +133,7 @@ func putNew(table string, item any) types.TransactWriteItem {
 // condition of item i failed, returning that item's old attributes when sent.
 func transactionConflict(err error, i int) (map[string]types.AttributeValue, bool) {
 	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) {
+	if !errors.As(err, &tce) || i < 0 || i >= len(tce.CancellationReasons) {
 		return nil, false
 	}
 	r := tce.CancellationReasons[i]

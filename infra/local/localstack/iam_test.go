@@ -29,16 +29,18 @@ import (
 // really do: every DynamoDB call the stacks of this package make is
 // attributed to the function that made it (the API handler's logical id, or
 // the Lambda the state machine invoked), and after all tests ran (TestMain)
-// each call must be allowed by that function's policy, action and partition
-// key (dynamodb:LeadingKeys) alike. A full run of the package also fails on
+// each call must be allowed by that function's policy, action, partition
+// key (dynamodb:LeadingKeys) and, where a statement lists them, the attribute
+// names the write touches (dynamodb:Attributes: those of the update and
+// condition expressions, the key's, a put item's) alike. A full run of the package also fails on
 // a policy action that no flow of its function used: permissions nobody
 // needs are not granted.
 
-// dynamoCalls are the calls seen so far: function -> action -> partition keys.
+// dynamoCalls are the calls seen so far: function -> action -> calls.
 var dynamoCalls = struct {
 	sync.Mutex
-	by map[string]map[string][]string
-}{by: map[string]map[string][]string{}}
+	by map[string]map[string][]call
+}{by: map[string]map[string][]call{}}
 
 type functionKey struct{}
 
@@ -68,9 +70,9 @@ func recordCalls(o *dynamodb.Options) {
 					dynamoCalls.Lock()
 					for _, c := range callsOf(in.Parameters) {
 						if dynamoCalls.by[fn] == nil {
-							dynamoCalls.by[fn] = map[string][]string{}
+							dynamoCalls.by[fn] = map[string][]call{}
 						}
-						dynamoCalls.by[fn][c.action] = append(dynamoCalls.by[fn][c.action], c.pk)
+						dynamoCalls.by[fn][c.action] = append(dynamoCalls.by[fn][c.action], c)
 					}
 					dynamoCalls.Unlock()
 				}
@@ -79,7 +81,46 @@ func recordCalls(o *dynamodb.Options) {
 	})
 }
 
-type call struct{ action, pk string }
+// call is one IAM action of an operation: the partition it touches and the
+// attribute names it names (dynamodb:Attributes).
+type call struct {
+	action, pk string
+	attrs      []string
+}
+
+// expressionWords are the words of expressions that are not attribute names.
+var expressionWords = map[string]bool{
+	"SET": true, "REMOVE": true, "ADD": true, "DELETE": true, "AND": true, "OR": true, "NOT": true, "IN": true,
+	"BETWEEN": true, "if_not_exists": true, "list_append": true, "attribute_exists": true,
+	"attribute_not_exists": true, "attribute_type": true, "begins_with": true, "contains": true, "size": true,
+}
+
+var expressionToken = regexp.MustCompile(`[:#]?[A-Za-z_][A-Za-z0-9_]*`)
+
+// attributesOf names the attributes of a write: its key's (or item's), and
+// those its expressions name (placeholders resolved).
+func attributesOf(item map[string]types.AttributeValue, names map[string]string, exprs ...*string) []string {
+	var out []string
+	for k := range item {
+		out = append(out, k)
+	}
+	for _, e := range exprs {
+		if e == nil {
+			continue
+		}
+		for _, tok := range expressionToken.FindAllString(*e, -1) {
+			switch {
+			case strings.HasPrefix(tok, ":"), expressionWords[tok]:
+			case strings.HasPrefix(tok, "#"):
+				out = append(out, names[tok])
+			default:
+				out = append(out, tok)
+			}
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
 
 // callsOf names the IAM actions an operation needs, with the partition key
 // each touches. A transaction needs the action of each of its items.
@@ -92,43 +133,48 @@ func callsOf(params any) []call {
 	}
 	switch in := params.(type) {
 	case *dynamodb.GetItemInput:
-		return []call{{"dynamodb:GetItem", pk(in.Key)}}
+		return []call{{"dynamodb:GetItem", pk(in.Key), nil}}
 	case *dynamodb.PutItemInput:
-		return []call{{"dynamodb:PutItem", pk(in.Item)}}
+		return []call{{"dynamodb:PutItem", pk(in.Item), attributesOf(in.Item, in.ExpressionAttributeNames, in.ConditionExpression)}}
 	case *dynamodb.UpdateItemInput:
-		return []call{{"dynamodb:UpdateItem", pk(in.Key)}}
+		return []call{{"dynamodb:UpdateItem", pk(in.Key), attributesOf(in.Key, in.ExpressionAttributeNames, in.UpdateExpression, in.ConditionExpression)}}
 	case *dynamodb.DeleteItemInput:
-		return []call{{"dynamodb:DeleteItem", pk(in.Key)}}
+		return []call{{"dynamodb:DeleteItem", pk(in.Key), attributesOf(in.Key, in.ExpressionAttributeNames, in.ConditionExpression)}}
 	case *dynamodb.QueryInput:
 		m := regexp.MustCompile(`\bpk = (:\w+)`).FindStringSubmatch(*in.KeyConditionExpression)
 		value := ""
 		if m != nil {
 			value = pk(map[string]types.AttributeValue{"pk": in.ExpressionAttributeValues[m[1]]})
 		}
-		return []call{{"dynamodb:Query", value}}
+		return []call{{"dynamodb:Query", value, nil}}
 	case *dynamodb.TransactWriteItemsInput:
 		var out []call
 		for _, it := range in.TransactItems {
 			switch {
 			case it.ConditionCheck != nil:
-				out = append(out, call{"dynamodb:ConditionCheckItem", pk(it.ConditionCheck.Key)})
+				c := it.ConditionCheck
+				out = append(out, call{"dynamodb:ConditionCheckItem", pk(c.Key), attributesOf(c.Key, c.ExpressionAttributeNames, c.ConditionExpression)})
 			case it.Put != nil:
-				out = append(out, call{"dynamodb:PutItem", pk(it.Put.Item)})
+				p := it.Put
+				out = append(out, call{"dynamodb:PutItem", pk(p.Item), attributesOf(p.Item, p.ExpressionAttributeNames, p.ConditionExpression)})
 			case it.Update != nil:
-				out = append(out, call{"dynamodb:UpdateItem", pk(it.Update.Key)})
+				u := it.Update
+				out = append(out, call{"dynamodb:UpdateItem", pk(u.Key), attributesOf(u.Key, u.ExpressionAttributeNames, u.UpdateExpression, u.ConditionExpression)})
 			case it.Delete != nil:
-				out = append(out, call{"dynamodb:DeleteItem", pk(it.Delete.Key)})
+				d := it.Delete
+				out = append(out, call{"dynamodb:DeleteItem", pk(d.Key), attributesOf(d.Key, d.ExpressionAttributeNames, d.ConditionExpression)})
 			}
 		}
 		return out
 	}
-	return []call{{fmt.Sprintf("unknown operation %T", params), ""}}
+	return []call{{fmt.Sprintf("unknown operation %T", params), "", nil}}
 }
 
 // statement is one Allow statement of a function's policy on the table.
 type statement struct {
 	actions     []string
 	leadingKeys []string // ForAllValues:StringLike patterns; nil means any partition
+	attributes  []string // ForAllValues:StringEquals dynamodb:Attributes; nil means any
 }
 
 // tablePolicies reads each function's DynamoDB statements from template.yaml.
@@ -158,6 +204,9 @@ func tablePolicies() (map[string][]statement, error) {
 					Like struct {
 						LeadingKeys []string `yaml:"dynamodb:LeadingKeys"`
 					} `yaml:"ForAllValues:StringLike"`
+					Equals struct {
+						Attributes []string `yaml:"dynamodb:Attributes"`
+					} `yaml:"ForAllValues:StringEquals"`
 				} `yaml:"Condition"`
 			} `yaml:"Statement"`
 		} `yaml:"Policies"`
@@ -181,7 +230,7 @@ func tablePolicies() (map[string][]statement, error) {
 					}
 				}
 				if len(dynamo) > 0 {
-					out[name] = append(out[name], statement{dynamo, st.Condition.Like.LeadingKeys})
+					out[name] = append(out[name], statement{dynamo, st.Condition.Like.LeadingKeys, st.Condition.Equals.Attributes})
 				}
 			}
 		}
@@ -195,14 +244,26 @@ func likeMatch(pattern, s string) bool {
 	return ok
 }
 
-func (st statement) allows(action, pk string) bool {
-	if !slices.Contains(st.actions, action) {
+func (st statement) allows(c call) bool {
+	if !slices.Contains(st.actions, c.action) {
 		return false
+	}
+	if st.attributes != nil {
+		// A read names no attributes here (it reads whole items): a
+		// statement with an attribute list grants writes only.
+		if c.attrs == nil {
+			return false
+		}
+		for _, a := range c.attrs {
+			if !slices.Contains(st.attributes, a) {
+				return false
+			}
+		}
 	}
 	if st.leadingKeys == nil {
 		return true
 	}
-	return slices.ContainsFunc(st.leadingKeys, func(p string) bool { return likeMatch(p, pk) })
+	return slices.ContainsFunc(st.leadingKeys, func(p string) bool { return likeMatch(p, c.pk) })
 }
 
 // authentication is what every authenticated function may need whatever
@@ -241,10 +302,10 @@ func checkPolicies(full bool) []string {
 			problems = append(problems, fmt.Sprintf("calls attributed to %s, which template.yaml does not define", fn))
 			continue
 		}
-		for action, pks := range actions {
-			for _, pk := range pks {
-				if !slices.ContainsFunc(statements, func(st statement) bool { return st.allows(action, pk) }) {
-					problems = append(problems, fmt.Sprintf("%s: %s on partition %q is not allowed by its policy", fn, action, pk))
+		for action, calls := range actions {
+			for _, c := range calls {
+				if !slices.ContainsFunc(statements, func(st statement) bool { return st.allows(c) }) {
+					problems = append(problems, fmt.Sprintf("%s: %s on partition %q (attributes %v) is not allowed by its policy", fn, action, c.pk, c.attrs))
 					break
 				}
 			}
