@@ -69,9 +69,9 @@ func fakeRecord(t *testing.T, id string, withIssues bool) []byte {
 	return raw
 }
 
-// fakeAPI serves POST /api/scans (queued) and GET /api/scans/<id> (the
+// issuesAPI serves POST /api/scans (queued) and GET /api/scans/<id> (the
 // completed record).
-func fakeAPI(t *testing.T, withIssues bool) *stack {
+func issuesAPI(t *testing.T, withIssues bool) *stack {
 	t.Helper()
 	const id = "scn_01J00000000000000000000001"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -99,7 +99,7 @@ const fakeID = "scn_01J00000000000000000000001"
 func TestScanWaitJSONIsTheRecord(t *testing.T) {
 	t.Parallel()
 	for _, withIssues := range []bool{true, false} {
-		c := fakeAPI(t, withIssues).cli("pt_x")
+		c := issuesAPI(t, withIssues).cli("pt_x")
 		r := c.run(t, "scan", "demo.test", "--wait", "--json", "--fail-on", "critical")
 		expectCode(t, r, 1)
 		var rec struct {
@@ -143,7 +143,7 @@ func TestScanWaitJSONIsTheRecord(t *testing.T) {
 // when stdout is no terminal, 100 without; --by-finding lists findings.
 func TestFindingsTableFitsTheWidth(t *testing.T) {
 	t.Parallel()
-	s := fakeAPI(t, true)
+	s := issuesAPI(t, true)
 	for _, width := range []int{80, 120, 0} {
 		c := s.cli("pt_x")
 		if width > 0 {
@@ -188,7 +188,7 @@ func TestFindingsTableFitsTheWidth(t *testing.T) {
 // same run are by issue.
 func TestOldBaselineStillPasses(t *testing.T) {
 	t.Parallel()
-	s := fakeAPI(t, true)
+	s := issuesAPI(t, true)
 	c := s.cli("pt_x")
 	var rec struct {
 		Findings []scans.Finding `json:"findings"`
