@@ -83,7 +83,7 @@ func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Reques
 		case !store.IsNotFound(err):
 			return err
 		}
-		body, err := format.render(a, report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Steps: d.Steps, Surface: d.Surface,
+		body, err := format.render(a, report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Issues: d.Issues, Steps: d.Steps, Surface: d.Surface,
 			Watermarked: plan == plans.Free, GeneratedAt: now, Verification: proof}), r)
 		if err != nil {
 			return err
