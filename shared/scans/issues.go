@@ -80,7 +80,7 @@ type Triage struct {
 // without an Issue key is grouped by IssueKey of its check and CVE.
 func GroupIssues(findings []Finding) []Issue {
 	index := map[string]int{}
-	var out []Issue
+	out := []Issue{}
 	var lead []Finding // the finding each issue's wording comes from
 	for _, f := range findings {
 		key := f.Issue
