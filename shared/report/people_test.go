@@ -157,3 +157,33 @@ func TestConfidenceShownAndTentativeDistinct(t *testing.T) {
 		}
 	}
 }
+
+// TestRemediationPlanGroupsByCheck: one action per check, however its
+// findings word the fix; two checks whose remediations start alike stay two
+// actions (their fixes differ).
+func TestRemediationPlanGroupsByCheck(t *testing.T) {
+	t.Parallel()
+	findings := []scans.Finding{
+		{ID: "fnd_1", Check: "web.header.hsts", Title: "Missing HSTS", Severity: scans.Low, Host: "a.example.com", Port: ptr(443),
+			Remediation: "Send Strict-Transport-Security with max-age of a year."},
+		{ID: "fnd_2", Check: "web.header.hsts", Title: "HSTS header missing", Severity: scans.Low, Host: "b.example.com", Port: ptr(443),
+			Remediation: "Add a Strict-Transport-Security header."},
+		{ID: "fnd_3", Check: "web.header.csp", Title: "Missing CSP", Severity: scans.Low, Host: "a.example.com", Port: ptr(443),
+			Remediation: "Configure the web server."},
+		{ID: "fnd_4", Check: "web.header.x-frame-options", Title: "Missing X-Frame-Options", Severity: scans.Low, Host: "a.example.com", Port: ptr(443),
+			Remediation: "Configure the web server."},
+	}
+	r := report.Build(report.Input{Scan: scans.Scan{ID: "scn_x", Target: "example.com", Type: scans.Web}, Findings: findings})
+	if len(r.Plan) != 3 {
+		var got []string
+		for _, a := range r.Plan {
+			got = append(got, a.Text+" — "+a.Resolves())
+		}
+		t.Fatalf("plan has %d actions, want 3 (one per check):\n%s", len(r.Plan), strings.Join(got, "\n"))
+	}
+	for _, a := range r.Plan {
+		if strings.Contains(a.Text, "Strict-Transport-Security") && len(a.Findings) != 2 {
+			t.Errorf("HSTS action resolves %d findings, want 2", len(a.Findings))
+		}
+	}
+}

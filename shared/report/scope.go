@@ -159,17 +159,7 @@ func buildPlan(findings []scans.Finding, issueOf []int) []Action {
 		if rem == "" {
 			continue
 		}
-		key, product := "", ""
-		if m := reUpgradeTo.FindStringSubmatch(rem); m != nil {
-			product = m[1]
-		} else if m := reUpgradeSupported.FindStringSubmatch(rem); m != nil {
-			product = m[1]
-		}
-		if product != "" {
-			key = "upgrade " + strings.ToLower(product)
-		} else {
-			key = strings.ToLower(firstSentence(rem))
-		}
+		key, product := planKey(f, rem)
 		a := byKey[key]
 		if a == nil {
 			if len(order) >= maxActions {
@@ -208,6 +198,27 @@ func buildPlan(findings []scans.Finding, issueOf []int) []Action {
 		out = append(out, a.Action)
 	}
 	return out
+}
+
+// planKey is what groups a finding into an action: its check (one fix per
+// weakness, whatever its wording), except for known vulnerabilities and end
+// of life, where the fix is an upgrade of the product the vuln tool names in
+// its remediation ("Upgrade <product> to …"), so ten CVEs of one component are
+// one upgrade. A finding recorded before check codes groups by its
+// remediation's first sentence.
+func planKey(f scans.Finding, rem string) (key, product string) {
+	if f.Check != "" && !strings.HasPrefix(string(f.Check), "vuln.") {
+		return "check " + string(f.Check), ""
+	}
+	if m := reUpgradeTo.FindStringSubmatch(rem); m != nil {
+		product = m[1]
+	} else if m := reUpgradeSupported.FindStringSubmatch(rem); m != nil {
+		product = m[1]
+	}
+	if product != "" {
+		return "upgrade " + strings.ToLower(product), product
+	}
+	return strings.ToLower(firstSentence(rem)), ""
 }
 
 // firstSentence is s up to the full stop that ends its first sentence (one
