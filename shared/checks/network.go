@@ -160,11 +160,12 @@ var (
 	OpenSSHOutdated = define(Check{
 		Code: "ssh.version.outdated", Title: "Outdated OpenSSH version (before 8.0)",
 		Category: scans.CategoryNetwork, Severity: scans.Medium, CWE: "CWE-1104",
-		Rationale: "Known flaws (user enumeration CVE-2018-15473, CVSS 5.3) and an unsupported OS behind it; distributions may have backported fixes.",
+		Rationale: "Known flaws (user enumeration CVE-2018-15473, CVSS 5.3) and an unsupported OS behind it; upstream builds only (a distribution build is judged by its algorithms).",
 		Description: "The SSH banner announces an OpenSSH release older than 8.0 (2019). These releases have " +
 			"known vulnerabilities, among them user enumeration (CVE-2018-15473) and scp client issues, and " +
-			"usually come from an operating system that is itself out of support. Distributions sometimes " +
-			"backport fixes without changing the version: check the package version before dismissing this.",
+			"usually come from an operating system that is itself out of support. A banner that names a " +
+			"distribution build (Debian, Ubuntu, FreeBSD...) is not reported: distributions backport fixes " +
+			"without changing the version, and ssh_audit judges the server by the algorithms it offers.",
 		Remediation: "Upgrade OpenSSH (normally by upgrading the operating system to a supported release), " +
 			"and restrict SSH to known source addresses or a VPN.",
 		References: []string{"https://www.openssh.com/releasenotes.html", refCWE1104},

@@ -115,6 +115,7 @@ const (
 	FileSecrets   = "file_secrets"
 	ListingFiles  = "listing_files"
 	ConfirmCVE    = "confirm_cve"
+	SSHAudit      = "ssh_audit"
 )
 
 // HostLimit is how many discovered hosts a tier scans: quick the apex and
@@ -342,6 +343,8 @@ func NotScannedSentence(hosts []scans.Host, discovered int) string {
 // what each scan type looks at.
 type scope struct {
 	dns, ports, tls, web, exposed, code, version, crawl bool
+	// ssh: every SSH service found is audited (ssh_audit).
+	ssh bool
 	// webOnlyPorts: the port scan checks only the web ports.
 	webOnlyPorts bool
 }
@@ -350,9 +353,9 @@ func scopeOf(t scans.Type, tier plans.Tier) (scope, error) {
 	std := tier != plans.Quick
 	switch t {
 	case scans.Full:
-		return scope{dns: true, ports: true, tls: true, web: true, exposed: true, code: true, version: true, crawl: std}, nil
+		return scope{dns: true, ports: true, tls: true, web: true, exposed: true, code: true, version: true, crawl: std, ssh: true}, nil
 	case scans.Network:
-		return scope{dns: true, ports: true}, nil
+		return scope{dns: true, ports: true, ssh: true}, nil
 	case scans.Web:
 		return scope{ports: true, webOnlyPorts: true, web: true, exposed: true, tls: std, code: std, crawl: std}, nil
 	case scans.SSL:
@@ -394,8 +397,9 @@ func Calls(s State) ([]Call, error) {
 	}
 
 	// Round 1, host by host in priority order: a port scan of its address
-	// (once per address), then TLS and web basics of what it serves.
+	// (once per address), then TLS, SSH and web basics of what it serves.
 	scanned := map[string]bool{}
+	audited := map[string]bool{}
 	for _, h := range hosts {
 		if h.CNAME != "" {
 			// Aliased outside the scope: the addresses are a third party's,
@@ -425,6 +429,18 @@ func Calls(s State) ([]Call, error) {
 			for _, v := range svcs {
 				if scans.TLSProtocol(v.Protocol) {
 					add(h.Name, fmt.Sprintf("TLS service on %s:%d", h.Name, v.Port), TLSCheck, map[string]any{"host": h.Name, "port": v.Port})
+				}
+			}
+		}
+		if sc.ssh {
+			// Every service that answered as SSH (a banner starting with
+			// SSH-, on any port), once per address and port.
+			for _, v := range svcs {
+				key := fmt.Sprintf("%s|%d", cmpOr(v.Address, h.Name), v.Port)
+				if v.Protocol == "ssh" && !audited[key] {
+					audited[key] = true
+					add(h.Name, fmt.Sprintf("SSH service on %s:%d: algorithms, authentication methods, Terrapin", h.Name, v.Port),
+						SSHAudit, map[string]any{"host": h.Name, "port": v.Port})
 				}
 			}
 		}
@@ -755,4 +771,12 @@ func encode(input map[string]any) json.RawMessage {
 		panic(err) // maps of strings and numbers above
 	}
 	return raw
+}
+
+// cmpOr is a, or b when a is empty.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

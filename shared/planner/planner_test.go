@@ -122,6 +122,35 @@ func TestPlanFollowsTheSurface(t *testing.T) {
 	}
 }
 
+// Every service that answered as SSH, on any port, is audited once per
+// address and port (hosts sharing an address share it); the network scan
+// type audits too, the web type does not.
+func TestSSHAuditOfEverySSHService(t *testing.T) {
+	t.Parallel()
+	p := planner.Playbook{Tools: scanners.Registry()}
+	sf := surface()
+	sf.Services = append(sf.Services,
+		scans.ServiceInfo{Host: domain, Address: "192.0.2.10", Port: 22, Transport: "tcp", Protocol: "ssh", Product: "OpenSSH", Version: "9.2p1"},
+		scans.ServiceInfo{Host: "mail." + domain, Address: "192.0.2.30", Port: 2222, Transport: "tcp", Protocol: "ssh"})
+	for _, tc := range []struct {
+		typ  scans.Type
+		tier plans.Tier
+		want []string
+	}{
+		{scans.Full, plans.Standard, []string{`{"host":"example.com","port":22}`, `{"host":"mail.example.com","port":2222}`}},
+		{scans.Full, plans.Quick, []string{`{"host":"example.com","port":22}`}},
+		{scans.Network, plans.Standard, []string{`{"host":"example.com","port":22}`, `{"host":"mail.example.com","port":2222}`}},
+		{scans.Web, plans.Standard, nil},
+	} {
+		st := planner.State{Scan: scans.Scan{Target: domain, Type: tc.typ, Tier: tc.tier, MaxCredits: 1000}, Surface: sf}
+		got := calls(run(t, p, st), planner.SSHAudit)
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s/%s: ssh_audit calls %v, want %v", tc.typ, tc.tier, got, tc.want)
+		}
+	}
+}
+
 // A standard scan of more hosts than its tier allows scans the first 16 by
 // priority and says why the rest were not scanned; the budget cuts the
 // plan before the ceiling is passed.

@@ -13,6 +13,7 @@ import (
 	"secscan/shared/scanners/exposure"
 	"secscan/shared/scanners/followup"
 	"secscan/shared/scanners/network"
+	"secscan/shared/scanners/sshaudit"
 	"secscan/shared/scanners/tlscheck"
 	"secscan/shared/scanners/vuln"
 	"secscan/shared/scanners/web"
@@ -38,6 +39,7 @@ func Registry(roots ...*x509.CertPool) *tools.Registry {
 		crawl.New(crawl.WithRootCAs(pool)),
 		code.New(code.WithRootCAs(pool)),
 		followup.NewServiceInfo(),
+		sshaudit.New(),
 		followup.NewFileSecrets(followup.WithRootCAs(pool)),
 		followup.NewListingFiles(followup.WithRootCAs(pool)),
 		followup.NewConfirmCVE(followup.WithRootCAs(pool)),

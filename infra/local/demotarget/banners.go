@@ -185,9 +185,11 @@ func ftpSession(c net.Conn) {
 	_, _ = c.Write([]byte("221 Goodbye.\r\n"))
 }
 
-// sshSession sends an old OpenSSH identification string and hangs up after
-// the client's.
-func sshSession(c net.Conn) {
+// sshSession is a real SSH server announcing an old OpenSSH (see ssh.go).
+func sshSession(c net.Conn) { legacySSHSession(c) }
+
+// bannerOnlySSHSession says hello like the OpenSSH it names and hangs up.
+func bannerOnlySSHSession(c net.Conn) {
 	if _, err := c.Write([]byte(SSHBanner)); err != nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"secscan/shared/checks"
+	"secscan/shared/scanners/internal/distro"
 	"secscan/shared/scans"
 )
 
@@ -48,13 +49,18 @@ type outdatedRule struct {
 	// CVE and CVSS, when the version is one known vulnerability.
 	CVE  string
 	CVSS float64
+	// Upstream is true for rules about the upstream release (outdated or
+	// end-of-life versions): they do not apply to a distribution build,
+	// whose package carries backported fixes and whose support the
+	// distribution decides (the SSH audit judges SSH by its algorithms).
+	Upstream bool
 }
 
 var outdatedRules = []outdatedRule{
-	{Product: "OpenSSH", Below: []int{8, 0}, Check: checks.OpenSSHOutdated},
+	{Product: "OpenSSH", Below: []int{8, 0}, Check: checks.OpenSSHOutdated, Upstream: true},
 	{Product: "vsFTPd", Exact: "2.3.4", Check: checks.VsftpdBackdoor, CVE: "CVE-2011-2523", CVSS: 9.8},
-	{Product: "MySQL", Below: []int{8, 4}, Check: checks.MySQLEOL},
-	{Product: "MariaDB", Below: []int{10, 11}, Check: checks.MariaDBEOL},
+	{Product: "MySQL", Below: []int{8, 4}, Check: checks.MySQLEOL, Upstream: true},
+	{Product: "MariaDB", Below: []int{10, 11}, Check: checks.MariaDBEOL, Upstream: true},
 }
 
 // emitted is every check the tool can report.
@@ -110,6 +116,9 @@ func said(port int, obs observation) string {
 
 func (r outdatedRule) matches(obs observation) bool {
 	if !strings.EqualFold(obs.Product, r.Product) || obs.Version == "" {
+		return false
+	}
+	if _, dist := distro.Detect(obs.Banner); dist && r.Upstream {
 		return false
 	}
 	if r.Exact != "" {

@@ -183,12 +183,25 @@ func TestRunFindsPlantedServices(t *testing.T) {
 			},
 		},
 		{
-			name: "mariadb 10.3", handle: greeter(mysqlGreeting("5.5.5-10.3.39-MariaDB-0+deb10u1")),
+			name: "mariadb 10.3", handle: greeter(mysqlGreeting("5.5.5-10.3.39-MariaDB-log")),
 			service: "mysql", banner: "10.3.39-MariaDB",
 			findings: map[string]want{
 				"MySQL database exposed to the network": {scans.High, ""},
 				"End-of-life MariaDB version":           {scans.Medium, ""},
 			},
+		},
+		{
+			// A distribution build: the distribution decides the support of
+			// the branch it ships, so no upstream end-of-life claim.
+			name: "mariadb 10.5 from debian 11", handle: greeter(mysqlGreeting("5.5.5-10.5.23-MariaDB-0+deb11u1")),
+			service: "mysql", banner: "10.5.23-MariaDB-0+deb11u1",
+			findings: map[string]want{"MySQL database exposed to the network": {scans.High, ""}},
+		},
+		{
+			// OpenSSH 7.4 from a distribution: judged by ssh_audit's
+			// algorithms, not by the upstream version.
+			name: "openssh 7.4 from debian 9", handle: greeter([]byte("SSH-2.0-OpenSSH_7.4p1 Debian-10+deb9u7\r\n")),
+			service: "ssh", banner: "SSH-2.0-OpenSSH_7.4p1 Debian-10+deb9u7",
 		},
 		{
 			name: "mysql refusing this host", handle: greeter(append([]byte{0x44, 0, 0, 0, 0xff, 0x6a, 0x04},
@@ -625,6 +638,33 @@ func TestOutdatedRules(t *testing.T) {
 		}
 		if (tc.title == "" && len(got) != 0) || (tc.title != "" && !slices.Equal(got, []string{tc.title})) {
 			t.Errorf("%s %s matched %v, want %q", tc.product, tc.version, got, tc.title)
+		}
+	}
+}
+
+// TestOutdatedRulesSkipDistributionBuilds: the upstream version rules do
+// not fire on a banner that names a distribution build (ssh.version.outdated
+// among them); the vsFTPd backdoor, a release and not a version range, does.
+func TestOutdatedRulesSkipDistributionBuilds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		banner, product, version string
+		fires                    bool
+	}{
+		{"SSH-2.0-OpenSSH_7.4p1 Debian-10+deb9u7", "OpenSSH", "7.4p1", false},
+		{"SSH-2.0-OpenSSH_7.2p2 Ubuntu-4ubuntu2.8", "OpenSSH", "7.2p2", false},
+		{"SSH-2.0-OpenSSH_7.9 FreeBSD-20200214", "OpenSSH", "7.9", false},
+		{"SSH-2.0-OpenSSH_7.4", "OpenSSH", "7.4", true},
+		{"MySQL protocol 10 greeting, server version 5.5.62-0ubuntu0.14.04.1", "MySQL", "5.5.62", false},
+		{"MySQL protocol 10 greeting, server version 5.7.44-log", "MySQL", "5.7.44", true},
+		{"220 (vsFTPd 2.3.4) Debian", "vsFTPd", "2.3.4", true},
+	} {
+		fired := false
+		for _, rule := range outdatedRules {
+			fired = fired || rule.matches(observation{Product: tc.product, Version: tc.version, Banner: tc.banner})
+		}
+		if fired != tc.fires {
+			t.Errorf("%q: fired %v, want %v", tc.banner, fired, tc.fires)
 		}
 	}
 }

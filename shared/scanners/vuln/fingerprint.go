@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"secscan/shared/scanners/internal/distro"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 )
@@ -17,6 +18,32 @@ type sighting struct {
 	host    string
 	port    int
 	where   string // evidence: where and how the version was seen
+	// build is the distribution build the text around the version names
+	// (a package revision, or the distribution's name alone); nil for an
+	// upstream build.
+	build *distro.Build
+}
+
+// buildOf is the distribution build text names, or nil.
+func buildOf(text string) *distro.Build {
+	if b, ok := distro.Detect(text); ok {
+		return &b
+	}
+	return nil
+}
+
+// tokenBuild is the build of one product token of a header that may name
+// several ("Apache/2.4.57 (Debian) PHP/8.2.7-1+deb12u1"): a revision only
+// when the token's own version carries it, else the distribution's name
+// the header shows.
+func tokenBuild(token, text string) *distro.Build {
+	if b, ok := distro.Detect(token); ok && b.HasRevision() {
+		return &b
+	}
+	if b, ok := distro.Detect(text); ok {
+		return &distro.Build{Distribution: b.Distribution}
+	}
+	return nil
 }
 
 // ver matches a dotted version with an optional pre-release suffix.
@@ -53,20 +80,20 @@ var productToken = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.\-]{0,40})/(\d[0-9A-
 // headerSightings reads Server-style product tokens from text.
 func headerSightings(text, host string, port int, where string) []sighting {
 	var out []sighting
-	add := func(product, version string) {
+	add := func(product, version string, build *distro.Build) {
 		if v, err := ParseVersion(version); err == nil {
 			out = append(out, sighting{product: product, version: v, host: host, port: port,
-				where: fmt.Sprintf("%s: %s", where, httpprobe.Clean(text, 120))})
+				where: fmt.Sprintf("%s: %s", where, httpprobe.Clean(text, 120)), build: build})
 		}
 	}
 	for _, m := range productToken.FindAllStringSubmatch(text, 8) {
 		if product, ok := headerTokens[strings.ToLower(m[1])]; ok {
-			add(product, m[2])
+			add(product, m[2], tokenBuild(m[0], text))
 		}
 	}
 	for _, p := range headerPatterns {
 		if m := p.re.FindStringSubmatch(text); m != nil {
-			add(p.product, m[1])
+			add(p.product, m[1], tokenBuild(m[0], text))
 		}
 	}
 	return out
@@ -103,9 +130,13 @@ func bannerSightings(svc scans.Service) []sighting {
 	}
 	where := fmt.Sprintf("banner of %s on %s:%d: %q", svc.Name, svc.Host, svc.Port, httpprobe.Clean(banner, 120))
 	var out []sighting
+	// A banner is one product's: a revision anywhere in it is that
+	// product's ("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u10", a MySQL
+	// greeting's "5.5.62-0ubuntu0.14.04.1").
+	build := buildOf(banner)
 	add := func(product, version string) {
 		if v, err := ParseVersion(version); err == nil {
-			out = append(out, sighting{product: product, version: v, host: svc.Host, port: svc.Port, where: where})
+			out = append(out, sighting{product: product, version: v, host: svc.Host, port: svc.Port, where: where, build: build})
 		}
 	}
 	mariadb := false

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"secscan/shared/checks"
+	"secscan/shared/scanners/internal/distro"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -128,7 +129,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 
 // Checks implements checks.Emitter.
 func (*Tool) Checks() []*checks.Check {
-	return append([]*checks.Check{checks.KnownCVE}, checks.EndOfLifeChecks()...)
+	return append([]*checks.Check{checks.KnownCVE, checks.DistributionBuild}, checks.EndOfLifeChecks()...)
 }
 
 // scan is the state of one call.
@@ -258,6 +259,9 @@ type component struct {
 	host    string
 	port    int
 	where   []string
+	// build is the distribution build it was announced as (one with a
+	// revision wins over a name alone); nil for an upstream build.
+	build *distro.Build
 }
 
 // components merges sightings of the same version on the same service.
@@ -271,8 +275,12 @@ func (s *scan) components() []*component {
 			out = append(out, &component{product: si.product, version: si.version, host: si.host, port: si.port})
 			i = len(out) - 1
 		}
-		if c := out[i]; len(c.where) < maxWhere && !slices.Contains(c.where, si.where) {
+		c := out[i]
+		if len(c.where) < maxWhere && !slices.Contains(c.where, si.where) {
 			c.where = append(c.where, si.where)
+		}
+		if si.build != nil && (c.build == nil || !c.build.HasRevision() && si.build.HasRevision()) {
+			c.build = si.build
 		}
 	}
 	return out
@@ -282,7 +290,7 @@ func (s *scan) result(now time.Time) tools.Result {
 	comps := s.components()
 	var findings []scans.Finding
 	var seen []string
-	cves, eols := 0, 0
+	cves, eols, dists := 0, 0, 0
 	for _, c := range comps {
 		name := s.data.ProductName(c.product)
 		// The same release on several ports or hosts is one component.
@@ -290,6 +298,21 @@ func (s *scan) result(now time.Time) tools.Result {
 			seen = append(seen, label)
 		}
 		matches := s.data.Match(c.product, c.version)
+		e, eol := s.data.EndOfLifeAt(c.product, c.version, now)
+		if c.build != nil && eol {
+			// The distribution decides the support of the branch it ships.
+			s.notes = append(s.notes, fmt.Sprintf("%s %s: upstream branch end of life (%s) not reported for a %s build",
+				name, c.version, e.EOL, c.build.Distribution))
+		}
+		if c.build != nil && c.build.HasRevision() {
+			// Distributions backport fixes without changing the upstream
+			// version: the upstream ranges are listed for reference only.
+			if len(matches) > 0 || eol {
+				findings = append(findings, distributionFinding(name, c, matches, e, eol))
+				dists++
+			}
+			continue
+		}
 		cves += len(matches)
 		if len(matches) > 1 {
 			findings = append(findings, groupFinding(name, s.data.ProductKind(c.product), c, matches))
@@ -298,7 +321,7 @@ func (s *scan) result(now time.Time) tools.Result {
 				findings = append(findings, vulnFinding(name, s.data.ProductKind(c.product), c, m))
 			}
 		}
-		if e, ok := s.data.EndOfLifeAt(c.product, c.version, now); ok {
+		if eol && c.build == nil {
 			findings = append(findings, eolFinding(name, c, e))
 			eols++
 		}
@@ -310,6 +333,9 @@ func (s *scan) result(now time.Time) tools.Result {
 	if len(seen) > 0 {
 		outcome = fmt.Sprintf("fingerprinted %s (%s); %d known vulnerabilities, %d end-of-life",
 			countNoun(len(seen), "component"), strings.Join(seen, ", "), cves, eols)
+		if dists > 0 {
+			outcome += fmt.Sprintf(", %s whose CVE status depends on the package version", countNoun(dists, "distribution build"))
+		}
 	}
 	outcome += fmt.Sprintf(" (dataset %s)", s.data.Version)
 	for _, n := range s.notes {
@@ -424,6 +450,43 @@ func eolFinding(product string, c *component, e EndOfLife) scans.Finding {
 	f.Remediation = fmt.Sprintf("Upgrade to a supported %s release (or a vendor that still supports this branch, such as an extended-support distribution).", product)
 	f.References = slices.Clone(e.References)
 	f.Confidence = scans.Tentative
+	return f
+}
+
+// distributionFinding is the one finding for a component announced with a
+// distribution's package revision: its upstream version is in the range of
+// the CVEs matched (listed for reference, most severe first), but the
+// package revision decides whether the distribution fixed them.
+func distributionFinding(product string, c *component, ms []Matched, e EndOfLife, eol bool) scans.Finding {
+	ms = slices.Clone(ms)
+	slices.SortStableFunc(ms, func(a, b Matched) int { return cmp.Compare(b.CVSS, a.CVSS) })
+	port := c.port
+	var lines, cveIDs []string
+	refs := slices.Clone(checks.DistributionBuild.References)
+	for _, m := range ms {
+		lines = append(lines, fmt.Sprintf("%s (CVSS %.1f, %s; upstream affected %s)", m.CVE, m.CVSS, m.Title, m.Range))
+		cveIDs = append(cveIDs, m.CVE)
+		if r := "https://nvd.nist.gov/vuln/detail/" + m.CVE; !slices.Contains(refs, r) {
+			refs = append(refs, r)
+		}
+	}
+	evidence := fmt.Sprintf("%s %s seen in %s. Distribution build: %s (%s).", product, c.version,
+		strings.Join(c.where, "; "), c.build.Revision, c.build.Distribution)
+	if len(lines) > 0 {
+		evidence += fmt.Sprintf(" Upstream CVEs whose version range includes %s, for reference only (the package revision decides): %s.",
+			c.version, strings.Join(lines, "; "))
+	}
+	if eol {
+		evidence += fmt.Sprintf(" The upstream %s branch reached end of life on %s; %s may still support it.", e.Branch, e.EOL, c.build.Distribution)
+	}
+	f := checks.DistributionBuild.Finding(c.host, &port, httpprobe.Clean(evidence, 3000))
+	f.Title = fmt.Sprintf("%s %s, %s build %s: CVE status depends on the package version", product, c.version,
+		c.build.Distribution, c.build.Revision)
+	if len(cveIDs) > 0 {
+		f.Description += fmt.Sprintf(" Upstream CVEs listed: %s.", strings.Join(cveIDs, ", "))
+	}
+	f.References = refs
+	f.Confidence = scans.Tentative // from the announced version; no fix status is claimed either way
 	return f
 }
 
