@@ -216,10 +216,13 @@ func startFTP(t *testing.T, o serverOpts) (int, *recorder) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		t.Cleanup(func() { _ = srv.Shutdown() })
 	} else {
+		// Stopped by closing its listener: the library's Shutdown races
+		// with Serve.
 		go func() { _ = srv.Serve(recordingListener{Listener: ln, rec: rec}) }()
+		t.Cleanup(func() { ln.Close() })
 	}
-	t.Cleanup(func() { _ = srv.Shutdown() })
 	return port, rec
 }
 
