@@ -86,7 +86,9 @@ func TestFTPAnonymousArchive(t *testing.T) {
 // the names it answers out of the hosts.
 func TestDNSWildcardUnderDev(t *testing.T) {
 	t.Parallel()
-	target := startTest(t, func(c *Config) { c.HTTPPort, c.HTTPSPort, c.MySQLPort, c.FTPPort, c.SSHPort, c.RedisPort = -1, -1, -1, -1, -1, -1 })
+	target := startTest(t, func(c *Config) {
+		c.HTTPPort, c.HTTPSPort, c.MySQLPort, c.FTPPort, c.SSHPort, c.RedisPort = -1, -1, -1, -1, -1, -1
+	})
 	env := demoEnv(t, target)
 	ips, err := env.Resolver.LookupIP(context.Background(), "anything-at-all."+WildcardLabel+"."+target.Domain())
 	if err != nil || len(ips) != 1 || ips[0].String() != "127.0.0.1" {

@@ -65,6 +65,8 @@ var plantedWeaknesses = []planted{
 	{"", "Redis " + demotarget.RedisVersion + ": 4 known vulnerabilities", scans.Tentative, []string{"standard", "deep"}},
 	{"", "Apache HTTP Server path traversal confirmed (CVE-2021-41773)", scans.Certain, []string{"standard", "deep"}},
 	{"", "Password field on a page served over HTTP", scans.Certain, []string{"standard", "deep"}},
+	{"", "Sensitive-looking files readable over anonymous FTP", scans.Certain, []string{"standard", "deep"}},
+	{demotarget.WildcardLabel, "Wildcard DNS record answers for any name", scans.Certain, []string{"standard", "deep"}},
 }
 
 // The demo's planted weaknesses are found, each with its confidence, by
