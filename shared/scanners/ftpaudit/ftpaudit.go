@@ -568,9 +568,15 @@ var sensitive = []struct {
 	{regexp.MustCompile(`^passwd$|^shadow$|^\.htpasswd$|passwords?|credentials?|secrets?`), "password or credential file"},
 }
 
+// maxHitsShown bounds the sensitive paths an evidence lists.
+const maxHitsShown = 40
+
 // sensitiveReason is why name looks sensitive, "" when it does not.
 func sensitiveReason(name string) string {
 	name = strings.ToLower(path.Base(name))
+	if name == "thumbs.db" { // Windows' thumbnail cache
+		return ""
+	}
 	for _, s := range sensitive {
 		if s.re.MatchString(name) {
 			return s.reason
@@ -611,7 +617,7 @@ func (a *audit) result() (res tools.Result) {
 		if e.dir {
 			n += "/"
 		}
-		names = append(names, n)
+		names = append(names, httpprobe.Clean(n, 200))
 	}
 	shown := names[:min(len(names), 20)]
 	listing := fmt.Sprintf("%d entries in %d directories read (names only, nothing downloaded)", len(names), len(a.listed))
@@ -640,8 +646,12 @@ func (a *audit) result() (res tools.Result) {
 		}
 	}
 	if len(hits) > 0 {
+		listed := strings.Join(hits[:min(len(hits), maxHitsShown)], ", ")
+		if len(hits) > maxHitsShown {
+			listed += fmt.Sprintf(" and %d more", len(hits)-maxHitsShown)
+		}
 		f := checks.FTPAnonymousSensitiveFile.Finding(a.host, &port,
-			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), strings.Join(hits, ", ")))
+			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), listed))
 		res.Findings = append(res.Findings, f)
 	}
 	res.Outcome += fmt.Sprintf("; anonymous login accepted; %s; %d sensitive-looking names; %s; %d TCP connections", listing, len(hits), tls, a.conns)

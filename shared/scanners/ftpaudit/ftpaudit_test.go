@@ -441,7 +441,7 @@ func TestSensitiveNames(t *testing.T) {
 	for name, want := range map[string]bool{
 		"customers.csv": true, "backup": true, "db.sql": true, "dump.tar.gz": true, ".env": true, "id_rsa": true,
 		"server.key": true, "cert.pem": true, "passwd": true, "shadow": true, "prod.env": true,
-		"readme.txt": false, "index.html": false, "release-1.0.tgz": false, "pub": false, "logo.png": false,
+		"readme.txt": false, "index.html": false, "Thumbs.db": false, "release-1.0.tgz": false, "pub": false, "logo.png": false,
 	} {
 		if got := sensitiveReason(name) != ""; got != want {
 			t.Errorf("%s: sensitive %v, want %v", name, got, want)
