@@ -26,6 +26,7 @@ var heavy = []struct {
 	{"secscan/shared/agent", []string{"scan-agent", "scan-step", "webhook"}},
 	{"secscan/shared/planner", []string{"scan-agent", "scan-step", "webhook"}},
 	{"secscan/shared/app", nil}, // the whole service: the local stack's
+	{"goftp.io/", nil},          // the FTP server of the demo target and the ftp_audit tests
 	{"github.com/aws/aws-sdk-go-v2/service/sfn", []string{"create-scan"}},
 }
 

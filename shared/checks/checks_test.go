@@ -27,6 +27,7 @@ var families = map[string][]scans.Category{
 	"dns":     {scans.CategoryDNS},
 	"network": {scans.CategoryNetwork},
 	"ssh":     {scans.CategoryNetwork},
+	"ftp":     {scans.CategoryNetwork},
 	"vuln":    {scans.CategoryVuln},
 	"code":    {scans.CategoryCode},
 }

@@ -250,7 +250,7 @@ func floor(c Call, domain string) bool {
 		return false
 	}
 	switch c.Tool {
-	case ListingFiles, FileSecrets, ServiceInfo, ConfirmCVE:
+	case ListingFiles, FileSecrets, ServiceInfo, ConfirmCVE, FTPAudit:
 		return false
 	}
 	return true
@@ -397,9 +397,11 @@ func Calls(s State) ([]Call, error) {
 	}
 
 	// Round 1, host by host in priority order: a port scan of its address
-	// (once per address), then TLS, SSH and web basics of what it serves.
+	// (once per address), then TLS, SSH and web basics of what it serves, and
+	// an audit of its FTP services.
 	scanned := map[string]bool{}
 	audited := map[string]bool{}
+	ftpAudited := map[string]bool{}
 	for _, h := range hosts {
 		if h.CNAME != "" {
 			// Aliased outside the scope: the addresses are a third party's,
@@ -446,6 +448,9 @@ func Calls(s State) ([]Call, error) {
 		}
 		if o := webOrigin(h.Name, svcs); o != "" && sc.web {
 			add(h.Name, "web origin "+o, HTTPCheck, map[string]any{"url": o})
+		}
+		if sc.ports && auditsServices(s.Scan.Type) {
+			calls = append(calls, ftpAudits(h, svcs, ftpAudited)...)
 		}
 	}
 	// Names in the certificates and pages of the services found.

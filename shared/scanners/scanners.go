@@ -12,6 +12,7 @@ import (
 	"secscan/shared/scanners/dnscheck"
 	"secscan/shared/scanners/exposure"
 	"secscan/shared/scanners/followup"
+	"secscan/shared/scanners/ftpaudit"
 	"secscan/shared/scanners/network"
 	"secscan/shared/scanners/sshaudit"
 	"secscan/shared/scanners/tlscheck"
@@ -43,5 +44,6 @@ func Registry(roots ...*x509.CertPool) *tools.Registry {
 		followup.NewFileSecrets(followup.WithRootCAs(pool)),
 		followup.NewListingFiles(followup.WithRootCAs(pool)),
 		followup.NewConfirmCVE(followup.WithRootCAs(pool)),
+		ftpaudit.New(),
 	)
 }

@@ -1,7 +1,6 @@
 package demotarget
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -21,7 +20,6 @@ const (
 	bannerMaxConns   = 64
 	bannerTimeout    = 5 * time.Second // whole-connection deadline
 	bannerMaxRead    = 4096
-	ftpMaxLine       = 512
 	acceptRetryPause = 50 * time.Millisecond
 )
 
@@ -165,24 +163,6 @@ func mysqlGreeting(connectionID uint32) []byte {
 
 	packet := []byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0} // length, sequence 0
 	return append(packet, p...)
-}
-
-// ftpSession greets like vsFTPd 2.3.4 (the release famous for its
-// backdoor) and says goodbye to whatever the client sends first.
-func ftpSession(c net.Conn) {
-	if _, err := c.Write([]byte(FTPBanner)); err != nil {
-		return
-	}
-	r := bufio.NewReaderSize(c, ftpMaxLine)
-	if _, err := r.ReadSlice('\n'); err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-			_, _ = c.Write([]byte("421 Timeout.\r\n"))
-		}
-		return
-	}
-	_, _ = c.Write([]byte("221 Goodbye.\r\n"))
 }
 
 // sshSession is a real SSH server announcing an old OpenSSH (see ssh.go).

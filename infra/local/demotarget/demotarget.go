@@ -10,7 +10,10 @@
 //   - the same weak web site over HTTP and HTTPS (old TLS versions, a weak
 //     self-signed certificate, version-disclosing headers, exposed files,
 //     reflected CORS, TRACE, an open redirect, …);
-//   - banner-only look-alikes of old MySQL, vsFTPd and OpenSSH versions.
+//   - banner-only look-alikes of old MySQL and OpenSSH versions;
+//   - a real FTP server greeting like vsFTPd 2.3.4 with anonymous access
+//     to a customer export and a database backup (ftp.go);
+//   - a wildcard record under a subdomain, *.dev (wildcard.go).
 //
 // Nothing it serves is a real secret (the AWS key is the documentation
 // example) and the only state a client can change is the published
@@ -360,8 +363,13 @@ func (t *Target) start() error {
 			t.mysqlAddr = addr
 			t.stops = append(t.stops, serveBanner(ln, mysqlSession))
 		case "FTP":
+			stop, err := serveFTP(ln)
+			if err != nil {
+				ln.Close()
+				return err
+			}
 			t.ftpAddr = addr
-			t.stops = append(t.stops, serveBanner(ln, ftpSession))
+			t.stops = append(t.stops, stop)
 		case "SSH":
 			t.sshAddr = addr
 			t.stops = append(t.stops, serveBanner(ln, sshSession))
@@ -437,7 +445,7 @@ func (t *Target) HTTPSURL() string { return urlOf("https", t.httpsAddr) }
 // MySQLAddr returns the "ip:port" of the MySQL look-alike, or "" when off.
 func (t *Target) MySQLAddr() string { return t.mysqlAddr }
 
-// FTPAddr returns the "ip:port" of the vsFTPd look-alike, or "" when off.
+// FTPAddr returns the "ip:port" of the anonymous FTP server, or "" when off.
 func (t *Target) FTPAddr() string { return t.ftpAddr }
 
 // SSHAddr returns the "ip:port" of the OpenSSH look-alike, or "" when off.

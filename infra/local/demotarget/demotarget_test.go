@@ -747,34 +747,6 @@ func TestMySQLGreeting(t *testing.T) {
 	}
 }
 
-func TestFTPBanner(t *testing.T) {
-	t.Parallel()
-	target := startTest(t, nil)
-	for _, command := range []string{"QUIT\r\n", "USER anonymous\r\n", strings.Repeat("A", ftpMaxLine)} {
-		conn, err := net.DialTimeout("tcp", target.FTPAddr(), 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-		r := bufio.NewReader(conn)
-		banner, err := r.ReadString('\n')
-		if err != nil || banner != "220 (vsFTPd 2.3.4)\r\n" {
-			t.Errorf("banner %q, %v", banner, err)
-		}
-		if _, err := conn.Write([]byte(command)); err != nil {
-			t.Fatal(err)
-		}
-		bye, err := r.ReadString('\n')
-		if err != nil || bye != "221 Goodbye.\r\n" {
-			t.Errorf("after %.10q: %q, %v", command, bye, err)
-		}
-		if _, err := r.ReadByte(); err != io.EOF {
-			t.Errorf("after goodbye: %v, want the connection closed", err)
-		}
-		conn.Close()
-	}
-}
-
 func TestSSHBanner(t *testing.T) {
 	t.Parallel()
 	target := startTest(t, nil)

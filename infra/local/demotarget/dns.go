@@ -258,7 +258,7 @@ func (h *dnsHandler) answerZone(network string, q dns.Question, name string, req
 		return resp
 	}
 
-	rrs, exists := zone[name]
+	rrs, exists := lookupName(zone, name)
 	if !exists {
 		resp.Rcode = dns.RcodeNameError
 		resp.Ns = []dns.RR{soa}
@@ -328,6 +328,7 @@ func (h *dnsHandler) records() map[string][]dns.RR {
 		name := label + "." + z
 		zone[name] = []dns.RR{address(name)}
 	}
+	addWildcard(zone, z, address)
 	if token := h.target.Challenge(); token != "" {
 		name := challengeLabel + "." + z
 		zone[name] = []dns.RR{txt(name, dnsChallengeTTL, token)}

@@ -67,6 +67,8 @@ var plantedWeaknesses = []planted{
 	{"", "Password field on a page served over HTTP", scans.Certain, []string{"standard", "deep"}},
 	{"", "SSH server offers weak key exchange algorithms", scans.Certain, []string{"standard", "deep"}},
 	{"", "SSH server accepts password logins", scans.Certain, []string{"standard", "deep"}},
+	{"", "Sensitive-looking files readable over anonymous FTP", scans.Certain, []string{"standard", "deep"}},
+	{demotarget.WildcardLabel, "Wildcard DNS record answers for any name", scans.Certain, []string{"standard", "deep"}},
 }
 
 // The demo's planted weaknesses are found, each with its confidence, by

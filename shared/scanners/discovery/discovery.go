@@ -20,12 +20,10 @@ package discovery
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	_ "embed"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -149,9 +147,10 @@ func (*Tool) Cost() int { return cost }
 // Timeout implements tools.Tool.
 func (*Tool) Timeout() time.Duration { return timeout }
 
-// Checks implements checks.Emitter: discovery maps the surface and reports
-// no weakness.
-func (*Tool) Checks() []*checks.Check { return nil }
+// Checks implements checks.Emitter: discovery maps the surface; the one
+// weakness it reports is a wildcard zone (which it also keeps from
+// creating phantom hosts).
+func (*Tool) Checks() []*checks.Check { return []*checks.Check{checks.DNSWildcard} }
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
@@ -184,7 +183,8 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
 	defer cancel()
 
-	d := &discovery{env: env, domain: domain, use: use, tool: t, cands: map[string]map[scans.HostSource]bool{}, outside: map[string]bool{}}
+	d := &discovery{env: env, domain: domain, use: use, tool: t, cands: map[string]map[scans.HostSource]bool{}, outside: map[string]bool{},
+		wild: newWildcards()}
 	d.consider(domain, scans.SourceApex)
 	if use[scans.SourceWWW] {
 		d.consider("www."+domain, scans.SourceWWW)
@@ -192,10 +192,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 
 	// Every source that depends on nothing else, in parallel.
 	var wg sync.WaitGroup
-	var wildcard map[netip.Addr]bool
-	if use[scans.SourceWordlist] {
-		wg.Go(func() { wildcard = d.wildcard(ctx) })
-	}
+	wg.Go(func() { d.probe(ctx, d.domain) })
 	if use[scans.SourceNS] || use[scans.SourceAXFR] {
 		wg.Go(func() { d.nameServers(ctx) })
 	}
@@ -213,8 +210,9 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	}
 	wg.Wait()
 	if use[scans.SourceWordlist] {
-		d.wordlist(ctx, wildcard)
+		d.wordlist(ctx)
 	}
+	d.wildcardSubzones(ctx, use[scans.SourceWordlist])
 	hosts := d.resolveAll(ctx)
 	if err := parent.Err(); err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
@@ -234,15 +232,19 @@ type discovery struct {
 	outside   map[string]bool
 	notes     []string
 	wildcards int // wordlist names dropped as wildcard answers
+	wild      *wildcards
 }
 
 // consider records name as found by src: a candidate host when it is in
 // scope, else an out-of-scope name (counted, never contacted).
 func (d *discovery) consider(name string, src scans.HostSource) {
 	name = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(name)), ".")
-	name = strings.TrimPrefix(name, "*.")
+	name, wildcard := strings.CutPrefix(name, "*.")
 	if name == "" {
 		return
+	}
+	if norm, err := domainname.Normalize(name); wildcard && err == nil && domainname.InScope(norm, d.domain) {
+		d.wild.hint(norm) // *.name: name has children, maybe a wildcard
 	}
 	norm, err := domainname.Normalize(name)
 	d.mu.Lock()
@@ -269,28 +271,6 @@ func (d *discovery) note(format string, args ...any) {
 	d.mu.Lock()
 	d.notes = append(d.notes, fmt.Sprintf(format, args...))
 	d.mu.Unlock()
-}
-
-// wildcard asks for two random labels: when they resolve, the domain has
-// wildcard DNS and wordlist names answering the same addresses are not
-// hosts.
-func (d *discovery) wildcard(ctx context.Context) map[netip.Addr]bool {
-	out := map[netip.Addr]bool{}
-	for range 2 {
-		b := make([]byte, 8)
-		_, _ = rand.Read(b)
-		ips, err := d.env.Resolver.LookupIP(ctx, "secscan-"+hex.EncodeToString(b)+"."+d.domain)
-		if err != nil {
-			return out
-		}
-		for _, ip := range ips {
-			out[ip] = true
-		}
-	}
-	if len(out) > 0 {
-		d.note("wildcard DNS: random names resolve to %s", joinAddrs(out))
-	}
-	return out
 }
 
 // nameServers reads the domain's NS records (in-scope ones are hosts) and
@@ -551,8 +531,9 @@ func (d *discovery) pages(ctx context.Context) {
 }
 
 // wordlist resolves label.domain for every built-in label; a name whose
-// addresses are all wildcard answers is dropped.
-func (d *discovery) wordlist(ctx context.Context, wildcard map[netip.Addr]bool) {
+// addresses are all wildcard answers is dropped, and a name that exists
+// without addresses (an empty non-terminal) is noted as having children.
+func (d *discovery) wordlist(ctx context.Context) {
 	labels := Wordlist()
 	sem := make(chan struct{}, resolveConcurrency)
 	var wg sync.WaitGroup
@@ -565,13 +546,10 @@ func (d *discovery) wordlist(ctx context.Context, wildcard map[netip.Addr]bool) 
 			defer func() { <-sem }()
 			name := l + "." + d.domain
 			ips, err := d.env.Resolver.LookupIP(ctx, name)
-			if err != nil || len(ips) == 0 {
-				return
+			if isEmptyNonTerminal(err) {
+				d.wild.hint(name)
 			}
-			if len(wildcard) > 0 && !slices.ContainsFunc(ips, func(ip netip.Addr) bool { return !wildcard[ip] }) {
-				d.mu.Lock()
-				d.wildcards++
-				d.mu.Unlock()
+			if err != nil || len(ips) == 0 || d.phantom(d.domain, ips) {
 				return
 			}
 			d.consider(name, scans.SourceWordlist)
@@ -694,7 +672,11 @@ func (d *discovery) result(hosts []scans.Host) tools.Result {
 		outside = append(outside, n)
 	}
 	slices.Sort(outside)
-	res := tools.Result{Surface: scans.Surface{Hosts: hosts, OutOfScopeNames: outside, OutOfScope: len(outside)}}
+	res := tools.Result{Surface: scans.Surface{Hosts: hosts, OutOfScopeNames: outside, OutOfScope: len(outside)},
+		Findings: d.wildcardFindings()}
+	for _, f := range res.Findings {
+		d.notes = append(d.notes, "wildcard DNS: *."+f.Host+" answers for any label")
+	}
 	var names []string
 	aliased := 0
 	for _, h := range hosts {

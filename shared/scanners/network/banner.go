@@ -219,6 +219,11 @@ func identify220(text, hint string, obs *observation) {
 		setProduct(obs, text, smtpProducts)
 	case hint == "ftp" || hint == "smtp" || hint == "submission":
 		obs.Name = hint
+	case hint == "":
+		// A bare 220 greeting on a port of no registered service: FTP
+		// servers with a custom banner greet like this (mail servers name
+		// SMTP or mail); ftp_audit confirms it with the protocol.
+		obs.Name = "ftp"
 	}
 }
 

@@ -593,6 +593,7 @@ func TestIdentify(t *testing.T) {
 		{"", "220 ProFTPD 1.3.5 Server (Debian) [::ffff:10.0.0.2]\r\n", "ftp", "ProFTPD", "1.3.5", false},
 		{"", "220 mx.example.com ESMTP Exim 4.96 Mon, 01 Jan 2024\r\n", "smtp", "Exim", "4.96", false},
 		{"ftp", "220 Welcome\r\n", "ftp", "", "", false},
+		{"", "220 Welcome to the file service\r\n", "ftp", "", "", false},
 		{"", "+OK Dovecot ready.\r\n", "pop3", "", "", false},
 		{"", "* OK [CAPABILITY IMAP4rev1] Dovecot ready.\r\n", "imap", "", "", false},
 		{"", "HTTP/1.1 200 OK\r\nServer: Apache/2.4.57 (Debian)\r\n\r\n", "http", "Apache", "2.4.57", false},

@@ -1,0 +1,659 @@
+// Package ftpaudit owns the ftp_audit tool: what an FTP server lets anyone
+// do. It greets the server, reads FEAT, tries an anonymous login (`USER
+// anonymous`, an e-mail address as the password) and, when that succeeds,
+// lists the root and the first level of directories (names only, passive
+// mode) and reports the names that look sensitive with their paths. It
+// notes whether the server offers TLS (`AUTH TLS`, RFC 4217).
+//
+// It never downloads a file (no RETR), never writes (no STOR, APPE, MKD,
+// DELE, RNFR, SITE) and never sends PORT/EPRT (the server never connects
+// out). The commands it sends are listed in allowedCommands and a test
+// asserts that a real server received nothing else.
+//
+// Every connection goes through the guarded dialer. The data connection
+// goes to the control connection's own address and only uses the port of
+// the EPSV/PASV reply: the address a PASV reply names is ignored, since a
+// reply pointing elsewhere is the classic FTP bounce (an SSRF through the
+// scanner).
+package ftpaudit
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"secscan/shared/checks"
+	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+const (
+	// Name is the tool's name in plans and the cost table.
+	Name    = "ftp_audit"
+	cost    = 2
+	timeout = 15 * time.Second
+
+	// MaxEntries bounds the names read over all listings, MaxListingBytes
+	// the bytes read over all data connections.
+	MaxEntries      = 200
+	MaxListingBytes = 64 << 10
+	// maxDirs bounds the first-level directories listed.
+	maxDirs = 16
+	// maxReplyBytes bounds one control reply (multi-line FEAT included).
+	maxReplyBytes = 8 << 10
+	// dataTimeout bounds one listing.
+	dataTimeout = 4 * time.Second
+	// AnonymousPassword is the e-mail-like placeholder sent as the
+	// anonymous password (RFC 1635), in a reserved domain (RFC 2606).
+	AnonymousPassword = "secscan@example.com"
+)
+
+// allowedCommands are the only commands the tool sends.
+var allowedCommands = []string{"FEAT", "AUTH", "USER", "PASS", "EPSV", "PASV", "TYPE", "LIST", "NLST", "QUIT"}
+
+// Tool is the ftp_audit tool.
+type Tool struct{}
+
+// New returns the ftp_audit tool.
+func New() tools.Tool { return &Tool{} }
+
+// Name implements tools.Tool.
+func (*Tool) Name() string { return Name }
+
+// Description implements tools.Tool.
+func (*Tool) Description() string {
+	return "Audits an FTP service (a port port_scan identified as FTP, or port 21): tries an anonymous login " +
+		"(USER anonymous), and when it succeeds lists the root and first-level directories (names only, at most " +
+		"200 entries and 64 KiB, passive mode to the same address) and reports names that look sensitive " +
+		"(customer data, dumps, backups, .env, keys) with their paths; notes whether AUTH TLS is offered. " +
+		"Never downloads or writes a file."
+}
+
+// InputSchema implements tools.Tool.
+func (*Tool) InputSchema() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["port"],
+  "properties": {
+    "host": {"type": "string", "description": "an in-scope host name; default: the scan's domain"},
+    "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "the FTP control port"}
+  }
+}`)
+}
+
+// Cost implements tools.Tool.
+func (*Tool) Cost() int { return cost }
+
+// Timeout implements tools.Tool.
+func (*Tool) Timeout() time.Duration { return timeout }
+
+// Checks implements checks.Emitter.
+func (*Tool) Checks() []*checks.Check {
+	return []*checks.Check{checks.FTPAnonymousLogin, checks.FTPAnonymousSensitiveFile, checks.FTPNoTLS}
+}
+
+// Run implements tools.Tool.
+func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var in struct {
+		Host string `json:"host"`
+		Port int    `json:"port"`
+	}
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return tools.Result{}, err
+	}
+	host, err := env.ScopedHost(in.Host)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if in.Port < 1 || in.Port > 65535 {
+		return tools.Result{}, tools.Refuse("port %d is out of range (1-65535)", in.Port)
+	}
+	if env.Dialer == nil {
+		return tools.Result{}, errors.New("ftp_audit: the environment has no dialer")
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout-time.Second)
+	defer cancel()
+	if _, err := env.ProbedHost(ctx, host); err != nil {
+		return tools.Result{}, err
+	}
+	a := &audit{env: env, host: host, port: in.Port}
+	if err := a.run(ctx); err != nil {
+		return tools.Result{}, fmt.Errorf("ftp_audit %s:%d: %w", host, in.Port, err)
+	}
+	return a.result(), nil
+}
+
+// audit is the state of one call.
+type audit struct {
+	env  tools.Env
+	host string
+	port int
+
+	greeting   string
+	notFTP     bool
+	authTLS    string // how TLS support was learned; "" when not offered
+	noTLS      string // evidence that TLS is not offered
+	anonymous  bool
+	loginReply string
+	entries    []entry
+	listed     []string // directories listed
+	truncated  string   // why the listing stopped early
+	pasvOther  string   // an address a PASV reply named other than the control's
+	bytes      int
+	conns      int // TCP connections made
+}
+
+type entry struct {
+	path string
+	dir  bool
+}
+
+func (a *audit) run(ctx context.Context) error {
+	c, err := a.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	code, text, err := c.reply()
+	if err != nil {
+		return fmt.Errorf("no greeting: %w", err)
+	}
+	a.greeting = httpprobe.Clean(text, 160)
+	if code != 220 {
+		a.notFTP = true
+		return nil
+	}
+	// FEAT: RFC 2389; AUTH TLS listed there means explicit FTPS.
+	if code, text, err := c.cmd("FEAT"); err == nil && code == 211 {
+		for line := range strings.SplitSeq(strings.ToUpper(text), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "AUTH" && strings.Contains(line, "TLS") {
+				a.authTLS = "FEAT lists " + httpprobe.Clean(strings.TrimSpace(line), 60)
+			}
+		}
+	} else if err != nil {
+		return err
+	}
+	code, text, err = c.cmd("USER anonymous")
+	if err != nil {
+		return err
+	}
+	say := fmt.Sprintf("USER anonymous → %d", code)
+	if code == 331 {
+		code, text, err = c.cmd("PASS " + AnonymousPassword)
+		if err != nil {
+			return err
+		}
+		say += fmt.Sprintf(", PASS <e-mail address> → %d", code)
+	}
+	a.loginReply = say + " " + httpprobe.Clean(firstLine(text), 80)
+	if code == 230 {
+		a.anonymous = true
+		a.list(ctx, c)
+	}
+	_, _, _ = c.cmd("QUIT")
+	c.close()
+	if a.authTLS == "" {
+		a.probeAuthTLS(ctx)
+	}
+	return nil
+}
+
+// probeAuthTLS asks for AUTH TLS on a fresh control connection (RFC 4217
+// wants it before USER; some servers offer it without listing it in FEAT)
+// and closes the connection whatever the answer: no handshake, no login.
+func (a *audit) probeAuthTLS(ctx context.Context) {
+	c, err := a.dial(ctx)
+	if err != nil {
+		return
+	}
+	defer c.close()
+	if code, _, err := c.reply(); err != nil || code != 220 {
+		return
+	}
+	code, text, err := c.cmd("AUTH TLS")
+	switch {
+	case err != nil:
+		return
+	case code == 234:
+		a.authTLS = "AUTH TLS → 234"
+	default:
+		a.noTLS = fmt.Sprintf("FEAT does not list AUTH TLS; AUTH TLS → %d %s", code, httpprobe.Clean(firstLine(text), 80))
+	}
+}
+
+// list reads the root and its first-level directories: LIST (parsed to
+// names and directory flags), NLST when LIST is refused or unreadable.
+func (a *audit) list(ctx context.Context, c *control) {
+	_, _, _ = c.cmd("TYPE A")
+	root, ok := a.listDir(ctx, c, "/")
+	if !ok {
+		return
+	}
+	a.listed = append(a.listed, "/")
+	var dirs []string
+	for _, e := range root {
+		if !a.add(e) {
+			return
+		}
+		if e.dir {
+			dirs = append(dirs, e.path)
+		}
+	}
+	for _, d := range dirs {
+		if len(a.listed) > maxDirs {
+			a.stop(fmt.Sprintf("%d directories listed", maxDirs))
+			return
+		}
+		if ctx.Err() != nil || a.truncated != "" {
+			return
+		}
+		sub, ok := a.listDir(ctx, c, d)
+		if !ok {
+			continue
+		}
+		a.listed = append(a.listed, d)
+		for _, e := range sub {
+			if !a.add(e) {
+				return
+			}
+		}
+	}
+}
+
+func (a *audit) add(e entry) bool {
+	if len(a.entries) >= MaxEntries {
+		a.stop(fmt.Sprintf("%d entries read", MaxEntries))
+		return false
+	}
+	a.entries = append(a.entries, e)
+	return true
+}
+
+func (a *audit) stop(why string) {
+	if a.truncated == "" {
+		a.truncated = why
+	}
+}
+
+// listDir lists dir: LIST first (the directory flags tell which entries to
+// descend into), NLST when LIST gives nothing readable.
+func (a *audit) listDir(ctx context.Context, c *control, dir string) ([]entry, bool) {
+	arg := dir
+	if dir == "/" {
+		arg = ""
+	}
+	lines, ok := a.transfer(ctx, c, strings.TrimSpace("LIST "+arg))
+	if ok {
+		var out []entry
+		for _, l := range lines {
+			if name, isDir, ok := parseListLine(l); ok {
+				out = append(out, entry{path: path.Join(dir, name), dir: isDir})
+			}
+		}
+		if len(out) > 0 || len(lines) == 0 {
+			return out, true
+		}
+	}
+	lines, ok = a.transfer(ctx, c, strings.TrimSpace("NLST "+arg))
+	if !ok {
+		return nil, false
+	}
+	var out []entry
+	for _, l := range lines {
+		name := path.Base(strings.TrimSpace(l))
+		if name == "." || name == ".." || name == "/" || name == "" {
+			continue
+		}
+		out = append(out, entry{path: path.Join(dir, name)})
+	}
+	return out, true
+}
+
+// transfer runs one listing command over a passive data connection to the
+// control connection's own address and returns its lines, bounded by the
+// remaining byte budget and dataTimeout.
+func (a *audit) transfer(ctx context.Context, c *control, command string) ([]string, bool) {
+	if a.bytes >= MaxListingBytes {
+		a.stop(fmt.Sprintf("%d KiB read", MaxListingBytes>>10))
+		return nil, false
+	}
+	port, err := a.passivePort(c)
+	if err != nil {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, dataTimeout)
+	defer cancel()
+	// The data connection: the control connection's address, the reply's
+	// port, through the guarded dialer.
+	data, err := a.env.Dialer.DialContext(ctx, "tcp", netip.AddrPortFrom(c.addr, uint16(port)).String())
+	if err != nil {
+		return nil, false
+	}
+	a.conns++
+	defer data.Close()
+	stop := context.AfterFunc(ctx, func() { data.Close() })
+	defer stop()
+	if d, ok := ctx.Deadline(); ok {
+		_ = data.SetDeadline(d)
+	}
+	code, _, err := c.cmd(command)
+	if err != nil || (code != 125 && code != 150) {
+		return nil, false
+	}
+	budget := MaxListingBytes - a.bytes
+	body, _ := io.ReadAll(io.LimitReader(data, int64(budget)+1))
+	if len(body) > budget {
+		body = body[:budget]
+		a.stop(fmt.Sprintf("%d KiB read", MaxListingBytes>>10))
+	}
+	a.bytes += len(body)
+	data.Close()
+	// The transfer's completion (226), or an error: either way the control
+	// connection is in step again.
+	_, _, _ = c.reply()
+	var lines []string
+	for l := range strings.SplitSeq(string(body), "\n") {
+		if l = strings.TrimRight(l, "\r"); strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines, true
+}
+
+var (
+	epsvReply = regexp.MustCompile(`\(([!-~])([!-~])([!-~])([0-9]{1,5})([!-~])\)`)
+	pasvReply = regexp.MustCompile(`([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3})`)
+)
+
+// passivePort asks for passive mode, EPSV first (RFC 2428, port only),
+// then PASV, of which only the port is used: the address a PASV reply
+// names is never dialled.
+func (a *audit) passivePort(c *control) (int, error) {
+	if !c.noEPSV {
+		code, text, err := c.cmd("EPSV")
+		if err != nil {
+			return 0, err
+		}
+		if code == 229 {
+			if m := epsvReply.FindStringSubmatch(text); m != nil {
+				if p, err := strconv.Atoi(m[4]); err == nil && p > 0 && p < 65536 {
+					return p, nil
+				}
+			}
+		}
+		c.noEPSV = true
+	}
+	code, text, err := c.cmd("PASV")
+	if err != nil {
+		return 0, err
+	}
+	m := pasvReply.FindStringSubmatch(text)
+	if code != 227 || m == nil {
+		return 0, fmt.Errorf("PASV → %d", code)
+	}
+	var n [6]int
+	for i := range n {
+		n[i], _ = strconv.Atoi(m[i+1])
+		if n[i] > 255 {
+			return 0, fmt.Errorf("PASV reply %q", m[0])
+		}
+	}
+	named := netip.AddrFrom4([4]byte{byte(n[0]), byte(n[1]), byte(n[2]), byte(n[3])})
+	if named != c.addr.Unmap() && a.pasvOther == "" {
+		a.pasvOther = named.String()
+	}
+	p := n[4]<<8 | n[5]
+	if p == 0 {
+		return 0, errors.New("PASV reply names port 0")
+	}
+	return p, nil
+}
+
+// parseListLine reads a name (and whether it is a directory) from one line
+// of a LIST answer in the Unix `ls -l` or the MS-DOS/IIS format.
+func parseListLine(line string) (name string, dir, ok bool) {
+	f := strings.Fields(line)
+	switch {
+	case len(f) >= 9 && len(f[0]) >= 10 && strings.ContainsRune("-dlbcps", rune(f[0][0])):
+		name = afterFields(line, 8)
+		dir = f[0][0] == 'd'
+		if f[0][0] == 'l' {
+			name, _, _ = strings.Cut(name, " -> ")
+		}
+	case len(f) >= 4 && isDOSDate(f[0]):
+		name = afterFields(line, 3)
+		dir = strings.EqualFold(f[2], "<DIR>")
+	default:
+		return "", false, false
+	}
+	name = path.Base(name)
+	if name == "." || name == ".." || name == "/" || name == "" {
+		return "", false, false
+	}
+	return name, dir, true
+}
+
+var dosDate = regexp.MustCompile(`^[0-9]{2}-[0-9]{2}-[0-9]{2,4}$`)
+
+func isDOSDate(s string) bool { return dosDate.MatchString(s) }
+
+// afterFields returns what follows the first n whitespace-separated fields
+// of line (a name may contain spaces).
+func afterFields(line string, n int) string {
+	s := strings.TrimLeft(line, " \t")
+	for range n {
+		i := strings.IndexAny(s, " \t")
+		if i < 0 {
+			return ""
+		}
+		s = strings.TrimLeft(s[i:], " \t")
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(l)
+}
+
+// dial opens a control connection through the guarded dialer.
+func (a *audit) dial(ctx context.Context) (*control, error) {
+	conn, err := a.env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(a.host, strconv.Itoa(a.port)))
+	if err != nil {
+		return nil, err
+	}
+	a.conns++
+	c := &control{conn: conn, r: bufio.NewReaderSize(conn, 4096)}
+	c.stop = context.AfterFunc(ctx, func() { conn.Close() })
+	if d, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(d)
+	}
+	if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+		c.addr, _ = netip.AddrFromSlice(ta.IP)
+		c.addr = c.addr.Unmap()
+	}
+	if !c.addr.IsValid() {
+		conn.Close()
+		return nil, errors.New("the control connection has no IP address")
+	}
+	return c, nil
+}
+
+// control is one FTP control connection.
+type control struct {
+	conn   net.Conn
+	r      *bufio.Reader
+	addr   netip.Addr // the server's address: the only one data connections go to
+	stop   func() bool
+	noEPSV bool
+}
+
+func (c *control) close() {
+	c.stop()
+	c.conn.Close()
+}
+
+// cmd sends one command (of allowedCommands) and reads its reply.
+func (c *control) cmd(line string) (int, string, error) {
+	verb, _, _ := strings.Cut(line, " ")
+	if !slices.Contains(allowedCommands, verb) {
+		return 0, "", fmt.Errorf("command %s is not one ftp_audit sends", verb)
+	}
+	if _, err := io.WriteString(c.conn, line+"\r\n"); err != nil {
+		return 0, "", err
+	}
+	return c.reply()
+}
+
+// reply reads one reply (RFC 959 section 4.2: "123-" opens a multi-line
+// reply that "123 " closes), at most maxReplyBytes.
+func (c *control) reply() (int, string, error) {
+	var b strings.Builder
+	code := 0
+	for b.Len() < maxReplyBytes {
+		line, err := c.r.ReadString('\n')
+		if err != nil && line == "" {
+			return 0, "", err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		b.WriteString(line)
+		b.WriteByte('\n')
+		if code == 0 {
+			if len(line) < 3 {
+				return 0, "", fmt.Errorf("malformed reply %q", httpprobe.Clean(line, 40))
+			}
+			n, err := strconv.Atoi(line[:3])
+			if err != nil || n < 100 || n > 599 {
+				return 0, "", fmt.Errorf("malformed reply %q", httpprobe.Clean(line, 40))
+			}
+			code = n
+			if len(line) == 3 || line[3] != '-' {
+				return code, strings.TrimSpace(line[3:]), nil
+			}
+			continue
+		}
+		if len(line) >= 4 && line[:3] == strconv.Itoa(code) && line[3] == ' ' {
+			return code, b.String(), nil
+		}
+	}
+	return 0, "", errors.New("reply too long")
+}
+
+// sensitive are the name patterns that look like data nobody meant to
+// publish, with the reason shown in the evidence. Matched on the lowercase
+// base name.
+var sensitive = []struct {
+	re     *regexp.Regexp
+	reason string
+}{
+	{regexp.MustCompile(`customer|client|kunden|users?[._-]|accounts?[._-]|payroll|invoice`), "customer or personal data"},
+	{regexp.MustCompile(`backup|\.bak$|\.old$|~$|^bak$`), "backup"},
+	{regexp.MustCompile(`dump|\.sql(\.gz|\.bz2|\.xz|\.zip)?$|\.sqlite3?$|\.db$|\.mdb$`), "database dump"},
+	{regexp.MustCompile(`\.csv$|\.xlsx?$`), "spreadsheet export"},
+	{regexp.MustCompile(`^\.env(\..+)?$|\.env$`), "environment file (credentials)"},
+	{regexp.MustCompile(`^id_(rsa|dsa|ecdsa|ed25519)$|\.pem$|\.key$|\.p12$|\.pfx$|\.jks$|\.kdbx$|^\.ssh$|authorized_keys|\.ppk$`), "private key or key store"},
+	{regexp.MustCompile(`^passwd$|^shadow$|^\.htpasswd$|passwords?|credentials?|secrets?`), "password or credential file"},
+}
+
+// maxHitsShown bounds the sensitive paths an evidence lists.
+const maxHitsShown = 40
+
+// sensitiveReason is why name looks sensitive, "" when it does not.
+func sensitiveReason(name string) string {
+	name = strings.ToLower(path.Base(name))
+	if name == "thumbs.db" { // Windows' thumbnail cache
+		return ""
+	}
+	for _, s := range sensitive {
+		if s.re.MatchString(name) {
+			return s.reason
+		}
+	}
+	return ""
+}
+
+func (a *audit) result() (res tools.Result) {
+	port := a.port
+	where := fmt.Sprintf("%s:%d", a.host, a.port)
+	defer func() {
+		for i := range res.Findings {
+			res.Findings[i].Confidence = scans.Certain // observed on the wire
+		}
+	}()
+	if a.notFTP {
+		return tools.Result{Outcome: fmt.Sprintf("%s is not FTP: it greeted %q", where, a.greeting)}
+	}
+	tls := "AUTH TLS not offered"
+	switch {
+	case a.authTLS != "":
+		tls = "AUTH TLS offered (" + a.authTLS + ")"
+	case a.noTLS != "":
+		res.Findings = append(res.Findings, checks.FTPNoTLS.Finding(a.host, &port,
+			fmt.Sprintf("%s greeted %q; %s", where, a.greeting, a.noTLS)))
+	default:
+		tls = "AUTH TLS support unknown"
+	}
+	res.Outcome = fmt.Sprintf("%s: %s", where, a.loginReply)
+	if !a.anonymous {
+		res.Outcome += fmt.Sprintf("; anonymous login refused; %s; %d TCP connections", tls, a.conns)
+		return res
+	}
+	var names []string
+	for _, e := range a.entries {
+		n := e.path
+		if e.dir {
+			n += "/"
+		}
+		names = append(names, httpprobe.Clean(n, 200))
+	}
+	shown := names[:min(len(names), 20)]
+	listing := fmt.Sprintf("%d entries in %d directories read (names only, nothing downloaded)", len(names), len(a.listed))
+	if len(shown) > 0 {
+		listing += ": " + strings.Join(shown, ", ")
+		if len(names) > len(shown) {
+			listing += fmt.Sprintf(" and %d more", len(names)-len(shown))
+		}
+	}
+	if a.truncated != "" {
+		listing += "; listing stopped at " + a.truncated
+	}
+	if a.pasvOther != "" {
+		listing += fmt.Sprintf("; a PASV reply named %s, ignored: data connections went to the control connection's address", a.pasvOther)
+	}
+	res.Findings = append(res.Findings, checks.FTPAnonymousLogin.Finding(a.host, &port,
+		fmt.Sprintf("%s greeted %q; %s; %s; %s", where, a.greeting, a.loginReply, listing, tls)))
+	var hits []string
+	for _, e := range a.entries {
+		if r := sensitiveReason(e.path); r != "" {
+			p := e.path
+			if e.dir {
+				p += "/"
+			}
+			hits = append(hits, fmt.Sprintf("%s (%s)", httpprobe.Clean(p, 200), r))
+		}
+	}
+	if len(hits) > 0 {
+		listed := strings.Join(hits[:min(len(hits), maxHitsShown)], ", ")
+		if len(hits) > maxHitsShown {
+			listed += fmt.Sprintf(" and %d more", len(hits)-maxHitsShown)
+		}
+		f := checks.FTPAnonymousSensitiveFile.Finding(a.host, &port,
+			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), listed))
+		res.Findings = append(res.Findings, f)
+	}
+	res.Outcome += fmt.Sprintf("; anonymous login accepted; %s; %d sensitive-looking names; %s; %d TCP connections", listing, len(hits), tls, a.conns)
+	return res
+}
