@@ -115,6 +115,8 @@ const (
 	FileSecrets   = "file_secrets"
 	ListingFiles  = "listing_files"
 	ConfirmCVE    = "confirm_cve"
+	// HTTPFingerprint identifies the product of every HTTP(S) service.
+	HTTPFingerprint = "http_fingerprint"
 )
 
 // HostLimit is how many discovered hosts a tier scans: quick the apex and
@@ -249,7 +251,7 @@ func floor(c Call, domain string) bool {
 		return false
 	}
 	switch c.Tool {
-	case ListingFiles, FileSecrets, ServiceInfo, ConfirmCVE:
+	case ListingFiles, FileSecrets, ServiceInfo, ConfirmCVE, HTTPFingerprint:
 		return false
 	}
 	return true
@@ -342,6 +344,9 @@ func NotScannedSentence(hosts []scans.Host, discovered int) string {
 // what each scan type looks at.
 type scope struct {
 	dns, ports, tls, web, exposed, code, version, crawl bool
+	// fingerprint: every HTTP(S) service the port scan finds is identified
+	// (admin, metrics and debug endpoints on any port).
+	fingerprint bool
 	// webOnlyPorts: the port scan checks only the web ports.
 	webOnlyPorts bool
 }
@@ -350,11 +355,11 @@ func scopeOf(t scans.Type, tier plans.Tier) (scope, error) {
 	std := tier != plans.Quick
 	switch t {
 	case scans.Full:
-		return scope{dns: true, ports: true, tls: true, web: true, exposed: true, code: true, version: true, crawl: std}, nil
+		return scope{dns: true, ports: true, tls: true, web: true, exposed: true, code: true, version: true, crawl: std, fingerprint: true}, nil
 	case scans.Network:
-		return scope{dns: true, ports: true}, nil
+		return scope{dns: true, ports: true, fingerprint: true}, nil
 	case scans.Web:
-		return scope{ports: true, webOnlyPorts: true, web: true, exposed: true, tls: std, code: std, crawl: std}, nil
+		return scope{ports: true, webOnlyPorts: true, web: true, exposed: true, tls: std, code: std, crawl: std, fingerprint: true}, nil
 	case scans.SSL:
 		return scope{ports: true, webOnlyPorts: true, tls: true, web: std}, nil
 	case scans.Vuln:
@@ -396,6 +401,7 @@ func Calls(s State) ([]Call, error) {
 	// Round 1, host by host in priority order: a port scan of its address
 	// (once per address), then TLS and web basics of what it serves.
 	scanned := map[string]bool{}
+	fingerprinted := map[string]bool{}
 	for _, h := range hosts {
 		if h.CNAME != "" {
 			// Aliased outside the scope: the addresses are a third party's,
@@ -426,6 +432,38 @@ func Calls(s State) ([]Call, error) {
 				if scans.TLSProtocol(v.Protocol) {
 					add(h.Name, fmt.Sprintf("TLS service on %s:%d", h.Name, v.Port), TLSCheck, map[string]any{"host": h.Name, "port": v.Port})
 				}
+			}
+		}
+		if sc.fingerprint {
+			// Once per address and port (names sharing an address share its
+			// services), before http_check, which skips the browser header
+			// checks on a service identified as a machine endpoint.
+			// The services other than the host's web origin first: the
+			// origin gets the web checks anyway, and a fingerprint is no
+			// floor call (IsFloor), so a tight budget spends on the others.
+			origin := webOrigin(h.Name, svcs)
+			ordered := slices.Clone(svcs)
+			slices.SortStableFunc(ordered, func(a, b scans.ServiceInfo) int {
+				isOrigin := func(v scans.ServiceInfo) bool {
+					return Origin(httpScheme(v.Protocol), h.Name, v.Port) == origin || v.Port == 80 || v.Port == 443
+				}
+				switch ia, ib := isOrigin(a), isOrigin(b); {
+				case ia && !ib:
+					return 1
+				case ib && !ia:
+					return -1
+				}
+				return 0
+			})
+			for _, v := range ordered {
+				scheme := httpScheme(v.Protocol)
+				key := cmpOr(v.Address, h.Name) + ":" + strconv.Itoa(v.Port)
+				if scheme == "" || fingerprinted[key] {
+					continue
+				}
+				fingerprinted[key] = true
+				o := Origin(scheme, h.Name, v.Port)
+				add(h.Name, "identify the product behind "+o+" (admin, metrics and debug endpoints)", HTTPFingerprint, map[string]any{"url": o})
 			}
 		}
 		if o := webOrigin(h.Name, svcs); o != "" && sc.web {
@@ -662,6 +700,26 @@ func webOrigin(host string, svcs []scans.ServiceInfo) string {
 		}
 	}
 	return ""
+}
+
+// httpScheme is the scheme to speak to a service the port scan named
+// protocol: http or https, and the HTTP APIs it names by product; "" for
+// anything else.
+func httpScheme(protocol string) string {
+	switch protocol {
+	case "https":
+		return "https"
+	case "http", "elasticsearch", "docker":
+		return "http"
+	}
+	return ""
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // plainOrigin is the host's plain-HTTP origin, "" when it serves none.
