@@ -60,13 +60,10 @@ func (s *scan) result(ctx context.Context, env tools.Env) tools.Result {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s answered %d", origin, s.root.Status)
-	if product != "" {
-		fmt.Fprintf(&b, "; identified %s", strings.TrimSpace(product+" "+version))
+	if len(techs) > 0 {
+		fmt.Fprintf(&b, "; identified %s", strings.Join(techs, ", "))
 	} else {
 		b.WriteString("; no known admin, metrics or debug endpoint identified")
-	}
-	if len(techs) > 0 && (len(techs) > 1 || product == "") {
-		fmt.Fprintf(&b, " (seen: %s)", strings.Join(techs, ", "))
 	}
 	if len(findings) > 0 {
 		fmt.Fprintf(&b, "; %d findings: %s", len(findings), strings.Join(codes, ", "))
