@@ -20,9 +20,9 @@ import (
 	"secscan/shared/netguard"
 	"secscan/shared/scanners/internal/machine"
 	"secscan/shared/scanners/internal/scantest"
+	"secscan/shared/scanners/web"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
-	"secscan/shared/scanners/web"
 )
 
 var allow = netguard.Policy{AllowPrivate: true}
@@ -316,5 +316,3 @@ func TestRefusesOutOfScope(t *testing.T) {
 		}
 	}
 }
-
-
