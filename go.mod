@@ -24,6 +24,7 @@ require (
 	github.com/muesli/termenv v0.15.1
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/phpdave11/gofpdf v1.4.3
+	github.com/prometheus/client_golang v1.25.0
 	github.com/rs/zerolog v1.33.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.9.1
@@ -110,7 +111,6 @@ require (
 	github.com/pelletier/go-toml/v2 v2.2.3 // indirect
 	github.com/pierrec/lz4/v4 v4.1.21 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
-	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
