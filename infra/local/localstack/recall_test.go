@@ -65,6 +65,8 @@ var plantedWeaknesses = []planted{
 	{"", "Redis " + demotarget.RedisVersion + ": 4 known vulnerabilities", scans.Tentative, []string{"standard", "deep"}},
 	{"", "Apache HTTP Server path traversal confirmed (CVE-2021-41773)", scans.Certain, []string{"standard", "deep"}},
 	{"", "Password field on a page served over HTTP", scans.Certain, []string{"standard", "deep"}},
+	{"", "Prometheus metrics endpoint exposed without authentication", scans.Certain, []string{"standard", "deep"}},
+	{"", "Go pprof profiling endpoint exposed", scans.Certain, []string{"standard", "deep"}},
 }
 
 // The demo's planted weaknesses are found, each with its confidence, by
@@ -77,6 +79,7 @@ func TestDemoRecall(t *testing.T) {
 	demo, err := demotarget.Start(context.Background(), demotarget.Config{
 		Domain: "recall.test", Host: "127.0.0.3", DNSAddr: "127.0.0.3:0",
 		HTTPPort: 8080, HTTPSPort: 8443, MySQLPort: 3306, FTPPort: 2121, SSHPort: 2222, RedisPort: 6379,
+		ExporterPort: demotarget.DefaultExporterPort,
 	})
 	if err != nil {
 		t.Fatal(err)
