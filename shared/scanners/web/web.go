@@ -57,7 +57,8 @@ func (*Tool) Description() string {
 		"and checks security headers (CSP, HSTS, X-Frame-Options, X-Content-Type-Options, Referrer-Policy, " +
 		"Permissions-Policy), cookie flags, CORS origin reflection with credentials, TRACE, HTTP-to-HTTPS " +
 		"redirection, version disclosure, security.txt and open redirects (safe probe, Location header only). " +
-		"At most about 20 small requests."
+		"The browser headers are judged on HTML pages only, and not on machine endpoints (a metrics exporter, an API " +
+		"http_fingerprint identified). At most about 20 small requests."
 }
 
 // InputSchema implements tools.Tool.

@@ -14,10 +14,10 @@ import (
 	"secscan/shared/scans"
 )
 
-// Products http_fingerprint records as a service's product. Every one is a
-// machine endpoint except the web applications among them (Jenkins,
-// Grafana, RabbitMQ's management UI, Solr's admin UI), which serve real
-// pages to browsers and keep their header checks.
+// Products http_fingerprint records as a service's product. The ones in
+// endpoints are machine endpoints; the others (Consul, CouchDB, Jenkins,
+// Grafana, RabbitMQ's management UI, Solr's admin UI) serve real pages to
+// browsers and keep their header checks on those pages.
 const (
 	Prometheus       = "Prometheus"
 	PromExporter     = "Prometheus exporter"
@@ -37,8 +37,10 @@ const (
 	GoDebugEndpoints = "Go debug handlers"
 )
 
-// endpoints are the products that are machine endpoints.
-var endpoints = []string{Prometheus, PromExporter, Elasticsearch, OpenSearch, Docker, KubernetesAPI, Kubelet, Etcd, Consul, CouchDB}
+// endpoints are the products that serve no pages to browsers at their root.
+// Consul, CouchDB and the web applications have browser UIs (their JSON
+// answers are no HTML, which ServesPages already tells).
+var endpoints = []string{Prometheus, PromExporter, Elasticsearch, OpenSearch, Docker, KubernetesAPI, Kubelet, Etcd}
 
 // IsEndpoint reports whether product (as http_fingerprint records it, or a
 // name ending in "exporter") is a machine endpoint.
