@@ -116,6 +116,8 @@ const (
 	ListingFiles  = "listing_files"
 	ConfirmCVE    = "confirm_cve"
 	SSHAudit      = "ssh_audit"
+	// HTTPFingerprint identifies the product of every HTTP(S) service.
+	HTTPFingerprint = "http_fingerprint"
 )
 
 // HostLimit is how many discovered hosts a tier scans: quick the apex and
@@ -250,7 +252,7 @@ func floor(c Call, domain string) bool {
 		return false
 	}
 	switch c.Tool {
-	case ListingFiles, FileSecrets, ServiceInfo, ConfirmCVE, FTPAudit:
+	case ListingFiles, FileSecrets, ServiceInfo, ConfirmCVE, FTPAudit, HTTPFingerprint:
 		return false
 	}
 	return true
@@ -345,6 +347,9 @@ type scope struct {
 	dns, ports, tls, web, exposed, code, version, crawl bool
 	// ssh: every SSH service found is audited (ssh_audit).
 	ssh bool
+	// fingerprint: every HTTP(S) service the port scan finds is identified
+	// (admin, metrics and debug endpoints on any port).
+	fingerprint bool
 	// webOnlyPorts: the port scan checks only the web ports.
 	webOnlyPorts bool
 }
@@ -353,11 +358,11 @@ func scopeOf(t scans.Type, tier plans.Tier) (scope, error) {
 	std := tier != plans.Quick
 	switch t {
 	case scans.Full:
-		return scope{dns: true, ports: true, tls: true, web: true, exposed: true, code: true, version: true, crawl: std, ssh: true}, nil
+		return scope{dns: true, ports: true, tls: true, web: true, exposed: true, code: true, version: true, crawl: std, ssh: true, fingerprint: true}, nil
 	case scans.Network:
-		return scope{dns: true, ports: true, ssh: true}, nil
+		return scope{dns: true, ports: true, ssh: true, fingerprint: true}, nil
 	case scans.Web:
-		return scope{ports: true, webOnlyPorts: true, web: true, exposed: true, tls: std, code: std, crawl: std}, nil
+		return scope{ports: true, webOnlyPorts: true, web: true, exposed: true, tls: std, code: std, crawl: std, fingerprint: true}, nil
 	case scans.SSL:
 		return scope{ports: true, webOnlyPorts: true, tls: true, web: std}, nil
 	case scans.Vuln:
@@ -402,6 +407,7 @@ func Calls(s State) ([]Call, error) {
 	scanned := map[string]bool{}
 	audited := map[string]bool{}
 	ftpAudited := map[string]bool{}
+	fingerprinted := map[string]bool{}
 	for _, h := range hosts {
 		if h.CNAME != "" {
 			// Aliased outside the scope: the addresses are a third party's,
@@ -444,6 +450,38 @@ func Calls(s State) ([]Call, error) {
 					add(h.Name, fmt.Sprintf("SSH service on %s:%d: algorithms, authentication methods, Terrapin", h.Name, v.Port),
 						SSHAudit, map[string]any{"host": h.Name, "port": v.Port})
 				}
+			}
+		}
+		if sc.fingerprint {
+			// Once per address and port (names sharing an address share its
+			// services), before http_check, which skips the browser header
+			// checks on a service identified as a machine endpoint.
+			// The services other than the host's web origin first: the
+			// origin gets the web checks anyway, and a fingerprint is no
+			// floor call (IsFloor), so a tight budget spends on the others.
+			origin := webOrigin(h.Name, svcs)
+			ordered := slices.Clone(svcs)
+			slices.SortStableFunc(ordered, func(a, b scans.ServiceInfo) int {
+				isOrigin := func(v scans.ServiceInfo) bool {
+					return Origin(httpScheme(v.Protocol), h.Name, v.Port) == origin || v.Port == 80 || v.Port == 443
+				}
+				switch ia, ib := isOrigin(a), isOrigin(b); {
+				case ia && !ib:
+					return 1
+				case ib && !ia:
+					return -1
+				}
+				return 0
+			})
+			for _, v := range ordered {
+				scheme := httpScheme(v.Protocol)
+				key := cmpOr(v.Address, h.Name) + ":" + strconv.Itoa(v.Port)
+				if scheme == "" || fingerprinted[key] {
+					continue
+				}
+				fingerprinted[key] = true
+				o := Origin(scheme, h.Name, v.Port)
+				add(h.Name, "identify the product behind "+o+" (admin, metrics and debug endpoints)", HTTPFingerprint, map[string]any{"url": o})
 			}
 		}
 		if o := webOrigin(h.Name, svcs); o != "" && sc.web {
@@ -685,6 +723,27 @@ func webOrigin(host string, svcs []scans.ServiceInfo) string {
 	return ""
 }
 
+// httpScheme is the scheme to speak to a service the port scan named
+// protocol: http or https, and the HTTP APIs it names by product; "" for
+// anything else.
+func httpScheme(protocol string) string {
+	switch protocol {
+	case "https":
+		return "https"
+	case "http", "elasticsearch", "docker":
+		return "http"
+	}
+	return ""
+}
+
+// cmpOr is a, or b when a is empty.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // plainOrigin is the host's plain-HTTP origin, "" when it serves none.
 func plainOrigin(host string, svcs []scans.ServiceInfo) string {
 	for _, v := range svcs {
@@ -778,10 +837,3 @@ func encode(input map[string]any) json.RawMessage {
 	return raw
 }
 
-// cmpOr is a, or b when a is empty.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}

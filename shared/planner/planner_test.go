@@ -286,7 +286,7 @@ func TestBudgetFloorIsTheDomainsOwnChecks(t *testing.T) {
 	full := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Standard, MaxCredits: 200}, Surface: sf}
 	domainCost := 0
 	for _, st := range run(t, p, full) {
-		if !strings.Contains(string(st.Input), `.`+domain) {
+		if !strings.Contains(string(st.Input), `.`+domain) && st.Tool != planner.HTTPFingerprint { // fingerprints are no floor
 			tool, _ := p.Tools.Get(st.Tool)
 			domainCost += tool.Cost()
 		}
@@ -316,4 +316,63 @@ func TestBudgetFloorIsTheDomainsOwnChecks(t *testing.T) {
 		short.Steps = append(short.Steps, scans.Step{Seq: len(short.Steps) + 1, Tool: d.Tool, Input: d.Input, Status: scans.StepOK})
 	}
 	t.Fatal("the plan never ended")
+}
+
+// Every HTTP(S) service the port scan finds is fingerprinted once per
+// address and port (not only the host's preferred origin, and not again
+// for names sharing the address), before the host's http_check; the
+// services that speak no HTTP are not.
+func TestPlanFingerprintsEveryHTTPService(t *testing.T) {
+	t.Parallel()
+	sf := surface()
+	sf.Services = append(sf.Services,
+		scans.ServiceInfo{Host: domain, Address: "192.0.2.10", Port: 9100, Transport: "tcp", Protocol: "http"},
+		scans.ServiceInfo{Host: domain, Address: "192.0.2.10", Port: 9200, Transport: "tcp", Protocol: "elasticsearch"},
+		scans.ServiceInfo{Host: "api." + domain, Address: "192.0.2.20", Port: 10250, Transport: "tcp", Protocol: "https"})
+	p := planner.Playbook{Tools: scanners.Registry()}
+	for _, tc := range []struct {
+		typ  scans.Type
+		tier plans.Tier
+	}{{scans.Full, plans.Standard}, {scans.Network, plans.Standard}} {
+		st := planner.State{Scan: scans.Scan{Target: domain, Type: tc.typ, Tier: tc.tier, MaxCredits: plans.CreditCeiling[tc.tier]}, Surface: sf}
+		steps := run(t, p, st)
+		got := calls(steps, planner.HTTPFingerprint)
+		want := []string{`{"url":"http://example.com/"}`, `{"url":"https://example.com/"}`,
+			`{"url":"http://example.com:9100/"}`, `{"url":"http://example.com:9200/"}`}
+		want = append(want, `{"url":"https://api.example.com:8443/"}`, `{"url":"https://api.example.com:10250/"}`)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s/%s: http_fingerprint calls %v, want %v", tc.typ, tc.tier, got, want)
+		}
+		fp := slices.IndexFunc(steps, func(s scans.Step) bool { return s.Tool == planner.HTTPFingerprint })
+		hc := slices.IndexFunc(steps, func(s scans.Step) bool { return s.Tool == planner.HTTPCheck })
+		if hc >= 0 && fp > hc {
+			t.Errorf("%s/%s: http_check (step %d) before the first http_fingerprint (step %d)", tc.typ, tc.tier, hc+1, fp+1)
+		}
+	}
+}
+
+// Fingerprints are not the domain's floor: a scan whose budget cannot pay
+// for all of them still completes, spending first on the ports that are not
+// the host's web origin.
+func TestFingerprintsYieldToTheBudget(t *testing.T) {
+	t.Parallel()
+	svc := func(port int, proto string) scans.ServiceInfo {
+		return scans.ServiceInfo{Host: domain, Address: "192.0.2.10", Port: port, Transport: "tcp", Protocol: proto}
+	}
+	sf := scans.Surface{Hosts: []scans.Host{{Name: domain, Addresses: []string{"192.0.2.10"}, Sources: []scans.HostSource{scans.SourceApex}}},
+		Services: []scans.ServiceInfo{svc(80, "http"), svc(443, "https"), svc(9100, "http")}}
+	p := planner.Playbook{Tools: scanners.Registry()}
+	st := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Standard, MaxCredits: 1000}, Surface: sf}
+	_, floorCost, _, err := p.Baseline(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, _ := p.Tools.Get(planner.HTTPFingerprint)
+	st.Scan.MaxCredits = floorCost + fp.Cost() // one fingerprint more than the floor
+	got := calls(run(t, p, st), planner.HTTPFingerprint)
+	if !slices.Equal(got, []string{`{"url":"http://example.com:9100/"}`}) {
+		t.Errorf("with credits for one fingerprint: %v, want :9100 only", got)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"secscan/shared/scanners/discovery"
 	"secscan/shared/scanners/dnscheck"
 	"secscan/shared/scanners/exposure"
+	"secscan/shared/scanners/fingerprint"
 	"secscan/shared/scanners/followup"
 	"secscan/shared/scanners/ftpaudit"
 	"secscan/shared/scanners/network"
@@ -36,6 +37,7 @@ func Registry(roots ...*x509.CertPool) *tools.Registry {
 		tlscheck.New(tlscheck.Options{RootCAs: pool}),
 		web.New(web.WithRootCAs(pool)),
 		exposure.New(exposure.WithRootCAs(pool)),
+		fingerprint.New(fingerprint.WithRootCAs(pool)),
 		vuln.New(vuln.WithRootCAs(pool)),
 		crawl.New(crawl.WithRootCAs(pool)),
 		code.New(code.WithRootCAs(pool)),

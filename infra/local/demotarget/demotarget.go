@@ -83,6 +83,8 @@ type Config struct {
 	// Ports of the services on Host: 0 picks a free port, PortDisabled
 	// (-1) turns the service off.
 	HTTPPort, HTTPSPort, MySQLPort, FTPPort, SSHPort, RedisPort int
+	// ExporterPort is the metrics exporter's (exporter.go).
+	ExporterPort int
 	// DNSAddr is the loopback "ip:port" of the zone's DNS server (UDP and
 	// TCP); port 0 picks a free port.
 	DNSAddr string
@@ -113,6 +115,7 @@ func (c Config) WithDefaults() Config {
 		{&c.FTPPort, DefaultFTPPort},
 		{&c.SSHPort, DefaultSSHPort},
 		{&c.RedisPort, DefaultRedisPort},
+		{&c.ExporterPort, DefaultExporterPort},
 	} {
 		if *p.port == 0 {
 			*p.port = p.def
@@ -152,6 +155,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		{EnvFTPPort, &c.FTPPort},
 		{EnvSSHPort, &c.SSHPort},
 		{EnvRedisPort, &c.RedisPort},
+		{EnvExporterPort, &c.ExporterPort},
 	} {
 		v := strings.TrimSpace(getenv(p.env))
 		if v == "" {
@@ -231,6 +235,7 @@ func (c Config) tcpServices() []tcpService {
 		{"FTP", EnvFTPPort, c.FTPPort},
 		{"SSH", EnvSSHPort, c.SSHPort},
 		{"Redis", EnvRedisPort, c.RedisPort},
+		{"Exporter", EnvExporterPort, c.ExporterPort},
 	}
 }
 
@@ -281,7 +286,7 @@ type Target struct {
 	challenge atomic.Pointer[string]
 
 	// Real addresses (port 0 resolved); empty when the service is off.
-	dnsAddr, httpAddr, httpsAddr, mysqlAddr, ftpAddr, sshAddr, redisAddr string
+	dnsAddr, httpAddr, httpsAddr, mysqlAddr, ftpAddr, sshAddr, redisAddr, exporterAddr string
 	// ca signs the subdomains' certificates.
 	ca *demoCA
 
@@ -376,6 +381,9 @@ func (t *Target) start() error {
 		case "Redis":
 			t.redisAddr = addr
 			t.stops = append(t.stops, serveBanner(ln, redisSession))
+		case "Exporter":
+			t.exporterAddr = addr
+			t.stops = append(t.stops, serveHTTP(ln, exporterHandler(t.cfg.Domain), nil))
 		}
 	}
 	return nil
@@ -523,6 +531,7 @@ func (t *Target) Summary() string {
 	for _, line := range []struct{ name, addr string }{
 		{"HTTP", t.HTTPURL()}, {"HTTPS", t.HTTPSURL()},
 		{"MySQL", t.mysqlAddr}, {"FTP", t.ftpAddr}, {"SSH", t.sshAddr}, {"Redis", t.redisAddr},
+		{"Metrics", t.ExporterURL()},
 	} {
 		if line.addr != "" {
 			fmt.Fprintf(&b, "  %-6s %s\n", line.name, line.addr)

@@ -47,7 +47,7 @@ func TestWithDefaults(t *testing.T) {
 	want := Config{
 		Domain: "demo.secscan.test", Host: "127.0.0.2",
 		HTTPPort: 8080, HTTPSPort: 8443, MySQLPort: 3306, FTPPort: 21, SSHPort: PortDisabled, RedisPort: 6379,
-		DNSAddr: "127.0.0.1:8053",
+		ExporterPort: 9100, DNSAddr: "127.0.0.1:8053",
 	}
 	if got != want {
 		t.Errorf("WithDefaults = %+v, want %+v", got, want)
@@ -74,7 +74,7 @@ func TestConfigFromEnv(t *testing.T) {
 			want: Config{
 				Domain: "demo.example.test", Host: "127.0.0.1",
 				HTTPPort: 18080, HTTPSPort: 18443, MySQLPort: 13306, FTPPort: PortDisabled, SSHPort: PortDisabled, RedisPort: 16379,
-				DNSAddr: "127.0.0.1:1053", Upstream: "127.0.0.53:53",
+				ExporterPort: 9100, DNSAddr: "127.0.0.1:1053", Upstream: "127.0.0.53:53",
 			},
 		},
 		{name: "IPv6 loopback host", env: map[string]string{EnvHost: "::1"}, want: func() Config { c := defaults; c.Host = "::1"; return c }()},

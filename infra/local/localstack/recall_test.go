@@ -69,6 +69,8 @@ var plantedWeaknesses = []planted{
 	{"", "SSH server accepts password logins", scans.Certain, []string{"standard", "deep"}},
 	{"", "Sensitive-looking files readable over anonymous FTP", scans.Certain, []string{"standard", "deep"}},
 	{demotarget.WildcardLabel, "Wildcard DNS record answers for any name", scans.Certain, []string{"standard", "deep"}},
+	{"", "Prometheus metrics endpoint exposed without authentication", scans.Certain, []string{"standard", "deep"}},
+	{"", "Go pprof profiling endpoint exposed", scans.Certain, []string{"standard", "deep"}},
 }
 
 // The demo's planted weaknesses are found, each with its confidence, by
@@ -81,6 +83,7 @@ func TestDemoRecall(t *testing.T) {
 	demo, err := demotarget.Start(context.Background(), demotarget.Config{
 		Domain: "recall.test", Host: "127.0.0.3", DNSAddr: "127.0.0.3:0",
 		HTTPPort: 8080, HTTPSPort: 8443, MySQLPort: 3306, FTPPort: 2121, SSHPort: 2222, RedisPort: 6379,
+		ExporterPort: demotarget.DefaultExporterPort,
 	})
 	if err != nil {
 		t.Fatal(err)

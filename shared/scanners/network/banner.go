@@ -25,6 +25,10 @@ var wellKnownPorts = map[int]string{
 	6379: "redis", 8000: "http", 8008: "http", 8080: "http", 8081: "http",
 	8443: "https", 8888: "http", 9200: "elasticsearch", 11211: "memcached",
 	27017: "mongodb",
+	// Admin and cluster APIs served over HTTP(S) (http_fingerprint names
+	// the product): etcd, the Kubernetes API server and kubelet, CouchDB,
+	// Solr, RabbitMQ management.
+	2379: "http", 5984: "http", 6443: "https", 8983: "http", 10250: "https", 15672: "http",
 }
 
 // tlsWrapped are services that speak TLS first: a plaintext probe only

@@ -113,7 +113,7 @@ const inputSchema = `{
   "properties": {
     "host": {"type": "string", "description": "Host to scan: the scan's domain or one of its subdomains. Default: the scan's domain."},
     "ports": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 65535}, "minItems": 1, "maxItems": 1000, "description": "Ports to scan, at most 1000."},
-    "preset": {"type": "string", "enum": ["top100", "top1000", "exposures", "web"], "description": "top100/top1000: nmap's 100 or 1000 most common TCP ports; exposures: the default ports of databases, caches and remote administration (Redis, MongoDB, memcached, ... which nmap's lists partly miss); web: the HTTP and HTTPS ports (80, 443, 8080, 8443). Default when no ports or range is given: top100."},
+    "preset": {"type": "string", "enum": ["top100", "top1000", "exposures", "web"], "description": "top100/top1000: nmap's 100 or 1000 most common TCP ports; exposures: the default ports of databases, caches, remote administration and cluster admin APIs (Redis, MongoDB, memcached, etcd, kubelet, CouchDB, Solr, RabbitMQ, ... which nmap's lists partly miss); web: the HTTP and HTTPS ports (80, 443, 8080, 8443). Default when no ports or range is given: top100."},
     "range": {
       "type": "object",
       "additionalProperties": false,
@@ -259,7 +259,11 @@ func (r portRange) ports() ([]int, error) {
 // finding. nmap's top lists are about what is commonly open, not what is
 // dangerous: top1000 lacks Redis (6379), memcached (11211) and MongoDB
 // (27017), so a playbook adds this preset to a top100 or top1000 scan.
-var exposurePorts = []int{21, 23, 445, 1433, 1521, 2375, 3306, 3389, 5432, 5900, 5901, 5902, 5903, 6379, 9200, 11211, 27017}
+var exposurePorts = []int{21, 23, 445, 1433, 1521, 2375, 3306, 3389, 5432, 5900, 5901, 5902, 5903, 6379, 9200, 11211, 27017,
+	// Cluster and admin APIs nmap's top1000 lacks (etcd, CouchDB, Kubernetes
+	// API server, Solr, kubelet, RabbitMQ management): http_fingerprint
+	// identifies them.
+	2379, 5984, 6443, 8983, 10250, 15672}
 
 func preset(name string) ([]int, error) {
 	switch name {

@@ -17,6 +17,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scanners/internal/machine"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -56,7 +57,8 @@ func (*Tool) Description() string {
 		"and checks security headers (CSP, HSTS, X-Frame-Options, X-Content-Type-Options, Referrer-Policy, " +
 		"Permissions-Policy), cookie flags, CORS origin reflection with credentials, TRACE, HTTP-to-HTTPS " +
 		"redirection, version disclosure, security.txt and open redirects (safe probe, Location header only). " +
-		"At most about 20 small requests."
+		"The browser headers are judged on HTML pages only, and not on machine endpoints (a metrics exporter, an API " +
+		"http_fingerprint identified). At most about 20 small requests."
 }
 
 // InputSchema implements tools.Tool.
@@ -133,6 +135,8 @@ type scan struct {
 	client *httpprobe.Client
 	chain  []*httpprobe.Response
 	page   *httpprobe.Response // where the chain ended
+	// endpoint: the page is a machine endpoint's (machineEndpoint).
+	endpoint bool
 
 	mu       sync.Mutex
 	findings []scans.Finding
@@ -150,15 +154,25 @@ func (s *scan) run(ctx context.Context) {
 		s.note(fmt.Sprintf("the page redirects to %s, which was not followed (out of scope or past %d redirects); header checks skipped",
 			httpprobe.Clean(s.page.Location.String(), 200), httpprobe.MaxRedirects))
 	default:
-		s.add(headerFindings(s.page)...)
+		endpoint, why := machineEndpoint(s.env, s.page)
+		switch {
+		case why != "":
+			s.note(why + "; browser hardening header checks skipped")
+		default:
+			s.add(headerFindings(s.page)...)
+		}
+		s.endpoint = endpoint
 		s.add(VersionDisclosure(s.page)...)
 	}
 	s.add(cookieFindings(s.chain)...)
 
 	// The probes are independent; the client bounds how many requests are
-	// in flight at once.
-	probes := []func(context.Context) []scans.Finding{
-		s.probeCORS, s.probeTrace, s.probeHTTPS, s.probeSecurityTxt, s.probeOpenRedirect,
+	// in flight at once. A machine endpoint (a metrics exporter, a search
+	// or container API) is not a site: no security.txt, no redirect to
+	// https for browsers.
+	probes := []func(context.Context) []scans.Finding{s.probeCORS, s.probeTrace, s.probeOpenRedirect}
+	if !s.endpoint {
+		probes = append(probes, s.probeHTTPS, s.probeSecurityTxt)
 	}
 	results := make([][]scans.Finding, len(probes))
 	var wg sync.WaitGroup
@@ -184,6 +198,30 @@ func (s *scan) note(n string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.notes = append(s.notes, n)
+}
+
+// machineEndpoint says why the browser hardening headers do not apply to
+// page ("" when they do): it is no HTML document (JSON, metrics text: no
+// browser renders it as a page), or the service is a machine endpoint —
+// http_fingerprint identified one there, or the page is a metrics
+// exporter's landing page. endpoint reports the latter: the site-level
+// probes (security.txt, redirect to https) are skipped too.
+func machineEndpoint(env tools.Env, page *httpprobe.Response) (endpoint bool, why string) {
+	host, port := httpprobe.HostPort(page.URL)
+	if product, ok := machine.KnownEndpoint(env.Surface, host, port); ok {
+		return true, fmt.Sprintf("%s:%d is a machine endpoint (%s, identified by http_fingerprint)", host, port, httpprobe.Clean(product, 60))
+	}
+	if title, ok := machine.Landing(page); ok {
+		return true, fmt.Sprintf("the page is the landing page of a metrics exporter (%s)", title)
+	}
+	if !machine.ServesPages(page) {
+		ct := page.ContentType()
+		if ct == "" {
+			ct = "none"
+		}
+		return false, fmt.Sprintf("the page is not an HTML document (Content-Type: %s)", httpprobe.Clean(ct, 60))
+	}
+	return false, ""
 }
 
 // addService records the web service that produced r, once per port.
