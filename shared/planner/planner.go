@@ -461,17 +461,17 @@ func Calls(s State) ([]Call, error) {
 	// alias of one before it (same addresses, certificate and home page:
 	// www and the apex, typically) is covered by that host's calls.
 	anyOrigin := false
-	aliases := aliasesOf(s, hosts)
+	aliasOf, coveredBy := aliasesOf(s, hosts)
 	for _, h := range hosts {
 		o := webOrigin(h.Name, servicesOf(s.Surface, h))
 		if o == "" || h.CNAME != "" {
 			continue
 		}
 		anyOrigin = true
-		covers, isAlias := aliases[h.Name]
-		if isAlias {
+		if aliasOf[h.Name] != "" {
 			continue
 		}
+		covers := coveredBy[h.Name]
 		heavy := func(why, tool string, input map[string]any) {
 			calls = append(calls, Call{Tool: tool, Input: encode(input), Host: h.Name, Why: why, Covers: covers})
 		}
@@ -594,7 +594,7 @@ func continuations(steps []scans.Step) []Call {
 }
 
 // aliasesOf maps each selected host that is an alias of a host before it
-// (in plan order) to nil, and each host that has aliases to their names:
+// (in plan order) to that host, and each host that has aliases to them:
 // the same addresses, the same web origin scheme and port, the same
 // certificate on it (tls_check's outcome: subject and expiry) and the same
 // home page (http_check's title, server and technologies). Such names are
@@ -602,8 +602,8 @@ func continuations(steps []scans.Step) []Call {
 // (exposed_files, version_check, code_scan, web_crawl) of the first cover
 // the others, which would only report the same weaknesses again. Until
 // their tls_check and http_check have run, hosts are not aliases.
-func aliasesOf(s State, hosts []scans.Host) map[string][]string {
-	out := map[string][]string{}
+func aliasesOf(s State, hosts []scans.Host) (aliasOf map[string]string, coveredBy map[string][]string) {
+	aliasOf, coveredBy = map[string]string{}, map[string][]string{}
 	first := map[string]string{} // identity → host name
 	for _, h := range hosts {
 		if h.CNAME != "" || len(h.Addresses) == 0 {
@@ -614,13 +614,13 @@ func aliasesOf(s State, hosts []scans.Host) map[string][]string {
 			continue
 		}
 		if c, ok := first[id]; ok {
-			out[c] = append(out[c], h.Name)
-			out[h.Name] = nil
+			coveredBy[c] = append(coveredBy[c], h.Name)
+			aliasOf[h.Name] = c
 			continue
 		}
 		first[id] = h.Name
 	}
-	return out
+	return aliasOf, coveredBy
 }
 
 // siteIdentity is what makes two host names the same site, "" when it is
