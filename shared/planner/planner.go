@@ -516,10 +516,13 @@ func Calls(s State) ([]Call, error) {
 				continue
 			}
 			scanned[addr] = true
-			sharing := namesSharing(hosts, h, addr)
+			// The tool's outcome names the hosts sharing the address.
+			why := fmt.Sprintf("every port of %s (%d ranges of %d)", addr, (MaxPort+SweepChunk-1)/SweepChunk, SweepChunk)
+			if sharing := namesSharing(hosts, h, addr); len(sharing) > 0 {
+				why += ", once for " + strings.Join(append([]string{h.Name}, sharing...), ", ")
+			}
 			for from := 1; from <= MaxPort; from += SweepChunk {
-				calls = append(calls, Call{Tool: PortScan, Host: h.Name, Covers: sharing,
-					Why:   fmt.Sprintf("every port of %s (%d ranges of %d)", addr, (MaxPort+SweepChunk-1)/SweepChunk, SweepChunk),
+				calls = append(calls, Call{Tool: PortScan, Host: h.Name, Why: why,
 					Input: encode(map[string]any{"host": h.Name, "range": map[string]int{"from": from, "to": min(from+SweepChunk-1, MaxPort)}})})
 			}
 		}
