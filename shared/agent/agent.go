@@ -113,7 +113,10 @@ type Planned struct {
 	Input     json.RawMessage `json:"input,omitempty"`
 	Cost      int             `json:"cost,omitempty"`
 	Reasoning string          `json:"reasoning,omitempty"`
-	Reason    string          `json:"reason,omitempty"` // for "fail"
+	// Note is appended to the step's outcome (the other names a call
+	// covers), set by the playbook.
+	Note   string `json:"note,omitempty"`
+	Reason string `json:"reason,omitempty"` // for "fail"
 	// Model is the model call behind the step; ModelCredits, what its
 	// tokens cost, is part of Cost.
 	Model        *scans.ModelUsage `json:"model,omitempty"`
@@ -281,7 +284,7 @@ func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
 		return Planned{Next: NextFail, Reason: scans.BudgetExceeded(sc.CreditsUsed, sc.MaxCredits)}, nil
 	}
 	return Planned{
-		Next: NextRun, Seq: sc.StepsCount + 1, Tool: d.Tool, Input: d.Input, Cost: cost, Reasoning: d.Reasoning,
+		Next: NextRun, Seq: sc.StepsCount + 1, Tool: d.Tool, Input: d.Input, Cost: cost, Reasoning: d.Reasoning, Note: d.Note,
 		Model: d.Model, ModelCredits: max(d.ModelCredits, 0),
 	}, nil
 }
@@ -326,6 +329,9 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: stepStatus(runErr), Outcome: outcome(res, runErr), Credits: cost,
 		StartedAt: started.UTC(), DurationMS: a.Now().Sub(started).Milliseconds(), Reasoning: p.Reasoning, Model: p.Model,
 		Services: res.Services,
+	}
+	if p.Note != "" && step.Status == scans.StepOK {
+		step.Outcome = oneLine(step.Outcome+"; "+p.Note, 700)
 	}
 	if ctx.Err() != nil {
 		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, ctx.Err())

@@ -280,3 +280,19 @@ func TestFailuresAndTheReaper(t *testing.T) {
 		t.Fatal("unknown action accepted")
 	}
 }
+
+// The playbook's note (the other names a call covers) ends the step's
+// outcome.
+func TestRunRecordsThePlannersNote(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sc := f.scan(50)
+	f.do(f.task(agent.ActionStart, sc))
+	run := f.task(agent.ActionRun, sc)
+	run.Step = planned("probe", `{}`, 1)
+	run.Step.Note = "also covers www.example.com (same address, certificate and home page as example.com)"
+	f.do(run)
+	if d := f.get(sc); len(d.Steps) != 1 || !strings.HasSuffix(d.Steps[0].Outcome, "; "+run.Step.Note) {
+		t.Fatalf("steps %+v", d.Steps)
+	}
+}

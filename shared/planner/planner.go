@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,6 +45,9 @@ type Decision struct {
 	Tool      string
 	Input     json.RawMessage
 	Reasoning string // why, when a model chose the step
+	// Note is appended to the step's outcome: which other host names a
+	// call covers (names sharing its address, certificate and home page).
+	Note string
 	// Model is the model call behind the decision, and ModelCredits what its
 	// tokens cost: charged on the step with the tool's cost.
 	Model        *scans.ModelUsage
@@ -93,6 +97,18 @@ type Call struct {
 	Input json.RawMessage
 	Host  string
 	Why   string
+	// Covers are the other host names the call stands for (aliases of Host:
+	// the same addresses, certificate and home page), recorded in the
+	// step's outcome.
+	Covers []string
+}
+
+// note is what the step's outcome records about the names c covers.
+func (c Call) note() string {
+	if len(c.Covers) == 0 {
+		return ""
+	}
+	return "also covers " + strings.Join(c.Covers, ", ") + " (same address, certificate and home page as " + c.Host + ")"
 }
 
 // Playbook is the deterministic, evidence-driven planner.
@@ -172,10 +188,10 @@ func (p Playbook) Next(_ context.Context, s State) (Decision, error) {
 		if floor(c, s.Scan.Target) {
 			// Affordable or not: an unaffordable floor call is the budget
 			// failure the agent reports.
-			return Decision{Tool: c.Tool, Input: c.Input, Reasoning: c.Why}, nil
+			return Decision{Tool: c.Tool, Input: c.Input, Reasoning: c.Why, Note: c.note()}, nil
 		}
 		if cost <= left-floorLeft {
-			return Decision{Tool: c.Tool, Input: c.Input, Reasoning: c.Why}, nil
+			return Decision{Tool: c.Tool, Input: c.Input, Reasoning: c.Why, Note: c.note()}, nil
 		}
 	}
 	return Decision{Done: true}, nil
@@ -395,6 +411,10 @@ func Calls(s State) ([]Call, error) {
 	} else {
 		add("", "map the in-scope hosts before testing them", DiscoverHosts, nil)
 	}
+	if s.Scan.Tier == plans.Deep {
+		add("", "the deep tier's larger wordlist of subdomain labels", DiscoverHosts,
+			map[string]any{"sources": []scans.HostSource{scans.SourceWordlist}, "wordlist": "deep"})
+	}
 
 	hosts := selectHosts(s)
 	for _, c := range followUps(s, hosts) {
@@ -496,22 +516,32 @@ func Calls(s State) ([]Call, error) {
 		add("", "names in the certificates and pages of the services found", DiscoverHosts, map[string]any{
 			"sources": []scans.HostSource{scans.SourceCertificate, scans.SourceCNAME, scans.SourceLink, scans.SourceCSP, scans.SourceCORS, scans.SourceRedirect}})
 	}
-	// Round 2: the deeper web checks, host by host.
+	// Round 2: the deeper web checks, host by host; a host that is an
+	// alias of one before it (same addresses, certificate and home page:
+	// www and the apex, typically) is covered by that host's calls.
 	anyOrigin := false
+	aliasOf, coveredBy := aliasesOf(s, hosts)
 	for _, h := range hosts {
 		o := webOrigin(h.Name, servicesOf(s.Surface, h))
 		if o == "" || h.CNAME != "" {
 			continue
 		}
 		anyOrigin = true
+		if aliasOf[h.Name] != "" {
+			continue
+		}
+		covers := coveredBy[h.Name]
+		heavy := func(why, tool string, input map[string]any) {
+			calls = append(calls, Call{Tool: tool, Input: encode(input), Host: h.Name, Why: why, Covers: covers})
+		}
 		if sc.exposed {
-			add(h.Name, "sensitive files on "+o, ExposedFiles, map[string]any{"base_url": o})
+			heavy("sensitive files on "+o, ExposedFiles, map[string]any{"base_url": o})
 		}
 		if sc.version {
-			add(h.Name, "software versions of "+o+" and banners", VersionCheck, map[string]any{"url": o})
+			heavy("software versions of "+o+" and banners", VersionCheck, map[string]any{"url": o})
 		}
 		if sc.code {
-			add(h.Name, "secrets in the scripts of "+o, CodeScan, map[string]any{"url": o})
+			heavy("secrets in the scripts of "+o, CodeScan, map[string]any{"url": o})
 		}
 		if sc.crawl {
 			// Login forms served over plain HTTP live on the http origin: the
@@ -521,18 +551,22 @@ func Calls(s State) ([]Call, error) {
 				light = p
 			}
 			if s.Scan.Tier == plans.Deep {
-				add(h.Name, "crawl "+o, WebCrawl, map[string]any{"url": o})
+				// Deeper than the light crawl of the same start page, which it
+				// covers (breadth-first from the same page, larger bounds).
+				heavy("crawl "+o, WebCrawl, map[string]any{"url": o, "max_pages": DeepCrawlPages, "max_depth": DeepCrawlDepth})
 			}
 			if s.Scan.Tier != plans.Deep || light != o {
-				add(h.Name, "light crawl of "+light+": login forms, forms posting over HTTP, mixed content", WebCrawl,
-					map[string]any{"url": light, "max_pages": 10, "max_depth": 2})
+				heavy("light crawl of "+light+": login forms, forms posting over HTTP, mixed content", WebCrawl,
+					map[string]any{"url": light, "max_pages": LightCrawlPages, "max_depth": LightCrawlDepth})
 			}
 		}
 	}
 	if sc.version && !anyOrigin && hasVersionedService(s.Surface) {
 		add(domain, "software versions announced in banners", VersionCheck, nil)
 	}
-	// Round 3 (deep): every port of every address.
+	// Round 3 (deep): every port of every address, in SweepChunk ranges,
+	// once per address whichever names share it; a range the tool could not
+	// finish within its time bound is continued from where it stopped.
 	if sc.ports && !sc.webOnlyPorts && s.Scan.Tier == plans.Deep {
 		scanned := map[string]bool{}
 		for _, h := range hosts {
@@ -541,12 +575,173 @@ func Calls(s State) ([]Call, error) {
 				continue
 			}
 			scanned[addr] = true
-			for from := 1; from <= 65535; from += 1000 {
-				add(h.Name, "every port of "+addr, PortScan, map[string]any{"host": h.Name, "range": map[string]int{"from": from, "to": min(from+999, 65535)}})
+			// The tool's outcome names the hosts sharing the address.
+			why := fmt.Sprintf("every port of %s (%d ranges of %d)", addr, (MaxPort+SweepChunk-1)/SweepChunk, SweepChunk)
+			if sharing := namesSharing(hosts, h, addr); len(sharing) > 0 {
+				why += ", once for " + strings.Join(append([]string{h.Name}, sharing...), ", ")
+			}
+			for from := 1; from <= MaxPort; from += SweepChunk {
+				calls = append(calls, Call{Tool: PortScan, Host: h.Name, Why: why,
+					Input: encode(map[string]any{"host": h.Name, "range": map[string]int{"from": from, "to": min(from+SweepChunk-1, MaxPort)}})})
 			}
 		}
+		calls = append(calls, continuations(s.Steps)...)
 	}
 	return calls, nil
+}
+
+// Deep tier bounds.
+const (
+	// MaxPort is the highest TCP port; SweepChunk is the size of one range
+	// call of the deep tier's sweep (the port_scan tool's range bound).
+	MaxPort    = 65535
+	SweepChunk = 4096
+	// LightCrawlPages/Depth bound the standard tier's light crawl;
+	// DeepCrawlPages/Depth the deep tier's crawl (the web_crawl tool's
+	// maximum).
+	LightCrawlPages = 10
+	LightCrawlDepth = 2
+	DeepCrawlPages  = 50
+	DeepCrawlDepth  = 3
+)
+
+// namesSharing are the other selected hosts whose addresses include addr
+// (port-scanned with h's name), sorted.
+func namesSharing(hosts []scans.Host, h scans.Host, addr string) []string {
+	var out []string
+	for _, o := range hosts {
+		if o.Name != h.Name && o.CNAME == "" && slices.Contains(o.Addresses, addr) {
+			out = append(out, o.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// stoppedAt finds where a port_scan range call stopped when its time bound
+// ran out ("... not scanned within the time bound (from port N on ...").
+var stoppedAt = regexp.MustCompile(`not scanned within the time bound \(from port (\d+) on`)
+
+// continuations are the range calls that finish the ranges earlier calls
+// could not within their time bound.
+func continuations(steps []scans.Step) []Call {
+	var out []Call
+	for _, st := range steps {
+		if st.Tool != PortScan || st.Status != scans.StepOK {
+			continue
+		}
+		var in struct {
+			Host  string `json:"host"`
+			Range *struct {
+				From int `json:"from"`
+				To   int `json:"to"`
+			} `json:"range"`
+		}
+		if json.Unmarshal(st.Input, &in) != nil || in.Range == nil {
+			continue
+		}
+		m := stoppedAt.FindStringSubmatch(st.Outcome)
+		if m == nil {
+			continue
+		}
+		from, err := strconv.Atoi(m[1])
+		if err != nil || from <= in.Range.From || from > in.Range.To {
+			continue // no progress: never plan the same range again
+		}
+		out = append(out, Call{Tool: PortScan, Host: in.Host,
+			Why:   fmt.Sprintf("ports %d-%d of %s, which the range call starting at %d had no time for", from, in.Range.To, in.Host, in.Range.From),
+			Input: encode(map[string]any{"host": in.Host, "range": map[string]int{"from": from, "to": in.Range.To}})})
+	}
+	return out
+}
+
+// aliasesOf maps each selected host that is an alias of a host before it
+// (in plan order) to that host, and each host that has aliases to them:
+// the same addresses, the same web origin scheme and port, the same
+// certificate on it (tls_check's outcome: subject and expiry) and the same
+// home page (http_check's title, server and technologies). Such names are
+// one site under two names (www and the apex, typically): the heavy checks
+// (exposed_files, version_check, code_scan, web_crawl) of the first cover
+// the others, which would only report the same weaknesses again. Until
+// their tls_check and http_check have run, hosts are not aliases.
+func aliasesOf(s State, hosts []scans.Host) (aliasOf map[string]string, coveredBy map[string][]string) {
+	aliasOf, coveredBy = map[string]string{}, map[string][]string{}
+	first := map[string]string{} // identity → host name
+	for _, h := range hosts {
+		if h.CNAME != "" || len(h.Addresses) == 0 {
+			continue
+		}
+		id := siteIdentity(s, h)
+		if id == "" {
+			continue
+		}
+		if c, ok := first[id]; ok {
+			coveredBy[c] = append(coveredBy[c], h.Name)
+			aliasOf[h.Name] = c
+			continue
+		}
+		first[id] = h.Name
+	}
+	return aliasOf, coveredBy
+}
+
+// siteIdentity is what makes two host names the same site, "" when it is
+// not known (yet).
+func siteIdentity(s State, h scans.Host) string {
+	svcs := servicesOf(s.Surface, h)
+	o := webOrigin(h.Name, svcs)
+	if o == "" {
+		return ""
+	}
+	u, err := url.Parse(o)
+	if err != nil {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"https": "443", "http": "80"}[u.Scheme]
+	}
+	cert := "plain"
+	if u.Scheme == "https" {
+		cert = certificateOf(s.Steps, h.Name, port)
+		if cert == "" {
+			return ""
+		}
+	}
+	i := slices.IndexFunc(s.Surface.Web, func(w scans.WebOrigin) bool { return w.Origin == strings.TrimSuffix(o, "/") || w.Origin == o })
+	if i < 0 {
+		return ""
+	}
+	w := s.Surface.Web[i]
+	addrs := slices.Clone(h.Addresses)
+	slices.Sort(addrs)
+	return strings.Join([]string{strings.Join(addrs, ","), u.Scheme, port, cert,
+		w.Title, w.Server, strings.Join(w.Technologies, ",")}, "\x00")
+}
+
+// tlsCertificate finds the certificate in a tls_check outcome
+// ("...; certificate \"CN=...\" expiring 2027-01-01; ...").
+var tlsCertificate = regexp.MustCompile(`; certificate ("(?:[^"\\]|\\.)*" expiring \S+|none)`)
+
+// certificateOf is the certificate tls_check saw on host:port, "" when no
+// successful tls_check of it is recorded.
+func certificateOf(steps []scans.Step, host, port string) string {
+	for _, st := range steps {
+		if st.Tool != TLSCheck || st.Status != scans.StepOK {
+			continue
+		}
+		var in struct {
+			Host string `json:"host"`
+			Port int    `json:"port"`
+		}
+		if json.Unmarshal(st.Input, &in) != nil || !strings.EqualFold(in.Host, host) || strconv.Itoa(in.Port) != port {
+			continue
+		}
+		if m := tlsCertificate.FindStringSubmatch(st.Outcome); m != nil {
+			return strings.TrimSuffix(m[1], ";")
+		}
+	}
+	return ""
 }
 
 // followUps are the calls findings ask for: the files a directory listing

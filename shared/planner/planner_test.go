@@ -117,8 +117,8 @@ func TestPlanFollowsTheSurface(t *testing.T) {
 	if c := calls(steps, planner.HTTPCheck); !slices.Contains(c, `{"url":"https://api.example.com:8443/"}`) || slices.ContainsFunc(c, func(s string) bool { return strings.Contains(s, "mail.") }) {
 		t.Errorf("http_check calls %v", c)
 	}
-	if n := len(calls(steps, planner.PortScan)); n < 66 {
-		t.Errorf("deep tier scanned %d port ranges, want every port", n)
+	if n := len(calls(steps, planner.PortScan)); n != 3*2+3*16 {
+		t.Errorf("deep tier: %d port scans, want top1000 and exposures and 16 ranges for each of 3 addresses", n)
 	}
 }
 

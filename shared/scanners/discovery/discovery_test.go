@@ -319,3 +319,69 @@ func TestWordlist(t *testing.T) {
 		seen[l] = true
 	}
 }
+
+// The deep wordlist contains the standard one (a deep scan finds at least
+// what standard does), is a few thousand valid labels without repeats, and
+// is the generator's output.
+func TestDeepWordlist(t *testing.T) {
+	t.Parallel()
+	deep, std := DeepWordlist(), Wordlist()
+	if len(deep) < 2000 || len(deep) > 5000 {
+		t.Errorf("%d deep labels", len(deep))
+	}
+	if !slices.Equal(deep[:len(std)], std) {
+		t.Error("the deep wordlist does not start with the standard one")
+	}
+	seen := map[string]bool{}
+	for _, l := range deep {
+		if seen[l] || len(l) > 63 || strings.ContainsAny(l, ". _") || strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
+			t.Errorf("label %q duplicated or not a label", l)
+		}
+		seen[l] = true
+	}
+	if want := fmt.Sprintf("# The deep tier's subdomain labels (%d), generated", len(deep)); !strings.HasPrefix(deepWordlistText, want) {
+		t.Errorf("wordlist_deep.txt header is not %q: run go generate", want)
+	}
+}
+
+// A host only the deep wordlist names is found with it and not without;
+// the outcome says how much of the list was tried.
+func TestDiscoverDeepWordlist(t *testing.T) {
+	t.Parallel()
+	z := newTestZone(t)
+	z.dns.Add(t, "eu-api.shop.test. A 127.0.0.1", "ci2.shop.test. A 127.0.0.1")
+	if slices.Contains(Wordlist(), "eu-api") || !slices.Contains(DeepWordlist(), "eu-api") || !slices.Contains(DeepWordlist(), "ci2") {
+		t.Fatal("test labels: eu-api and ci2 must be deep-only")
+	}
+	names := func(input string) ([]string, string) {
+		res, err := New().Run(context.Background(), z.env, json.RawMessage(input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range res.Surface.Hosts {
+			out = append(out, h.Name)
+		}
+		return out, res.Outcome
+	}
+	std, _ := names(`{"sources":["wordlist"]}`)
+	start := time.Now()
+	deep, outcome := names(`{"sources":["wordlist"],"wordlist":"deep"}`)
+	t.Logf("deep wordlist: %v; %s", time.Since(start).Round(time.Millisecond), outcome)
+	for _, n := range []string{"eu-api.shop.test", "ci2.shop.test"} {
+		if slices.Contains(std, n) || !slices.Contains(deep, n) {
+			t.Errorf("%s: standard %v, deep %v", n, std, deep)
+		}
+	}
+	for _, n := range std {
+		if !slices.Contains(deep, n) {
+			t.Errorf("the standard wordlist found %s, the deep one did not", n)
+		}
+	}
+	if want := fmt.Sprintf("deep wordlist: %d of %d labels tried", len(DeepWordlist()), len(DeepWordlist())); !strings.Contains(outcome, want) {
+		t.Errorf("outcome %q lacks %q", outcome, want)
+	}
+	if _, err := New().Run(context.Background(), z.env, json.RawMessage(`{"wordlist":"huge"}`)); !tools.IsInputError(err) {
+		t.Errorf("unknown wordlist: %v", err)
+	}
+}

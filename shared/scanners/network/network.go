@@ -5,9 +5,17 @@
 // caches, remote administration, cleartext protocols) and for outdated or
 // backdoored software announced in banners.
 //
-// One call scans at most MaxPortsPerCall ports within its time bound; the
-// quick and standard tiers use the top100 and top1000 presets, and a deep
-// scan of all 65,535 ports is a series of calls with port ranges.
+// One call scans at most MaxPortsPerCall listed ports, or a range of at most
+// MaxRangePerCall consecutive ports, within its time bound; the quick and
+// standard tiers use the top100 and top1000 presets, and a deep scan of all
+// 65,535 ports is a series of SweepCalls range calls per address.
+//
+// Rate: every call (one address) starts at most ConnectsPerSecond connection
+// attempts a second, evenly spaced, with at most 100 (lists and presets) or
+// SweepConcurrency (ranges) attempts in flight; a range call gives a silent
+// (filtered) port SweepConnectTimeout to answer. A full sweep of one
+// address is therefore at least 65,535 / ConnectsPerSecond ≈ 218 s of
+// connection attempts, spread over 16 calls.
 package network
 
 import (
@@ -33,6 +41,26 @@ const (
 	// MaxPortsPerCall bounds one call: a scan of every port is split by the
 	// planner into ranges of at most this many ports.
 	MaxPortsPerCall = 1000
+
+	// MaxRangePerCall bounds a range call: the deep tier's sweep of every
+	// port is SweepCalls calls of at most this many consecutive ports.
+	MaxRangePerCall = 4096
+	// SweepCalls is how many range calls cover every port of an address.
+	SweepCalls = (MaxPort + MaxRangePerCall - 1) / MaxRangePerCall
+
+	// ConnectsPerSecond bounds the connection attempts one call (one
+	// address) starts per second, whatever it scans: 4,096 ports take at
+	// least 13.7 s, within the call's time bound.
+	ConnectsPerSecond = 300
+	// SweepConcurrency bounds the attempts in flight in a range call: with
+	// SweepConnectTimeout it keeps the rate when every port is filtered
+	// (320 / 1 s ≥ 300 a second).
+	SweepConcurrency = 320
+	// SweepConnectTimeout is how long a range call waits for a silent port.
+	SweepConnectTimeout = time.Second
+	// rateBurst is how many attempts a feeder that fell behind may start
+	// at once to catch up.
+	rateBurst = 10
 
 	// MaxPort is the highest TCP port.
 	MaxPort = 65535
@@ -70,6 +98,14 @@ type Scanner struct {
 	connectTimeout time.Duration
 	bannerTimeout  time.Duration
 	concurrency    int
+	// sweepConcurrency and sweepConnectTimeout apply to range calls.
+	sweepConcurrency    int
+	sweepConnectTimeout time.Duration
+	// rate is the most connection attempts a call starts per second.
+	rate int
+	// dial connects through the guarded dialer; tests wrap it to observe
+	// the attempts.
+	dial func(ctx context.Context, d *netguard.Dialer, network, address string) (net.Conn, error)
 	// hints names the service usually found on a port; it picks the probe
 	// sent to client-speaks-first services and names services that stay
 	// silent. Tests replace it to map their ephemeral ports.
@@ -85,6 +121,13 @@ func newScanner() *Scanner {
 		bannerTimeout:  defaultBannerTimeout,
 		concurrency:    defaultConcurrency,
 		hints:          wellKnownPorts,
+
+		sweepConcurrency:    SweepConcurrency,
+		sweepConnectTimeout: SweepConnectTimeout,
+		rate:                ConnectsPerSecond,
+		dial: func(ctx context.Context, d *netguard.Dialer, network, address string) (net.Conn, error) {
+			return d.DialContext(ctx, network, address)
+		},
 	}
 }
 
@@ -96,8 +139,8 @@ func (*Scanner) Description() string {
 	return "TCP connect scan of one in-scope host (default: the scan's domain). Give exactly one of " +
 		"`ports` (a list of at most 1000), `preset` (\"top100\" or \"top1000\": nmap's most common TCP ports, " +
 		"the default is top100; \"exposures\": the default ports of databases, caches and remote administration, " +
-		"some of which nmap's lists miss) or `range` ({\"from\": a, \"to\": b}, at most 1000 ports; scan all 65,535 ports " +
-		"as 66 calls of consecutive ranges). Open ports are banner-grabbed and identified (ssh, ftp, smtp, http, " +
+		"some of which nmap's lists miss) or `range` ({\"from\": a, \"to\": b}, at most 4096 ports; scan all 65,535 ports " +
+		"as 16 calls of consecutive ranges: 1-4096, 4097-8192, ..., 61441-65535). At most 300 connection attempts a second. Open ports are banner-grabbed and identified (ssh, ftp, smtp, http, " +
 		"mysql, postgresql, redis, memcached, elasticsearch, mongodb, vnc, telnet, ...) and returned as services " +
 		"for later steps (tls_check on TLS ports, web checks on HTTP ports). Findings: databases, caches and " +
 		"remote administration reachable from the network, cleartext protocols (FTP, Telnet), services that " +
@@ -122,7 +165,7 @@ const inputSchema = `{
         "from": {"type": "integer", "minimum": 1, "maximum": 65535},
         "to": {"type": "integer", "minimum": 1, "maximum": 65535}
       },
-      "description": "Consecutive ports from..to inclusive, at most 1000."
+      "description": "Consecutive ports from..to inclusive, at most 4096 (all 65,535 ports: 16 calls of 4096)."
     }
   }
 }`
@@ -163,12 +206,54 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 		// demo), those are its 80 and 443: a common-ports scan includes them.
 		ports = withEnvWebPorts(ports, env)
 	}
-	results := s.withWebHints(env).scan(callCtx, env.Dialer, host, ip, ports)
+	sc := s.withWebHints(env)
+	if isRange(raw) {
+		sc = sc.forSweep()
+	}
+	results := sc.scan(callCtx, env.Dialer, host, ip, ports)
 	if err := ctx.Err(); err != nil {
 		// The scan itself was cancelled, not merely bounded: say so.
 		return tools.Result{}, fmt.Errorf("port_scan %s: %w", host, err)
 	}
-	return report(host, ip, results), nil
+	res := report(host, ip, results)
+	if others := namesSharing(env.Surface, host, ip); len(others) > 0 {
+		// The playbook scans each address once: say for which names.
+		res.Outcome += fmt.Sprintf("; covers %s, which share%s the address", strings.Join(others, ", "), map[bool]string{true: "s", false: ""}[len(others) == 1])
+	}
+	return res, nil
+}
+
+// namesSharing are the other hosts of the surface that resolve to ip (at
+// most 10 named), sorted.
+func namesSharing(sf scans.Surface, host string, ip netip.Addr) []string {
+	var out []string
+	for _, h := range sf.Hosts {
+		if h.Name != host && h.CNAME == "" && slices.Contains(h.Addresses, ip.String()) {
+			out = append(out, h.Name)
+		}
+	}
+	slices.Sort(out)
+	if len(out) > 10 {
+		out = append(out[:10], fmt.Sprintf("and %d more", len(out)-10))
+	}
+	return out
+}
+
+// isRange reports whether the input asks for a range of ports.
+func isRange(raw json.RawMessage) bool {
+	var in struct {
+		Range json.RawMessage `json:"range"`
+	}
+	return json.Unmarshal(raw, &in) == nil && len(in.Range) > 0 && string(in.Range) != "null"
+}
+
+// forSweep returns the scanner as a range call uses it: more attempts in
+// flight and a shorter wait for silent ports, so 4,096 ports fit the call
+// at the rate bound even when every port is filtered.
+func (s *Scanner) forSweep() *Scanner {
+	c := *s
+	c.concurrency, c.connectTimeout = s.sweepConcurrency, s.sweepConnectTimeout
+	return &c
 }
 
 // input is the tool's JSON input.
@@ -245,8 +330,8 @@ func (r portRange) ports() ([]int, error) {
 	if r.From > r.To {
 		return nil, tools.Refuse("range %d-%d is empty: from is above to", r.From, r.To)
 	}
-	if n := r.To - r.From + 1; n > MaxPortsPerCall {
-		return nil, tools.Refuse("range %d-%d has %d ports; one call scans at most %d", r.From, r.To, n, MaxPortsPerCall)
+	if n := r.To - r.From + 1; n > MaxRangePerCall {
+		return nil, tools.Refuse("range %d-%d has %d ports; one call scans at most %d", r.From, r.To, n, MaxRangePerCall)
 	}
 	out := make([]int, 0, r.To-r.From+1)
 	for p := r.From; p <= r.To; p++ {
@@ -380,6 +465,9 @@ type portResult struct {
 // in the order of ports.
 func (s *Scanner) scan(ctx context.Context, dialer *netguard.Dialer, host string, ip netip.Addr, ports []int) []portResult {
 	results := make([]portResult, len(ports))
+	for i, p := range ports {
+		results[i] = portResult{port: p, state: stateSkipped}
+	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(callTimeout)
@@ -388,6 +476,11 @@ func (s *Scanner) scan(ctx context.Context, dialer *netguard.Dialer, host string
 	// started later could outlive the call.
 	lastStart := deadline.Add(-s.connectTimeout - endMargin)
 
+	// At most s.concurrency attempts in flight (the workers) and at most
+	// s.rate started a second: the feeder hands port i out no earlier than
+	// its slot, start + i/rate. A feeder that fell behind (a busy machine)
+	// catches up by at most rateBurst slots, so any one second holds at
+	// most rate + rateBurst starts.
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(s.concurrency, len(ports)) {
@@ -397,7 +490,32 @@ func (s *Scanner) scan(ctx context.Context, dialer *netguard.Dialer, host string
 			}
 		})
 	}
+	var interval time.Duration
+	if s.rate > 0 {
+		interval = time.Second / time.Duration(s.rate)
+	}
+	next := time.Now()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+feed:
 	for i := range ports {
+		if interval > 0 && i > 0 {
+			next = next.Add(interval)
+			if floor := time.Now().Add(-rateBurst * interval); next.Before(floor) {
+				next = floor
+			}
+			if wait := time.Until(next); wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-timer.C:
+				case <-ctx.Done():
+					break feed // the rest stay skipped
+				}
+			}
+		}
+		if ctx.Err() != nil || time.Now().After(lastStart) {
+			break // the rest could not finish within the call
+		}
 		jobs <- i
 	}
 	close(jobs)
@@ -411,7 +529,7 @@ func (s *Scanner) probePort(ctx context.Context, dialer *netguard.Dialer, host s
 		return res
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, s.connectTimeout)
-	conn, err := dialer.DialContext(dialCtx, "tcp", netip.AddrPortFrom(ip, uint16(port)).String())
+	conn, err := s.dial(dialCtx, dialer, "tcp", netip.AddrPortFrom(ip, uint16(port)).String())
 	cancel()
 	if err != nil {
 		res.state = dialState(ctx, err)

@@ -423,7 +423,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{"fractional port", `{"ports": [22.5]}`},
 		{"empty port list", `{"ports": []}`},
 		{"too many ports", string(mustJSON(t, map[string]any{"ports": thousandAndOne}))},
-		{"range too big", `{"range": {"from": 1, "to": 1001}}`},
+		{"range too big", `{"range": {"from": 1, "to": 4097}}`},
 		{"range reversed", `{"range": {"from": 100, "to": 1}}`},
 		{"range out of bounds", `{"range": {"from": 65000, "to": 70000}}`},
 		{"unknown preset", `{"preset": "all"}`},
@@ -546,6 +546,20 @@ func TestToolContract(t *testing.T) {
 	rounds := (MaxPortsPerCall + s.concurrency - 1) / s.concurrency
 	if worst := time.Duration(rounds) * s.connectTimeout; worst >= s.Timeout() {
 		t.Errorf("1000 filtered ports need %s, more than the %s bound", worst, s.Timeout())
+	}
+	// A range call: its starts are paced by the rate, and every silent
+	// port waits the sweep's connect timeout; the last start must come
+	// before the call stops starting attempts.
+	if SweepCalls != 16 || SweepCalls*MaxRangePerCall < MaxPort {
+		t.Errorf("%d calls of %d ports do not cover %d ports in 16", SweepCalls, MaxRangePerCall, MaxPort)
+	}
+	paced := time.Duration(MaxRangePerCall) * time.Second / ConnectsPerSecond
+	if last := s.Timeout() - s.sweepConnectTimeout - endMargin; paced >= last-2*time.Second {
+		t.Errorf("%d ports at %d/s take %s to start; attempts must start by %s (with 2 s to spare)", MaxRangePerCall, ConnectsPerSecond, paced, last)
+	}
+	if perSecond := float64(s.sweepConcurrency) / s.sweepConnectTimeout.Seconds(); perSecond < ConnectsPerSecond {
+		t.Errorf("%d in flight at %s each keep only %.0f attempts a second when every port is filtered, below the rate %d",
+			s.sweepConcurrency, s.sweepConnectTimeout, perSecond, ConnectsPerSecond)
 	}
 }
 
