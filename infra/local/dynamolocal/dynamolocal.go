@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aws/smithy-go"
 	"io"
 	"net"
 	"net/http"
@@ -145,6 +146,9 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// createAttempts bounds CreateTable's retries after a timeout.
+const createAttempts = 5
+
 // CreateTables creates every table of the template (the logical id "Table"
 // gets name; others get name-<logical id>), waits until they are active and
 // turns TTL on where the template does. Existing tables are left as they are.
@@ -160,10 +164,20 @@ func CreateTables(ctx context.Context, db *dynamodb.Client, tpl *samtemplate.Tem
 		}
 		in := def.Create
 		in.TableName = aws.String(tableName)
-		_, err := db.CreateTable(ctx, &in)
-		var exists *types.ResourceInUseException
-		if errors.As(err, &exists) {
-			continue
+		// DynamoDB Local on a busy machine can take longer than the client's
+		// per-call timeout to create a table: try again (a table the timed
+		// out call did create answers ResourceInUse, and is waited for).
+		var err error
+		for attempt := 1; ; attempt++ {
+			_, err = db.CreateTable(ctx, &in)
+			var exists *types.ResourceInUseException
+			if errors.As(err, &exists) {
+				err = nil
+			}
+			var apiErr smithy.APIError
+			if err == nil || errors.As(err, &apiErr) || ctx.Err() != nil || attempt == createAttempts {
+				break
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("create table %s: %w", tableName, err)
