@@ -606,31 +606,3 @@ func (s *Store) recordLatest(ctx context.Context, ts TargetState, sc scans.Scan,
 	}
 	return fmt.Errorf("record latest scan of %s: the item kept changing", sc.TargetID)
 }
-
-// DeleteTargetState removes a target's ledger, inventory and latest scans
-// (its scans keep their records and comparisons).
-func (s *Store) DeleteTargetState(ctx context.Context, targetID string) error {
-	items, err := s.queryAll(ctx, targetPK(targetID), "")
-	if err != nil {
-		return err
-	}
-	var reqs []types.WriteRequest
-	for _, item := range items {
-		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{
-			Key: map[string]types.AttributeValue{"pk": item["pk"], "sk": item["sk"]}}})
-	}
-	for chunk := range slices.Chunk(reqs, 25) {
-		pending := map[string][]types.WriteRequest{s.table: chunk}
-		for attempt := 0; len(pending[s.table]) > 0 && attempt < 5; attempt++ {
-			res, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
-			if err != nil {
-				return dbError("delete target state", err)
-			}
-			pending = res.UnprocessedItems
-			if len(pending[s.table]) > 0 {
-				time.Sleep(time.Duration(50*(attempt+1)) * time.Millisecond)
-			}
-		}
-	}
-	return nil
-}
