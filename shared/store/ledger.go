@@ -485,7 +485,7 @@ func (s *Store) ApplyCompletion(ctx context.Context, c Completion) error {
 	}
 	for sk, v := range services {
 		values := map[string]types.AttributeValue{":host": str(strings.ToLower(v.Host)), ":port": number(int64(v.Port)),
-			":now": now, ":proto": str(v.Protocol), ":empty": str("")}
+			":now": now, ":proto": str(v.Protocol)}
 		expr := "SET #host = :host, #port = :port, #protocol = :proto, first_seen_at = if_not_exists(first_seen_at, :now), " +
 			"last_seen_at = :now"
 		// What a scan could not name keeps what an earlier one named.
@@ -494,12 +494,14 @@ func (s *Store) ApplyCompletion(ctx context.Context, c Completion) error {
 			values[":product"] = str(v.Product)
 		} else {
 			expr += ", product = if_not_exists(product, :empty)"
+			values[":empty"] = str("")
 		}
 		if v.Version != "" {
 			expr += ", #version = :version"
 			values[":version"] = str(v.Version)
 		} else {
 			expr += ", #version = if_not_exists(#version, :empty)"
+			values[":empty"] = str("")
 		}
 		update(assetService+sk, expr, map[string]string{"#host": "host", "#port": "port", "#protocol": "protocol",
 			"#version": "version"}, values)

@@ -122,7 +122,8 @@ func (r *ledgerRig) scan(hosts []string, findings []scans.Finding) store.ScanDet
 	var surface scans.Surface
 	for _, h := range hosts {
 		surface.Hosts = append(surface.Hosts, scans.Host{Name: h, Addresses: []string{"192.0.2.1"}, Sources: []scans.HostSource{scans.SourceApex}})
-		surface.Services = append(surface.Services, scans.ServiceInfo{Host: h, Address: "192.0.2.1", Port: 443, Transport: "tcp", Protocol: "https"})
+		surface.Services = append(surface.Services, scans.ServiceInfo{Host: h, Address: "192.0.2.1", Port: 443, Transport: "tcp", Protocol: "https"},
+			scans.ServiceInfo{Host: h, Address: "192.0.2.1", Port: 22, Transport: "tcp", Protocol: "ssh", Product: "OpenSSH", Version: "9.6"})
 	}
 	if err := r.st.MergeSurface(ctx, sc.ID, surface); err != nil {
 		r.t.Fatal(err)
@@ -294,8 +295,13 @@ func TestLedgerAcrossScans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(as.Hosts) != 3 || len(as.Services) != 3 {
-		t.Fatalf("assets %+v, want 3 hosts and 3 services", as)
+	if len(as.Hosts) != 3 || len(as.Services) != 6 {
+		t.Fatalf("assets %+v, want 3 hosts and 6 services", as)
+	}
+	for _, v := range as.Services {
+		if v.Port == 22 && (v.Product != "OpenSSH" || v.Version != "9.6") {
+			t.Errorf("service %+v: want OpenSSH 9.6", v)
+		}
 	}
 	for _, h := range as.Hosts {
 		switch h.Name {
