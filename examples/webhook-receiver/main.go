@@ -31,7 +31,8 @@ func main() {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/hooks/scans", webhookverify.Handler(secret, func(d webhookverify.Delivery) {
-		log.Printf("delivery %s: scan %s %s (%d findings) %s", d.ID, d.ScanID, d.Status, d.FindingsCount, d.Error)
+		log.Printf("delivery %s: scan %s %s (%d findings, %d issues: %d new, %d fixed) %s", d.ID, d.ScanID, d.Status,
+			d.FindingsCount, d.IssuesCount, d.NewIssuesCount, d.FixedIssuesCount, d.Error)
 	}))
 	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	log.Printf("listening on http://%s/hooks/scans", *addr)

@@ -25,6 +25,7 @@ import (
 	"unicode"
 
 	"secscan/shared/domainname"
+	"secscan/shared/monitor"
 	"secscan/shared/netguard"
 	"secscan/shared/plainerr"
 	"secscan/shared/planner"
@@ -460,13 +461,35 @@ func (a *Agent) complete(ctx context.Context, t Task) (Result, error) {
 			return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
 		}
 	}
-	sum := summary.Write(summary.Input{Domain: sc.Target, ScanType: sc.Type, Tier: sc.Tier, Findings: detail.Findings, Steps: detail.Steps, Partial: partial})
+	cmp, state, err := a.compare(ctx, sc, detail)
+	if err != nil {
+		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
+	}
+	// Issues triaged away (false positives, unexpired accepted risks) count
+	// neither in the risk rating nor in the summary.
+	active := monitor.Active(detail.Findings, cmp)
+	sum := summary.Write(summary.Input{Domain: sc.Target, ScanType: sc.Type, Tier: sc.Tier, Findings: active, Steps: detail.Steps,
+		Partial: partial, Changes: changesOf(detail.Issues, cmp)})
 	if sz, ok := a.Planner.(planner.Summarizer); ok {
-		if sum, err = a.modelSummary(ctx, t, sz, planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface}, sum); err != nil {
+		if sum, err = a.modelSummary(ctx, t, sz, planner.State{Scan: sc, Steps: detail.Steps, Findings: active, Surface: detail.Surface}, sum); err != nil {
 			return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
 		}
 	}
-	return a.end(ctx, t, scans.Completed, "", &sum)
+	if err := a.Store.ApplyCompletion(ctx, store.Completion{Scan: sc, Issues: detail.Issues, Comparison: cmp,
+		Surface: detail.Surface, State: state, Now: a.Now()}); err != nil {
+		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
+	}
+	ended, err := a.Store.CompleteScan(ctx, t.UserID, t.ScanID, &sum, cmp.BaselineScanID, monitor.Counts(detail.Issues, cmp), a.Now())
+	if cur, refused := store.IsRefused(err); refused {
+		return Result{Status: string(cur.Status)}, nil
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("end scan %s as completed: %w", t.ScanID, err)
+	}
+	a.Logger.InfoContext(ctx, "scan ended", "scan_id", ended.ID, "status", ended.Status, "credits_used", ended.CreditsUsed,
+		"findings", ended.FindingsCount, "baseline", cmp.BaselineScanID, "new_issues", ended.NewIssuesCount,
+		"fixed_issues", ended.FixedIssuesCount)
+	return Result{Status: string(ended.Status)}, nil
 }
 
 // modelSummary asks the planner's model for the summary and records the call

@@ -80,6 +80,18 @@ func (a *API) FindingsCSV() http.Handler { return a.authed(a.report(csvReport)) 
 // ListChecks is ListChecksFunction, GET /api/checks: the check catalogue.
 func (a *API) ListChecks() http.Handler { return a.authed(a.listChecks) }
 
+// ListTargetIssues is ListTargetIssuesFunction, GET /api/targets/{id}/issues:
+// the target's issue ledger.
+func (a *API) ListTargetIssues() http.Handler { return a.authed(a.listTargetIssues) }
+
+// PutTargetIssue is PutTargetIssueFunction, PUT /api/targets/{id}/issues/{key}:
+// the triage of one issue.
+func (a *API) PutTargetIssue() http.Handler { return a.authed(a.putTargetIssue) }
+
+// ListTargetAssets is ListTargetAssetsFunction, GET /api/targets/{id}/assets:
+// the target's asset inventory.
+func (a *API) ListTargetAssets() http.Handler { return a.authed(a.listTargetAssets) }
+
 // authed authenticates the caller (Store and Auth) before h.
 func (a *API) authed(h httpapi.AuthedHandler) http.Handler {
 	return httpapi.Observe(a.Logger, httpapi.Authenticated(a.Auth, h))

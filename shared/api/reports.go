@@ -83,8 +83,12 @@ func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Reques
 		case !store.IsNotFound(err):
 			return err
 		}
+		var notRetested []string
+		if d.Comparison != nil {
+			notRetested = d.Comparison.NotRetested
+		}
 		body, err := format.render(a, report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Issues: d.Issues, Steps: d.Steps, Surface: d.Surface,
-			Watermarked: plan == plans.Free, GeneratedAt: now, Verification: proof}), r)
+			Watermarked: plan == plans.Free, GeneratedAt: now, Verification: proof, NotRetested: notRetested}), r)
 		if err != nil {
 			return err
 		}

@@ -691,7 +691,7 @@ func TestValidateWebhook(t *testing.T) {
 			"X-Service-Delivery":          {"dlv_01HZX5V8M2K9Q3R4S5T6V7W8X9"},
 		}
 	}
-	completed := `{"scan_id":"` + scanID + `","status":"completed","target":"example.com","tier":"quick","credits_used":12,"findings_count":1,"summary":{"risk_rating":"medium","summary":"x","attack_chains":["a then b"]}}`
+	completed := `{"scan_id":"` + scanID + `","status":"completed","target":"example.com","tier":"quick","credits_used":12,"findings_count":1,"issues_count":1,"new_issues_count":1,"fixed_issues_count":2,"schedule_id":null,"summary":{"risk_rating":"medium","summary":"x","attack_chains":["a then b"]}}`
 	cases := []struct {
 		name   string
 		header http.Header
@@ -702,6 +702,7 @@ func TestValidateWebhook(t *testing.T) {
 		{"failed", headers(), `{"scan_id":"` + scanID + `","status":"failed","error":"Credit budget exceeded: 48 of 50 credits used"}`, true},
 		{"cancelled", headers(), `{"scan_id":"` + scanID + `","status":"cancelled","target":"example.com","tier":"deep","credits_used":3,"findings_count":0}`, true},
 		{"failed with extra fields", headers(), `{"scan_id":"` + scanID + `","status":"failed","error":"x","target":"example.com"}`, false},
+		{"completed without the issue counts", headers(), `{"scan_id":"` + scanID + `","status":"completed","target":"example.com","tier":"quick","credits_used":12,"findings_count":1,"summary":{"risk_rating":"medium","summary":"x","attack_chains":[]}}`, false},
 		{"completed without summary", headers(), `{"scan_id":"` + scanID + `","status":"completed","target":"example.com","tier":"quick","credits_used":1,"findings_count":0}`, false},
 		{"unknown status", headers(), `{"scan_id":"` + scanID + `","status":"running"}`, false},
 		{"content type with charset", func() http.Header {

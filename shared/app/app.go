@@ -137,6 +137,9 @@ var Endpoints = map[string]func(*api.API) http.Handler{
 	"ReportPDFFunction":           (*api.API).ReportPDF,
 	"FindingsCSVFunction":         (*api.API).FindingsCSV,
 	"ListChecksFunction":          (*api.API).ListChecks,
+	"ListTargetIssuesFunction":    (*api.API).ListTargetIssues,
+	"PutTargetIssueFunction":      (*api.API).PutTargetIssue,
+	"ListTargetAssetsFunction":    (*api.API).ListTargetAssets,
 }
 
 // Handlers returns a's handler of every entry of Endpoints.

@@ -51,6 +51,9 @@ type Input struct {
 	// Issues are the scan record's issues when it carries them; nil: Build
 	// groups the findings itself (scans.GroupIssues).
 	Issues []scans.Issue
+	// NotRetested are the keys of the baseline scan's issues this scan did
+	// not test again on their locations (neither fixed nor recurring).
+	NotRetested []string
 }
 
 // Issue is one weakness of the report with the findings at its locations.
@@ -130,6 +133,10 @@ func Build(in Input) Report {
 		r.IssueCounts = append(r.IssueCounts, SeverityCount{Severity: s, Count: issueCounts[s]})
 	}
 	r.Coverage = coverage(r)
+	for _, key := range in.NotRetested {
+		r.Coverage.NotTested = append(r.Coverage.NotTested, "Issue "+key+
+			" of the previous scan was not tested again on its locations: it is neither fixed nor recurring.")
+	}
 	r.Scope = buildScope(r, in.Verification)
 	r.Plan = buildPlan(r.Findings, r.IssueOf)
 	r.Confidential = Confidentiality(r.Scan.Target)

@@ -304,6 +304,13 @@ type Scan struct {
 	// BaselineScanID is the scan this one is compared with (CONTRACT
 	// "Checks and issues"); empty when none.
 	BaselineScanID string
+	// NewIssuesCount, FixedIssuesCount and ActiveIssuesCount are set at
+	// completion from the comparison with the baseline and the ledger
+	// (CompletionCounts): new or regressed issues not triaged away, fixed
+	// issues, and issues not triaged away.
+	NewIssuesCount    int
+	FixedIssuesCount  int
+	ActiveIssuesCount *int // nil: recorded before triage (then IssuesCount)
 }
 
 // WebhookAttempt is one delivery attempt of the scan's webhook.

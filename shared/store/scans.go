@@ -85,6 +85,10 @@ type scanItem struct {
 	IssuesCount    *int   `dynamodbav:"issues_count,omitempty"`
 	ScheduleID     string `dynamodbav:"schedule_id,omitempty"`
 	BaselineScanID string `dynamodbav:"baseline_scan_id,omitempty"`
+	// Set at completion (CompleteScan).
+	NewIssuesCount    int  `dynamodbav:"new_issues_count,omitempty"`
+	FixedIssuesCount  int  `dynamodbav:"fixed_issues_count,omitempty"`
+	ActiveIssuesCount *int `dynamodbav:"active_issues_count,omitempty"`
 }
 
 func scanKey(userID, id string) map[string]types.AttributeValue {
@@ -99,6 +103,7 @@ func toScanItem(s scans.Scan) scanItem {
 		CancelRequested: s.CancelRequested, CreditsUsed: s.CreditsUsed, MaxCredits: s.MaxCredits,
 		ChargedSeq: s.ChargedSeq, StepsCount: s.StepsCount, FindingsCount: s.FindingsCount, CallbackURL: s.CallbackURL,
 		Error: s.Error, CreatedAt: s.CreatedAt, ScheduleID: s.ScheduleID, BaselineScanID: s.BaselineScanID,
+		NewIssuesCount: s.NewIssuesCount, FixedIssuesCount: s.FixedIssuesCount, ActiveIssuesCount: s.ActiveIssuesCount,
 	}
 	issues := s.IssuesCount
 	it.IssuesCount = &issues
@@ -119,6 +124,7 @@ func (it scanItem) scan() (scans.Scan, error) {
 		CreditsUsed: it.CreditsUsed, MaxCredits: it.MaxCredits, ChargedSeq: it.ChargedSeq, StepsCount: it.StepsCount,
 		FindingsCount: it.FindingsCount, CallbackURL: it.CallbackURL, Error: it.Error, CreatedAt: it.CreatedAt,
 		ScheduleID: it.ScheduleID, BaselineScanID: it.BaselineScanID,
+		NewIssuesCount: it.NewIssuesCount, FixedIssuesCount: it.FixedIssuesCount, ActiveIssuesCount: it.ActiveIssuesCount,
 	}
 	if it.IssuesCount != nil {
 		s.IssuesCount = *it.IssuesCount
@@ -236,6 +242,9 @@ type ScanDetail struct {
 	FixedIssues []scans.FixedIssue
 	Steps       []scans.Step
 	Surface     scans.Surface
+	// Comparison is what completion compared (nil before it, and for scans
+	// completed before monitoring existed).
+	Comparison *scans.Comparison
 }
 
 // GetScanDetail reads the record and what the scan accumulated concurrently:
@@ -266,9 +275,22 @@ func (s *Store) GetScanDetail(ctx context.Context, userID, id string) (ScanDetai
 	}
 	d.Issues = scans.GroupIssues(d.Findings)
 	d.Scan.IssuesCount = len(d.Issues)
-	// Comparing with a baseline comes with monitoring: until then, nothing
-	// is known fixed.
 	d.FixedIssues = []scans.FixedIssue{}
+	if d.Comparison, err = decodeComparison(children); err != nil {
+		return ScanDetail{}, err
+	}
+	if c := d.Comparison; c != nil {
+		for i := range d.Issues {
+			is := &d.Issues[i]
+			if ch, ok := c.Changes[is.Key]; ok && c.BaselineScanID != "" {
+				is.Change = &ch
+			}
+			if t, ok := c.Triage[is.Key]; ok {
+				is.Triage = &t
+			}
+		}
+		d.FixedIssues = c.Fixed
+	}
 	return d, nil
 }
 
@@ -569,11 +591,31 @@ func (s *Store) StartScan(ctx context.Context, userID, id string, now time.Time)
 // transaction (credits.go), pinned to the credits_used it read, so a charge
 // racing the end makes it read again rather than release the wrong amount.
 func (s *Store) EndScan(ctx context.Context, userID, id string, status scans.Status, reason string, summary *scans.Summary, now time.Time) (scans.Scan, error) {
+	return s.endScan(ctx, userID, id, status, reason, summary, now, "", nil)
+}
+
+// CompleteScan ends a scan completed with its summary, the baseline it was
+// compared with ("" for none) and the counts of that comparison, as EndScan.
+func (s *Store) CompleteScan(ctx context.Context, userID, id string, summary *scans.Summary, baselineID string, c scans.CompletionCounts, now time.Time) (scans.Scan, error) {
+	extra := ", new_issues_count = :new, fixed_issues_count = :fixed, active_issues_count = :active"
+	values := map[string]types.AttributeValue{":new": number(int64(c.NewIssues)), ":fixed": number(int64(c.FixedIssues)),
+		":active": number(int64(c.ActiveIssues))}
+	if baselineID != "" {
+		extra += ", baseline_scan_id = :baseline"
+		values[":baseline"] = str(baselineID)
+	}
+	return s.endScan(ctx, userID, id, scans.Completed, "", summary, now, extra, values)
+}
+
+func (s *Store) endScan(ctx context.Context, userID, id string, status scans.Status, reason string, summary *scans.Summary, now time.Time, extra string, extraValues map[string]types.AttributeValue) (scans.Scan, error) {
 	if !status.Terminal() {
 		return scans.Scan{}, fmt.Errorf("end scan %s: %s is not a terminal status", id, status)
 	}
-	update := "SET #status = :to, finished_at = :now"
+	update := "SET #status = :to, finished_at = :now" + extra
 	values := map[string]types.AttributeValue{":to": str(string(status)), ":now": stamp(now)}
+	for k, v := range extraValues {
+		values[k] = v
+	}
 	if reason != "" {
 		update += ", #error = :error"
 		values[":error"] = str(reason)

@@ -21,6 +21,11 @@
 //	AUTHFAIL#<ip>           AUTHFAIL           failed authentications per source IP (TTL)
 //	PROMOTION#<email>       PROMOTION          AdminEmails made this email's user an admin; never
 //	                                           deleted, so it promotes at most once per stack
+//	TARGET#<tgt id>         ISSUE#<key>, ASSET#…, LATEST#<type>
+//	                                           a target's issue ledger, asset inventory and
+//	                                           last completed scans (ledger.go): one Query reads
+//	                                           them all at completion; the API reaches a target id
+//	                                           only through its owner's USER#/TARGET# record
 //
 // Every request-path operation is keyed (GetItem, Query on one partition,
 // conditional writes); nothing scans the table. Every user-owned record lives

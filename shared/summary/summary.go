@@ -14,9 +14,12 @@
 package summary
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"secscan/shared/plans"
 	"secscan/shared/scans"
@@ -34,6 +37,60 @@ type Input struct {
 	// Partial is empty, or why coverage was cut short (e.g. "the credit
 	// budget ran out").
 	Partial string
+	// Changes is what changed since the baseline scan; nil without one.
+	// (Findings triaged away — false positives, unexpired accepted risks —
+	// are left out of Findings by the caller.)
+	Changes *Changes
+}
+
+// Changes is what changed since the baseline scan, for the summary's
+// sentence "3 new, 1 regressed, 5 fixed since 2 March 2026; 2 new hosts".
+type Changes struct {
+	New, Regressed, Fixed int
+	// NotRetested counts baseline issues this scan did not test again.
+	NotRetested int
+	Since       time.Time // the baseline's finish
+	NewHosts    int
+	NewServices int
+	// Triaged counts issues left out as false positives or accepted risks.
+	Triaged int
+}
+
+// sentence is the changes' sentence, "" when there is nothing to say.
+func (c *Changes) sentence() string {
+	if c == nil {
+		return ""
+	}
+	var out []string
+	if !c.Since.IsZero() {
+		out = append(out, fmt.Sprintf("Since the previous scan (%s): %d new, %d regressed, %d fixed.",
+			c.Since.UTC().Format("2 January 2006"), c.New, c.Regressed, c.Fixed))
+		if c.NotRetested > 0 {
+			out = append(out, fmt.Sprintf("%s of the previous scan not tested again (neither fixed nor recurring).",
+				countOf(c.NotRetested, "issue")))
+		}
+	}
+	var assets []string
+	if c.NewHosts > 0 {
+		assets = append(assets, countOf(c.NewHosts, "new host"))
+	}
+	if c.NewServices > 0 {
+		assets = append(assets, countOf(c.NewServices, "new service"))
+	}
+	if len(assets) > 0 {
+		out = append(out, "The inventory gained "+strings.Join(assets, " and ")+".")
+	}
+	if c.Triaged > 0 {
+		out = append(out, countOf(c.Triaged, "triaged issue")+" (false positive or accepted risk) left out of the rating.")
+	}
+	return strings.Join(out, " ")
+}
+
+func countOf(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // Bounds on the audit trail read for tools, failures and services (steps
@@ -72,9 +129,15 @@ func Write(in Input) scans.Summary {
 		cov:      cov,
 		partial:  clean(in.Partial, maxPartial),
 	}
+	text := n.write()
+	if c := in.Changes.sentence(); c != "" {
+		// The changes are said whatever the narrative's length.
+		text = boundText(text, max(maxSummary-utf8.RuneCountInString(c)-1, 0)) + " " + c
+		text = strings.TrimSpace(text)
+	}
 	return scans.Summary{
 		RiskRating:   rating(entries),
-		Summary:      n.write(),
+		Summary:      text,
 		AttackChains: texts,
 	}
 }

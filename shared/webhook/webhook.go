@@ -89,15 +89,30 @@ func Payload(sc scans.Scan) ([]byte, error) {
 		if summary.AttackChains == nil {
 			summary.AttackChains = []string{}
 		}
+		// The counts leave out issues triaged away (false positives,
+		// unexpired accepted risks) when the scan was completed.
+		issues := sc.IssuesCount
+		if sc.ActiveIssuesCount != nil {
+			issues = *sc.ActiveIssuesCount
+		}
+		var schedule *string
+		if sc.ScheduleID != "" {
+			schedule = &sc.ScheduleID
+		}
 		return json.Marshal(struct {
-			ScanID        string        `json:"scan_id"`
-			Status        scans.Status  `json:"status"`
-			Target        string        `json:"target"`
-			Tier          plans.Tier    `json:"tier"`
-			CreditsUsed   int           `json:"credits_used"`
-			FindingsCount int           `json:"findings_count"`
-			Summary       scans.Summary `json:"summary"`
-		}{sc.ID, sc.Status, sc.Target, sc.Tier, sc.CreditsUsed, sc.FindingsCount, summary})
+			ScanID           string        `json:"scan_id"`
+			Status           scans.Status  `json:"status"`
+			Target           string        `json:"target"`
+			Tier             plans.Tier    `json:"tier"`
+			CreditsUsed      int           `json:"credits_used"`
+			FindingsCount    int           `json:"findings_count"`
+			IssuesCount      int           `json:"issues_count"`
+			NewIssuesCount   int           `json:"new_issues_count"`
+			FixedIssuesCount int           `json:"fixed_issues_count"`
+			ScheduleID       *string       `json:"schedule_id"`
+			Summary          scans.Summary `json:"summary"`
+		}{sc.ID, sc.Status, sc.Target, sc.Tier, sc.CreditsUsed, sc.FindingsCount, issues, sc.NewIssuesCount,
+			sc.FixedIssuesCount, schedule, summary})
 	case scans.Failed:
 		return json.Marshal(struct {
 			ScanID string       `json:"scan_id"`

@@ -227,7 +227,7 @@ func TestRetryScheduleAndSignatures(t *testing.T) {
 	if err := json.Unmarshal(got[0].body, &payload); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"credits_used":0,"findings_count":0,"scan_id":"` + sc.ID + `","status":"completed","summary":{"attack_chains":["a then b"],"risk_rating":"medium","summary":"Two medium issues."},"target":"example.com","tier":"standard"}`
+	want := `{"credits_used":0,"findings_count":0,"fixed_issues_count":0,"issues_count":0,"new_issues_count":0,"scan_id":"` + sc.ID + `","schedule_id":null,"status":"completed","summary":{"attack_chains":["a then b"],"risk_rating":"medium","summary":"Two medium issues."},"target":"example.com","tier":"standard"}`
 	if norm, _ := json.Marshal(payload); string(norm) != want {
 		t.Errorf("completion payload\n%s\nwant\n%s", norm, want)
 	}

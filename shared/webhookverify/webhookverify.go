@@ -95,16 +95,23 @@ func parse(h string) (ts string, v1 []string, ok bool) {
 // Delivery is a verified webhook: the fields of every payload, plus the
 // body as received.
 type Delivery struct {
-	ID            string          `json:"-"` // X-Service-Delivery, the same across retries
-	ScanID        string          `json:"scan_id"`
-	Status        string          `json:"status"` // completed, failed or cancelled
-	Target        string          `json:"target,omitempty"`
-	Tier          string          `json:"tier,omitempty"`
-	CreditsUsed   int             `json:"credits_used,omitempty"`
-	FindingsCount int             `json:"findings_count,omitempty"`
-	Error         string          `json:"error,omitempty"`
-	Summary       json.RawMessage `json:"summary,omitempty"`
-	Raw           []byte          `json:"-"`
+	ID            string `json:"-"` // X-Service-Delivery, the same across retries
+	ScanID        string `json:"scan_id"`
+	Status        string `json:"status"` // completed, failed or cancelled
+	Target        string `json:"target,omitempty"`
+	Tier          string `json:"tier,omitempty"`
+	CreditsUsed   int    `json:"credits_used,omitempty"`
+	FindingsCount int    `json:"findings_count,omitempty"`
+	// Completed payloads: issues not triaged away, new (or regressed) and
+	// fixed issues since the baseline scan, and the schedule that started
+	// the scan (empty when none).
+	IssuesCount      int             `json:"issues_count,omitempty"`
+	NewIssuesCount   int             `json:"new_issues_count,omitempty"`
+	FixedIssuesCount int             `json:"fixed_issues_count,omitempty"`
+	ScheduleID       string          `json:"schedule_id,omitempty"`
+	Error            string          `json:"error,omitempty"`
+	Summary          json.RawMessage `json:"summary,omitempty"`
+	Raw              []byte          `json:"-"`
 }
 
 // Handler answers deliveries like the reference receivers: 204 after

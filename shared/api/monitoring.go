@@ -1,0 +1,231 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"secscan/shared/apierr"
+	"secscan/shared/auth"
+	"secscan/shared/httpapi"
+	"secscan/shared/scans"
+	"secscan/shared/store"
+)
+
+// ledgerEntryJSON is one issue of a target's ledger (CONTRACT "Monitoring:
+// schedules, triage, assets"). triage is the decision as it applies now:
+// null when there is none, it says open, or an acceptance has expired.
+type ledgerEntryJSON struct {
+	Key         string          `json:"key"`
+	Check       scans.CheckCode `json:"check"`
+	CVE         *string         `json:"cve"`
+	Title       string          `json:"title"`
+	Severity    scans.Severity  `json:"severity"`
+	Status      string          `json:"status"`
+	FirstSeenAt string          `json:"first_seen_at"`
+	LastSeenAt  string          `json:"last_seen_at"`
+	LastScanID  string          `json:"last_scan_id"`
+	FixedAt     *string         `json:"fixed_at"`
+	Triage      *scans.Triage   `json:"triage"`
+}
+
+func renderLedgerEntry(e scans.LedgerEntry, now time.Time) ledgerEntryJSON {
+	return ledgerEntryJSON{Key: e.Key, Check: e.Check, CVE: e.CVE, Title: e.Title, Severity: e.Severity, Status: e.Status,
+		FirstSeenAt: timestamp(e.FirstSeenAt), LastSeenAt: timestamp(e.LastSeenAt), LastScanID: e.LastScanID,
+		FixedAt: optionalTimestamp(e.FixedAt), Triage: e.Triage.Effective(now)}
+}
+
+// listTargetIssues is GET /api/targets/{id}/issues (?status=open|fixed,
+// ?state=open|accepted_risk|false_positive).
+func (a *API) listTargetIssues(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	status, state := r.URL.Query().Get("status"), r.URL.Query().Get("state")
+	if status != "" && status != scans.IssueOpen && status != scans.IssueFixed {
+		return apierr.Field("status", "must be open or fixed")
+	}
+	if state != "" && !validTriageState(state) {
+		return apierr.Field("state", "must be open, accepted_risk or false_positive")
+	}
+	t, err := a.ownedTarget(r, p)
+	if err != nil {
+		return err
+	}
+	ledger, err := a.Store.IssueLedger(r.Context(), t.ID)
+	if err != nil {
+		return err
+	}
+	now := a.Now()
+	out := make([]ledgerEntryJSON, 0, len(ledger))
+	for _, e := range ledger {
+		je := renderLedgerEntry(e, now)
+		if status != "" && je.Status != status {
+			continue
+		}
+		if state != "" {
+			cur := scans.TriageOpen
+			if je.Triage != nil {
+				cur = je.Triage.State
+			}
+			if cur != state {
+				continue
+			}
+		}
+		out = append(out, je)
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func validTriageState(s string) bool {
+	return s == scans.TriageOpen || s == scans.TriageAcceptedRisk || s == scans.TriageFalsePositive
+}
+
+type triageUpdate struct {
+	State     *string `json:"state"`
+	Reason    *string `json:"reason"`
+	ExpiresAt *string `json:"expires_at"`
+}
+
+// maxIssueKey bounds an issue key in a path (check code and CVE).
+const maxIssueKey = 200
+
+// putTargetIssue is PUT /api/targets/{id}/issues/{key}: the triage of one
+// issue of the target's ledger.
+func (a *API) putTargetIssue(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	t, err := a.ownedTarget(r, p)
+	if err != nil {
+		return err
+	}
+	issueKey := r.PathValue("key")
+	if issueKey == "" || len(issueKey) > maxIssueKey || !utf8.ValidString(issueKey) || strings.ContainsAny(issueKey, "#/") {
+		return apierr.New(apierr.NotFound, "Issue %s not found", quote(issueKey))
+	}
+	var in triageUpdate
+	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	now := a.Now().UTC()
+	tr, err := checkTriage(in, now)
+	if err != nil {
+		return err
+	}
+	tr.UpdatedBy = p.User.ID
+	e, err := a.Store.SetTriage(r.Context(), t.ID, issueKey, tr)
+	if store.IsNotFound(err) {
+		return apierr.New(apierr.NotFound, "Issue %s not found", quote(issueKey))
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.Logger(r.Context()).InfoContext(r.Context(), "issue triaged", "target_id", t.ID, "issue", issueKey, "state", tr.State)
+	httpapi.WriteJSON(w, http.StatusOK, renderLedgerEntry(e, now))
+	return nil
+}
+
+// checkTriage validates a triage body (422 naming the field).
+func checkTriage(in triageUpdate, now time.Time) (scans.Triage, error) {
+	if in.State == nil {
+		return scans.Triage{}, apierr.Field("state", "is required (open, accepted_risk or false_positive)")
+	}
+	if !validTriageState(*in.State) {
+		return scans.Triage{}, apierr.Field("state", "must be open, accepted_risk or false_positive")
+	}
+	tr := scans.Triage{State: *in.State, UpdatedAt: timestamp(now)}
+	switch {
+	case in.Reason != nil:
+		reason := strings.TrimSpace(*in.Reason)
+		if reason == "" {
+			return scans.Triage{}, apierr.Field("reason", "must not be empty")
+		}
+		if utf8.RuneCountInString(reason) > scans.MaxTriageReason {
+			return scans.Triage{}, apierr.Field("reason", "must be at most %d characters", scans.MaxTriageReason)
+		}
+		if strings.ContainsFunc(reason, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }) {
+			return scans.Triage{}, apierr.Field("reason", "must not contain control characters")
+		}
+		tr.Reason = reason
+	case tr.State != scans.TriageOpen:
+		return scans.Triage{}, apierr.Field("reason", "is required for %s", tr.State)
+	}
+	if in.ExpiresAt != nil {
+		if tr.State != scans.TriageAcceptedRisk {
+			return scans.Triage{}, apierr.Field("expires_at", "is allowed only with accepted_risk")
+		}
+		exp, err := time.Parse(time.RFC3339, *in.ExpiresAt)
+		if err != nil {
+			return scans.Triage{}, apierr.Field("expires_at", "must be an RFC 3339 timestamp")
+		}
+		if !exp.After(now) {
+			return scans.Triage{}, apierr.Field("expires_at", "must be in the future")
+		}
+		v := timestamp(exp)
+		tr.ExpiresAt = &v
+	}
+	return tr, nil
+}
+
+func quote(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		s = string([]rune(s)[:60]) + "…"
+	}
+	return `"` + strings.Map(func(r rune) rune {
+		if r < 0x20 || r == '"' {
+			return '?'
+		}
+		return r
+	}, s) + `"`
+}
+
+type assetHostJSON struct {
+	Name        string   `json:"name"`
+	Addresses   []string `json:"addresses"`
+	Sources     []string `json:"sources"`
+	FirstSeenAt string   `json:"first_seen_at"`
+	LastSeenAt  string   `json:"last_seen_at"`
+}
+
+type assetServiceJSON struct {
+	Host        string `json:"host"`
+	Port        int    `json:"port"`
+	Protocol    string `json:"protocol"`
+	Product     string `json:"product"`
+	Version     string `json:"version"`
+	FirstSeenAt string `json:"first_seen_at"`
+	LastSeenAt  string `json:"last_seen_at"`
+}
+
+type assetsJSON struct {
+	Hosts    []assetHostJSON    `json:"hosts"`
+	Services []assetServiceJSON `json:"services"`
+}
+
+// listTargetAssets is GET /api/targets/{id}/assets: the hosts and services
+// of the target's completed scans, with first and last seen.
+func (a *API) listTargetAssets(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	t, err := a.ownedTarget(r, p)
+	if err != nil {
+		return err
+	}
+	as, err := a.Store.Assets(r.Context(), t.ID)
+	if err != nil {
+		return err
+	}
+	out := assetsJSON{Hosts: make([]assetHostJSON, 0, len(as.Hosts)), Services: make([]assetServiceJSON, 0, len(as.Services))}
+	for _, h := range as.Hosts {
+		out.Hosts = append(out.Hosts, assetHostJSON{Name: h.Name, Addresses: nonNil(h.Addresses), Sources: nonNil(h.Sources),
+			FirstSeenAt: timestamp(h.FirstSeenAt), LastSeenAt: timestamp(h.LastSeenAt)})
+	}
+	for _, v := range as.Services {
+		out.Services = append(out.Services, assetServiceJSON{Host: v.Host, Port: v.Port, Protocol: v.Protocol,
+			Product: v.Product, Version: v.Version, FirstSeenAt: timestamp(v.FirstSeenAt), LastSeenAt: timestamp(v.LastSeenAt)})
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
