@@ -58,12 +58,13 @@ func Next(c plans.Cadence, anchor, after time.Time) time.Time {
 
 // Expression is the EventBridge Scheduler expression of the grid (in UTC):
 // rate(1 day), rate(7 days), or a cron expression for monthly runs. A rate
-// grid starts at StartDate; cron needs none.
-func Expression(c plans.Cadence, anchor time.Time) (expr string, start *time.Time) {
+// grid starts at start, its first point after now (EventBridge Scheduler
+// refuses a start date in the past); cron needs none.
+func Expression(c plans.Cadence, anchor, now time.Time) (expr string, start *time.Time) {
 	anchor = Anchor(anchor)
 	switch c {
 	case plans.Daily, plans.Weekly:
-		first := Next(c, anchor, anchor)
+		first := Next(c, anchor, now)
 		if c == plans.Daily {
 			return "rate(1 day)", &first
 		}
