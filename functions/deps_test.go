@@ -26,7 +26,8 @@ var heavy = []struct {
 	{"secscan/shared/agent", []string{"scan-agent", "scan-step", "webhook"}},
 	{"secscan/shared/planner", []string{"scan-agent", "scan-step", "webhook"}},
 	{"secscan/shared/app", nil}, // the whole service: the local stack's
-	{"github.com/aws/aws-sdk-go-v2/service/sfn", []string{"create-scan"}},
+	{"github.com/aws/aws-sdk-go-v2/service/sfn", []string{"create-scan", "run-schedule", "scheduled-scan"}},
+	{"github.com/aws/aws-sdk-go-v2/service/scheduler", []string{"create-schedule", "update-schedule", "delete-schedule", "delete-target"}},
 }
 
 // deps lists every function's transitive imports, as built for Lambda.

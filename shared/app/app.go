@@ -137,6 +137,12 @@ var Endpoints = map[string]func(*api.API) http.Handler{
 	"ReportPDFFunction":           (*api.API).ReportPDF,
 	"FindingsCSVFunction":         (*api.API).FindingsCSV,
 	"ListChecksFunction":          (*api.API).ListChecks,
+	"CreateScheduleFunction":      (*api.API).CreateSchedule,
+	"ListSchedulesFunction":       (*api.API).ListSchedules,
+	"GetScheduleFunction":         (*api.API).GetSchedule,
+	"UpdateScheduleFunction":      (*api.API).UpdateSchedule,
+	"DeleteScheduleFunction":      (*api.API).DeleteSchedule,
+	"RunScheduleFunction":         (*api.API).RunSchedule,
 }
 
 // Handlers returns a's handler of every entry of Endpoints.
