@@ -182,6 +182,9 @@ func renderScanDetail(d store.ScanDetail) scanDetailJSON {
 	if out.Issues == nil {
 		out.Issues = scans.GroupIssues(d.Findings)
 	}
+	if out.Issues == nil {
+		out.Issues = []scans.Issue{} // a scan without findings
+	}
 	for i := range out.Issues {
 		if out.Issues[i].References == nil {
 			out.Issues[i].References = []string{}

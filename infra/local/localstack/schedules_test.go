@@ -392,8 +392,12 @@ func TestScheduleFiresOnTheLocalStack(t *testing.T) {
 	if sc.ScheduleID == nil || *sc.ScheduleID != sch.ID {
 		t.Fatalf("scheduled scan's schedule_id = %v, want %s", sc.ScheduleID, sch.ID)
 	}
-	started, _ := time.Parse(time.RFC3339, sc.CreatedAt)
-	t.Logf("local scheduler firing delay: %s (interval %s; next_run_at to the scan's created_at, second precision)", started.Sub(due), interval)
+	stored, err := s.api.Store.GetScan(ctx, pro.user.ID, sc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := stored.CreatedAt
+	t.Logf("local scheduler firing delay: %s (interval %s; next_run_at to the scan's created_at)", started.Sub(due), interval)
 	if delay := started.Sub(due); delay > interval+2*time.Second {
 		t.Errorf("fired %s after it was due, interval %s", delay, interval)
 	}
