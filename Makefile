@@ -15,7 +15,9 @@ FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
              AdminCreateUser AdminUpdateUser \
              CreateScan ListScans GetScan CancelScan ScanAgent ScanStep Webhook \
              ReportMarkdown ReportHTML ReportPDF FindingsCSV ListChecks Dashboard \
-             ListTargetIssues PutTargetIssue ListTargetAssets
+             ListTargetIssues PutTargetIssue ListTargetAssets \
+             CreateSchedule ListSchedules GetSchedule UpdateSchedule DeleteSchedule RunSchedule \
+             ScheduledScan
 
 # Lambda build flags: static, no RPC shim, reproducible, stripped.
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0

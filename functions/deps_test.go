@@ -27,7 +27,8 @@ var heavy = []struct {
 	{"secscan/shared/planner", []string{"scan-agent", "scan-step", "webhook"}},
 	{"secscan/shared/app", nil}, // the whole service: the local stack's
 	{"goftp.io/", nil},          // the FTP server of the demo target and the ftp_audit tests
-	{"github.com/aws/aws-sdk-go-v2/service/sfn", []string{"create-scan"}},
+	{"github.com/aws/aws-sdk-go-v2/service/sfn", []string{"create-scan", "run-schedule", "scheduled-scan"}},
+	{"github.com/aws/aws-sdk-go-v2/service/scheduler", []string{"create-schedule", "update-schedule", "delete-schedule", "delete-target"}},
 }
 
 // deps lists every function's transitive imports, as built for Lambda.

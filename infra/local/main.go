@@ -142,6 +142,9 @@ func run() error {
 	}
 	scans.Serve(svc.Agent)
 	api := svc.API
+	// EventBridge Scheduler's part: fire due schedules every LOCAL_SCHEDULER_INTERVAL.
+	ticker := localstack.StartScheduler(ctx, api, cfg.LocalSchedulerInterval, logger)
+	defer ticker.Close()
 	if cfg.BootstrapAdminEmail != "" {
 		if _, err := localstack.BootstrapAdmin(ctx, api.Store, cfg.BootstrapAdminEmail, cfg.BootstrapAdminToken, time.Now()); err != nil {
 			return err
@@ -194,6 +197,7 @@ func printBanner(w io.Writer, addr string, cfg config.Config, devIdP bool, route
 	fmt.Fprintf(w, "Dashboard: %s/ (sign in through the identity provider)\n", base)
 	fmt.Fprintf(w, "DynamoDB: %s, table %q\n", cfg.DynamoDBEndpoint, cfg.TableName)
 	fmt.Fprintf(w, "Scans: infra/statemachine/scan.asl.json on aws-local-stepfunctions\n")
+	fmt.Fprintf(w, "Schedules: due ones fire every %s (LOCAL_SCHEDULER_INTERVAL)\n", cfg.LocalSchedulerInterval)
 	fmt.Fprintf(w, "Logs of DynamoDB Local and the state machine runner: %s\n", filepath.Dir(sfnLog))
 	if devIdP {
 		fmt.Fprintf(w, "\nGet a browser-session token from the development identity provider:\n")

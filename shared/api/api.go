@@ -31,6 +31,9 @@ type API struct {
 	// Scans starts scan executions; Callbacks says where webhooks may go.
 	Scans     ScanStarter
 	Callbacks CallbackPolicy
+	// Schedules keeps the deployed schedules (EventBridge Scheduler); nil
+	// locally, where the local stack's ticker fires due schedules.
+	Schedules ScheduleService
 	// PDF renders the PDF report (report/pdf.Render): a field, so that only
 	// the function serving PDFs links maroto.
 	PDF     func(report.Report, report.Paper) ([]byte, error)

@@ -26,7 +26,8 @@ func (a *API) CreateTarget() http.Handler { return a.authed(a.createTarget) }
 // VerifyTarget is VerifyTargetFunction, POST /api/targets/{id}/verify: needs Verifier.
 func (a *API) VerifyTarget() http.Handler { return a.authed(a.verifyTarget) }
 
-// DeleteTarget is DeleteTargetFunction, DELETE /api/targets/{id}.
+// DeleteTarget is DeleteTargetFunction, DELETE /api/targets/{id}: needs
+// Schedules, as it deletes the target's schedules.
 func (a *API) DeleteTarget() http.Handler { return a.authed(a.deleteTarget) }
 
 // CreateToken is CreateTokenFunction, POST /api/tokens: an account action.
@@ -91,6 +92,27 @@ func (a *API) PutTargetIssue() http.Handler { return a.authed(a.putTargetIssue) 
 // ListTargetAssets is ListTargetAssetsFunction, GET /api/targets/{id}/assets:
 // the target's asset inventory.
 func (a *API) ListTargetAssets() http.Handler { return a.authed(a.listTargetAssets) }
+
+// CreateSchedule is CreateScheduleFunction, POST /api/schedules: needs
+// Schedules (EventBridge Scheduler) and Callbacks.
+func (a *API) CreateSchedule() http.Handler { return a.authed(a.createSchedule) }
+
+// ListSchedules is ListSchedulesFunction, GET /api/schedules.
+func (a *API) ListSchedules() http.Handler { return a.authed(a.listSchedules) }
+
+// GetSchedule is GetScheduleFunction, GET /api/schedules/{id}.
+func (a *API) GetSchedule() http.Handler { return a.authed(a.getSchedule) }
+
+// UpdateSchedule is UpdateScheduleFunction, PATCH /api/schedules/{id}: needs
+// Schedules and Callbacks.
+func (a *API) UpdateSchedule() http.Handler { return a.authed(a.updateSchedule) }
+
+// DeleteSchedule is DeleteScheduleFunction, DELETE /api/schedules/{id}: needs Schedules.
+func (a *API) DeleteSchedule() http.Handler { return a.authed(a.deleteSchedule) }
+
+// RunSchedule is RunScheduleFunction, POST /api/schedules/{id}/run: needs
+// Scans and Callbacks, as POST /api/scans does.
+func (a *API) RunSchedule() http.Handler { return a.authed(a.runScheduleNow) }
 
 // authed authenticates the caller (Store and Auth) before h.
 func (a *API) authed(h httpapi.AuthedHandler) http.Handler {

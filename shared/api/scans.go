@@ -225,11 +225,8 @@ type scanCreate struct {
 	Options     json.RawMessage `json:"options"`
 }
 
-// createScan queues a scan (CONTRACT "Scans"): body checks (422), the
-// target (422), the plan (403), then the hourly creation limit (429), so a
-// rejected creation never counts toward it. The scan's max_credits are
-// reserved in the month's allowance by the write that creates it (403 when
-// the month cannot hold them; the creation slot is given back).
+// createScan queues a scan (CONTRACT "Scans"): body checks (422), the plan
+// (403), then startScan (the target, the hourly limit, the allowance).
 func (a *API) createScan(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	var in scanCreate
 	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
@@ -243,44 +240,78 @@ func (a *API) createScan(w http.ResponseWriter, r *http.Request, p auth.Principa
 	if err != nil {
 		return err
 	}
-	target, err := a.scannableTarget(r.Context(), p.User.ID, *in.Target)
+	sc, created, err := a.startScan(r.Context(), scanStart{
+		userID: p.User.ID, plan: plans.Plan(p.User.Plan), target: *in.Target, req: req,
+		idem: idem, slot: httpapi.RequestID(r.Context()),
+	})
 	if err != nil {
 		return err
 	}
+	if created {
+		httpapi.Logger(r.Context()).InfoContext(r.Context(), "scan queued", "scan_id", sc.ID, "type", sc.Type, "tier", sc.Tier)
+	}
+	w.Header().Set("Location", "/api/scans/"+sc.ID)
+	httpapi.WriteJSON(w, http.StatusAccepted, renderScan(sc))
+	return nil
+}
 
-	now := a.Now().UTC()
-	slot := httpapi.RequestID(r.Context())
-	limitKey := ratelimit.Target{Key: store.UserKey(p.User.ID), MustExist: true}
-	d, err := a.Auth.Limiter.Take(r.Context(), limitKey, ratelimit.ScanCreation, slot, now)
+// scanStart is a checked creation: POST /api/scans and every run of a
+// schedule start scans through startScan alone.
+type scanStart struct {
+	userID     string
+	plan       plans.Plan
+	target     string // a domain or a tgt_ id
+	req        scanRequest
+	idem       *store.Idempotency
+	slot       string // the rate limiter's slot: unique per creation attempt
+	scheduleID string
+}
+
+// startScan starts a checked scan request: the target (422), the hourly
+// creation limit (429, a rejected creation never counts toward it), the
+// scan record with its reservation in the month's allowance (403 when the
+// month cannot hold it; the creation slot is given back), then the state
+// machine's execution (503 when it cannot start; the scan is failed and
+// its slot and key freed). Ownership is re-verified by the agent when the
+// execution starts. created is false for an Idempotency-Key replay.
+func (a *API) startScan(ctx context.Context, st scanStart) (scans.Scan, bool, error) {
+	req := st.req
+	target, err := a.scannableTarget(ctx, st.userID, st.target)
 	if err != nil {
-		return err
+		return scans.Scan{}, false, err
+	}
+	now := a.Now().UTC()
+	limitKey := ratelimit.Target{Key: store.UserKey(st.userID), MustExist: true}
+	d, err := a.Auth.Limiter.Take(ctx, limitKey, ratelimit.ScanCreation, st.slot, now)
+	if err != nil {
+		return scans.Scan{}, false, err
 	}
 	if !d.Allowed {
 		e := apierr.New(apierr.RateLimited, "Rate limit exceeded: %d scans per hour", ratelimit.ScanCreation.Limit)
 		e.RetryAfter = ratelimit.Seconds(d.RetryAfter)
-		return e
+		return scans.Scan{}, false, e
 	}
 	release := func() {
 		// Best effort: a lost release only makes the limit stricter.
-		if err := a.Auth.Limiter.Release(context.WithoutCancel(r.Context()), limitKey, ratelimit.ScanCreation, slot); err != nil {
-			httpapi.Logger(r.Context()).WarnContext(r.Context(), "release scan slot", "error", err.Error())
+		if err := a.Auth.Limiter.Release(context.WithoutCancel(ctx), limitKey, ratelimit.ScanCreation, st.slot); err != nil {
+			httpapi.Logger(ctx).WarnContext(ctx, "release scan slot", "error", err.Error())
 		}
 	}
 
 	sc := scans.Scan{
-		ID: ids.New(ids.Scan, now), UserID: p.User.ID, TargetID: target.ID, Target: target.Domain,
-		Type: req.scanType, Tier: req.tier, Plan: plans.Plan(p.User.Plan), Status: scans.Queued, MaxCredits: req.maxCredits,
-		CreditMonth: store.CreditMonth(now), CallbackURL: req.callbackURL, CreatedAt: now,
+		ID: ids.New(ids.Scan, now), UserID: st.userID, TargetID: target.ID, Target: target.Domain,
+		Type: req.scanType, Tier: req.tier, Plan: st.plan, Status: scans.Queued, MaxCredits: req.maxCredits,
+		CreditMonth: store.CreditMonth(now), CallbackURL: req.callbackURL, CreatedAt: now, ScheduleID: st.scheduleID,
 	}
-	sc, created, err := a.Store.CreateScan(r.Context(), sc, idem, now)
+	sc, created, err := a.Store.CreateScan(ctx, sc, st.idem, now)
 	var exhausted *store.AllowanceError
 	if errors.As(err, &exhausted) {
 		release()
-		return allowanceExhausted(exhausted)
+		return scans.Scan{}, false, allowanceExhausted(exhausted)
 	}
 	if err != nil {
 		release()
-		return err
+		return scans.Scan{}, false, err
 	}
 	if !created {
 		release() // a replay is not a creation
@@ -289,16 +320,11 @@ func (a *API) createScan(w http.ResponseWriter, r *http.Request, p auth.Principa
 		// Also on a replay: the execution is named after the scan, so a
 		// second start of a started scan is a no-op, and a start that failed
 		// before is made good.
-		if err := a.Scans.StartScan(r.Context(), sc.ID, sc.UserID); err != nil {
-			return a.abandonScan(r, sc, idem, err, release)
+		if err := a.Scans.StartScan(ctx, sc.ID, sc.UserID); err != nil {
+			return scans.Scan{}, false, a.abandonScan(ctx, sc, st.idem, err, release)
 		}
 	}
-	if created {
-		httpapi.Logger(r.Context()).InfoContext(r.Context(), "scan queued", "scan_id", sc.ID, "type", sc.Type, "tier", sc.Tier)
-	}
-	w.Header().Set("Location", "/api/scans/"+sc.ID)
-	httpapi.WriteJSON(w, http.StatusAccepted, renderScan(sc))
-	return nil
+	return sc, created, nil
 }
 
 // allowanceExhausted is the 403 of a creation the month's allowance cannot
@@ -310,8 +336,8 @@ func allowanceExhausted(e *store.AllowanceError) error {
 
 // abandonScan records a scan whose execution could not be started as failed
 // (so nothing stays queued forever), frees its key and slot, and answers 503.
-func (a *API) abandonScan(r *http.Request, sc scans.Scan, idem *store.Idempotency, cause error, release func()) error {
-	ctx := context.WithoutCancel(r.Context())
+func (a *API) abandonScan(reqCtx context.Context, sc scans.Scan, idem *store.Idempotency, cause error, release func()) error {
+	ctx := context.WithoutCancel(reqCtx)
 	if _, err := a.Store.EndScan(ctx, sc.UserID, sc.ID, scans.Failed, "The scan could not be started; no credits were used. Please retry.", nil, a.Now()); err != nil {
 		httpapi.Logger(ctx).ErrorContext(ctx, "abandon scan", "scan_id", sc.ID, "error", err.Error())
 	}

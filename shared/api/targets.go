@@ -143,6 +143,17 @@ func (a *API) deleteTarget(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err != nil {
 		return err
 	}
+	// Its schedules go first (deployed schedule, then record), so a failure
+	// leaves the target to delete again; its scans are kept.
+	owned, err := a.Store.SchedulesOfTarget(r.Context(), p.User.ID, id)
+	if err != nil {
+		return err
+	}
+	for _, sch := range owned {
+		if err := a.removeSchedule(r.Context(), sch); err != nil && !store.IsNotFound(err) {
+			return err
+		}
+	}
 	if err := a.Store.DeleteTarget(r.Context(), p.User.ID, id); store.IsNotFound(err) {
 		return apierr.New(apierr.NotFound, "Target %s not found", id)
 	} else if err != nil {

@@ -140,6 +140,12 @@ var Endpoints = map[string]func(*api.API) http.Handler{
 	"ListTargetIssuesFunction":    (*api.API).ListTargetIssues,
 	"PutTargetIssueFunction":      (*api.API).PutTargetIssue,
 	"ListTargetAssetsFunction":    (*api.API).ListTargetAssets,
+	"CreateScheduleFunction":      (*api.API).CreateSchedule,
+	"ListSchedulesFunction":       (*api.API).ListSchedules,
+	"GetScheduleFunction":         (*api.API).GetSchedule,
+	"UpdateScheduleFunction":      (*api.API).UpdateSchedule,
+	"DeleteScheduleFunction":      (*api.API).DeleteSchedule,
+	"RunScheduleFunction":         (*api.API).RunSchedule,
 }
 
 // Handlers returns a's handler of every entry of Endpoints.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is every setting a function or the local stack reads.
@@ -41,6 +42,15 @@ type Config struct {
 	AgentProvider                                       string
 	AgentOpenAIBaseURL, AgentOpenAIAPIKey               string
 
+	// Scheduled scans, deployed: the stack's EventBridge Scheduler group
+	// (SCHEDULE_GROUP; empty: the local stack fires schedules itself), the
+	// function its schedules invoke (SCHEDULED_SCAN_FUNCTION_ARN) and the
+	// role they invoke it as (SCHEDULER_ROLE_ARN).
+	ScheduleGroup, ScheduledScanFunctionARN, SchedulerRoleARN string
+	// LocalSchedulerInterval (LOCAL_SCHEDULER_INTERVAL, a Go duration,
+	// default 30s) is how often the local stack looks for due schedules.
+	LocalSchedulerInterval time.Duration
+
 	Version  string // VERSION, shown by /health
 	LogLevel string // LOG_LEVEL: DEBUG, INFO, WARN, ERROR
 }
@@ -51,25 +61,29 @@ func FromEnv() (Config, error) { return Parse(os.Getenv) }
 // Parse reads the configuration through getenv, so tests can pass a map.
 func Parse(getenv func(string) string) (Config, error) {
 	c := Config{
-		TableName:             strings.TrimSpace(getenv("TABLE_NAME")),
-		DynamoDBEndpoint:      strings.TrimSpace(getenv("DYNAMODB_ENDPOINT")),
-		DNSServer:             strings.TrimSpace(getenv("DNS_SERVER")),
-		StateMachineARN:       strings.TrimSpace(getenv("STATE_MACHINE_ARN")),
-		StepFunctionsEndpoint: strings.TrimSpace(getenv("STEPFUNCTIONS_ENDPOINT")),
-		JWTJWKSURL:            strings.TrimSpace(getenv("JWT_JWKS_URL")),
-		JWTIssuer:             strings.TrimSpace(getenv("JWT_ISSUER")),
-		JWTAudience:           strings.TrimSpace(getenv("JWT_AUDIENCE")),
-		AdminEmails:           strings.TrimSpace(getenv("ADMIN_EMAILS")),
-		BootstrapAdminEmail:   strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_EMAIL")),
-		BootstrapAdminToken:   strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_TOKEN")),
-		AgentModelQuick:       strings.TrimSpace(getenv("AGENT_MODEL_QUICK")),
-		AgentModelStandard:    strings.TrimSpace(getenv("AGENT_MODEL_STANDARD")),
-		AgentModelDeep:        strings.TrimSpace(getenv("AGENT_MODEL_DEEP")),
-		AgentProvider:         strings.ToLower(strings.TrimSpace(getenv("AGENT_PROVIDER"))),
-		AgentOpenAIBaseURL:    strings.TrimSpace(getenv("AGENT_OPENAI_BASE_URL")),
-		AgentOpenAIAPIKey:     strings.TrimSpace(getenv("AGENT_OPENAI_API_KEY")),
-		Version:               strings.TrimSpace(getenv("VERSION")),
-		LogLevel:              strings.ToUpper(strings.TrimSpace(getenv("LOG_LEVEL"))),
+		TableName:                strings.TrimSpace(getenv("TABLE_NAME")),
+		DynamoDBEndpoint:         strings.TrimSpace(getenv("DYNAMODB_ENDPOINT")),
+		DNSServer:                strings.TrimSpace(getenv("DNS_SERVER")),
+		StateMachineARN:          strings.TrimSpace(getenv("STATE_MACHINE_ARN")),
+		StepFunctionsEndpoint:    strings.TrimSpace(getenv("STEPFUNCTIONS_ENDPOINT")),
+		JWTJWKSURL:               strings.TrimSpace(getenv("JWT_JWKS_URL")),
+		JWTIssuer:                strings.TrimSpace(getenv("JWT_ISSUER")),
+		JWTAudience:              strings.TrimSpace(getenv("JWT_AUDIENCE")),
+		AdminEmails:              strings.TrimSpace(getenv("ADMIN_EMAILS")),
+		BootstrapAdminEmail:      strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_EMAIL")),
+		BootstrapAdminToken:      strings.TrimSpace(getenv("BOOTSTRAP_ADMIN_TOKEN")),
+		AgentModelQuick:          strings.TrimSpace(getenv("AGENT_MODEL_QUICK")),
+		AgentModelStandard:       strings.TrimSpace(getenv("AGENT_MODEL_STANDARD")),
+		AgentModelDeep:           strings.TrimSpace(getenv("AGENT_MODEL_DEEP")),
+		AgentProvider:            strings.ToLower(strings.TrimSpace(getenv("AGENT_PROVIDER"))),
+		AgentOpenAIBaseURL:       strings.TrimSpace(getenv("AGENT_OPENAI_BASE_URL")),
+		AgentOpenAIAPIKey:        strings.TrimSpace(getenv("AGENT_OPENAI_API_KEY")),
+		ScheduleGroup:            strings.TrimSpace(getenv("SCHEDULE_GROUP")),
+		ScheduledScanFunctionARN: strings.TrimSpace(getenv("SCHEDULED_SCAN_FUNCTION_ARN")),
+		SchedulerRoleARN:         strings.TrimSpace(getenv("SCHEDULER_ROLE_ARN")),
+		LocalSchedulerInterval:   30 * time.Second,
+		Version:                  strings.TrimSpace(getenv("VERSION")),
+		LogLevel:                 strings.ToUpper(strings.TrimSpace(getenv("LOG_LEVEL"))),
 	}
 	var err error
 	if c.AllowPrivateNetworks, err = parseBool(getenv, "ALLOW_PRIVATE_NETWORKS"); err != nil {
@@ -77,6 +91,13 @@ func Parse(getenv func(string) string) (Config, error) {
 	}
 	if c.AllowInsecureCallbacks, err = parseBool(getenv, "ALLOW_INSECURE_CALLBACKS"); err != nil {
 		return Config{}, err
+	}
+	if v := strings.TrimSpace(getenv("LOCAL_SCHEDULER_INTERVAL")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("LOCAL_SCHEDULER_INTERVAL must be a positive duration such as 30s, got %q", v)
+		}
+		c.LocalSchedulerInterval = d
 	}
 	if c.TableName == "" {
 		c.TableName = "secscan"

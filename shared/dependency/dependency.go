@@ -40,6 +40,8 @@ const (
 	Database Service = "database"      // DynamoDB
 	Scans    Service = "scan service"  // Step Functions, which runs the scans
 	Model    Service = "model service" // Amazon Bedrock (or an OpenAI-compatible endpoint)
+	// Scheduler is Amazon EventBridge Scheduler, which runs scheduled scans.
+	Scheduler Service = "scheduler"
 	// IdentityProvider serves the JWKS that session JWTs are checked against.
 	IdentityProvider Service = "identity provider"
 )

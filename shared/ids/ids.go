@@ -1,5 +1,5 @@
 // Package ids mints the public identifiers of the service: a type prefix and a
-// ULID body, so ids say what they name (usr_, tgt_, scn_, tok_, fnd_) and sort by
+// ULID body, so ids say what they name (usr_, tgt_, scn_, tok_, fnd_, sch_) and sort by
 // creation time, which lets the store list "newest first" from the key alone.
 package ids
 
@@ -18,6 +18,8 @@ const (
 	Scan    = "scn_"
 	Token   = "tok_"
 	Finding = "fnd_"
+	// Schedule names a scheduled scan (and its EventBridge Scheduler schedule).
+	Schedule = "sch_"
 )
 
 // New returns prefix + a ULID made at now with crypto-random entropy.

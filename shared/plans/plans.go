@@ -100,3 +100,65 @@ func (p Plan) MonthlyAllowance() (credits int, limited bool) {
 // starter and above. Free scans run the deterministic playbook even when
 // AGENT_MODEL_* names a model, so self sign-ups cannot spend model tokens.
 func (p Plan) UsesModel() bool { return p.IsPaid() }
+
+// Cadence is how often a schedule runs its scan.
+type Cadence string
+
+// The cadences, most frequent first.
+const (
+	Daily   Cadence = "daily"
+	Weekly  Cadence = "weekly"
+	Monthly Cadence = "monthly"
+)
+
+// Cadences lists the cadences, most frequent first.
+var Cadences = []Cadence{Daily, Weekly, Monthly}
+
+// ValidCadence reports whether c names a cadence.
+func ValidCadence(c string) bool { return slices.Contains(Cadences, Cadence(c)) }
+
+// MaxSchedules is how many schedules the plan may hold (CONTRACT "Plans"):
+// free none, starter 3, pro 20, enterprise 100.
+func (p Plan) MaxSchedules() int {
+	switch p {
+	case Starter:
+		return 3
+	case Pro:
+		return 20
+	case Enterprise:
+		return 100
+	}
+	return 0
+}
+
+// AllowsCadence reports whether schedules of the plan may run at cadence c:
+// starter weekly and monthly, pro and enterprise also daily, free none.
+func (p Plan) AllowsCadence(c Cadence) bool {
+	switch p {
+	case Starter:
+		return c == Weekly || c == Monthly
+	case Pro, Enterprise:
+		return ValidCadence(string(c))
+	}
+	return false
+}
+
+// CheapestAllowingCadence names the cheapest plan whose schedules may run at c.
+func CheapestAllowingCadence(c Cadence) Plan {
+	for _, p := range All {
+		if p.AllowsCadence(c) {
+			return p
+		}
+	}
+	return Enterprise
+}
+
+// CheapestAllowingSchedules names the cheapest plan that holds n schedules.
+func CheapestAllowingSchedules(n int) Plan {
+	for _, p := range All {
+		if p.MaxSchedules() >= n {
+			return p
+		}
+	}
+	return Enterprise
+}

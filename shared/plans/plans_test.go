@@ -76,3 +76,32 @@ func TestMonthlyAllowanceAndModel(t *testing.T) {
 		}
 	}
 }
+
+func TestSchedulesPerPlan(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		plan    Plan
+		max     int
+		cadence map[Cadence]bool
+	}{
+		{Free, 0, map[Cadence]bool{}},
+		{Starter, 3, map[Cadence]bool{Weekly: true, Monthly: true}},
+		{Pro, 20, map[Cadence]bool{Daily: true, Weekly: true, Monthly: true}},
+		{Enterprise, 100, map[Cadence]bool{Daily: true, Weekly: true, Monthly: true}},
+	} {
+		if got := tc.plan.MaxSchedules(); got != tc.max {
+			t.Errorf("%s: %d schedules, want %d", tc.plan, got, tc.max)
+		}
+		for _, c := range Cadences {
+			if got := tc.plan.AllowsCadence(c); got != tc.cadence[c] {
+				t.Errorf("%s allows %s: %v", tc.plan, c, got)
+			}
+		}
+	}
+	if CheapestAllowingCadence(Daily) != Pro || CheapestAllowingCadence(Weekly) != Starter {
+		t.Error("cheapest plan for a cadence")
+	}
+	if CheapestAllowingSchedules(4) != Pro || CheapestAllowingSchedules(21) != Enterprise || CheapestAllowingSchedules(1) != Starter {
+		t.Error("cheapest plan for a count")
+	}
+}

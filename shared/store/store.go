@@ -11,6 +11,10 @@
 //	                                           (Query, ScanIndexForward=false), get one by id
 //	USER#<usr id>           DOMAIN#<domain>    claim: one target per domain per user (409 with id)
 //	USER#<usr id>           TOKEN#<tok id>     token metadata for listing and revoking
+//	USER#<usr id>           SCHEDULE#<sch id>  a schedule; list a user's schedules newest
+//	                                           first, count them for the plan's limit
+//	SCHEDULE#<sch id>       SCHEDULE           schedule id -> user id, for the scheduled-scan
+//	                                           function, whose input is the schedule id alone
 //	WEBHOOK_SECRET#<usr id> WEBHOOK_SECRET     the account's webhook signing secret, in a
 //	                                           partition of its own so IAM can keep the scan
 //	                                           functions from it (webhooksecret.go)
@@ -28,7 +32,8 @@
 //	                                           only through its owner's USER#/TARGET# record
 //
 // Every request-path operation is keyed (GetItem, Query on one partition,
-// conditional writes); nothing scans the table. Every user-owned record lives
+// conditional writes); nothing scans the table on a request path (the local
+// stack's schedule ticker, schedules.go, is the one Scan). Every user-owned record lives
 // in the user's partition (or one keyed by the user's id), so reading another
 // user's id simply finds nothing. Scan records and their children: scans.go.
 //
