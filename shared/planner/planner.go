@@ -1031,4 +1031,3 @@ func encode(input map[string]any) json.RawMessage {
 	}
 	return raw
 }
-
