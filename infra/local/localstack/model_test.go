@@ -276,9 +276,18 @@ func TestModelDrivenScans(t *testing.T) {
 		// find the same things again).
 		strict := true
 		for _, st := range p.AgentSteps {
-			if strict && !ran[keyOf(st.Tool, st.Input)] {
-				t.Errorf("%s: the playbook's %s %s did not run with the model", tc.tier, st.Tool, st.Input)
+			if !strict || ran[keyOf(st.Tool, st.Input)] {
+				continue
 			}
+			// The model's tokens cost credits too: a last call of the
+			// playbook that no longer fits the budget is the one thing
+			// a model-driven scan may leave out (issue 21 gives the model
+			// its own share of the budget).
+			if left := m.MaxCredits - m.CreditsUsed; left < st.Credits {
+				t.Logf("%s: the playbook's %s %s did not fit the %d credits the model's tokens left", tc.tier, st.Tool, st.Input, left)
+				continue
+			}
+			t.Errorf("%s: the playbook's %s %s did not run with the model", tc.tier, st.Tool, st.Input)
 		}
 		found := map[string]bool{}
 		for _, f := range m.Findings {
