@@ -7,14 +7,17 @@ import (
 	"testing"
 
 	"secscan/shared/report"
+	"secscan/shared/report/pdf"
 	"secscan/shared/report/reporttest"
+	"secscan/shared/scans"
 )
 
 // TestPDFDemoByIssue renders the demo-shaped scan (157 findings, 59 issues;
 // 61 pages when every finding had its own section, the real demo 64): at most
 // 25 pages, each issue's heading once and in order, its locations in its
-// section, "and N more" where it has more than three, every finding in the
-// appendix, and no backtick anywhere (code spans are plain text).
+// section, "and N more" where it has more than three (more than one for a
+// low or info issue), every finding in the appendix, and no backtick
+// anywhere (code spans are plain text).
 func TestPDFDemoByIssue(t *testing.T) {
 	t.Parallel()
 	poppler(t)
@@ -61,11 +64,14 @@ func TestPDFDemoByIssue(t *testing.T) {
 		}
 		is := r.Issues[n-1]
 		for _, f := range is.Findings {
-			if !strings.Contains(sec, f.ID) {
-				t.Errorf("issue %d lacks location %s (%s)", n, pdfHostPortOf(f.Host, f.Port), f.ID)
+			if hp := pdfHostPortOf(f.Host, f.Port); !strings.Contains(sec, hp) {
+				t.Errorf("issue %d lacks location %s (%s)", n, hp, f.ID)
 			}
 		}
-		_, more := report.EvidenceOf(is)
+		shown, more := pdf.IssueEvidence(is)
+		if minor := is.Severity == scans.Low || is.Severity == scans.Info; minor && is.Count > 0 && len(shown) != 1 {
+			t.Errorf("issue %d (%s) shows the evidence of %d locations, want 1", n, is.Severity, len(shown))
+		}
 		if got := strings.Contains(sec, "and "+strconv.Itoa(more)+" more location"); got != (more > 0) {
 			t.Errorf("issue %d (%d locations): 'and %d more' shown %v", n, is.Count, more, got)
 		}

@@ -5,6 +5,7 @@ package pdf
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,9 +38,9 @@ const (
 	pdfPadX         = 1.6
 	pdfPadY         = 1.3
 	// pdfPadYBox pads a shaded box of text (evidence) above and below.
-	pdfPadYBox = 0.9
+	pdfPadYBox = 0.6
 	// pdfPadYCompact pads the cells of the long tables.
-	pdfPadYCompact = 0.5
+	pdfPadYCompact = 0.35
 	// pdfWrapSlack keeps our line widths safely inside maroto's, so it never
 	// wraps a line a second time.
 	pdfWrapSlack = 0.5
@@ -249,6 +250,10 @@ type pdfPara struct {
 	bg       *props.Color // a shaded box behind the text (evidence)
 	bar      *props.Color // fills the indent: a coloured bar left of the text
 	tab      int          // spaces per tab
+	// maxLines cuts the text after this many lines (0: no limit), ending
+	// the last with cutNote.
+	maxLines int
+	cutNote  string
 }
 
 // paragraph adds s (raw text: it is encoded here) as running text.
@@ -267,7 +272,14 @@ func (d *pdfDoc) paragraph(s string, p pdfPara) {
 	if p.leadFace.family == "" {
 		p.leadFace = p.f
 	}
-	lines := pdfWrapText(pdfText(pdfClip(s, pdfMaxFieldBytes)), p.f, d.colWidth(size)-left-pad-pdfWrapSlack, p.tab)
+	width := d.colWidth(size) - left - pad - pdfWrapSlack
+	lines := pdfWrapText(pdfText(pdfClip(s, pdfMaxFieldBytes)), p.f, width, p.tab)
+	if p.maxLines > 0 && len(lines) > p.maxLines {
+		note := pdfText(p.cutNote)
+		lines = lines[:p.maxLines]
+		last := pdfFitLine(lines[p.maxLines-1]+"\x85", p.f, width-p.f.width(note))
+		lines[p.maxLines-1] = strings.TrimSuffix(last, "\x85") + note
+	}
 	lh := p.f.lineHeight()
 	leadDone := false
 	// addRow adds one line, or with edge the padding above or below a box.
@@ -579,9 +591,9 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 			{size: 4, text: strconv.Itoa(i + 1), f: fTableSmall, color: pdfColorMuted},
 			{size: 9, text: pdfCapitalize(string(is.Severity)), f: fTableSmallBold, color: pdfOnSeverity(is.Severity), bg: pdfSeverityColor(is.Severity), lines: 1},
 			conf,
-			{size: 46, text: pdfOneLine(is.Title), f: fTableSmall, lines: 3},
+			{size: 46, text: pdfOneLine(is.Title), f: fTableSmall, fit: true},
 			{size: 8, text: strconv.Itoa(is.Count), f: fTableSmall, al: align.Right},
-			{size: 22, text: where, f: fTableSmall, lines: 3},
+			{size: 22, text: where, f: fTableSmall, fit: true},
 		}
 	}
 	d.compact(func() { d.table(header, rows) })
@@ -621,21 +633,41 @@ func (d *pdfDoc) issueDetails(r report.Report) {
 	if len(r.Issues) == 0 {
 		return
 	}
-	d.space(6)
+	d.space(pdfSectionGap)
 	d.h1("Issues in detail")
 	d.paragraph("Each issue once: its locations, the evidence of the first three, then what it means and how to fix it. "+
 		"A tentative issue (marked ?) is inferred from an announced version; confirm it before acting on it.", pdfPara{f: fSmall, color: pdfColorMuted})
 	d.space(2)
 	for i, is := range r.Issues {
 		if i > 0 {
-			d.space(2.5)
+			d.space(1.8)
 		}
 		d.issue(i+1, is)
 	}
 }
 
-// pdfMaxEvidence is how many locations of an issue show their evidence.
-const pdfMaxEvidence = 3
+// pdfIssueGap is the space between the parts of an issue's section, in mm.
+const pdfIssueGap = 0.35
+
+// pdfEvidenceLines bounds one location's evidence in the issue sections;
+// findings.csv and the API hold it in full.
+const pdfEvidenceLines = 3
+
+// minor is true for low and info: the PDF gives their issues less room.
+func minor(s scans.Severity) bool { return s == scans.Low || s == scans.Info }
+
+// IssueEvidence is the PDF's choice of the locations of is that show their
+// evidence, and how many more it lists without: the first three
+// (report.EvidenceOf), or only the first for a low or info issue, whose
+// locations usually repeat one header or record.
+func IssueEvidence(is report.Issue) ([]report.Evidence, int) {
+	shown, more := report.EvidenceOf(is)
+	if minor(is.Severity) && len(shown) > 1 {
+		more += len(shown) - 1
+		shown = shown[:1]
+	}
+	return shown, more
+}
 
 // issue is one issue's section: title, classification, its locations one
 // line each with the evidence of the first three (evidence that repeats an
@@ -664,13 +696,13 @@ func (d *pdfDoc) issue(n int, is report.Issue) {
 	if is.Check != "" {
 		meta = append(meta, "check\u00a0"+string(is.Check))
 	}
-	const labelCols = 15
+	const labelCols = 13
 	label := func(s string, f pdfFace, color *props.Color) pdfPara {
 		return pdfPara{f: f, color: color, indent: labelCols, lead: s, leadFace: fSmallBold}
 	}
 	d.paragraph(pdfOneLine(strings.Join(meta, "  ·  ")), label("Classification", fSmall, pdfColorMuted))
-	d.space(0.6)
-	shown, more := report.EvidenceOf(is)
+	d.space(pdfIssueGap)
+	shown, more := IssueEvidence(is)
 	for i, e := range shown {
 		p := label("", fSmallBold, pdfColorText)
 		if i == 0 {
@@ -684,19 +716,27 @@ func (d *pdfDoc) issue(n int, is report.Issue) {
 			d.paragraph(pdfHostPort(e.Finding)+"   "+pdfOneLine(e.Finding.ID), p)
 			evidence := label("", fMonoSmall, pdfColorText)
 			evidence.bg, evidence.tab = pdfColorCode, 4
+			evidence.maxLines, evidence.cutNote = pdfEvidenceLines, "\u2026 [cut: the full evidence is in findings.csv]"
+			if minor(is.Severity) {
+				evidence.maxLines = 1
+			}
 			d.paragraph(pdfOrNone(e.Finding.Evidence), evidence)
 		}
-		d.space(0.5)
+		d.space(pdfIssueGap)
 	}
 	if more > 0 {
-		d.paragraph("and "+pdfPlural(more, "more location")+" (their evidence is in findings.csv):", label("", fSmall, pdfColorMuted))
-		d.locationColumns(is.Findings[len(shown):], labelCols)
+		rest := make([]string, 0, more)
+		for _, f := range is.Findings[len(shown):] {
+			rest = append(rest, pdfHostPort(f))
+		}
+		d.paragraph("and "+pdfPlural(more, "more location")+": "+strings.Join(rest, ", ")+" (their ids are in the appendix, their evidence in findings.csv).",
+			label("", fSmall, pdfColorMuted))
 	}
-	d.space(0.6)
+	d.space(pdfIssueGap)
 	d.paragraph(pdfOrNone(report.PlainText(is.Description)), label("Description", fDetail, pdfColorText))
-	d.space(0.6)
+	d.space(pdfIssueGap)
 	d.paragraph(pdfOrNone(report.PlainText(is.Remediation)), label("Remediation", fDetail, pdfColorText))
-	d.space(0.6)
+	d.space(pdfIssueGap)
 	refs := make([]string, len(is.References))
 	for i, ref := range is.References {
 		refs[i] = pdfOneLine(ref)
@@ -704,28 +744,10 @@ func (d *pdfDoc) issue(n int, is report.Issue) {
 	d.paragraph(pdfOrNone(strings.Join(refs, "   ")), label("References", fSmall, pdfColorText))
 }
 
-// locationColumns lists locations two to a line, each "host:port  id"
-// shortened with an ellipsis when it does not fit its half.
-func (d *pdfDoc) locationColumns(fs []scans.Finding, indent int) {
-	half := (pdfGrid - indent) / 2
-	h := fSmall.lineHeight()
-	for i := 0; i < len(fs); i += 2 {
-		cols := []core.Col{col.New(indent)}
-		for _, f := range fs[i:min(i+2, len(fs))] {
-			cols = append(cols, col.New(half).Add(text.New(pdfFitLine(pdfText(pdfHostPort(f)+"   "+pdfOneLine(f.ID)), fSmall, d.colWidth(half)-1.5),
-				pdfTextProps(fSmall, pdfColorText, 0, 0, align.Left))))
-		}
-		if len(cols) == 2 {
-			cols = append(cols, col.New(half))
-		}
-		d.m.AddRow(h, cols...)
-	}
-}
-
 // findingsAppendix lists every finding on one line, by issue: nothing is
 // dropped when an issue shows the evidence of only its first locations.
 func (d *pdfDoc) findingsAppendix(r report.Report) {
-	d.space(6)
+	d.space(pdfSectionGap)
 	d.h1("Appendix: findings")
 	d.paragraph("Every finding on one line, by issue (numbers as in the issues section); findings.csv has each one's evidence.",
 		pdfPara{f: fBody, color: pdfColorMuted})
@@ -734,16 +756,18 @@ func (d *pdfDoc) findingsAppendix(r report.Report) {
 		d.paragraph("No findings were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
 		return
 	}
-	header := []pdfCell{{size: 7, text: "Issue", al: align.Right}, {size: 9, text: "Severity"}, {size: 42, text: "Title"}, {size: 26, text: "Host:port"}, {size: 16, text: "ID"}}
+	// One line each: the id in full (it is what findings.csv and the API
+	// name), the rest shortened with an ellipsis when it does not fit.
+	header := []pdfCell{{size: 4, text: "#", al: align.Right}, {size: 10, text: "Severity"}, {size: 33, text: "ID"}, {size: 26, text: "Host:port"}, {size: 27, text: "Title"}}
 	rows := make([][]pdfCell, 0, len(r.Findings))
 	for n, is := range r.Issues {
 		for _, f := range is.Findings {
 			rows = append(rows, []pdfCell{
-				{size: 7, text: strconv.Itoa(n + 1), f: fTableSmall, color: pdfColorMuted, al: align.Right},
-				{size: 9, text: pdfCapitalize(string(f.Severity)), f: fTableSmall, lines: 1},
-				{size: 42, text: pdfOneLine(f.Title), f: fTableSmall, fit: true},
-				{size: 26, text: pdfHostPort(f), f: fTableSmall, lines: 2},
-				{size: 16, text: pdfOneLine(f.ID), f: fTableSmall, lines: 2},
+				{size: 4, text: strconv.Itoa(n + 1), f: fTableSmall, color: pdfColorMuted, al: align.Right},
+				{size: 10, text: pdfCapitalize(string(f.Severity)), f: fTableSmall, fit: true},
+				{size: 33, text: pdfOneLine(f.ID), f: fTableSmall, lines: 2},
+				{size: 26, text: pdfHostPort(f), f: fTableSmall, fit: true},
+				{size: 27, text: pdfOneLine(f.Title), f: fTableSmall, fit: true},
 			})
 		}
 	}
@@ -778,20 +802,26 @@ func (d *pdfDoc) plan(r report.Report) {
 		d.paragraph("Nothing to remediate: no finding suggests a change.", pdfPara{f: fBody, color: pdfColorMuted})
 		return
 	}
-	d.paragraph("The distinct actions, most urgent first, with the findings each resolves (issue numbers as in the issues table; the issues list their locations).",
-		pdfPara{f: fSmall, color: pdfColorMuted})
+	// The PDF lists the actions above low; each low or info issue's own
+	// section says how to fix it (report.md and report.html list them all).
+	urgent := slices.DeleteFunc(slices.Clone(r.Plan), func(a report.Action) bool { return minor(a.Severity) })
+	intro := "The distinct actions, most urgent first, with the findings each resolves (issue numbers as in the issues table; the issues list their locations)."
+	if rest := len(r.Plan) - len(urgent); rest > 0 {
+		intro += " " + pdfCapitalize(pdfPlural(rest, "lower-priority action")) + " (low and info) are not listed here: the remediation of each low or info issue below says what to do."
+	}
+	d.paragraph(intro, pdfPara{f: fSmall, color: pdfColorMuted})
 	d.space(1.5)
-	rows := make([][]pdfCell, len(r.Plan))
-	for i, a := range r.Plan {
+	rows := make([][]pdfCell, len(urgent))
+	for i, a := range urgent {
 		rows[i] = []pdfCell{
 			{size: 4, text: strconv.Itoa(i + 1), f: fTableSmall, color: pdfColorMuted},
 			{size: 9, text: pdfCapitalize(string(a.Severity)), f: fTableSmallBold, color: pdfOnSeverity(a.Severity), bg: pdfSeverityColor(a.Severity), lines: 1},
-			{size: 57, text: pdfOneLine(report.PlainText(a.Text)), f: fTableSmallBold},
-			{size: 30, text: pdfPlural(len(a.Findings), "finding") + ": " + a.Numbers(), f: fTableSmall},
+			{size: 68, text: pdfOneLine(report.PlainText(a.Text)), f: fTableSmallBold},
+			{size: 19, text: pdfPlural(len(a.Findings), "finding") + ": " + a.Numbers(), f: fTableSmall},
 		}
 	}
 	d.compact(func() {
-		d.table([]pdfCell{{size: 4, text: "#"}, {size: 9, text: "Priority"}, {size: 57, text: "Action"}, {size: 30, text: "Resolves"}}, rows)
+		d.table([]pdfCell{{size: 4, text: "#"}, {size: 9, text: "Priority"}, {size: 68, text: "Action"}, {size: 19, text: "Resolves"}}, rows)
 	})
 }
 
@@ -808,7 +838,7 @@ func pdfList(items []string) string {
 }
 
 func (d *pdfDoc) coverage(r report.Report) {
-	d.space(6)
+	d.space(pdfSectionGap)
 	d.h1("Coverage")
 	c := r.Coverage
 
@@ -851,7 +881,7 @@ func (d *pdfDoc) coverage(r report.Report) {
 		d.paragraph("No hosts were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
 	}
 	for _, h := range c.Hosts {
-		d.paragraph(pdfOneLine(h), pdfPara{f: fBody, color: pdfColorText, indent: 3, lead: "\u2022"})
+		d.paragraph(pdfOneLine(h), pdfPara{f: fDetail, color: pdfColorText, indent: 3, lead: "\u2022"})
 	}
 
 	d.h2("Services discovered")
@@ -868,7 +898,7 @@ func (d *pdfDoc) coverage(r report.Report) {
 				{size: 30, text: pdfOneLine(s.Host), f: fTable, lines: 3},
 				{size: 9, text: strconv.Itoa(s.Port), f: fTable, al: align.Right},
 				{size: 15, text: pdfOneLine(s.Name), f: fTable, lines: 2},
-				{size: 46, text: banner, f: fMonoSmall, lines: 8, tab: 4},
+				{size: 46, text: banner, f: fMonoSmall, lines: 3, tab: 4},
 			}
 		}
 		d.compact(func() {
@@ -886,17 +916,21 @@ func (d *pdfDoc) coverage(r report.Report) {
 	}
 }
 
+// pdfStepLines bounds a step's input and outcome cells: the audit trail
+// stays a table to scan; the record and report.md hold each in full.
+const pdfStepLines = 2
+
 func (d *pdfDoc) steps(r report.Report) {
-	d.space(6)
+	d.space(pdfSectionGap)
 	d.h1("Appendix: agent steps")
-	d.paragraph("The audit trail of the scan: every tool call the agent made, in order, with what it returned and what it cost.", pdfPara{f: fBody, color: pdfColorMuted})
+	d.paragraph("The audit trail of the scan: every tool call the agent made, in order, with what it returned (shortened here; report.md and the scan record hold each in full) and what it cost.", pdfPara{f: fBody, color: pdfColorMuted})
 	d.space(2)
 	if len(r.Steps) == 0 {
 		d.paragraph("No steps were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
 		return
 	}
 	// The numeric columns are just wide enough for their bold headings on A4.
-	header := []pdfCell{{size: 4, text: "#", al: align.Right}, {size: 13, text: "Tool"}, {size: 29, text: "Input"}, {size: 32, text: "Outcome"},
+	header := []pdfCell{{size: 4, text: "#", al: align.Right}, {size: 15, text: "Tool"}, {size: 28, text: "Input"}, {size: 31, text: "Outcome"},
 		{size: 6, text: "New", al: align.Right}, {size: 8, text: "Credits", al: align.Right}, {size: 8, text: "Time", al: align.Right}}
 	rows := make([][]pdfCell, len(r.Steps))
 	for i, st := range r.Steps {
@@ -906,9 +940,9 @@ func (d *pdfDoc) steps(r report.Report) {
 		}
 		rows[i] = []pdfCell{
 			{size: 4, text: strconv.Itoa(st.Seq), f: fTable, color: pdfColorMuted, al: align.Right},
-			{size: 13, text: pdfOneLine(st.Tool), f: fTableBold, lines: 2},
-			{size: 29, text: input, f: fMonoSmall, lines: 8, tab: 2},
-			{size: 32, text: pdfOneLine(st.Outcome), f: fTable},
+			{size: 15, text: pdfOneLine(st.Tool), f: fTableSmallBold, lines: 2},
+			{size: 28, text: input, f: fMonoSmall, lines: pdfStepLines, tab: 2},
+			{size: 31, text: pdfOneLine(st.Outcome), f: fTable, lines: pdfStepLines},
 			{size: 6, text: strconv.Itoa(st.FindingsAdded), f: fTable, al: align.Right},
 			{size: 8, text: strconv.Itoa(st.Credits), f: fTable, al: align.Right},
 			{size: 8, text: pdfDuration(st.DurationMS), f: fTable, al: align.Right},
@@ -1001,3 +1035,6 @@ func pdfMetadataText(s string) string {
 		return r
 	}, s)
 }
+
+// pdfSectionGap is the space above a section that starts mid-page, in mm.
+const pdfSectionGap = 4.0

@@ -151,10 +151,14 @@ func TestPDFContent(t *testing.T) {
 			t.Errorf("PDF text lacks %q", w)
 		}
 	}
-	// The long evidence wraps: all 40 repetitions are there, none cut.
+	// The long evidence (of a low issue: one line) stops and says where the
+	// rest is.
 	dense := strings.Join(strings.Fields(raw), "")
-	if n := strings.Count(dense, "no-secure-flag-here-and-a-very-long-unbroken-token-Set-Cookie"); n != 39 {
-		t.Errorf("long evidence: %d of 39 joints found", n)
+	if n := strings.Count(dense, "no-secure-flag-here-and-a-very-long-unbroken-token-Set-Cookie"); n >= 39 {
+		t.Errorf("long evidence: %d of 39 joints found, want it cut", n)
+	}
+	if !strings.Contains(text, "Set-Cookie: PHPSESSID; path=/; no-secure-flag-here") || !strings.Contains(text, "… [cut: the full evidence is in findings.csv]") {
+		t.Error("cut evidence does not say where the rest is")
 	}
 	if strings.Contains(raw, "\t") || strings.ContainsAny(raw, "\x00\x1b") {
 		t.Error("control characters reached the PDF text")
@@ -201,7 +205,7 @@ func TestPDFExtremeText(t *testing.T) {
 	token := strings.Repeat("A", 3000)
 	weird := "bidi\u202eevil\u202c zero\u200bwidth\u200djoin esc\x1b[31mred bell\a nul\x00 emoji👨\u200d👩\u200d👧 ő ł 中文"
 	f := scans.Finding{ID: "fnd_x", Title: token + " " + strings.Repeat("long title ", 300), Severity: scans.High, Category: scans.CategoryWeb,
-		Host: "h\x1b.example.com", Evidence: strings.Repeat("B", 40<<10), Description: weird, Remediation: strings.Repeat("word ", 3000),
+		Host: "h\x1b.example.com", Evidence: strings.Repeat("B", 40<<10), Description: weird, Remediation: strings.Repeat("word ", 4000),
 		References: []string{"https://example.com/" + strings.Repeat("x/", 400)}, CVE: ptr(strings.Repeat("CVE-", 100))}
 	r := report.Build(report.Input{
 		Scan: scans.Scan{ID: "scn_x", Target: "evil\x1b[2J\u202e.example.com", Type: scans.Full, Tier: "deep", Status: scans.Completed, CreatedAt: at,
@@ -220,7 +224,7 @@ func TestPDFExtremeText(t *testing.T) {
 		checkInsidePage(t, wordBoxes(t, path), i.width, i.height)
 		raw := run(t, "pdftotext", "-enc", "UTF-8", path, "-")
 		text := squash(raw)
-		for _, w := range []string{"more characters not shown in the PDF", "bidievil zerowidthjoin", "esc[31mred bell nul", "emoji???", "o l ??", "evil[2J.example.com"} {
+		for _, w := range []string{"more characters not shown in the PDF", "[cut: the full evidence is in findings.csv]", "bidievil zerowidthjoin", "esc[31mred bell nul", "emoji???", "o l ??", "evil[2J.example.com"} {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s: PDF text lacks %q", paper, w)
 			}
