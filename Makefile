@@ -23,7 +23,7 @@ FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w -buildid='
 
-.PHONY: run test deps build lint lint-asl bench clean sam-build sam-local coldstart
+.PHONY: run reset test deps build lint lint-asl bench clean sam-build sam-local coldstart
 
 deps: $(NPM_STAMP)
 
@@ -34,6 +34,13 @@ $(NPM_STAMP): $(LOCAL)/package.json $(LOCAL)/package-lock.json
 
 run: deps
 	$(GO) run ./$(LOCAL)
+
+# make reset wipes what make run keeps between starts (.local: the database,
+# the development sign-in key, the local admin's token). Stop the stack first.
+reset:
+	@if [ -e .local/lock ] && ! flock -n .local/lock true; then \
+		echo "make reset: a local stack is using .local: stop it first (Ctrl-C)"; exit 1; fi
+	rm -rf .local
 
 test: deps
 	$(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -race -count=1 ./...

@@ -54,6 +54,13 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var data *localstack.DataDir
+	stopped := false
+	defer func() {
+		if stopped {
+			printStopped(os.Stdout, data)
+		}
+	}()
 
 	cfg, err := config.FromEnv()
 	if err != nil {
@@ -79,14 +86,26 @@ func run() error {
 		return err
 	}
 
+	if data, err = openData(*root); err != nil {
+		return err
+	}
+	if data != nil {
+		defer data.Close()
+	}
 	if cfg.DynamoDBEndpoint == "" {
-		fmt.Println("Starting DynamoDB Local (in memory, 127.0.0.1 only)…")
 		ddbLog, err := os.Create(filepath.Join(logDir, "dynamodb-local.log"))
 		if err != nil {
 			return err
 		}
 		defer ddbLog.Close()
-		ddb, err := dynamolocal.Start(ctx, filepath.Join(*root, "infra", "local"), ddbLog)
+		dbPath := ""
+		if data != nil {
+			dbPath = data.DynamoDBPath()
+			fmt.Printf("Starting DynamoDB Local (data in %s, 127.0.0.1 only)…\n", dbPath)
+		} else {
+			fmt.Println("Starting DynamoDB Local (in memory, 127.0.0.1 only)…")
+		}
+		ddb, err := dynamolocal.StartAt(ctx, filepath.Join(*root, "infra", "local"), dbPath, ddbLog)
 		if err != nil {
 			return err
 		}
@@ -129,7 +148,7 @@ func run() error {
 	var idp *devidp.Provider
 	if cfg.JWTJWKSURL == "" {
 		cfg.JWTIssuer, cfg.JWTAudience = "http://"+*addr+"/dev", "secscan-local"
-		if idp, err = devidp.New(cfg.JWTIssuer, cfg.JWTAudience); err != nil {
+		if idp, err = newIdP(cfg, data); err != nil {
 			return err
 		}
 		if opts.SessionKeys, err = idp.Keyfunc(); err != nil {
@@ -145,9 +164,22 @@ func run() error {
 	// EventBridge Scheduler's part: fire due schedules every LOCAL_SCHEDULER_INTERVAL.
 	ticker := localstack.StartScheduler(ctx, api, cfg.LocalSchedulerInterval, logger)
 	defer ticker.Close()
-	if cfg.BootstrapAdminEmail != "" {
-		if _, err := localstack.BootstrapAdmin(ctx, api.Store, cfg.BootstrapAdminEmail, cfg.BootstrapAdminToken, time.Now()); err != nil {
+	admin, err := localAdmin(&cfg, data)
+	if err != nil {
+		return err
+	}
+	if _, err := localstack.BootstrapAdmin(ctx, api.Store, cfg.BootstrapAdminEmail, cfg.BootstrapAdminToken, time.Now()); err != nil {
+		return err
+	}
+	if data != nil {
+		// Executions lived in the previous process's runner: its unfinished
+		// scans have nothing left to drive them.
+		n, err := localstack.EndUnfinishedScans(ctx, db, cfg.TableName, api.Store, time.Now())
+		if err != nil {
 			return err
+		}
+		if n > 0 {
+			fmt.Printf("Marked %d scan(s) the previous run left unfinished as failed.\n", n)
 		}
 	}
 	routes, err := tpl.Routes()
@@ -174,24 +206,37 @@ func run() error {
 	// verification) answers well within its function's timeout of 30 s at most.
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	printBanner(os.Stdout, *addr, cfg, idp != nil, len(routes), demo, sfnLog.Name())
+	printBanner(os.Stdout, *addr, cfg, idp != nil, len(routes), demo, sfnLog.Name(), admin)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case <-ctx.Done():
-		fmt.Println("\nShutting down…")
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// The deferred stops (state machine runner, demo target, DynamoDB Local)
+	// run after this; each is bounded, so the whole stops within 10 s.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	_ = srv.Shutdown(shutdownCtx) // requests still open after 3 s are cut
+	stopped = true
+	return nil
 }
 
-func printBanner(w io.Writer, addr string, cfg config.Config, devIdP bool, routes int, demo *demotarget.Target, sfnLog string) {
+// printStopped is the one line Ctrl-C leaves, printed once everything the
+// stack started has stopped (run defers it first, so it runs last).
+func printStopped(w io.Writer, data *localstack.DataDir) {
+	if data == nil {
+		fmt.Fprintln(w, "\nStopped the API, the scan runner, the demo target and DynamoDB Local (in memory: nothing kept).")
+		return
+	}
+	fmt.Fprintf(w, "\nStopped the API, the scan runner, the demo target and DynamoDB Local; data kept in %s (make reset wipes it).\n", data.Path)
+}
+
+func printBanner(w io.Writer, addr string, cfg config.Config, devIdP bool, routes int, demo *demotarget.Target, sfnLog string, admin adminInfo) {
 	base := "http://" + addr
 	fmt.Fprintf(w, "\nAPI listening on %s (%d routes from template.yaml)\n", base, routes)
 	fmt.Fprintf(w, "Dashboard: %s/ (sign in through the identity provider)\n", base)
@@ -204,10 +249,7 @@ func printBanner(w io.Writer, addr string, cfg config.Config, devIdP bool, route
 		fmt.Fprintf(w, "  export SESSION=$(curl -s -X POST %s/dev/session -d '{\"email\":\"you@example.com\"}' | sed -E 's/.*\"token\":\"([^\"]+)\".*/\\1/')\n", base)
 		fmt.Fprintf(w, "  curl -s %s/api/auth/me -H \"Authorization: Bearer $SESSION\"\n", base)
 	}
-	if cfg.BootstrapAdminEmail != "" {
-		fmt.Fprintf(w, "\nAdmin %s: scripts use the token in BOOTSTRAP_ADMIN_TOKEN; admin endpoints need its browser session:\n", cfg.BootstrapAdminEmail)
-		fmt.Fprintf(w, "  curl -s -X POST %s/dev/session -d '{\"email\":\"%s\"}'\n", base, cfg.BootstrapAdminEmail)
-	}
+	admin.print(w, base, cfg.BootstrapAdminToken)
 	if demo != nil {
 		fmt.Fprintf(w, "\n%s", demo.Summary())
 		fmt.Fprintf(w, "  The README's walkthrough registers, verifies and scans %s in a few commands.\n", demo.Domain())

@@ -185,7 +185,13 @@ func (a *Agent) Handle(ctx context.Context, t Task) (any, error) {
 		return nil, fmt.Errorf("agent: unknown action %q", t.Action)
 	}
 	if err != nil {
-		a.Logger.ErrorContext(ctx, "agent action failed", "action", t.Action, "scan_id", t.ScanID, "error", err.Error())
+		if errors.Is(ctx.Err(), context.Canceled) {
+			// The caller went away (the local stack stopping): not a fault of
+			// the action. A Lambda's deadline is DeadlineExceeded, an error.
+			a.Logger.InfoContext(ctx, "agent action interrupted", "action", t.Action, "scan_id", t.ScanID)
+		} else {
+			a.Logger.ErrorContext(ctx, "agent action failed", "action", t.Action, "scan_id", t.ScanID, "error", err.Error())
+		}
 		return nil, retryable(t.Action, err)
 	}
 	return out, err

@@ -9,9 +9,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"net/http"
 	"net/mail"
 	"strings"
@@ -58,7 +60,19 @@ func New(issuer, audience string) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Provider{Issuer: issuer, Audience: audience, key: key, kid: fmt.Sprintf("dev-%d", time.Now().Unix())}
+	return NewWithKey(issuer, audience, key)
+}
+
+// NewWithKey makes a provider that signs with key (the local stack keeps
+// one in its data folder, so sessions outlive a restart). The key id is
+// derived from the public key: the same key always has the same id.
+func NewWithKey(issuer, audience string, key *ecdsa.PrivateKey) (*Provider, error) {
+	if key == nil || key.Curve != elliptic.P256() {
+		return nil, errors.New("devidp: the signing key must be ECDSA P-256")
+	}
+	pub := sha256.Sum256(append(key.PublicKey.X.Bytes(), key.PublicKey.Y.Bytes()...))
+	p := &Provider{Issuer: issuer, Audience: audience, key: key, kid: "dev-" + hex.EncodeToString(pub[:6])}
+	var err error
 	pad := func(b []byte) string {
 		out := make([]byte, 32)
 		copy(out[32-len(b):], b)

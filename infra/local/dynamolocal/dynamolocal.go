@@ -36,10 +36,16 @@ type Server struct {
 // InstallHint says how to get what Start needs.
 const InstallHint = "run `make deps` (npm ci in infra/local installs DynamoDB Local) and make sure `java` (a JDK 17+, e.g. Debian's openjdk-17-jdk-headless) is on PATH"
 
-// Start launches DynamoDB Local from localDir (the infra/local folder).
-// Output goes to logw. The process dies with its parent (Pdeathsig), so an
-// interrupted test run leaves nothing behind.
+// Start launches DynamoDB Local in memory from localDir (the infra/local
+// folder). Output goes to logw. The process dies with its parent
+// (Pdeathsig), so an interrupted test run leaves nothing behind.
 func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error) {
+	return StartAt(ctx, localDir, "", logw)
+}
+
+// StartAt is Start with the database in the folder dbPath (it survives the
+// process), or in memory when dbPath is "".
+func StartAt(ctx context.Context, localDir, dbPath string, logw io.Writer) (*Server, error) {
 	localDir, err := filepath.Abs(localDir)
 	if err != nil {
 		return nil, err
@@ -65,11 +71,19 @@ func Start(ctx context.Context, localDir string, logw io.Writer) (*Server, error
 		return nil, err
 	}
 	lib := filepath.Join(emulator, "DynamoDBLocal_lib")
+	storage := []string{"-inMemory"}
+	if dbPath != "" {
+		if dbPath, err = filepath.Abs(dbPath); err != nil {
+			return nil, err
+		}
+		storage = []string{"-dbPath", dbPath}
+	}
 	// The launcher binds 127.0.0.1 only (the jar itself has no bind flag).
-	cmd := exec.Command(java, "-Djava.library.path="+lib, "-Xmx512m",
-		"-cp", jar+string(os.PathListSeparator)+filepath.Join(lib, "*"),
-		filepath.Join(localDir, "dynamodb", "LoopbackDynamoDB.java"),
-		"-inMemory", "-sharedDb", "-disableTelemetry", "-port", strconv.Itoa(port))
+	args := []string{"-Djava.library.path=" + lib, "-Xmx512m",
+		"-cp", jar + string(os.PathListSeparator) + filepath.Join(lib, "*"),
+		filepath.Join(localDir, "dynamodb", "LoopbackDynamoDB.java")}
+	args = append(append(args, storage...), "-sharedDb", "-disableTelemetry", "-port", strconv.Itoa(port))
+	cmd := exec.Command(java, args...)
 	// The jar turns telemetry on unless DDB_LOCAL_TELEMETRY=0, whatever
 	// -disableTelemetry says: with it on, every start writes an installation
 	// id to dynamodb-local-metadata.json in the working directory and builds a
@@ -187,7 +201,15 @@ func CreateTables(ctx context.Context, db *dynamodb.Client, tpl *samtemplate.Tem
 			return fmt.Errorf("wait for table %s: %w", tableName, err)
 		}
 		if def.TTLAttribute != "" {
-			_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: in.TableName,
+			// A table kept from an earlier run (make run's data folder) has it on.
+			ttl, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: in.TableName})
+			if err != nil {
+				return fmt.Errorf("ttl of %s: %w", tableName, err)
+			}
+			if d := ttl.TimeToLiveDescription; d != nil && d.TimeToLiveStatus == types.TimeToLiveStatusEnabled {
+				continue
+			}
+			_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: in.TableName,
 				TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(def.TTLAttribute), Enabled: aws.Bool(true)}})
 			if err != nil {
 				return fmt.Errorf("ttl on %s: %w", tableName, err)
