@@ -23,7 +23,7 @@ FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w -buildid='
 
-.PHONY: run reset test deps build lint lint-asl bench clean sam-build sam-local coldstart
+.PHONY: run reset readme-figures test deps build lint lint-asl bench clean sam-build sam-local coldstart
 
 deps: $(NPM_STAMP)
 
@@ -34,6 +34,12 @@ $(NPM_STAMP): $(LOCAL)/package.json $(LOCAL)/package-lock.json
 
 run: deps
 	$(GO) run ./$(LOCAL)
+
+# make readme-figures runs the README's walkthrough on a fresh stack (the
+# addresses of make run: stop it first) and writes the demo scan's figures
+# into README.md; TestReadmeFirstRun fails when they disagree.
+readme-figures: deps
+	$(GO) test -count=1 -run '^TestReadmeFirstRun$$' ./$(LOCAL) -args -update
 
 # make reset wipes what make run keeps between starts (.local: the database,
 # the development sign-in key, the local admin's token). Stop the stack first.

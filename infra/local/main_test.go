@@ -65,9 +65,10 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startProc starts the binary on addr with data in dataDir (no demo target:
-// its fixed ports belong to `make run`) and waits until it serves.
-func startProc(t *testing.T, bin, addr, dataDir string) *stackProc {
+// startProc starts the binary on addr with data in dataDir (no demo target
+// unless env says so: its fixed ports are `make run`'s) and waits until it
+// serves.
+func startProc(t *testing.T, bin, addr, dataDir string, env ...string) *stackProc {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -77,6 +78,7 @@ func startProc(t *testing.T, bin, addr, dataDir string) *stackProc {
 	p.cmd = exec.Command(bin, "-root", root)
 	p.cmd.Env = append(os.Environ(), "ADDR="+addr, "LOCAL_DATA="+dataDir, "DEMO_TARGET=false",
 		"BOOTSTRAP_ADMIN_EMAIL=", "BOOTSTRAP_ADMIN_TOKEN=", "DYNAMODB_ENDPOINT=", "JWT_JWKS_URL=")
+	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
