@@ -227,26 +227,40 @@ func (p *Provider) ServeAuthorize(w http.ResponseWriter, r *http.Request) {
 			_ = authorizePage.Execute(w, data)
 			return
 		}
-		code, err := randtoken.Base62(32)
-		if err != nil {
+		if err := p.setBrowserSession(w, email); err != nil {
 			http.Error(w, "internal error", http.StatusInternalServerError)
 			return
 		}
-		p.flows.addCode(code, grant{email: email, clientID: req.ClientID, redirect: req.RedirectURI,
-			challenge: req.Challenge, expires: time.Now().Add(codeTTL)})
-		back, _ := url.Parse(req.RedirectURI)
-		q := back.Query()
-		q.Set("code", code)
-		if req.State != "" {
-			q.Set("state", req.State)
-		}
-		back.RawQuery = q.Encode()
-		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, r, back.String(), http.StatusSeeOther)
+		p.sendCode(w, r, req, email)
+		return
+	}
+	// Signed in here already: back to the client at once (silent sign-in).
+	if email, ok := p.browserSession(r); ok {
+		p.sendCode(w, r, req, email)
 		return
 	}
 	securePage(w)
 	_ = authorizePage.Execute(w, data)
+}
+
+// sendCode sends the browser back to the client with a one-time code for email.
+func (p *Provider) sendCode(w http.ResponseWriter, r *http.Request, req authorizeRequest, email string) {
+	code, err := randtoken.Base62(32)
+	if err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	p.flows.addCode(code, grant{email: email, clientID: req.ClientID, redirect: req.RedirectURI,
+		challenge: req.Challenge, expires: time.Now().Add(codeTTL)})
+	back, _ := url.Parse(req.RedirectURI)
+	q := back.Query()
+	q.Set("code", code)
+	if req.State != "" {
+		q.Set("state", req.State)
+	}
+	back.RawQuery = q.Encode()
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, back.String(), http.StatusSeeOther)
 }
 
 // tokenError answers an OAuth 2.0 token error (RFC 6749 section 5.2).
@@ -320,7 +334,7 @@ func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
 }
 
 // ServeLogout answers GET /dev/logout?client_id=…&logout_uri=… like the
-// Cognito hosted UI: the provider keeps no session, so it only sends the
+// Cognito hosted UI: it ends the provider's browser session and sends the
 // browser back.
 func (p *Provider) ServeLogout(w http.ResponseWriter, r *http.Request) {
 	target := r.URL.Query().Get("logout_uri")
@@ -328,5 +342,6 @@ func (p *Provider) ServeLogout(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown client_id or a logout_uri that is not on loopback", http.StatusBadRequest)
 		return
 	}
+	endBrowserSession(w)
 	http.Redirect(w, r, target, http.StatusFound)
 }

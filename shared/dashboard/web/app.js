@@ -103,6 +103,11 @@
   }
 
   // ---- Sign-in: authorization code + PKCE; the session stays in memory ----
+  // SIGNED_IN in localStorage is only a hint ("this browser signed in"), never
+  // a token: on a reload or in a new tab the page goes back through the
+  // identity provider, whose own session (Cognito's hosted UI, the development
+  // provider's cookie) answers at once, and returns to the page it was on.
+  const SIGNED_IN = 'secscan:signed-in';
   let session = null; // {id, refresh, exp}
   let refreshTimer = 0;
   let me = null;
@@ -165,15 +170,26 @@
     const saved = JSON.parse(sessionStorage.getItem('oidc:' + state) || 'null');
     sessionStorage.removeItem('oidc:' + state);
     history.replaceState(null, '', '/' + (saved ? saved.returnTo : '#/scans'));
+    localStorage.removeItem(SIGNED_IN);
     if (q.has('error')) throw new Error('The identity provider refused the sign-in: ' + (q.get('error_description') || q.get('error')));
     if (!saved) throw new Error('This sign-in was not started here (unknown state); sign in again.');
     keep(await tokenRequest({ grant_type: 'authorization_code', code: q.get('code'), redirect_uri: REDIRECT, code_verifier: saved.verifier }));
+    localStorage.setItem(SIGNED_IN, '1');
+    return true;
+  }
+
+  // resume signs in again, silently, a browser that was signed in: after a
+  // reload or in a new tab. It returns true when it left the page to do so.
+  function resume(finished) {
+    if (finished || session || !localStorage.getItem(SIGNED_IN)) return false;
+    signIn(location.hash);
     return true;
   }
 
   function signOut() {
     session = null;
     me = null;
+    localStorage.removeItem(SIGNED_IN);
     clearTimeout(refreshTimer);
     if (OIDC.logout) {
       const q = new URLSearchParams({ client_id: OIDC.client_id, logout_uri: REDIRECT });
@@ -1002,5 +1018,5 @@
     const from = document.activeElement;
     route().then(() => { if (document.activeElement === from || document.activeElement === document.body) main.focus({ preventScroll: true }); });
   });
-  finishSignIn().then(route, (err) => pageSignIn(err.message));
+  finishSignIn().then((finished) => resume(finished) || route(), (err) => pageSignIn(err.message));
 })();
