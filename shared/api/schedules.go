@@ -131,12 +131,8 @@ func (a *API) createSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err != nil {
 		return err
 	}
-	if limit := plan.MaxSchedules(); n >= limit {
-		if plan == plans.Enterprise {
-			return apierr.New(apierr.Forbidden, "The %s plan allows %d schedules; delete one first", plan, limit)
-		}
-		return apierr.New(apierr.Forbidden, "The %s plan allows %d schedules; %d need the %s plan or higher",
-			plan, limit, n+1, plans.CheapestAllowingSchedules(n+1))
+	if n >= plan.MaxSchedules() {
+		return scheduleLimit(plan, n)
 	}
 	now := a.Now().UTC()
 	anchor := schedules.Anchor(now)
@@ -154,7 +150,11 @@ func (a *API) createSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 			return schedulerUnavailable(err)
 		}
 	}
-	if err := a.Store.CreateSchedule(r.Context(), sch); err != nil {
+	if err := a.Store.CreateSchedule(r.Context(), sch, plan.MaxSchedules()); err != nil {
+		if errors.Is(err, store.ErrScheduleLimit) {
+			// Another creation took the last place since the count above.
+			err = scheduleLimit(plan, plan.MaxSchedules())
+		}
 		if a.Schedules != nil {
 			a.compensate(r.Context(), "delete schedule", sch.ID, func(ctx context.Context) error {
 				return a.Schedules.DeleteSchedule(ctx, sch.ID)
@@ -166,6 +166,16 @@ func (a *API) createSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	w.Header().Set("Location", "/api/schedules/"+sch.ID)
 	httpapi.WriteJSON(w, http.StatusCreated, renderSchedule(sch))
 	return nil
+}
+
+// scheduleLimit is the 403 of a user who holds n schedules, the plan's limit.
+func scheduleLimit(plan plans.Plan, n int) error {
+	limit := plan.MaxSchedules()
+	if plan == plans.Enterprise {
+		return apierr.New(apierr.Forbidden, "The %s plan allows %d schedules; delete one first", plan, limit)
+	}
+	return apierr.New(apierr.Forbidden, "The %s plan allows %d schedules; %d need the %s plan or higher",
+		plan, limit, n+1, plans.CheapestAllowingSchedules(n+1))
 }
 
 // schedulerUnavailable is the 503 of a failed EventBridge Scheduler call

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -95,16 +96,66 @@ func (s *Store) CountSchedules(ctx context.Context, userID string) (int, error) 
 	}
 }
 
-// CreateSchedule stores a new schedule and its pointer at once.
-func (s *Store) CreateSchedule(ctx context.Context, sch Schedule) error {
+// scheduleCountKey is the user's schedule counter: the number of schedules
+// the user holds, kept in the transactions that create and delete them so a
+// plan's limit holds under concurrent creations.
+func scheduleCountKey(userID string) map[string]types.AttributeValue {
+	return key(userPK(userID), "SCHEDULECOUNT")
+}
+
+// ErrScheduleLimit is CreateSchedule's answer when the user holds limit
+// schedules already (another creation may have just taken the last place).
+var ErrScheduleLimit = errors.New("store: schedule limit reached")
+
+// CreateSchedule stores a new schedule and its pointer at once, and counts
+// it, on condition that the user holds fewer than limit schedules
+// (ErrScheduleLimit otherwise).
+func (s *Store) CreateSchedule(ctx context.Context, sch Schedule, limit int) error {
+	if err := s.ensureScheduleCount(ctx, sch.UserID); err != nil {
+		return err
+	}
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Update: &types.Update{TableName: &s.table, Key: scheduleCountKey(sch.UserID),
+			UpdateExpression:    aws.String("SET n = n + :one"),
+			ConditionExpression: aws.String("n < :limit"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":one": number(1), ":limit": number(int64(limit)),
+			}}},
 		putNew(s.table, scheduleItem{PK: userPK(sch.UserID), SK: schedulePrefix + sch.ID, Schedule: sch}),
 		putNew(s.table, schedulePointer{PK: schedulePrefix + sch.ID, SK: "SCHEDULE", UserID: sch.UserID}),
 	}})
 	if _, ok := transactionConflict(err, 0); ok {
+		return ErrScheduleLimit
+	}
+	if _, ok := transactionConflict(err, 1); ok {
 		return ErrConflict
 	}
 	return dbError("create schedule", err)
+}
+
+// ensureScheduleCount creates the user's counter from a count of their
+// schedules when it does not exist yet (schedules made before it).
+func (s *Store) ensureScheduleCount(ctx context.Context, userID string) error {
+	res, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: scheduleCountKey(userID),
+		ConsistentRead: aws.Bool(true), ProjectionExpression: aws.String("n")})
+	if err != nil {
+		return dbError("schedule count", err)
+	}
+	if res.Item != nil {
+		return nil
+	}
+	n, err := s.CountSchedules(ctx, userID)
+	if err != nil {
+		return err
+	}
+	item := scheduleCountKey(userID)
+	item["n"] = number(int64(n))
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: item,
+		ConditionExpression: aws.String("attribute_not_exists(pk)")})
+	if _, ok := IsConditionFailed(err); ok {
+		return nil // another request made it meanwhile
+	}
+	return dbError("schedule count", err)
 }
 
 // GetSchedule returns the user's schedule; another user's id is ErrNotFound.
@@ -177,10 +228,16 @@ func (s *Store) PutSchedule(ctx context.Context, sch Schedule) error {
 // DeleteSchedule removes the user's schedule and its pointer; ErrNotFound
 // when there is none. Its scans are kept.
 func (s *Store) DeleteSchedule(ctx context.Context, userID, id string) error {
+	if err := s.ensureScheduleCount(ctx, userID); err != nil {
+		return err
+	}
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Delete: &types.Delete{TableName: &s.table, Key: scheduleKey(userID, id),
 			ConditionExpression: aws.String("attribute_exists(pk)")}},
 		{Delete: &types.Delete{TableName: &s.table, Key: schedulePointerKey(id)}},
+		{Update: &types.Update{TableName: &s.table, Key: scheduleCountKey(userID),
+			UpdateExpression:          aws.String("SET n = n - :one"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":one": number(1)}}},
 	}})
 	if _, ok := transactionConflict(err, 0); ok {
 		return ErrNotFound

@@ -25,7 +25,7 @@ func TestSchedulesStore(t *testing.T) {
 	a := newSchedule(u.ID, "tgt_A", now, now.Add(24*time.Hour))
 	b := newSchedule(u.ID, "tgt_B", now.Add(time.Millisecond), now.Add(-time.Minute)) // due
 	for _, s := range []store.Schedule{a, b} {
-		if err := st.CreateSchedule(ctx, s); err != nil {
+		if err := st.CreateSchedule(ctx, s, 10); err != nil {
 			t.Fatal(err)
 		}
 	}
