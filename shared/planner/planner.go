@@ -52,6 +52,11 @@ type Decision struct {
 	// tokens cost: charged on the step with the tool's cost.
 	Model        *scans.ModelUsage
 	ModelCredits int
+	// Refused, when set, says why the model's proposal (Tool with Input)
+	// is not run: out of scope, invalid input, an unknown tool. The agent
+	// records it as a refused step, charging the model's tokens only
+	// (CONTRACT "Scans"), and never runs the tool.
+	Refused string
 }
 
 // Summarizer is a planner that can write the executive summary itself (a
@@ -444,12 +449,14 @@ func Calls(s State) ([]Call, error) {
 			case sc.webOnlyPorts:
 				add(h.Name, "find the web services of "+h.Name, PortScan, map[string]any{"host": h.Name, "preset": "web"})
 			default:
-				preset := "top1000"
+				// One call per address: the common ports and the default
+				// ports of databases, caches and remote administration.
+				preset := "top1000+exposures"
 				if s.Scan.Tier == plans.Quick {
-					preset = "top100"
+					preset = "top100+exposures"
 				}
-				add(h.Name, "open ports of "+h.Name, PortScan, map[string]any{"host": h.Name, "preset": preset})
-				add(h.Name, "databases, caches and remote administration on "+h.Name, PortScan, map[string]any{"host": h.Name, "preset": "exposures"})
+				add(h.Name, "open ports of "+h.Name+", databases, caches and remote administration included", PortScan,
+					map[string]any{"host": h.Name, "preset": preset})
 			}
 		}
 		svcs := servicesOf(s.Surface, h)
@@ -762,6 +769,20 @@ func followUps(s State, hosts []scans.Host) []Call {
 			out = append(out, c)
 		}
 	}
+	// A service answers the same whichever name reaches its address: a
+	// service read or a CVE confirmation runs once per address and port.
+	service := serviceKeys(s, hosts)
+	addService := func(f scans.Finding, why, tool string, input map[string]any) {
+		if f.Port == nil {
+			return
+		}
+		input["host"], input["port"] = f.Host, *f.Port
+		k := tool + " " + service(f.Host, *f.Port) + " " + deref(f.CVE)
+		if !seen[k] {
+			seen[k] = true
+			add(f.Host, why, tool, input)
+		}
+	}
 	fs := slices.Clone(s.Findings)
 	slices.SortFunc(fs, func(a, b scans.Finding) int { return strings.Compare(a.ID, b.ID) })
 	for _, f := range fs {
@@ -778,16 +799,37 @@ func followUps(s State, hosts []scans.Host) []Call {
 				add(f.Host, "which credentials the exposed file leaks", FileSecrets, map[string]any{"url": u})
 			}
 		case followServiceInfo:
-			if f.Port != nil {
-				add(f.Host, "read the version of the unauthenticated service", ServiceInfo, map[string]any{"host": f.Host, "port": *f.Port})
-			}
+			addService(f, "read the version of the unauthenticated service", ServiceInfo, map[string]any{})
 		case followConfirm:
-			if cve := confirmableCVE(f); cve != "" && f.Port != nil {
-				add(f.Host, "safe read-only confirmation of "+cve, ConfirmCVE, map[string]any{"host": f.Host, "port": *f.Port, "cve": cve})
+			if cve := confirmableCVE(f); cve != "" {
+				f.CVE = &cve
+				addService(f, "safe read-only confirmation of "+cve, ConfirmCVE, map[string]any{"cve": cve})
 			}
 		}
 	}
 	return out
+}
+
+// serviceKeys returns what identifies the service on host:port: its first
+// address and the port when the host is known with addresses, else the
+// name and the port.
+func serviceKeys(s State, hosts []scans.Host) func(host string, port int) string {
+	addr := map[string]string{}
+	for _, h := range append(slices.Clone(s.Surface.Hosts), hosts...) {
+		if len(h.Addresses) > 0 && h.CNAME == "" {
+			addr[h.Name] = firstAddress(h)
+		}
+	}
+	return func(host string, port int) string {
+		return cmpOr(addr[host], "name:"+host) + ":" + strconv.Itoa(port)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 type followUp int
