@@ -225,10 +225,18 @@ const MaxToVerify = 20
 func toVerify(s planner.State) string {
 	var b strings.Builder
 	n := 0
+	seen := map[string]bool{}
 	for _, f := range s.Findings {
 		if f.Confidence != scans.Tentative || f.Port == nil {
 			continue
 		}
+		// A service answers the same whichever name reaches its address:
+		// one finding per address, port and CVE is listed.
+		key := fmt.Sprintf("%s|%d|%s", addressOf(s.Surface, f.Host), *f.Port, deref(f.CVE))
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		if n == MaxToVerify {
 			b.WriteString("…\n")
 			break
@@ -239,8 +247,33 @@ func toVerify(s planner.State) string {
 	return strings.TrimSpace(b.String())
 }
 
-// verifier is the call that can verify f, or a hint when none is sure to.
+// addressOf is the host's addresses as the surface knows them, or its name.
+func addressOf(sf scans.Surface, host string) string {
+	if h, ok := sf.Host(host); ok && len(h.Addresses) > 0 {
+		addrs := slices.Clone(h.Addresses)
+		slices.Sort(addrs)
+		return strings.Join(addrs, ",")
+	}
+	return host
+}
+
+// verifier is the call that can verify f, or a hint when none is sure to
+// or the call already ran.
 func verifier(s planner.State, f scans.Finding) string {
+	call := verifyCall(s, f)
+	tool, input, _ := strings.Cut(call, " ")
+	if !strings.HasPrefix(input, "{") {
+		return call
+	}
+	key := planner.CallKey(tool, json.RawMessage(input))
+	if i := slices.IndexFunc(s.Steps, func(st scans.Step) bool { return planner.CallKey(st.Tool, st.Input) == key }); i >= 0 {
+		return fmt.Sprintf("already checked by step %d (%s)", s.Steps[i].Seq, tool)
+	}
+	return call
+}
+
+// verifyCall is the confirmation call for f ("tool {input}"), or a hint.
+func verifyCall(s planner.State, f scans.Finding) string {
 	in := func(extra string) string { return fmt.Sprintf(`{"host":%q,"port":%d%s}`, f.Host, *f.Port, extra) }
 	if f.CVE != nil && slices.Contains(planner.Confirmable, *f.CVE) {
 		return "confirm_cve " + in(fmt.Sprintf(`,"cve":%q`, *f.CVE))
