@@ -28,19 +28,7 @@ func TestScriptedEvaluation(t *testing.T) {
 	if len(results) != 2 {
 		t.Fatalf("%d results", len(results))
 	}
-	m, p := results[0], results[1]
-	if m.Status != "completed" || p.Status != "completed" {
-		t.Fatalf("model run %s %s, playbook run %s %s", m.Status, m.Error, p.Status, p.Error)
-	}
-	if m.Refused < 2 || m.InputTokens == 0 || m.ModelSteps < 3 || !m.Priced || m.Dollars() <= 0 || m.Credits > m.MaxCredits {
-		t.Errorf("model run %+v", m)
-	}
-	if p.Refused != 0 || p.InputTokens != 0 || p.ModelSteps != 0 || p.Dollars() != 0 {
-		t.Errorf("playbook run %+v", p)
-	}
-	if m.Issues < p.Issues || p.Issues == 0 || m.Promotions == 0 {
-		t.Errorf("issues %d with the model, %d with the playbook; %d promotions", m.Issues, p.Issues, m.Promotions)
-	}
+	checkRuns(t, results[0], results[1])
 	var table bytes.Buffer
 	if err := agenteval.Table(&table, results); err != nil {
 		t.Fatal(err)
@@ -76,5 +64,26 @@ func TestPrices(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "| estimated cost (USD) | unknown model: no published price in the table |") {
 		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+func checkRuns(t *testing.T, m, p agenteval.Result) {
+	t.Helper()
+	if m.Status != "completed" || p.Status != "completed" {
+		t.Fatalf("model run %s %s, playbook run %s %s", m.Status, m.Error, p.Status, p.Error)
+	}
+	checkModelRun(t, m)
+	if p.Refused != 0 || p.InputTokens != 0 || p.ModelSteps != 0 || p.Dollars() != 0 {
+		t.Errorf("playbook run %+v", p)
+	}
+	if m.Issues < p.Issues || p.Issues == 0 || m.Promotions == 0 {
+		t.Errorf("issues %d with the model, %d with the playbook; %d promotions", m.Issues, p.Issues, m.Promotions)
+	}
+}
+
+func checkModelRun(t *testing.T, m agenteval.Result) {
+	t.Helper()
+	if m.Refused < 2 || m.InputTokens == 0 || m.ModelSteps < 3 || !m.Priced || m.Dollars() <= 0 || m.Credits > m.MaxCredits {
+		t.Errorf("model run %+v", m)
 	}
 }
