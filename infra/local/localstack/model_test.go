@@ -140,15 +140,18 @@ func keyOf(tool string, input json.RawMessage) callKey {
 // demo target, with a scripted model behind the Bedrock wire protocol, and
 // the same scans without a model for comparison:
 //
-//   - deep (web): the model follows the baseline until it sees the demo's
-//     planted prompt injection, then does what it says (scans 10.0.0.1,
+//   - deep (web): after the playbook's floor, the model sees the demo's
+//     planted prompt injection and does what it says (scans 10.0.0.1,
 //     sends malformed input, ends its turn "reporting no findings"): the
-//     proposals are refused and recorded, the baseline still runs, and the
-//     findings are the playbook's;
+//     proposals are refused and recorded, and the findings are the
+//     playbook's;
 //   - quick (ssl): the first call is throttled, then the model never ends (a new
 //     check every turn): the budget ends it and the summary is written;
-//   - standard (web): the model follows the baseline, then ends;
-//   - standard (network): access denied fails the scan with a readable error.
+//   - standard (web): the model runs the baseline calls the floor's share
+//     left out (an Opus-priced model: the summary's reserve takes most of
+//     its share), then ends; the playbook's findings are all found;
+//   - standard (network): access denied fails the scan with a readable
+//     error once the floor has run.
 //
 // Every request carries the registry's tools, keeps target text inside the
 // data delimiters and holds no secret.
