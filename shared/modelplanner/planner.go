@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -102,6 +103,20 @@ func (p *Planner) floor(ctx context.Context, s planner.State) (planner.Decision,
 	return d, true, nil
 }
 
+// MaxRefusedInARow is how many refused proposals in a row end the model's
+// turns: a model that keeps proposing what is refused is not asked again
+// (the budget bounds it anyway, this bounds it sooner).
+const MaxRefusedInARow = 5
+
+// refusedInARow counts the refused model steps at the end of steps.
+func refusedInARow(steps []scans.Step) int {
+	n := 0
+	for i := len(steps) - 1; i >= 0 && steps[i].Status == scans.StepRefused && steps[i].Model != nil; i-- {
+		n++
+	}
+	return n
+}
+
 // minToolCost is the price of the cheapest tool: a model turn is not worth
 // asking for when the credits left would not pay for any call it chose.
 const minToolCost = 2
@@ -118,6 +133,9 @@ func (p *Planner) turn(ctx context.Context, s planner.State, model string, reser
 	bound := rate.Credits(Usage{InputTokens: Size(req)/3 + 1, OutputTokens: MaxTokens})
 	if left-bound-reserve < minToolCost {
 		return p.fallback(ctx, s, reserve, Stopped+"the credits left are kept for the summary)", nil, 0)
+	}
+	if refusedInARow(s.Steps) >= MaxRefusedInARow {
+		return p.fallback(ctx, s, reserve, Stopped+fmt.Sprintf("its last %d proposals were refused)", MaxRefusedInARow), nil, 0)
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < CallBudget.Operation {
 		// A call that could outlive the action's bound is not started.

@@ -67,14 +67,27 @@ func TestPlannerDecisions(t *testing.T) {
 		{"repeat", modeltest.Call("again", "http_check", map[string]any{"url": "https://example.com/"}), "http_check", "again", "the same call already ran as step 1", true},
 		{"end of turn", modeltest.End("nothing to do"), next.Tool, modelplanner.Stopped + "the model ended its turn)", "", true},
 		{"garbage", modeltest.Reply{Kind: modeltest.Garbage}, next.Tool, modelplanner.Stopped + "the model service failed)", "", false},
+		{"after refused proposals in a row", modeltest.Call("again", "shell", map[string]any{}), next.Tool,
+			modelplanner.Stopped + "its last 5 proposals were refused)", "", false},
 		{"5xx after every retry", modeltest.Reply{Kind: modeltest.Fail5xx}, next.Tool, modelplanner.Stopped + "the model service failed)", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := modeltest.StartBedrock(t, func(int, modeltest.Request) modeltest.Reply { return tc.reply })
 			p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Quick: model}, Tools: reg, Playbook: playbook}
-			d, err := p.Next(context.Background(), state)
+			st := state
+			if strings.HasPrefix(tc.name, "after refused") {
+				st.Steps = slices.Clone(state.Steps)
+				for i := range modelplanner.MaxRefusedInARow {
+					st.Steps = append(st.Steps, scans.Step{Seq: i + 2, Tool: "shell", Input: json.RawMessage(`{}`), Status: scans.StepRefused,
+						Model: &scans.ModelUsage{ID: model}, Reasoning: "again"})
+				}
+			}
+			d, err := p.Next(context.Background(), st)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if strings.HasPrefix(tc.name, "after refused") && len(srv.Requests()) != 0 {
+				t.Errorf("the model was asked after %d refused proposals", modelplanner.MaxRefusedInARow)
 			}
 			if d.Done || d.Tool != tc.tool || !strings.HasPrefix(d.Reasoning, tc.reasoning) || d.Refused != tc.refused {
 				t.Errorf("decision %s %s %q refused %q", d.Tool, d.Input, d.Reasoning, d.Refused)
