@@ -229,37 +229,6 @@ func (p Playbook) Baseline(s State) (pending []Call, floorCost, totalCost int, e
 	return pending, floorCost, totalCost, nil
 }
 
-// Projected is what the baseline will cost when the hosts the tier scans
-// (the domain and www on quick) serve the web on both standard ports, as far
-// as their port scans have not told otherwise: the credits a planner that
-// spends on anything else must leave for the baseline, before discovery
-// says how big it is. Follow-ups of findings are not foreseen.
-func (p Playbook) Projected(s State) (int, error) {
-	hypo := s
-	hypo.Surface.Services = slices.Clone(s.Surface.Services)
-	hosts := selectHosts(s)
-	if s.Scan.Tier == plans.Quick && !slices.ContainsFunc(hosts, func(h scans.Host) bool { return h.Name == "www."+s.Scan.Target }) {
-		hosts = append(hosts, scans.Host{Name: "www." + s.Scan.Target})
-		hypo.Surface.Hosts = append(slices.Clone(s.Surface.Hosts), scans.Host{Name: "www." + s.Scan.Target})
-	}
-	scanned := map[string]bool{}
-	for _, st := range s.Steps {
-		if st.Tool == PortScan {
-			scanned[inputHost(st.Input)] = true
-		}
-	}
-	for _, h := range hosts {
-		if scanned[h.Name] || len(servicesOf(s.Surface, h)) > 0 {
-			continue
-		}
-		hypo.Surface.Services = append(hypo.Surface.Services,
-			scans.ServiceInfo{Host: h.Name, Port: 443, Transport: "tcp", Protocol: "https"},
-			scans.ServiceInfo{Host: h.Name, Port: 80, Transport: "tcp", Protocol: "http"})
-	}
-	_, _, total, err := p.Baseline(hypo)
-	return total, err
-}
-
 // IsFloor reports whether c is one of the domain's own checks.
 func IsFloor(c Call, domain string) bool { return floor(c, domain) }
 
