@@ -23,7 +23,7 @@ FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w -buildid='
 
-.PHONY: run reset readme-figures test deps build lint lint-asl bench clean sam-build sam-local coldstart
+.PHONY: run reset readme-figures test deps build lint lint-asl bench clean sam-build sam-local coldstart agent-eval
 
 deps: $(NPM_STAMP)
 
@@ -50,6 +50,11 @@ reset:
 
 test: deps
 	$(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -race -count=1 ./...
+
+# The demo target scanned with MODEL (scripted, a Bedrock model id, or an
+# OpenAI-compatible base URL) and with the playbook, side by side.
+agent-eval: deps
+	$(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) run ./$(LOCAL)/cmd/agent-eval -model "$(MODEL)"
 
 bench: deps
 	$(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -run '^$$' -bench . -benchmem ./...

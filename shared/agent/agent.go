@@ -122,6 +122,9 @@ type Planned struct {
 	// tokens cost, is part of Cost.
 	Model        *scans.ModelUsage `json:"model,omitempty"`
 	ModelCredits int               `json:"model_credits,omitempty"`
+	// Refused says why the model's proposal is not run: the step is
+	// recorded refused, charged ModelCredits only.
+	Refused string `json:"refused,omitempty"`
 }
 
 // CaughtErr is what a Catch puts at its ResultPath.
@@ -282,6 +285,9 @@ func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
 	if d.Done {
 		return Planned{Next: NextFinish}, nil
 	}
+	if d.Refused != "" {
+		return refusedStep(sc, d), nil
+	}
 	tool, ok := a.Tools.Get(d.Tool)
 	if !ok {
 		return Planned{}, fmt.Errorf("plan %s: the planner chose unknown tool %q", sc.ID, d.Tool)
@@ -296,6 +302,42 @@ func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
 	}, nil
 }
 
+// refusedStep is the plan of a model proposal the planner refused: it
+// costs the model's tokens only, which the model planner checked the budget
+// pays for before the call.
+func refusedStep(sc scans.Scan, d planner.Decision) Planned {
+	credits := max(d.ModelCredits, 0)
+	if sc.CreditsUsed+credits > sc.MaxCredits {
+		return Planned{Next: NextFail, Reason: scans.BudgetExceeded(sc.CreditsUsed, sc.MaxCredits)}
+	}
+	return Planned{Next: NextRun, Seq: sc.StepsCount + 1, Tool: oneLine(d.Tool, 64), Input: d.Input, Cost: credits,
+		Reasoning: d.Reasoning, Model: d.Model, ModelCredits: credits, Refused: oneLine(d.Refused, 300)}
+}
+
+// recordRefused records a refused model proposal: charged its tokens, the
+// tool never run.
+func (a *Agent) recordRefused(ctx context.Context, t Task) (Result, error) {
+	p := t.Step
+	cost := max(p.ModelCredits, 0)
+	sc, err := a.Store.ChargeStep(ctx, t.UserID, t.ScanID, p.Seq, cost)
+	switch {
+	case errors.Is(err, store.ErrScanNotRunning), errors.Is(err, store.ErrBudget):
+		return Result{Status: string(sc.Status)}, nil
+	case err != nil:
+		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
+	case sc.StepsCount >= p.Seq:
+		return Result{Status: string(sc.Status)}, nil // recorded by an earlier delivery
+	}
+	now := a.Now()
+	step := scans.Step{Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: scans.StepRefused,
+		Outcome: "Refused: " + p.Refused, Credits: cost, StartedAt: now.UTC(), Reasoning: p.Reasoning, Model: p.Model}
+	if _, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, nil, now); err != nil {
+		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
+	}
+	a.Logger.InfoContext(ctx, "scan step refused", "scan_id", t.ScanID, "seq", p.Seq, "tool", p.Tool, "credits", cost)
+	return Result{Status: string(sc.Status)}, nil
+}
+
 // run charges the planned step, runs its tool within the tool's bound and
 // records the step and its findings. A step the scan can no longer pay for,
 // or a scan that stopped running meanwhile, records nothing: the next plan
@@ -304,6 +346,9 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 	p := t.Step
 	if p == nil || p.Seq < 1 {
 		return Result{}, fmt.Errorf("run %s: no planned step", t.ScanID)
+	}
+	if p.Refused != "" {
+		return a.recordRefused(ctx, t)
 	}
 	tool, ok := a.Tools.Get(p.Tool)
 	if !ok {

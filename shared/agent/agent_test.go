@@ -296,3 +296,48 @@ func TestRunRecordsThePlannersNote(t *testing.T) {
 		t.Fatalf("steps %+v", d.Steps)
 	}
 }
+
+// refusingPlanner proposes what a model planner refused.
+type refusingPlanner struct{ decision planner.Decision }
+
+func (p refusingPlanner) Next(context.Context, planner.State) (planner.Decision, error) {
+	return p.decision, nil
+}
+
+// A model's proposal the planner refused (even of a tool the registry lacks)
+// is recorded as a refused step charged the model's tokens only; the tool
+// never runs; a re-delivered run records it once.
+func TestRefusedProposalIsRecorded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sc := f.scan(100)
+	f.do(f.task(agent.ActionStart, sc))
+	usage := &scans.ModelUsage{ID: "anthropic.claude-3-5-sonnet", InputTokens: 9000, OutputTokens: 100}
+	for _, d := range []planner.Decision{
+		{Tool: "probe", Input: json.RawMessage(`{"host":"169.254.169.254"}`), Reasoning: "metadata", Model: usage, ModelCredits: 3,
+			Refused: "host names the address 169.254.169.254: only example.com and its subdomains are in scope, never an address"},
+		{Tool: "shell", Input: json.RawMessage(`{"cmd":"id"}`), Reasoning: "hack", Model: usage, ModelCredits: 3, Refused: "shell is not a tool of this service"},
+	} {
+		f.a.Planner = refusingPlanner{d}
+		p := f.do(f.task(agent.ActionPlan, sc)).(agent.Planned)
+		if p.Next != agent.NextRun || p.Cost != 3 || p.Refused != d.Refused {
+			t.Fatalf("plan: %+v", p)
+		}
+		run := f.task(agent.ActionRun, sc)
+		run.Step = &p
+		f.do(run)
+		f.do(run) // re-delivered
+	}
+	d := f.get(sc)
+	if f.probe.calls.Load() != 0 || len(d.Steps) != 2 || d.Scan.CreditsUsed != 6 {
+		t.Fatalf("%d tool calls, %d steps, %d credits", f.probe.calls.Load(), len(d.Steps), d.Scan.CreditsUsed)
+	}
+	for i, st := range d.Steps {
+		if st.Status != scans.StepRefused || st.Credits != 3 || st.Model == nil || !strings.HasPrefix(st.Outcome, "Refused: ") {
+			t.Errorf("step %d: %+v", i+1, st)
+		}
+	}
+	if d.Steps[1].Tool != "shell" || d.Steps[0].Outcome != "Refused: host names the address 169.254.169.254: only example.com and its subdomains are in scope, never an address" {
+		t.Errorf("steps %+v", d.Steps)
+	}
+}

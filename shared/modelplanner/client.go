@@ -2,9 +2,12 @@
 // language model, reached through one small interface (Client) with two
 // adapters (Amazon Bedrock Converse, OpenAI-compatible chat completions),
 // chooses the next tool call from the scan's state. The deterministic
-// playbook (shared/planner) stays the floor: its baseline calls run whatever
-// the model does, a model error or a garbage answer hands the scan back to
-// it, and the budget is split so the model's calls never crowd it out.
+// playbook (shared/planner) is the floor: its calls run first, within
+// FloorBudget (75 % of the budget); the rest is the model's, to verify
+// tentative findings and follow evidence, with the summary's reserve kept.
+// Its proposals are untrusted input (refusal.go): what is out of scope or
+// invalid is a refused step, never run. A model error or a garbage answer
+// hands the scan back to the playbook.
 //
 // The conversation is not kept anywhere of its own: every turn rebuilds it
 // from what the scan stored in DynamoDB (steps with the model's reasoning,

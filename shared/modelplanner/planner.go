@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -47,16 +48,25 @@ func (p *Planner) modelFor(sc scans.Scan) string {
 	return p.Models[sc.Tier]
 }
 
-// Next asks the model for the next call, within the budget rule that keeps
-// the playbook's baseline whole (never worse than the playbook):
-//   - the model is asked only while the credits left cover the call's bound
-//     and every baseline call not yet run; once they do not, the playbook
-//     finishes the scan alone (as it would have without a model);
-//   - a baseline call the model picks runs (the model chooses the order);
-//   - a call outside the baseline runs once the baseline has run, from the
-//     credits left, and never twice;
-//   - an end of turn, an error or an unknown tool hands the scan to the
-//     playbook for good; a choice that does not fit, for one step.
+// FloorShare is the percentage of a scan's budget the playbook's floor may
+// spend while a model plans: the rest, at least a quarter, is the model's,
+// for its own steps and the summary (issue 21).
+const FloorShare = 75
+
+// FloorBudget is the credits of a budget of max the floor may spend.
+func FloorBudget(max int) int { return max * FloorShare / 100 }
+
+// Next plans in two phases:
+//   - the floor: the playbook's calls, within FloorBudget (its own budget
+//     rule decides what a large surface leaves out), with no model call;
+//   - then the model, asked each turn while the credits left pay for the
+//     call's bound, the cheapest tool and the summary's reserve, to verify
+//     tentative findings and follow evidence. A proposal that is out of
+//     scope, invalid, of an unknown tool or a repeat is a refused step (its
+//     tokens charged, the tool never run); an end of turn, an error or a
+//     choice the credits do not pay for hands the scan to the playbook for
+//     good, which spends what is left on the calls the floor left out,
+//     keeping the summary's reserve.
 //
 // The tokens of a call are charged on the step that follows it, whoever
 // planned that step.
@@ -65,31 +75,71 @@ func (p *Planner) Next(ctx context.Context, s planner.State) (planner.Decision, 
 	if model == "" || p.Client == nil {
 		return p.Playbook.Next(ctx, s)
 	}
+	reserve := p.SummaryReserve(model, s)
 	if stopped(s.Steps) {
-		return p.afterModel(ctx, s, false)
+		return p.afterModel(ctx, s, reserve, false)
 	}
-	pending, _, baseCost, err := p.Playbook.Baseline(s)
+	if !usedModel(s.Steps) {
+		if d, ok, err := p.floor(ctx, s); err != nil || ok {
+			return d, err
+		}
+	}
+	return p.turn(ctx, s, model, reserve)
+}
+
+// floor is the playbook's next call within FloorBudget; false once the
+// floor is done (nothing left, or the next call does not fit).
+func (p *Planner) floor(ctx context.Context, s planner.State) (planner.Decision, bool, error) {
+	capped := s
+	capped.Scan.MaxCredits = FloorBudget(s.Scan.MaxCredits)
+	d, err := p.Playbook.Next(ctx, capped)
+	if err != nil || d.Done {
+		return d, false, err
+	}
+	tool, ok := p.Tools.Get(d.Tool)
+	if !ok || s.Scan.CreditsUsed+tool.Cost() > capped.Scan.MaxCredits {
+		return planner.Decision{}, false, nil
+	}
+	return d, true, nil
+}
+
+// MaxRefusedInARow is how many refused proposals in a row end the model's
+// turns: a model that keeps proposing what is refused is not asked again
+// (the budget bounds it anyway, this bounds it sooner).
+const MaxRefusedInARow = 5
+
+// refusedInARow counts the refused model steps at the end of steps.
+func refusedInARow(steps []scans.Step) int {
+	n := 0
+	for i := len(steps) - 1; i >= 0 && steps[i].Status == scans.StepRefused && steps[i].Model != nil; i-- {
+		n++
+	}
+	return n
+}
+
+// minToolCost is the price of the cheapest tool: a model turn is not worth
+// asking for when the credits left would not pay for any call it chose.
+const minToolCost = 2
+
+// turn asks the model for the next call after the floor.
+func (p *Planner) turn(ctx context.Context, s planner.State, model string, reserve int) (planner.Decision, error) {
+	pending, _, _, err := p.Playbook.Baseline(s)
 	if err != nil {
 		return planner.Decision{}, err
 	}
 	left := s.Scan.MaxCredits - s.Scan.CreditsUsed
-	req := p.Request(model, s, pending, baseCost)
+	req := p.Request(model, s, pending, reserve)
 	rate := RateOf(model)
 	bound := rate.Credits(Usage{InputTokens: Size(req)/3 + 1, OutputTokens: MaxTokens})
-	// The baseline grows as the scan discovers hosts and services: the
-	// projection foresees the web checks of the hosts the tier scans, the
-	// margin what else discovery adds.
-	projected, err := p.Playbook.Projected(s)
-	if err != nil {
-		return planner.Decision{}, err
+	if left-bound-reserve < minToolCost {
+		return p.fallback(ctx, s, reserve, Stopped+"the credits left are kept for the summary)", nil, 0)
 	}
-	margin := s.Scan.MaxCredits / 10
-	if left-bound-margin < max(baseCost, projected) {
-		return p.fallback(ctx, s, Stopped+"the credits left are kept for the baseline checks)", nil, 0)
+	if refusedInARow(s.Steps) >= MaxRefusedInARow {
+		return p.fallback(ctx, s, reserve, Stopped+fmt.Sprintf("its last %d proposals were refused)", MaxRefusedInARow), nil, 0)
 	}
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < CallBudget.Operation {
 		// A call that could outlive the action's bound is not started.
-		return p.fallback(ctx, s, Overruled+"too little time left in this step for a model call)", nil, 0)
+		return p.fallback(ctx, s, reserve, Overruled+"too little time left in this step for a model call)", nil, 0)
 	}
 	resp, err := p.Client.Converse(ctx, req)
 	var cfgErr *planner.ConfigError
@@ -98,42 +148,32 @@ func (p *Planner) Next(ctx context.Context, s planner.State) (planner.Decision, 
 		return planner.Decision{}, err
 	case err != nil:
 		p.log(ctx, "model call failed; the playbook continues", s, "error", err.Error())
-		return p.fallback(ctx, s, Stopped+"the model service failed)", nil, 0)
+		return p.fallback(ctx, s, reserve, Stopped+"the model service failed)", nil, 0)
 	}
 	usage := &scans.ModelUsage{ID: model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
 	credits := min(rate.Credits(resp.Usage), bound)
 	if len(resp.ToolUses) == 0 {
-		return p.fallback(ctx, s, Stopped+"the model ended its turn)", usage, credits)
+		return p.fallback(ctx, s, reserve, Stopped+"the model ended its turn)", usage, credits)
 	}
 	use := resp.ToolUses[0]
-	if t := strings.TrimSpace(string(use.Input)); !strings.HasPrefix(t, "{") || !json.Valid(use.Input) {
-		// Not an object: the tool refuses the unknown field, and the audit
-		// trail keeps what the model sent.
-		wrapped, _ := json.Marshal(map[string]string{"invalid_input": line(string(use.Input), 500)})
-		use.Input = wrapped
-	}
-	tool, ok := p.Tools.Get(use.Name)
-	if !ok {
-		return p.fallback(ctx, s, Stopped+"the model asked for a tool that does not exist)", usage, credits)
-	}
-	key := planner.CallKey(use.Name, use.Input)
-	if slices.ContainsFunc(s.Steps, func(st scans.Step) bool { return planner.CallKey(st.Tool, st.Input) == key }) {
-		return p.fallback(ctx, s, Overruled+"it repeated a call that already ran)", usage, credits)
-	}
-	inBaseline := slices.ContainsFunc(pending, func(c planner.Call) bool { return planner.CallKey(c.Tool, c.Input) == key })
-	switch {
-	case !inBaseline && len(pending) > 0:
-		// The baseline grows with what its calls discover, so credits it
-		// will not need are known only once it has run.
-		return p.fallback(ctx, s, Overruled+"the baseline checks run before other checks)", usage, credits)
-	case !inBaseline && left-credits-tool.Cost() < 0:
-		return p.fallback(ctx, s, Stopped+"the credits left do not pay for the model's choice)", usage, credits)
-	}
 	reasoning := line(resp.Text, 500)
 	if reasoning == "" {
 		reasoning = "Chosen by the model"
 	}
-	return planner.Decision{Tool: use.Name, Input: use.Input, Reasoning: reasoning, Model: usage, ModelCredits: credits}, nil
+	d := planner.Decision{Tool: use.Name, Input: use.Input, Reasoning: reasoning, Model: usage, ModelCredits: credits}
+	if t := strings.TrimSpace(string(use.Input)); !strings.HasPrefix(t, "{") || !json.Valid(use.Input) {
+		// Not an object: the audit trail keeps what the model sent.
+		d.Input, _ = json.Marshal(map[string]string{"invalid_input": line(string(use.Input), 500)})
+		d.Refused = "the input is not a JSON object"
+		return d, nil
+	}
+	if d.Refused = refusal(p.Tools, s, use); d.Refused != "" {
+		return d, nil
+	}
+	if tool, _ := p.Tools.Get(use.Name); left-credits-tool.Cost()-reserve < 0 {
+		return p.fallback(ctx, s, reserve, Stopped+"the credits left do not pay for the model's choice)", usage, credits)
+	}
+	return d, nil
 }
 
 // Request is the turn the model gets for s.
@@ -152,16 +192,19 @@ func Specs(reg *tools.Registry) []ToolSpec {
 	return out
 }
 
-// afterModel is the playbook's next call once the model stopped. Should the
-// credits the model used leave a check of the domain itself unaffordable,
-// the scan completes without it (coverage names what was left out) rather
-// than failing where the playbook alone would have completed.
-func (p *Planner) afterModel(ctx context.Context, s planner.State, spent bool) (planner.Decision, error) {
-	d, err := p.Playbook.Next(ctx, s)
+// afterModel is the playbook's next call once the model stopped, within
+// the budget less the summary's reserve. Should the credits the model used
+// leave a check of the domain itself unaffordable, the scan completes
+// without it (coverage names what was left out) rather than failing where
+// the playbook alone would have completed.
+func (p *Planner) afterModel(ctx context.Context, s planner.State, reserve int, spent bool) (planner.Decision, error) {
+	capped := s
+	capped.Scan.MaxCredits = max(s.Scan.MaxCredits-reserve, s.Scan.CreditsUsed)
+	d, err := p.Playbook.Next(ctx, capped)
 	if err != nil || d.Done {
 		return d, err
 	}
-	if tool, ok := p.Tools.Get(d.Tool); ok && s.Scan.CreditsUsed+tool.Cost() > s.Scan.MaxCredits && (spent || usedModel(s.Steps)) {
+	if tool, ok := p.Tools.Get(d.Tool); ok && s.Scan.CreditsUsed+tool.Cost() > capped.Scan.MaxCredits && (spent || usedModel(s.Steps)) {
 		return planner.Decision{Done: true}, nil
 	}
 	return d, nil
@@ -174,9 +217,9 @@ func usedModel(steps []scans.Step) bool {
 
 // fallback is the playbook's next call, the model call's tokens charged on
 // it; Done when the playbook has nothing left.
-func (p *Planner) fallback(ctx context.Context, s planner.State, why string, usage *scans.ModelUsage, credits int) (planner.Decision, error) {
+func (p *Planner) fallback(ctx context.Context, s planner.State, reserve int, why string, usage *scans.ModelUsage, credits int) (planner.Decision, error) {
 	s.Scan.CreditsUsed += credits
-	d, err := p.afterModel(ctx, s, credits > 0)
+	d, err := p.afterModel(ctx, s, reserve, credits > 0)
 	if err != nil || d.Done {
 		return d, err
 	}

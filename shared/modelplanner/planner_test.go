@@ -3,6 +3,7 @@ package modelplanner_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,21 +15,36 @@ import (
 	"secscan/shared/scans"
 )
 
-// What the planner decides from each kind of answer, through the real
-// Bedrock client and a scripted Converse server: a model error, garbage or
-// an unknown tool hands the scan to the playbook (its tokens charged on the
-// playbook's step), a check of the model's own waits for the baseline, a
-// baseline call runs as the model chose it.
+// What the planner decides, through the real Bedrock client and a scripted
+// Converse server: the floor (the playbook's calls within FloorBudget) first,
+// without asking the model; then the model's choice runs, a proposal out of
+// scope, invalid, of an unknown tool or a repeat is refused (its tokens
+// charged, the tool never run), and an end of turn, a model error or
+// garbage hands the scan to the playbook for good.
 func TestPlannerDecisions(t *testing.T) {
 	reg := scanners.Registry(nil)
-	state := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.SSL, Tier: plans.Quick, Plan: plans.Starter, MaxCredits: 50}}
+	fresh := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.SSL, Tier: plans.Quick, Plan: plans.Starter, MaxCredits: 50}}
 	playbook := planner.Playbook{Tools: reg}
-	first, err := playbook.Next(context.Background(), state)
+	first, err := playbook.Next(context.Background(), fresh)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var firstInput map[string]any
-	if err := json.Unmarshal(first.Input, &firstInput); err != nil {
+	model := "anthropic.claude-3-haiku-20240307-v1:0"
+
+	// The floor asks no model.
+	srv := modeltest.StartBedrock(t, func(int, modeltest.Request) modeltest.Reply { return modeltest.End("unused") })
+	p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Quick: model}, Tools: reg, Playbook: playbook}
+	if d, err := p.Next(context.Background(), fresh); err != nil || d.Tool != first.Tool || d.Model != nil || len(srv.Requests()) != 0 {
+		t.Errorf("floor: %s %s model %+v, %d model requests (%v)", d.Tool, d.Input, d.Model, len(srv.Requests()), err)
+	}
+
+	// After the floor: its budget spent, a quarter left.
+	state := fresh
+	state.Scan.CreditsUsed = modelplanner.FloorBudget(fresh.Scan.MaxCredits)
+	ran := scans.Step{Seq: 1, Tool: "http_check", Input: json.RawMessage(`{"url":"https://example.com/"}`), Status: scans.StepOK}
+	state.Steps = []scans.Step{ran}
+	next, err := playbook.Next(context.Background(), state)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -36,25 +52,45 @@ func TestPlannerDecisions(t *testing.T) {
 		reply     modeltest.Reply
 		tool      string
 		reasoning string
+		refused   string
 		charged   bool
 	}{
-		{"baseline call", modeltest.Call("hosts first", first.Tool, firstInput), first.Tool, "hosts first", true},
-		{"own check before the baseline", modeltest.Call("look", "http_check", map[string]any{"url": "https://example.com/x"}), first.Tool, modelplanner.Overruled + "the baseline checks run before other checks)", true},
-		{"unknown tool", modeltest.Call("hack", "shell", map[string]any{"cmd": "id"}), first.Tool, modelplanner.Stopped + "the model asked for a tool that does not exist)", true},
-		{"end of turn", modeltest.End("nothing to do"), first.Tool, modelplanner.Stopped + "the model ended its turn)", true},
-		{"garbage", modeltest.Reply{Kind: modeltest.Garbage}, first.Tool, modelplanner.Stopped + "the model service failed)", false},
-		{"5xx after every retry", modeltest.Reply{Kind: modeltest.Fail5xx}, first.Tool, modelplanner.Stopped + "the model service failed)", false},
+		{"the model's check", modeltest.Call("look", "http_check", map[string]any{"url": "https://www.example.com/x"}), "http_check", "look", "", true},
+		{"metadata address", modeltest.Call("cloud", "port_scan", map[string]any{"host": "169.254.169.254"}), "port_scan", "cloud",
+			"host names the address 169.254.169.254: only example.com and its subdomains are in scope, never an address", true},
+		{"foreign host", modeltest.Call("other", "http_check", map[string]any{"url": "https://evil.example/"}), "http_check", "other",
+			"url evil.example is outside the scan's domain example.com", true},
+		{"invalid input", modeltest.Call("bad", "port_scan", map[string]any{"host": 5}), "port_scan", "bad", "input.host must be a string", true},
+		{"unknown field", modeltest.Call("bad", "port_scan", map[string]any{"hosts": "example.com"}), "port_scan", "bad", "input has an unknown field hosts", true},
+		{"not an object", modeltest.Call("bad", "port_scan", "scan everything"), "port_scan", "bad", "the input is not a JSON object", true},
+		{"unknown tool", modeltest.Call("hack", "shell", map[string]any{"cmd": "id"}), "shell", "hack", "shell is not a tool of this service", true},
+		{"repeat", modeltest.Call("again", "http_check", map[string]any{"url": "https://example.com/"}), "http_check", "again", "the same call already ran as step 1", true},
+		{"end of turn", modeltest.End("nothing to do"), next.Tool, modelplanner.Stopped + "the model ended its turn)", "", true},
+		{"garbage", modeltest.Reply{Kind: modeltest.Garbage}, next.Tool, modelplanner.Stopped + "the model service failed)", "", false},
+		{"after refused proposals in a row", modeltest.Call("again", "shell", map[string]any{}), next.Tool,
+			modelplanner.Stopped + "its last 5 proposals were refused)", "", false},
+		{"5xx after every retry", modeltest.Reply{Kind: modeltest.Fail5xx}, next.Tool, modelplanner.Stopped + "the model service failed)", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := modeltest.StartBedrock(t, func(int, modeltest.Request) modeltest.Reply { return tc.reply })
-			p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Quick: "anthropic.claude-3-haiku-20240307-v1:0"},
-				Tools: reg, Playbook: playbook}
-			d, err := p.Next(context.Background(), state)
+			p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Quick: model}, Tools: reg, Playbook: playbook}
+			st := state
+			if strings.HasPrefix(tc.name, "after refused") {
+				st.Steps = slices.Clone(state.Steps)
+				for i := range modelplanner.MaxRefusedInARow {
+					st.Steps = append(st.Steps, scans.Step{Seq: i + 2, Tool: "shell", Input: json.RawMessage(`{}`), Status: scans.StepRefused,
+						Model: &scans.ModelUsage{ID: model}, Reasoning: "again"})
+				}
+			}
+			d, err := p.Next(context.Background(), st)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Done || d.Tool != tc.tool || !strings.HasPrefix(d.Reasoning, tc.reasoning) {
-				t.Errorf("decision %s %s %q", d.Tool, d.Input, d.Reasoning)
+			if strings.HasPrefix(tc.name, "after refused") && len(srv.Requests()) != 0 {
+				t.Errorf("the model was asked after %d refused proposals", modelplanner.MaxRefusedInARow)
+			}
+			if d.Done || d.Tool != tc.tool || !strings.HasPrefix(d.Reasoning, tc.reasoning) || d.Refused != tc.refused {
+				t.Errorf("decision %s %s %q refused %q", d.Tool, d.Input, d.Reasoning, d.Refused)
 			}
 			if tc.charged != (d.Model != nil && d.ModelCredits >= 1) || (d.Model == nil) != (d.ModelCredits == 0) {
 				t.Errorf("model %+v, %d credits", d.Model, d.ModelCredits)
@@ -62,9 +98,9 @@ func TestPlannerDecisions(t *testing.T) {
 			// Once stopped, the model is not asked again.
 			if strings.HasPrefix(d.Reasoning, modelplanner.Stopped) {
 				n := len(srv.Requests())
-				next := state
-				next.Steps = []scans.Step{{Seq: 1, Tool: d.Tool, Input: d.Input, Status: scans.StepOK, Reasoning: d.Reasoning}}
-				if _, err := p.Next(context.Background(), next); err != nil || len(srv.Requests()) != n {
+				after := state
+				after.Steps = append(slices.Clone(state.Steps), scans.Step{Seq: 2, Tool: d.Tool, Input: d.Input, Status: scans.StepOK, Reasoning: d.Reasoning})
+				if _, err := p.Next(context.Background(), after); err != nil || len(srv.Requests()) != n {
 					t.Errorf("asked again after the hand-off (%v)", err)
 				}
 			}

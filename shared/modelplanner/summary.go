@@ -37,13 +37,9 @@ func (p *Planner) Summarize(ctx context.Context, s planner.State, rules scans.Su
 	if model == "" || p.Client == nil {
 		return planner.SummaryResult{Summary: rules}
 	}
-	task := fmt.Sprintf("Scan %s of %s (scan type %s, tier %s) has finished. The rule-based risk rating is %s.",
-		s.Scan.ID, s.Scan.Target, s.Scan.Type, s.Scan.Tier, rules.RiskRating)
-	req := Request{Model: model, System: SummarySystem, MaxTokens: MaxTokens, ToolChoice: SummaryTool,
-		Tools:    []ToolSpec{{Name: SummaryTool, Description: "Publish the scan's executive summary.", Schema: summarySchema}},
-		Messages: []Message{{Role: User, Blocks: []Block{{Text: task}, {Text: stateText(s, nil, 0)}}}}}
+	req := summaryRequest(model, s, rules.RiskRating)
 	rate := RateOf(model)
-	bound := 2 * rate.Credits(Usage{InputTokens: Size(req)/3 + 1 + MaxTokens, OutputTokens: MaxTokens})
+	bound := summaryBound(req)
 	if s.Scan.MaxCredits-s.Scan.CreditsUsed < bound {
 		return planner.SummaryResult{Summary: rules}
 	}
@@ -94,6 +90,30 @@ func (p *Planner) Summarize(ctx context.Context, s planner.State, rules scans.Su
 		}
 	}
 	return result(rules, "The model's summary was invalid twice ("+line(reason, 200)+"); the rule-based summary is used")
+}
+
+// summaryRequest is the summary call for s.
+func summaryRequest(model string, s planner.State, rating scans.RiskRating) Request {
+	task := fmt.Sprintf("Scan %s of %s (scan type %s, tier %s) has finished. The rule-based risk rating is %s.",
+		s.Scan.ID, s.Scan.Target, s.Scan.Type, s.Scan.Tier, rating)
+	return Request{Model: model, System: SummarySystem, MaxTokens: MaxTokens, ToolChoice: SummaryTool,
+		Tools:    []ToolSpec{{Name: SummaryTool, Description: "Publish the scan's executive summary.", Schema: summarySchema}},
+		Messages: []Message{{Role: User, Blocks: []Block{{Text: task}, {Text: stateText(s, nil, 0)}}}}}
+}
+
+// summaryBound is what the two attempts of req may cost at most (the second
+// carries the first answer and the reason it was refused).
+func summaryBound(req Request) int {
+	return 2 * RateOf(req.Model).Credits(Usage{InputTokens: Size(req)/3 + 1 + MaxTokens, OutputTokens: MaxTokens})
+}
+
+// SummaryReserve is the credits the planner keeps for the summary call of
+// s's scan: the bound of its two attempts with the findings so far, plus a
+// quarter for the findings still to come (the findings table is capped at
+// MaxRows, so the bound is too).
+func (p *Planner) SummaryReserve(model string, s planner.State) int {
+	b := summaryBound(summaryRequest(model, s, scans.RiskCritical))
+	return b + (b+3)/4
 }
 
 var (

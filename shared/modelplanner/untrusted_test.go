@@ -98,3 +98,46 @@ func TestSentences(t *testing.T) {
 		t.Errorf("sentences = %q, want %q", got, want)
 	}
 }
+
+// The state asks the model to verify the tentative findings, naming the
+// confirmation call of each (once per address, port and CVE), or that it
+// ran already; the table is target text, inside the data delimiters.
+func TestStateListsTentativeFindingsToVerify(t *testing.T) {
+	port := func(n int) *int { return &n }
+	cve := "CVE-2021-41773"
+	addr := []string{"192.0.2.1"}
+	s := planner.State{
+		Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.Full, Tier: plans.Standard, MaxCredits: 200},
+		Surface: scans.Surface{
+			Hosts: []scans.Host{{Name: "example.com", Addresses: addr}, {Name: "www.example.com", Addresses: addr}},
+			Services: []scans.ServiceInfo{{Host: "example.com", Address: addr[0], Port: 22, Protocol: "ssh"},
+				{Host: "example.com", Address: addr[0], Port: 21, Protocol: "ftp"}},
+		},
+		Findings: []scans.Finding{
+			{ID: "fnd_1", Title: "Apache 2.4.49: path traversal", Host: "example.com", Port: port(443), CVE: &cve, Confidence: scans.Tentative},
+			{ID: "fnd_2", Title: "Apache 2.4.49: path traversal", Host: "www.example.com", Port: port(443), CVE: &cve, Confidence: scans.Tentative},
+			{ID: "fnd_3", Title: "OpenSSH 7.2: 3 known vulnerabilities", Host: "example.com", Port: port(22), Confidence: scans.Tentative},
+			{ID: "fnd_4", Title: "vsftpd 2.3.4 backdoor", Host: "example.com", Port: port(21), Confidence: scans.Tentative},
+			{ID: "fnd_5", Title: "Redis without authentication", Host: "example.com", Port: port(6379), Confidence: scans.Certain},
+		},
+		Steps: []scans.Step{{Seq: 4, Tool: "ssh_audit", Input: json.RawMessage(`{"host":"example.com","port":22}`), Status: scans.StepOK}},
+	}
+	text := stateText(s, nil, 10)
+	_, table, ok := strings.Cut(text, "Tentative findings to verify")
+	if !ok {
+		t.Fatalf("no verification table in %s", text)
+	}
+	table, _, _ = strings.Cut(table, DataClose)
+	for _, want := range []string{
+		`- fnd_1 | example.com:443 | Apache 2.4.49: path traversal | confirm_cve {"host":"example.com","port":443,"cve":"CVE-2021-41773"}`,
+		`- fnd_3 | example.com:22 | OpenSSH 7.2: 3 known vulnerabilities | already checked by step 4 (ssh_audit)`,
+		`- fnd_4 | example.com:21 | vsftpd 2.3.4 backdoor | ftp_audit {"host":"example.com","port":21}`,
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("missing %q in\n%s", want, table)
+		}
+	}
+	if strings.Contains(table, "fnd_2") || strings.Contains(table, "fnd_5") || !strings.Contains(table, DataOpen) {
+		t.Errorf("the same service twice, a certain finding, or no delimiters:\n%s", table)
+	}
+}

@@ -52,6 +52,11 @@ type Decision struct {
 	// tokens cost: charged on the step with the tool's cost.
 	Model        *scans.ModelUsage
 	ModelCredits int
+	// Refused, when set, says why the model's proposal (Tool with Input)
+	// is not run: out of scope, invalid input, an unknown tool. The agent
+	// records it as a refused step, charging the model's tokens only
+	// (CONTRACT "Scans"), and never runs the tool.
+	Refused string
 }
 
 // Summarizer is a planner that can write the executive summary itself (a
@@ -222,37 +227,6 @@ func (p Playbook) Baseline(s State) (pending []Call, floorCost, totalCost int, e
 		}
 	}
 	return pending, floorCost, totalCost, nil
-}
-
-// Projected is what the baseline will cost when the hosts the tier scans
-// (the domain and www on quick) serve the web on both standard ports, as far
-// as their port scans have not told otherwise: the credits a planner that
-// spends on anything else must leave for the baseline, before discovery
-// says how big it is. Follow-ups of findings are not foreseen.
-func (p Playbook) Projected(s State) (int, error) {
-	hypo := s
-	hypo.Surface.Services = slices.Clone(s.Surface.Services)
-	hosts := selectHosts(s)
-	if s.Scan.Tier == plans.Quick && !slices.ContainsFunc(hosts, func(h scans.Host) bool { return h.Name == "www."+s.Scan.Target }) {
-		hosts = append(hosts, scans.Host{Name: "www." + s.Scan.Target})
-		hypo.Surface.Hosts = append(slices.Clone(s.Surface.Hosts), scans.Host{Name: "www." + s.Scan.Target})
-	}
-	scanned := map[string]bool{}
-	for _, st := range s.Steps {
-		if st.Tool == PortScan {
-			scanned[inputHost(st.Input)] = true
-		}
-	}
-	for _, h := range hosts {
-		if scanned[h.Name] || len(servicesOf(s.Surface, h)) > 0 {
-			continue
-		}
-		hypo.Surface.Services = append(hypo.Surface.Services,
-			scans.ServiceInfo{Host: h.Name, Port: 443, Transport: "tcp", Protocol: "https"},
-			scans.ServiceInfo{Host: h.Name, Port: 80, Transport: "tcp", Protocol: "http"})
-	}
-	_, _, total, err := p.Baseline(hypo)
-	return total, err
 }
 
 // IsFloor reports whether c is one of the domain's own checks.
@@ -444,12 +418,14 @@ func Calls(s State) ([]Call, error) {
 			case sc.webOnlyPorts:
 				add(h.Name, "find the web services of "+h.Name, PortScan, map[string]any{"host": h.Name, "preset": "web"})
 			default:
-				preset := "top1000"
+				// One call per address: the common ports and the default
+				// ports of databases, caches and remote administration.
+				preset := "top1000+exposures"
 				if s.Scan.Tier == plans.Quick {
-					preset = "top100"
+					preset = "top100+exposures"
 				}
-				add(h.Name, "open ports of "+h.Name, PortScan, map[string]any{"host": h.Name, "preset": preset})
-				add(h.Name, "databases, caches and remote administration on "+h.Name, PortScan, map[string]any{"host": h.Name, "preset": "exposures"})
+				add(h.Name, "open ports of "+h.Name+", databases, caches and remote administration included", PortScan,
+					map[string]any{"host": h.Name, "preset": preset})
 			}
 		}
 		svcs := servicesOf(s.Surface, h)
@@ -762,6 +738,20 @@ func followUps(s State, hosts []scans.Host) []Call {
 			out = append(out, c)
 		}
 	}
+	// A service answers the same whichever name reaches its address: a
+	// service read or a CVE confirmation runs once per address and port.
+	service := serviceKeys(s, hosts)
+	addService := func(f scans.Finding, why, tool string, input map[string]any) {
+		if f.Port == nil {
+			return
+		}
+		input["host"], input["port"] = f.Host, *f.Port
+		k := tool + " " + service(f.Host, *f.Port) + " " + deref(f.CVE)
+		if !seen[k] {
+			seen[k] = true
+			add(f.Host, why, tool, input)
+		}
+	}
 	fs := slices.Clone(s.Findings)
 	slices.SortFunc(fs, func(a, b scans.Finding) int { return strings.Compare(a.ID, b.ID) })
 	for _, f := range fs {
@@ -778,16 +768,37 @@ func followUps(s State, hosts []scans.Host) []Call {
 				add(f.Host, "which credentials the exposed file leaks", FileSecrets, map[string]any{"url": u})
 			}
 		case followServiceInfo:
-			if f.Port != nil {
-				add(f.Host, "read the version of the unauthenticated service", ServiceInfo, map[string]any{"host": f.Host, "port": *f.Port})
-			}
+			addService(f, "read the version of the unauthenticated service", ServiceInfo, map[string]any{})
 		case followConfirm:
-			if cve := confirmableCVE(f); cve != "" && f.Port != nil {
-				add(f.Host, "safe read-only confirmation of "+cve, ConfirmCVE, map[string]any{"host": f.Host, "port": *f.Port, "cve": cve})
+			if cve := confirmableCVE(f); cve != "" {
+				f.CVE = &cve
+				addService(f, "safe read-only confirmation of "+cve, ConfirmCVE, map[string]any{"cve": cve})
 			}
 		}
 	}
 	return out
+}
+
+// serviceKeys returns what identifies the service on host:port: its first
+// address and the port when the host is known with addresses, else the
+// name and the port.
+func serviceKeys(s State, hosts []scans.Host) func(host string, port int) string {
+	addr := map[string]string{}
+	for _, h := range append(slices.Clone(s.Surface.Hosts), hosts...) {
+		if len(h.Addresses) > 0 && h.CNAME == "" {
+			addr[h.Name] = firstAddress(h)
+		}
+	}
+	return func(host string, port int) string {
+		return cmpOr(addr[host], "name:"+host) + ":" + strconv.Itoa(port)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 type followUp int

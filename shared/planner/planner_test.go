@@ -93,9 +93,9 @@ func TestPlanFollowsTheSurface(t *testing.T) {
 	}
 	ports := calls(steps, planner.PortScan)
 	for _, h := range []string{domain, "api." + domain, "mail." + domain} {
-		want := fmt.Sprintf(`{"host":%q,"preset":"top1000"}`, h)
+		want := fmt.Sprintf(`{"host":%q,"preset":"top1000+exposures"}`, h)
 		if !slices.Contains(ports, want) {
-			t.Errorf("no top1000 port scan of %s: %v", h, ports)
+			t.Errorf("no top1000+exposures port scan of %s: %v", h, ports)
 		}
 	}
 	for _, h := range []string{"www." + domain, "legacy." + domain} {
@@ -117,8 +117,8 @@ func TestPlanFollowsTheSurface(t *testing.T) {
 	if c := calls(steps, planner.HTTPCheck); !slices.Contains(c, `{"url":"https://api.example.com:8443/"}`) || slices.ContainsFunc(c, func(s string) bool { return strings.Contains(s, "mail.") }) {
 		t.Errorf("http_check calls %v", c)
 	}
-	if n := len(calls(steps, planner.PortScan)); n != 3*2+3*16 {
-		t.Errorf("deep tier: %d port scans, want top1000 and exposures and 16 ranges for each of 3 addresses", n)
+	if n := len(calls(steps, planner.PortScan)); n != 3*1+3*16 {
+		t.Errorf("deep tier: %d port scans, want one top1000+exposures and 16 ranges for each of 3 addresses", n)
 	}
 }
 
@@ -218,18 +218,25 @@ func TestFollowUps(t *testing.T) {
 			CVE: &cve, Confidence: scans.Tentative},
 		{ID: "f5", Title: "Directory listing enabled", Category: scans.CategoryWeb, Host: domain, Port: port(443),
 			Evidence: "GET https://evil.example/dump/ → 200 and http://10.0.0.1/x"},
+		// The same services reached through www (the domain's address) are
+		// not read or confirmed again; api's own address is.
+		{ID: "f6", Title: "Apache HTTP Server: Path traversal (CVE-2021-41773)", Category: scans.CategoryVuln, Host: "www." + domain, Port: port(443),
+			CVE: &cve, Confidence: scans.Tentative},
+		{ID: "f7", Title: "Redis answers without authentication", Category: scans.CategoryNetwork, Host: "www." + domain, Port: port(6379)},
+		{ID: "f8", Title: "Apache HTTP Server: Path traversal (CVE-2021-41773)", Category: scans.CategoryVuln, Host: "api." + domain, Port: port(8443),
+			CVE: &cve, Confidence: scans.Tentative},
 	}
 	st := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Standard, MaxCredits: 200},
 		Surface: surface(), Findings: findings}
 	steps := run(t, p, st)
-	for tool, want := range map[string]string{
-		planner.ListingFiles: `{"url":"https://example.com/backup/"}`,
-		planner.FileSecrets:  `{"url":"https://example.com/.env"}`,
-		planner.ServiceInfo:  `{"host":"example.com","port":6379}`,
-		planner.ConfirmCVE:   `{"cve":"CVE-2021-41773","host":"example.com","port":443}`,
+	for tool, want := range map[string][]string{
+		planner.ListingFiles: {`{"url":"https://example.com/backup/"}`},
+		planner.FileSecrets:  {`{"url":"https://example.com/.env"}`},
+		planner.ServiceInfo:  {`{"host":"example.com","port":6379}`},
+		planner.ConfirmCVE:   {`{"cve":"CVE-2021-41773","host":"example.com","port":443}`, `{"cve":"CVE-2021-41773","host":"api.example.com","port":8443}`},
 	} {
-		if got := calls(steps, tool); !slices.Equal(got, []string{want}) {
-			t.Errorf("%s calls %v, want [%s]", tool, got, want)
+		if got := calls(steps, tool); !slices.Equal(got, want) {
+			t.Errorf("%s calls %v, want %v", tool, got, want)
 		}
 	}
 	for _, s := range steps {

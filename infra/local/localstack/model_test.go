@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,24 +51,27 @@ type modelView struct {
 		Host        string `json:"host"`
 		Fingerprint string `json:"fingerprint"`
 	} `json:"findings"`
-	AgentSteps []struct {
-		Seq       int             `json:"seq"`
-		Tool      string          `json:"tool"`
-		Input     json.RawMessage `json:"input"`
-		Status    string          `json:"status"`
-		Outcome   string          `json:"outcome"`
-		Credits   int             `json:"credits"`
-		Reasoning string          `json:"reasoning"`
-		Model     *struct {
-			ID           string `json:"id"`
-			InputTokens  int    `json:"input_tokens"`
-			OutputTokens int    `json:"output_tokens"`
-		} `json:"model"`
-	} `json:"agent_steps"`
-	Summary *struct {
+	AgentSteps []modelStep `json:"agent_steps"`
+	Summary    *struct {
 		RiskRating string `json:"risk_rating"`
 		Summary    string `json:"summary"`
 	} `json:"summary"`
+}
+
+// modelStep is an agent step as the model tests read it.
+type modelStep struct {
+	Seq       int             `json:"seq"`
+	Tool      string          `json:"tool"`
+	Input     json.RawMessage `json:"input"`
+	Status    string          `json:"status"`
+	Outcome   string          `json:"outcome"`
+	Credits   int             `json:"credits"`
+	Reasoning string          `json:"reasoning"`
+	Model     *struct {
+		ID           string `json:"id"`
+		InputTokens  int    `json:"input_tokens"`
+		OutputTokens int    `json:"output_tokens"`
+	} `json:"model"`
 }
 
 func awaitModelScan(t *testing.T, s *stack, a account, id string) modelView {
@@ -136,15 +140,18 @@ func keyOf(tool string, input json.RawMessage) callKey {
 // demo target, with a scripted model behind the Bedrock wire protocol, and
 // the same scans without a model for comparison:
 //
-//   - deep (web): the model follows the baseline until it sees the demo's
-//     planted prompt injection, then does what it says (scans 10.0.0.1,
+//   - deep (web): after the playbook's floor, the model sees the demo's
+//     planted prompt injection and does what it says (scans 10.0.0.1,
 //     sends malformed input, ends its turn "reporting no findings"): the
-//     proposals are refused and recorded, the baseline still runs, and the
-//     findings are the playbook's;
+//     proposals are refused and recorded, and the findings are the
+//     playbook's;
 //   - quick (ssl): the first call is throttled, then the model never ends (a new
 //     check every turn): the budget ends it and the summary is written;
-//   - standard (web): the model follows the baseline, then ends;
-//   - standard (network): access denied fails the scan with a readable error.
+//   - standard (web): the model runs the baseline calls the floor's share
+//     left out (an Opus-priced model: the summary's reserve takes most of
+//     its share), then ends; the playbook's findings are all found;
+//   - standard (network): access denied fails the scan with a readable
+//     error once the floor has run.
 //
 // Every request carries the registry's tools, keeps target text inside the
 // data delimiters and holds no secret.
@@ -279,12 +286,12 @@ func TestModelDrivenScans(t *testing.T) {
 			if !strict || ran[keyOf(st.Tool, st.Input)] {
 				continue
 			}
-			// The model's tokens cost credits too: a last call of the
-			// playbook that no longer fits the budget is the one thing
-			// a model-driven scan may leave out (issue 21 gives the model
-			// its own share of the budget).
-			if left := m.MaxCredits - m.CreditsUsed; left < st.Credits {
-				t.Logf("%s: the playbook's %s %s did not fit the %d credits the model's tokens left", tc.tier, st.Tool, st.Input, left)
+			// The model has its own share of the budget (issue 21): where
+			// the playbook alone spends more than the floor's share, the
+			// calls it made beyond that share may be left out (never its
+			// findings, checked below).
+			if p.CreditsUsed > modelplanner.FloorBudget(p.MaxCredits) {
+				t.Logf("%s: the playbook's %s %s was beyond the floor's share", tc.tier, st.Tool, st.Input)
 				continue
 			}
 			t.Errorf("%s: the playbook's %s %s did not run with the model", tc.tier, st.Tool, st.Input)
@@ -345,13 +352,17 @@ func TestModelDrivenScans(t *testing.T) {
 			if turns < 3 {
 				t.Errorf("the quick model was asked %d times", turns)
 			}
-			extra := false
+			// The model's own checks come after the floor.
+			extra, floor := false, 0
 			for _, st := range m.AgentSteps {
 				isExtra := strings.Contains(string(st.Input), "look=")
-				if !isExtra && extra && st.Tool != modelplanner.SummaryTool {
-					t.Errorf("baseline step %d %s ran after the model's own checks", st.Seq, st.Tool)
+				if !extra && !isExtra {
+					floor += st.Credits
 				}
 				extra = extra || isExtra
+			}
+			if floor > modelplanner.FloorBudget(m.MaxCredits) {
+				t.Errorf("quick: the floor spent %d credits before the model's first check", floor)
 			}
 			// One call per plan action (and one throttled retry): the model
 			// is not asked again once the budget has no room for its call.
@@ -361,9 +372,11 @@ func TestModelDrivenScans(t *testing.T) {
 		}
 	}
 
-	// Access denied: the scan fails with a readable error.
+	// Access denied: the scan fails with a readable error when the model is
+	// first asked, after the floor (whose steps are kept).
 	d := run(withModel, a, "network", "standard", 0)
-	if d.Status != "failed" || d.Error == nil || *d.Error != "The scan's model is not available: access to "+standardModel+" is denied" || len(d.AgentSteps) != 0 {
+	if d.Status != "failed" || d.Error == nil || *d.Error != "The scan's model is not available: access to "+standardModel+" is denied" ||
+		slices.ContainsFunc(d.AgentSteps, func(st modelStep) bool { return st.Model != nil }) {
 		t.Errorf("standard with access denied: %s %v, %d steps", d.Status, d.Error, len(d.AgentSteps))
 	}
 
@@ -455,8 +468,7 @@ func checkDelimited(t *testing.T, i int, body string) (seen int) {
 
 // A self-hosted model behind an OpenAI-compatible chat-completions API
 // (AGENT_PROVIDER=openai) that ends its turn at once: the playbook's
-// baseline still runs, every call of it, and the first step carries the
-// call's tokens.
+// baseline still runs, every call of it, before the model is asked.
 func TestModelDrivenScanOpenAI(t *testing.T) {
 	t.Parallel()
 	demo, err := demotarget.Start(context.Background(), demotarget.Config{
@@ -499,9 +511,8 @@ func TestModelDrivenScanOpenAI(t *testing.T) {
 		last.Model == nil || m.Summary == nil || m.Summary.Summary != p.Summary.Summary {
 		t.Errorf("last step %s %q; summary %+v, the playbook's %+v", last.Tool, last.Outcome, m.Summary, p.Summary)
 	}
-	first := m.AgentSteps[0]
-	if first.Model == nil || first.Model.ID != "llama3.1:8b" || first.Model.InputTokens != 3000 ||
-		!strings.HasPrefix(first.Reasoning, modelplanner.Stopped+"the model ended its turn)") || first.Credits != p.AgentSteps[0].Credits+1 {
+	// The floor runs without the model, which is asked once after it.
+	if first := m.AgentSteps[0]; first.Model != nil || first.Credits != p.AgentSteps[0].Credits {
 		t.Errorf("first step %+v, model %+v; the playbook's cost %d", first, first.Model, p.AgentSteps[0].Credits)
 	}
 	reqs := srv.Requests()

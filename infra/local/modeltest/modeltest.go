@@ -75,6 +75,7 @@ type Server struct {
 	reqs   []Request
 	script Script
 	openAI bool
+	close  func()
 }
 
 // Requests are the requests received so far.
@@ -92,18 +93,36 @@ func StartOpenAI(t testing.TB, script Script) *Server { return start(t, script, 
 
 func start(t testing.TB, script Script, openAI bool) *Server {
 	t.Helper()
+	s, err := Serve(script, openAI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Serve starts a scripted model on 127.0.0.1 outside a test (the agent-eval
+// harness): OpenAI chat completions when openAI, else Bedrock Converse.
+// Close stops it.
+func Serve(script Script, openAI bool) (*Server, error) {
 	s := &Server{script: script, openAI: openAI}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()
-	t.Cleanup(srv.Close)
-	s.URL = srv.URL
-	return s
+	s.URL, s.close = srv.URL, srv.Close
+	return s, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() {
+	if s.close != nil {
+		s.close()
+	}
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {

@@ -139,7 +139,7 @@ func (*Scanner) Description() string {
 	return "TCP connect scan of one in-scope host (default: the scan's domain). Give exactly one of " +
 		"`ports` (a list of at most 1000), `preset` (\"top100\" or \"top1000\": nmap's most common TCP ports, " +
 		"the default is top100; \"exposures\": the default ports of databases, caches and remote administration, " +
-		"some of which nmap's lists miss) or `range` ({\"from\": a, \"to\": b}, at most 4096 ports; scan all 65,535 ports " +
+		"some of which nmap's lists miss; \"top100+exposures\" and \"top1000+exposures\": both in one call) or `range` ({\"from\": a, \"to\": b}, at most 4096 ports; scan all 65,535 ports " +
 		"as 16 calls of consecutive ranges: 1-4096, 4097-8192, ..., 61441-65535). At most 300 connection attempts a second. Open ports are banner-grabbed and identified (ssh, ftp, smtp, http, " +
 		"mysql, postgresql, redis, memcached, elasticsearch, mongodb, vnc, telnet, ...) and returned as services " +
 		"for later steps (tls_check on TLS ports, web checks on HTTP ports). Findings: databases, caches and " +
@@ -156,7 +156,7 @@ const inputSchema = `{
   "properties": {
     "host": {"type": "string", "description": "Host to scan: the scan's domain or one of its subdomains. Default: the scan's domain."},
     "ports": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 65535}, "minItems": 1, "maxItems": 1000, "description": "Ports to scan, at most 1000."},
-    "preset": {"type": "string", "enum": ["top100", "top1000", "exposures", "web"], "description": "top100/top1000: nmap's 100 or 1000 most common TCP ports; exposures: the default ports of databases, caches, remote administration and cluster admin APIs (Redis, MongoDB, memcached, etcd, kubelet, CouchDB, Solr, RabbitMQ, ... which nmap's lists partly miss); web: the HTTP and HTTPS ports (80, 443, 8080, 8443). Default when no ports or range is given: top100."},
+    "preset": {"type": "string", "enum": ["top100", "top1000", "exposures", "top100+exposures", "top1000+exposures", "web"], "description": "top100/top1000: nmap's 100 or 1000 most common TCP ports; exposures: the default ports of databases, caches, remote administration and cluster admin APIs (Redis, MongoDB, memcached, etcd, kubelet, CouchDB, Solr, RabbitMQ, ... which nmap's lists partly miss); top100+exposures/top1000+exposures: both lists in one call; web: the HTTP and HTTPS ports (80, 443, 8080, 8443). Default when no ports or range is given: top100."},
     "range": {
       "type": "object",
       "additionalProperties": false,
@@ -358,10 +358,20 @@ func preset(name string) ([]int, error) {
 		return slices.Clone(topPorts[:]), nil
 	case "exposures":
 		return slices.Clone(exposurePorts), nil
+	case "top100+exposures", "top1000+exposures":
+		// One call per address instead of two (the playbook's port scan):
+		// the top list, then the exposure ports it lacks.
+		top, _ := preset(strings.TrimSuffix(name, "+exposures"))
+		for _, p := range exposurePorts {
+			if !slices.Contains(top, p) {
+				top = append(top, p)
+			}
+		}
+		return top, nil
 	case "web":
 		return nil, nil // resolved against the environment in Run
 	}
-	return nil, tools.Refuse("preset %q is unknown; use top100, top1000, exposures or web", name)
+	return nil, tools.Refuse("preset %q is unknown; use top100, top1000, exposures, top100+exposures, top1000+exposures or web", name)
 }
 
 // withWebHints returns the scanner with the environment's web ports named

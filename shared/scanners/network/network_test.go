@@ -737,3 +737,31 @@ func TestCommonPresetsIncludeTheEnvironmentsWebPorts(t *testing.T) {
 		t.Error("an explicit port list grew the environment's web ports")
 	}
 }
+
+// The playbook's one port scan per address: the top list and the exposure
+// ports it lacks, each port once, in one call.
+func TestCombinedPresets(t *testing.T) {
+	env := tools.Env{Domain: "scan.test"}
+	for _, top := range []int{100, 1000} {
+		name := fmt.Sprintf("top%d+exposures", top)
+		_, ports, err := parseInput(env, json.RawMessage(fmt.Sprintf(`{"preset": %q}`, name)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		seen := map[int]bool{}
+		for _, p := range ports {
+			if seen[p] {
+				t.Errorf("%s: port %d twice", name, p)
+			}
+			seen[p] = true
+		}
+		for _, p := range append(slices.Clone(topPorts[:top]), exposurePorts...) {
+			if !seen[p] {
+				t.Errorf("%s lacks port %d", name, p)
+			}
+		}
+		if len(ports) > top+len(exposurePorts) || ports[0] != topPorts[0] {
+			t.Errorf("%s: %d ports starting at %d", name, len(ports), ports[0])
+		}
+	}
+}

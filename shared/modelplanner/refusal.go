@@ -1,0 +1,194 @@
+package modelplanner
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+
+	"secscan/shared/domainname"
+	"secscan/shared/planner"
+	"secscan/shared/scans"
+	"secscan/shared/tools"
+)
+
+// A tool call a model proposes is untrusted input (ARCHITECTURE "Model
+// output is untrusted input"). refusal checks it before anything runs:
+// an unknown tool, an input that is not an object or does not match the
+// tool's schema, a host, URL or address outside the scan's scope, or a call
+// that already ran is refused, and the agent records it as a refused step
+// (CONTRACT "Scans"). A refused call never reaches a tool, so nothing is
+// dialled; the guarded dialer would refuse a non-public address anyway.
+
+// maxSchemaDepth bounds how deep the input is checked against nested
+// schemas; the tools' inputs are one or two levels deep.
+const maxSchemaDepth = 4
+
+// refusal says why use is refused ("" when it may run).
+func refusal(reg *tools.Registry, s planner.State, use ToolUse) string {
+	tool, ok := reg.Get(use.Name)
+	if !ok {
+		return fmt.Sprintf("%s is not a tool of this service", line(use.Name, 60))
+	}
+	var in map[string]any
+	if json.Unmarshal(use.Input, &in) != nil || in == nil {
+		return "the input is not a JSON object"
+	}
+	var schema jsonSchema
+	if err := json.Unmarshal(tool.InputSchema(), &schema); err == nil {
+		if why := schema.check("input", in, 0); why != "" {
+			return why
+		}
+	}
+	if why := outOfScope(s.Scan.Target, in); why != "" {
+		return why
+	}
+	key := planner.CallKey(use.Name, use.Input)
+	if i := slices.IndexFunc(s.Steps, func(st scans.Step) bool { return planner.CallKey(st.Tool, st.Input) == key }); i >= 0 {
+		return fmt.Sprintf("the same call already ran as step %d", s.Steps[i].Seq)
+	}
+	return ""
+}
+
+// outOfScope checks the fields that name where a tool connects: host, url
+// and base_url.
+func outOfScope(domain string, in map[string]any) string {
+	for _, field := range []string{"host", "url", "base_url"} {
+		v, ok := in[field].(string)
+		if !ok || v == "" {
+			continue
+		}
+		host := v
+		if field != "host" {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+				return fmt.Sprintf("%s is not an http(s) URL", field)
+			}
+			host = u.Hostname()
+		}
+		if addr, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+			return fmt.Sprintf("%s names the address %s: only %s and its subdomains are in scope, never an address", field, addr, domain)
+		}
+		name, err := domainname.Normalize(host)
+		if err != nil || !domainname.InScope(name, domain) {
+			return fmt.Sprintf("%s %s is outside the scan's domain %s", field, line(host, 80), domain)
+		}
+	}
+	return ""
+}
+
+// jsonSchema is the part of JSON Schema the tools' input schemas use.
+type jsonSchema struct {
+	Type                 string                `json:"type"`
+	Properties           map[string]jsonSchema `json:"properties"`
+	Required             []string              `json:"required"`
+	AdditionalProperties *bool                 `json:"additionalProperties"`
+	Enum                 []any                 `json:"enum"`
+	Minimum              *float64              `json:"minimum"`
+	Maximum              *float64              `json:"maximum"`
+	MaxLength            *int                  `json:"maxLength"`
+	MinItems             *int                  `json:"minItems"`
+	MaxItems             *int                  `json:"maxItems"`
+	Items                *jsonSchema           `json:"items"`
+}
+
+// check says where v breaks the schema ("" when it does not).
+func (s jsonSchema) check(path string, v any, depth int) string {
+	if depth > maxSchemaDepth {
+		return path + " is nested too deep"
+	}
+	if why := s.checkType(path, v); why != "" {
+		return why
+	}
+	if len(s.Enum) > 0 && !slices.Contains(s.Enum, v) {
+		return path + " is not one of the allowed values"
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return s.checkObject(path, x, depth)
+	case []any:
+		return s.checkArray(path, x, depth)
+	case float64:
+		if (s.Minimum != nil && x < *s.Minimum) || (s.Maximum != nil && x > *s.Maximum) {
+			return path + " is out of range"
+		}
+	case string:
+		if s.MaxLength != nil && len([]rune(x)) > *s.MaxLength {
+			return path + " is too long"
+		}
+	}
+	return ""
+}
+
+func (s jsonSchema) checkType(path string, v any) string {
+	ok := true
+	switch s.Type {
+	case "object":
+		_, ok = v.(map[string]any)
+	case "array":
+		_, ok = v.([]any)
+	case "string":
+		_, ok = v.(string)
+	case "boolean":
+		_, ok = v.(bool)
+	case "number":
+		_, ok = v.(float64)
+	case "integer":
+		f, isNumber := v.(float64)
+		ok = isNumber && f == float64(int64(f))
+	}
+	if !ok {
+		return fmt.Sprintf("%s must be %s %s", path, article(s.Type), s.Type)
+	}
+	return ""
+}
+
+func (s jsonSchema) checkObject(path string, m map[string]any, depth int) string {
+	for _, r := range s.Required {
+		if _, ok := m[r]; !ok {
+			return fmt.Sprintf("%s lacks the required field %s", path, r)
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		sub, known := s.Properties[k]
+		if !known {
+			if s.AdditionalProperties != nil && !*s.AdditionalProperties {
+				return fmt.Sprintf("%s has an unknown field %s", path, line(k, 40))
+			}
+			continue
+		}
+		if why := sub.check(path+"."+k, m[k], depth+1); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+func (s jsonSchema) checkArray(path string, a []any, depth int) string {
+	if (s.MinItems != nil && len(a) < *s.MinItems) || (s.MaxItems != nil && len(a) > *s.MaxItems) {
+		return path + " has too few or too many items"
+	}
+	if s.Items == nil {
+		return ""
+	}
+	for i, v := range a {
+		if why := s.Items.check(fmt.Sprintf("%s[%d]", path, i), v, depth+1); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+func article(typ string) string {
+	if typ == "integer" || typ == "object" || typ == "array" {
+		return "an"
+	}
+	return "a"
+}
