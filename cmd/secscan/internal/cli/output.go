@@ -6,14 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
+	"secscan/cmd/secscan/internal/table"
 )
 
 // render writes findings in one format.
@@ -72,15 +71,16 @@ func (a *app) writeFindings(m findings.Meta, fs []client.Finding, gate findings.
 // tableWidth is how wide a table may be: the terminal's width when stdout
 // is one (and the table goes there), else COLUMNS, else 100.
 func (a *app) tableWidth(toStdout bool) int {
+	term := 0
 	if toStdout && a.env.StdoutWidth != nil {
-		if w := a.env.StdoutWidth(); w > 0 {
-			return w
-		}
+		term = a.env.StdoutWidth()
 	}
-	if c, err := strconv.Atoi(strings.TrimSpace(a.env.Getenv("COLUMNS"))); err == nil && c > 0 {
-		return c
-	}
-	return findings.DefaultWidth
+	return table.Width(term, a.env.Getenv("COLUMNS"))
+}
+
+// writeTable writes a table to stdout, fitted to its width.
+func (a *app) writeTable(cols []table.Column, rows [][]string) error {
+	return table.Write(a.out(), a.tableWidth(true), cols, rows)
 }
 
 func (a *app) findingsCommand() *cobra.Command {
@@ -262,17 +262,7 @@ func (a *app) scansCommand() *cobra.Command {
 				fmt.Fprintln(a.out(), "No scans.")
 				return nil
 			}
-			tw := tabwriter.NewWriter(a.out(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTARGET\tTYPE\tTIER\tSTATUS\tISSUES\tFINDINGS\tCREDITS\tCREATED")
-			for _, s := range ss {
-				issues := fmt.Sprint(s.IssuesCount)
-				if s.IssuesCount == 0 && s.FindingsCount > 0 {
-					issues = "-" // a server that predates issues
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\t%s\n", s.ID, s.Target, s.ScanType, s.Tier, s.Status,
-					issues, s.FindingsCount, s.CreditsUsed, s.MaxCredits, s.CreatedAt.UTC().Format("2006-01-02 15:04"))
-			}
-			return tw.Flush()
+			return a.writeTable(scansTable(ss))
 		},
 	}
 	list.Flags().StringVar(&status, "status", "", "only scans with this status (queued, running, completed, failed, cancelled)")
@@ -342,14 +332,43 @@ func (a *app) showScan(s client.Scan) error {
 	}
 	if len(s.Steps) > 0 {
 		fmt.Fprintln(w, "\nAgent steps:")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		for _, st := range s.Steps {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d credits\t%d ms\t%s\n", st.Seq, findings.CleanLine(st.Tool, 40), st.Status,
-				st.Credits, st.DurationMS, findings.CleanLine(st.Outcome, 100))
+		if err := a.writeTable(stepsTable(s.Steps)); err != nil {
+			return err
 		}
-		tw.Flush()
 	}
 	groups := findings.Group(s.Issues, s.Findings)
 	fmt.Fprintf(w, "\nIssues: %d (%d findings: %s):\n", len(groups), len(s.Findings), findings.SeverityLine(s.Findings))
 	return findings.WriteTable(w, s.Issues, s.Findings, findings.Gate{}, findings.Table{Width: a.tableWidth(true)})
+}
+
+// scansTable is the scans list: id, target, type, tier, status, issues,
+// findings, credits and creation time (the least needed columns go first
+// on a narrow terminal).
+func scansTable(ss []client.Scan) ([]table.Column, [][]string) {
+	cols := []table.Column{{Header: "ID"}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes}, {Header: "TYPE", Drop: 3},
+		{Header: "TIER", Drop: 4}, {Header: "STATUS"}, {Header: "ISSUES", Right: true}, {Header: "FINDINGS", Right: true, Drop: 2},
+		{Header: "CREDITS", Right: true, Drop: 5}, {Header: "CREATED", Drop: 1}}
+	rows := make([][]string, 0, len(ss))
+	for _, s := range ss {
+		issues := fmt.Sprint(s.IssuesCount)
+		if s.IssuesCount == 0 && s.FindingsCount > 0 {
+			issues = "-" // a server that predates issues
+		}
+		rows = append(rows, []string{s.ID, findings.CleanLine(s.Target, 0), s.ScanType, s.Tier, s.Status, issues,
+			fmt.Sprint(s.FindingsCount), fmt.Sprintf("%d/%d", s.CreditsUsed, s.MaxCredits), s.CreatedAt.UTC().Format("2006-01-02 15:04")})
+	}
+	return cols, rows
+}
+
+// stepsTable is a scan's agent steps: number, tool, status, credits,
+// duration and outcome (cut to the width).
+func stepsTable(steps []client.Step) ([]table.Column, [][]string) {
+	cols := []table.Column{{Header: "STEP", Right: true}, {Header: "TOOL"}, {Header: "STATUS"}, {Header: "CREDITS", Right: true, Drop: 2},
+		{Header: "TIME", Right: true, Drop: 1}, {Header: "OUTCOME", Flex: true}}
+	rows := make([][]string, 0, len(steps))
+	for _, st := range steps {
+		rows = append(rows, []string{fmt.Sprint(st.Seq), findings.CleanLine(st.Tool, 40), st.Status, fmt.Sprint(st.Credits),
+			fmt.Sprintf("%d ms", st.DurationMS), findings.CleanLine(st.Outcome, 0)})
+	}
+	return cols, rows
 }

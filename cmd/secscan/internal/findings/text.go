@@ -6,7 +6,12 @@ import (
 	"strings"
 
 	"secscan/cmd/secscan/internal/client"
+	"secscan/cmd/secscan/internal/table"
 )
+
+// DefaultWidth is the table's width when the output is not a terminal and
+// COLUMNS is not set.
+const DefaultWidth = table.DefaultWidth
 
 // Table says how a table is laid out.
 type Table struct {
@@ -29,13 +34,13 @@ func WriteTable(w io.Writer, issues []client.Issue, fs []client.Finding, g Gate,
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err
 	}
-	cols := []column{{header: "SEVERITY"}, {header: "TITLE", flex: true, weight: 3}, {header: "COUNT", right: true},
-		{header: "HOSTS", flex: true, weight: 2, fit: fitList}}
+	cols := []table.Column{{Header: "SEVERITY"}, {Header: "TITLE", Flex: true, Weight: 3}, {Header: "COUNT", Right: true},
+		{Header: "HOSTS", Flex: true, Weight: 2, Fit: table.FitList}}
 	if g.Baseline != nil {
-		cols = append(cols, column{header: "BASELINE"})
+		cols = append(cols, table.Column{Header: "BASELINE"})
 	}
 	if g.FailOn != "" {
-		cols = append(cols, column{header: "GATE"})
+		cols = append(cols, table.Column{Header: "GATE"})
 	}
 	var rows [][]string
 	for _, is := range Group(issues, fs) {
@@ -55,7 +60,7 @@ func WriteTable(w io.Writer, issues []client.Issue, fs []client.Finding, g Gate,
 		}
 		rows = append(rows, row)
 	}
-	return writeColumns(w, widthOr(t.Width), cols, rows)
+	return table.Write(w, widthOr(t.Width), cols, rows)
 }
 
 // WriteFindingsTable writes one line per finding: severity, confidence,
@@ -66,12 +71,12 @@ func WriteFindingsTable(w io.Writer, fs []client.Finding, g Gate, width int) err
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err
 	}
-	cols := []column{{header: "SEVERITY"}, {header: "CONFIDENCE"}, {header: "TITLE", flex: true}, {header: "LOCATION", flex: true, fit: truncateRunes}}
+	cols := []table.Column{{Header: "SEVERITY"}, {Header: "CONFIDENCE"}, {Header: "TITLE", Flex: true}, {Header: "LOCATION", Flex: true, Fit: table.TruncateRunes}}
 	if g.Baseline != nil {
-		cols = append(cols, column{header: "BASELINE"})
+		cols = append(cols, table.Column{Header: "BASELINE"})
 	}
 	if g.FailOn != "" {
-		cols = append(cols, column{header: "GATE"})
+		cols = append(cols, table.Column{Header: "GATE"})
 	}
 	var rows [][]string
 	for _, f := range fs {
@@ -84,7 +89,7 @@ func WriteFindingsTable(w io.Writer, fs []client.Finding, g Gate, width int) err
 		}
 		rows = append(rows, row)
 	}
-	return writeColumns(w, widthOr(width), cols, rows)
+	return table.Write(w, widthOr(width), cols, rows)
 }
 
 // cveFirst is an issue's title with its CVE first, so that issues of one
