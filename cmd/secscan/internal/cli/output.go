@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -128,6 +129,7 @@ or its fingerprint under the old rule is in the baseline.`,
 			if err != nil {
 				return apiError(err)
 			}
+			gate = gate.WithTriage(s.Issues, time.Now())
 			m := findings.Meta{Scan: s, CLIVersion: a.env.Version}
 			if err := a.writeFindings(m, s.Findings, gate, g); err != nil {
 				return err
@@ -138,11 +140,7 @@ or its fingerprint under the old rule is in the baseline.`,
 			if gate.FailOn == "" {
 				return nil
 			}
-			if n := len(gate.Failures(s.Findings)); n > 0 {
-				a.info("Quality gate failed: %d finding(s) at or above %s.", n, gate.FailOn)
-				return withCode(ExitGate, nil)
-			}
-			return nil
+			return a.gateVerdict(gate, gate.Failures(s.Findings), gate.TriagedFailures(s.Findings), "")
 		},
 	}
 	g.register(cmd, false)

@@ -3,6 +3,7 @@ package findings
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"secscan/cmd/secscan/internal/client"
@@ -56,7 +57,7 @@ func WriteTable(w io.Writer, issues []client.Issue, fs []client.Finding, g Gate,
 			}
 		}
 		if g.FailOn != "" {
-			row = append(row, map[bool]string{true: "FAIL", false: "-"}[g.IssueFails(is)])
+			row = append(row, g.mark(is.Findings...))
 		}
 		rows = append(rows, row)
 	}
@@ -85,11 +86,23 @@ func WriteFindingsTable(w io.Writer, fs []client.Finding, g Gate, width int) err
 			row = append(row, map[bool]string{true: "new", false: "known"}[g.IsNew(f)])
 		}
 		if g.FailOn != "" {
-			row = append(row, map[bool]string{true: "FAIL", false: "-"}[g.Fails(f)])
+			row = append(row, g.mark(f))
 		}
 		rows = append(rows, row)
 	}
 	return table.Write(w, widthOr(width), cols, rows)
+}
+
+// mark is the GATE cell of an issue's findings (or one finding): FAIL,
+// "triaged" when only the issue's triage keeps them from failing, else "-".
+func (g Gate) mark(fs ...client.Finding) string {
+	switch {
+	case slices.ContainsFunc(fs, g.Fails):
+		return "FAIL"
+	case len(g.TriagedFailures(fs)) > 0:
+		return "triaged"
+	}
+	return "-"
 }
 
 // cveFirst is an issue's title with its CVE first, so that issues of one
@@ -168,6 +181,9 @@ func WriteMarkdown(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 		}
 		if g.MinConfidence != "" {
 			what += fmt.Sprintf(" of confidence %s or better", g.MinConfidence)
+		}
+		if n := len(g.TriagedFailures(fs)); n > 0 {
+			verdict += fmt.Sprintf(" (%d triaged finding(s) not counted: false positives and accepted risks)", n)
 		}
 		fmt.Fprintf(&b, "Quality gate (fail on %s at or above %s): %s.\n\n", what, g.FailOn, verdict)
 	}
