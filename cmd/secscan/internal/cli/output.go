@@ -343,7 +343,7 @@ func (a *app) showScan(s client.Scan) error {
 // findings, credits and creation time (the least needed columns go first
 // on a narrow terminal).
 func scansTable(ss []client.Scan) ([]table.Column, [][]string) {
-	cols := []table.Column{{Header: "ID"}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes}, {Header: "TYPE", Drop: 3},
+	cols := []table.Column{{Header: "ID", Keep: true}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes}, {Header: "TYPE", Drop: 3},
 		{Header: "TIER", Drop: 4}, {Header: "STATUS"}, {Header: "ISSUES", Right: true}, {Header: "FINDINGS", Right: true, Drop: 2},
 		{Header: "CREDITS", Right: true, Drop: 5}, {Header: "CREATED", Drop: 1}}
 	rows := make([][]string, 0, len(ss))

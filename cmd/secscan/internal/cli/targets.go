@@ -88,7 +88,7 @@ func (a *app) targetsList() *cobra.Command {
 				fmt.Fprintln(a.out(), "No targets. Add one with: secscan targets add <domain>")
 				return nil
 			}
-			cols := []table.Column{{Header: "ID"}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes},
+			cols := []table.Column{{Header: "ID", Keep: true}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes},
 				{Header: "METHOD", Drop: 2}, {Header: "VERIFIED"}, {Header: "CREATED", Drop: 1}}
 			rows := make([][]string, 0, len(ts))
 			for _, t := range ts {

@@ -40,6 +40,9 @@ type Column struct {
 	Right bool
 	// Fit shortens a cell to a width (default: TruncateWords).
 	Fit func(s string, width int) string
+	// Keep is squeezed last (ids a reader copies): the other columns give
+	// way first.
+	Keep bool
 	// Drop > 0 marks a column that may be left out when the table cannot
 	// fit otherwise; the highest Drop goes first.
 	Drop int
@@ -150,19 +153,34 @@ func layout(width int, cols []Column, rows [][]string) []int {
 		total += n
 	}
 	for total > width {
-		widest := 0
-		for i := range widths {
-			if widths[i] > widths[widest] {
-				widest = i
-			}
-		}
-		if widths[widest] <= 1 {
+		i := widest(cols, widths)
+		if i < 0 {
 			break
 		}
-		widths[widest]--
+		widths[i]--
 		total--
 	}
 	return widths
+}
+
+// widest is the column to narrow next: the widest of those not marked
+// Keep and wider than minCell, else the widest wider than 1 (-1: none).
+func widest(cols []Column, widths []int) int {
+	best := -1
+	for i := range widths {
+		if !cols[i].Keep && widths[i] > minCell && (best < 0 || widths[i] > widths[best]) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	for i := range widths {
+		if widths[i] > 1 && (best < 0 || widths[i] > widths[best]) {
+			best = i
+		}
+	}
+	return best
 }
 
 // shareFlex gives the flex columns their share of avail.
