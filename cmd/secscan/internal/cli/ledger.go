@@ -69,10 +69,11 @@ else 100 columns); --json prints the ledger as the API returns it.`,
 }
 
 // ledgerTable is a target's issues: severity, key, status, triage, title
-// and when last seen; the key (what triage takes) is squeezed last.
+// and when last seen; the key (what triage takes) is squeezed last, and a
+// terminal too narrow for a useful title leaves the title out.
 func ledgerTable(es []client.LedgerEntry, now time.Time) ([]table.Column, [][]string) {
 	cols := []table.Column{{Header: "SEVERITY"}, {Header: "KEY", Keep: true}, {Header: "STATUS", Drop: 2},
-		{Header: "TRIAGE"}, {Header: "TITLE", Flex: true}, {Header: "LAST SEEN", Drop: 1}}
+		{Header: "TRIAGE"}, {Header: "TITLE", Flex: true, Min: 12, Drop: 3}, {Header: "LAST SEEN", Drop: 1}}
 	rows := make([][]string, 0, len(es))
 	for _, e := range es {
 		rows = append(rows, []string{e.Severity, findings.CleanLine(e.Key, 0), e.Status, triageCell(e.Triage, now),

@@ -40,6 +40,10 @@ type Column struct {
 	Right bool
 	// Fit shortens a cell to a width (default: TruncateWords).
 	Fit func(s string, width int) string
+	// Min is the narrowest a flex column is worth showing at (minCell when
+	// smaller): a table that cannot give it that much drops columns first
+	// (this one too, when it has a Drop).
+	Min int
 	// Keep is squeezed last (ids a reader copies): the other columns give
 	// way first.
 	Keep bool
@@ -98,13 +102,16 @@ func narrowest(cols []Column, natural []int) int {
 	n := Gap * max(len(cols)-1, 0)
 	for i, c := range cols {
 		if c.Flex {
-			n += min(natural[i], minCell)
+			n += min(natural[i], c.least())
 		} else {
 			n += natural[i]
 		}
 	}
 	return n
 }
+
+// least is the narrowest the column is squeezed to before others.
+func (c Column) least() int { return max(c.Min, minCell) }
 
 // dropColumns leaves out optional columns, highest Drop first, while the
 // table cannot fit width.
@@ -164,11 +171,11 @@ func layout(width int, cols []Column, rows [][]string) []int {
 }
 
 // widest is the column to narrow next: the widest of those not marked
-// Keep and wider than minCell, else the widest wider than 1 (-1: none).
+// Keep and wider than their least width, else the widest wider than 1 (-1: none).
 func widest(cols []Column, widths []int) int {
 	best := -1
 	for i := range widths {
-		if !cols[i].Keep && widths[i] > minCell && (best < 0 || widths[i] > widths[best]) {
+		if !cols[i].Keep && widths[i] > cols[i].least() && (best < 0 || widths[i] > widths[best]) {
 			best = i
 		}
 	}
@@ -192,7 +199,7 @@ func shareFlex(cols []Column, widths, flex []int, avail int) {
 		for _, i := range left {
 			total += weight(i)
 		}
-		share := func(i int) int { return max(avail*weight(i)/total, minCell) }
+		share := func(i int) int { return max(avail*weight(i)/total, cols[i].least()) }
 		var wide []int
 		for _, i := range left {
 			if widths[i] <= share(i) {

@@ -1,0 +1,226 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"secscan/cmd/secscan/internal/client"
+	"secscan/cmd/secscan/internal/findings"
+)
+
+// verifiedDemo registers demo.test for the CLI's user and verifies it.
+func verifiedDemo(t *testing.T, s *stack, c *cliRun) {
+	t.Helper()
+	expectCode(t, c.run(t, "targets", "add", "demo.test", "--method", "http_file"), 0)
+	r := c.run(t, "targets", "list", "--json")
+	var ts []struct {
+		Token string `json:"verification_token"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &ts); err != nil || len(ts) != 1 {
+		t.Fatalf("targets list --json: %v %s", err, r.stdout)
+	}
+	if err := s.demo.PublishChallenge(ts[0].Token); err != nil {
+		t.Fatal(err)
+	}
+	expectCode(t, c.run(t, "targets", "verify", "demo.test"), 0)
+}
+
+// TestMonitoringCLI drives schedules, the issue ledger, triage and the
+// triage-aware gate against the local stack: a scan fails --fail-on high;
+// its high issues are marked false_positive; the schedule's run (a later
+// scan of the target) then passes the gate, and fails it again with
+// --include-triaged.
+func TestMonitoringCLI(t *testing.T) {
+	t.Parallel()
+	s := startStack(t)
+	c := s.cli(s.newUser(t, "starter", nil))
+	verifiedDemo(t, s, c)
+
+	// Schedules: bad input is a usage error naming the flag; a cadence
+	// the plan does not allow is the API's 403 naming the plan.
+	r := c.run(t, "schedules", "create", "demo.test", "--cadence", "hourly")
+	expectCode(t, r, 2)
+	if !strings.Contains(r.stderr, "--cadence must be daily, weekly or monthly") {
+		t.Errorf("bad cadence: %s", r.stderr)
+	}
+	expectCode(t, c.run(t, "schedules", "create", "demo.test"), 2)
+	r = c.run(t, "schedules", "create", "demo.test", "--cadence", "daily", "--type", "web", "--tier", "quick")
+	expectCode(t, r, 2)
+	if !strings.Contains(r.stderr, "(HTTP 403)") || !strings.Contains(r.stderr, "pro") {
+		t.Errorf("daily on starter: %s", r.stderr)
+	}
+	r = c.run(t, "schedules", "create", "demo.test", "--cadence", "weekly", "--type", "web", "--tier", "quick", "--json")
+	expectCode(t, r, 0)
+	var sch client.Schedule
+	if err := json.Unmarshal([]byte(r.stdout), &sch); err != nil || !strings.HasPrefix(sch.ID, "sch_") ||
+		sch.Cadence != "weekly" || sch.ScanType != "web" || sch.Tier != "quick" || !sch.Enabled || sch.NextRunAt == nil {
+		t.Fatalf("schedules create --json: %v %s", err, r.stdout)
+	}
+	r = c.run(t, "schedules", "list")
+	expectCode(t, r, 0)
+	if !strings.Contains(r.stdout, sch.ID) || !strings.Contains(r.stdout, "weekly") || !strings.HasPrefix(r.stdout, "ID ") {
+		t.Errorf("schedules list:\n%s", r.stdout)
+	}
+
+	// Scan 1 fails the gate on its high findings.
+	r = c.run(t, "scan", "demo.test", "--type", "web", "--tier", "quick", "--wait", "--fail-on", "high")
+	expectCode(t, r, 1)
+	first := showScan(t, c, scanIDPattern.FindString(r.stderr))
+	var highKeys []string
+	for _, is := range first.Issues {
+		if findings.SeverityRank(is.Severity) <= findings.SeverityRank("high") {
+			highKeys = append(highKeys, is.Key)
+		}
+	}
+	if len(highKeys) == 0 {
+		t.Fatalf("scan 1 has no high issue: %+v", first.Issues)
+	}
+
+	// The ledger lists scan 1's issues, open and untriaged.
+	r = c.run(t, "issues", "demo.test", "--status", "open", "--json")
+	expectCode(t, r, 0)
+	var ledger []client.LedgerEntry
+	if err := json.Unmarshal([]byte(r.stdout), &ledger); err != nil || len(ledger) != len(first.Issues) {
+		t.Fatalf("issues --json: %d entries for %d issues: %v\n%s", len(ledger), len(first.Issues), err, r.stdout)
+	}
+	for _, e := range ledger {
+		if e.Status != "open" || e.Triage != nil || e.LastScanID != first.ID {
+			t.Errorf("ledger entry %+v", e)
+		}
+	}
+	expectCode(t, c.run(t, "issues", "demo.test", "--status", "closed"), 2)
+
+	// Triage: bad input is refused before any request, an unknown key is
+	// the API's 404, and each high issue is marked a false positive.
+	for args, want := range map[string]string{
+		"--state false_positive":                                      "--reason is required",
+		"--state maybe --reason x":                                    "--state must be",
+		"--state false_positive --reason x --expires 2099-01-01":      "--expires applies only to --state accepted_risk",
+		"--state accepted_risk --reason x --expires 2001-01-01":       "--expires must be in the future",
+		"--state accepted_risk --reason x --expires soon":             "--expires must be a date",
+		"--state false_positive --reason " + strings.Repeat("x", 501): "at most 500 characters",
+	} {
+		r = c.run(t, append([]string{"triage", "demo.test", highKeys[0]}, strings.Fields(args)...)...)
+		expectCode(t, r, 2)
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("triage %s: want %q in %s", args, want, r.stderr)
+		}
+	}
+	r = c.run(t, "triage", "demo.test", "no.such-check", "--state", "false_positive", "--reason", "x")
+	expectCode(t, r, 2)
+	if !strings.Contains(r.stderr, "(HTTP 404)") {
+		t.Errorf("unknown key: %s", r.stderr)
+	}
+	for _, key := range highKeys {
+		r = c.run(t, "triage", "demo.test", key, "--state", "false_positive", "--reason", "the demo target's intended weakness")
+		expectCode(t, r, 0)
+		if !strings.Contains(r.stdout, key+" is false_positive") {
+			t.Errorf("triage %s:\n%s", key, r.stdout)
+		}
+	}
+	r = c.run(t, "issues", "demo.test", "--state", "false_positive")
+	expectCode(t, r, 0)
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 1+len(highKeys) || !strings.Contains(r.stdout, "false_positive") {
+		t.Errorf("issues --state false_positive, %d keys:\n%s", len(highKeys), r.stdout)
+	}
+
+	// The schedule's run is a later scan of the target: its issues carry
+	// the triage, and the gate ignores them unless --include-triaged.
+	r = c.run(t, "schedules", "run", sch.ID)
+	expectCode(t, r, 0)
+	second := scanIDPattern.FindString(r.stdout)
+	if second == "" || second == first.ID {
+		t.Fatalf("schedules run:\n%s", r.stdout)
+	}
+	var rec client.Scan
+	await(t, "the schedule's scan to end", func() bool {
+		rec = showScan(t, c, second)
+		return rec.Terminal()
+	})
+	if rec.Status != client.Completed {
+		t.Fatalf("scan 2 %s", rec.Status)
+	}
+	triaged := 0
+	for _, is := range rec.Issues {
+		if is.Triage != nil && is.Triage.State == "false_positive" {
+			triaged++
+		}
+	}
+	if triaged != len(highKeys) {
+		t.Errorf("scan 2 carries %d triaged issues, want %d", triaged, len(highKeys))
+	}
+	r = c.run(t, "findings", second, "--fail-on", "high")
+	expectCode(t, r, 0)
+	if !strings.Contains(r.stderr, "Quality gate passed") || !strings.Contains(r.stderr, "triaged finding(s) ignored") ||
+		!strings.Contains(r.stdout, "triaged") {
+		t.Errorf("gate with triage:\n%s\n%s", r.stdout, r.stderr)
+	}
+	r = c.run(t, "findings", second, "--fail-on", "high", "--include-triaged")
+	expectCode(t, r, 1)
+	if !strings.Contains(r.stdout, "FAIL") {
+		t.Errorf("--include-triaged table:\n%s", r.stdout)
+	}
+
+	// Every table fits 60 and 120 columns; at 60 something is cut with "…".
+	for _, width := range []int{60, 120} {
+		c.env = map[string]string{"COLUMNS": fmt.Sprint(width)}
+		for _, args := range [][]string{{"issues", "demo.test"}, {"schedules", "list"}, {"scans", "list"},
+			{"targets", "list"}, {"findings", second}, {"scans", "show", second}} {
+			r = c.run(t, args...)
+			expectCode(t, r, 0)
+			for _, l := range tableLines(args, r.stdout) {
+				if n := utf8.RuneCountInString(l); n > width {
+					t.Errorf("%v at %d columns: line of %d: %q", args, width, n, l)
+				}
+			}
+		}
+		if r = c.run(t, "findings", second); width == 60 && !strings.Contains(r.stdout, "…") {
+			t.Errorf("findings at %d columns, nothing cut:\n%s", width, r.stdout)
+		}
+		r = c.run(t, "issues", "demo.test")
+		if !strings.Contains(r.stdout, "web.header.x-content-type-options") || !strings.Contains(r.stdout, "false_positive") {
+			t.Errorf("issues at %d columns: the keys and the triage stay whole:\n%s", width, r.stdout)
+		}
+		t.Logf("issues at %d columns:\n%s", width, r.stdout)
+	}
+	c.env = nil
+
+	// Removing the schedule keeps its scans.
+	r = c.run(t, "schedules", "rm", sch.ID)
+	expectCode(t, r, 0)
+	if r = c.run(t, "schedules", "list"); !strings.Contains(r.stdout, "No schedules.") {
+		t.Errorf("schedules list after rm:\n%s", r.stdout)
+	}
+	expectCode(t, c.run(t, "schedules", "rm", "demo.test"), 2)
+	r = c.run(t, "schedules", "run", sch.ID)
+	expectCode(t, r, 2)
+	if !strings.Contains(r.stderr, "(HTTP 404)") {
+		t.Errorf("run of a removed schedule: %s", r.stderr)
+	}
+	showScan(t, c, second)
+}
+
+// tableLines are the lines of the tables in what a command printed: all of
+// it, but for scans show, whose summary is prose, the steps and issues.
+func tableLines(args []string, out string) []string {
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if args[0] != "scans" || args[1] != "show" {
+		return lines
+	}
+	var in bool
+	var tables []string
+	for _, l := range lines {
+		switch {
+		case l == "Agent steps:" || strings.HasPrefix(l, "Issues: "):
+			in = true
+		case l == "":
+			in = false
+		case in:
+			tables = append(tables, l)
+		}
+	}
+	return tables
+}
