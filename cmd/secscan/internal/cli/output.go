@@ -153,8 +153,9 @@ func (a *app) reportCommand() *cobra.Command {
 		Use:   "report <scan-id>",
 		Short: "Download a completed scan's report (md, html, pdf or csv)",
 		Long: `report downloads the report of a completed scan. The free plan has md and html;
-pdf and csv need the starter plan. Without -o the file is <scan-id>.<format>;
--o - writes to stdout.`,
+pdf and csv need the starter plan. Without -o the file is named as the service
+suggests, <domain>-<YYYY-MM-DD>-<scan id>.<format> (the scan's creation date,
+UTC), in the current directory; -o - writes to stdout.`,
 		Example: `  secscan report scn_01J9Z… --format pdf
   secscan report scn_01J9Z… --format html -o report.html
   secscan report scn_01J9Z… --format md -o - | less`,
@@ -176,17 +177,25 @@ pdf and csv need the starter plan. Without -o the file is <scan-id>.<format>;
 				_, err := c.Report(a.ctx, args[0], format, a.rawStdout)
 				return apiError(err)
 			}
+			name, body, err := c.OpenReport(a.ctx, args[0], format)
+			if err != nil {
+				return apiError(err)
+			}
+			defer body.Close()
 			if output == "" {
+				output = name
+			}
+			if output == "" { // a service that suggests no name
 				output = filepath.Base(args[0]) + "." + format
 			}
 			var n int64
 			err = writeFile(output, func(w io.Writer) error {
 				var err error
-				n, err = c.Report(a.ctx, args[0], format, w)
+				n, err = io.Copy(w, body)
 				return err
 			})
 			if err != nil {
-				return apiError(err)
+				return apiError(fmt.Errorf("downloading the %s report: %w", format, err))
 			}
 			if a.jsonOut {
 				return a.printJSON(map[string]any{"file": output, "bytes": n, "format": format})
@@ -196,7 +205,7 @@ pdf and csv need the starter plan. Without -o the file is <scan-id>.<format>;
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "pdf", "md, html, pdf or csv")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default <scan-id>.<format>; - for stdout)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default <domain>-<YYYY-MM-DD>-<scan id>.<format>; - for stdout)")
 	return cmd
 }
 
