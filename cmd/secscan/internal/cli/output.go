@@ -92,7 +92,10 @@ func (a *app) findingsCommand() *cobra.Command {
 		Long: `findings prints the findings of a scan in one format and applies the quality
 gate: exit 1 when a finding at or above --fail-on counts (confident enough per
 --min-confidence, and new relative to --baseline), 3 when the scan failed or was
-cancelled. The gate counts findings, not issues.
+cancelled. The gate counts findings, not issues, and ignores the findings of
+issues triaged as false_positive or unexpired accepted_risk (the scan record's
+issues carry the target's triage; 'secscan triage' sets it): --include-triaged
+counts them too.
 
 The table has one line per issue (one weakness wherever it occurs): severity,
 title, how many findings and on which hosts, fitted to the terminal's width (or

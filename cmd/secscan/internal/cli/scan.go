@@ -35,7 +35,7 @@ type gateFlags struct {
 
 func (g *gateFlags) register(cmd *cobra.Command, withFiles bool) {
 	f := cmd.Flags()
-	f.StringVar(&g.failOn, "fail-on", "", "exit 1 when a finding at or above this severity exists: critical, high, medium or low (counts findings, not issues)")
+	f.StringVar(&g.failOn, "fail-on", "", "exit 1 when a finding at or above this severity exists: critical, high, medium or low (counts findings, not issues; triaged issues aside)")
 	f.StringVar(&g.minConfidence, "min-confidence", "", "the gate ignores findings less certain than this: certain, firm or tentative (default: all count)")
 	f.BoolVar(&g.includeTriaged, "include-triaged", false, "the gate also counts findings of issues triaged as false_positive or accepted_risk (by default it ignores them)")
 	f.StringVar(&g.baseline, "baseline", "", "a scan id or a file (findings JSON, scan JSON or SARIF, also from before fingerprints changed): only findings not in it can fail the gate")
@@ -113,7 +113,9 @@ are printed (--format; one line per issue, --by-finding for one per finding),
 written to the --sarif, --junit and --markdown files, and the quality gate sets
 the exit code (0 pass, 1 gate failed, 3 the scan failed or was cancelled). The
 gate counts findings: --fail-on high fails on every new high finding, whichever
-issue it belongs to. With --json (and no --format) the scan record is printed
+issue it belongs to, except the findings of issues the target's ledger triaged
+as false_positive or as accepted_risk that has not expired ('secscan triage');
+--include-triaged counts those too. With --json (and no --format) the scan record is printed
 instead: id, status, risk_rating, summary, issues, findings and the rest.
 
 Ctrl-C while waiting asks whether to cancel the scan (on a terminal), cancels it
