@@ -3,6 +3,8 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -223,4 +225,68 @@ func tableLines(args []string, out string) []string {
 		}
 	}
 	return tables
+}
+
+// monitorAPI serves a target with long issue titles and a schedule with a
+// long error, for the table layouts.
+func monitorAPI(t *testing.T) *stack {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api/targets":
+			fmt.Fprint(w, `[{"id":"tgt_01J00000000000000000000001","target":"a-rather-long-subdomain.of.demo.test","method":"dns_txt","verified":true,"created_at":"2026-11-26T07:00:00Z"}]`)
+		case "/api/targets/tgt_01J00000000000000000000001/issues":
+			fmt.Fprint(w, `[{"key":"vuln.known-cve:CVE-2021-41773","check":"vuln.known-cve","cve":"CVE-2021-41773","title":"Apache HTTP Server 2.4.49: path traversal and remote code execution when mod_cgi is enabled","severity":"critical","status":"open","first_seen_at":"2026-11-20T07:00:00Z","last_seen_at":"2026-11-26T07:00:00Z","last_scan_id":"scn_01J00000000000000000000001","fixed_at":null,"triage":{"state":"accepted_risk","reason":"patched upstream","expires_at":"2099-01-01T00:00:00Z","updated_at":"2026-11-26T07:00:00Z","updated_by":"usr_x"}},
+{"key":"web.header.csp","check":"web.header.csp","cve":null,"title":"Missing Content-Security-Policy header on every page of the site","severity":"low","status":"fixed","first_seen_at":"2026-11-20T07:00:00Z","last_seen_at":"2026-11-21T07:00:00Z","last_scan_id":"scn_01J00000000000000000000001","fixed_at":"2026-11-26T07:00:00Z","triage":{"state":"accepted_risk","reason":"old","expires_at":"2026-01-01T00:00:00Z","updated_at":"2025-11-26T07:00:00Z","updated_by":"usr_x"}}]`)
+		case "/api/schedules":
+			fmt.Fprint(w, `[{"id":"sch_01J00000000000000000000001","target":"a-rather-long-subdomain.of.demo.test","target_id":"tgt_01J00000000000000000000001","scan_type":"full","tier":"standard","cadence":"weekly","callback_url":null,"max_credits":200,"enabled":true,"next_run_at":"2026-12-03T07:00:00Z","last_scan_id":"scn_01J00000000000000000000001","last_error":"Monthly credit allowance exhausted: 1000 of 1000 credits used; it renews on 2026-12-01","created_at":"2026-11-26T07:00:00Z"}]`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"detail":"Not found"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return &stack{base: srv.URL}
+}
+
+// The issues and schedules tables fit 60 and 120 columns, cut long cells
+// with "…", keep the issue keys and schedule ids whole, and show an
+// expired acceptance as no triage.
+func TestMonitoringTablesFitTheWidth(t *testing.T) {
+	t.Parallel()
+	c := monitorAPI(t).cli("pt_x")
+	for _, width := range []int{60, 120} {
+		c.env = map[string]string{"COLUMNS": fmt.Sprint(width)}
+		for _, args := range [][]string{{"issues", "a-rather-long-subdomain.of.demo.test"}, {"schedules", "list"}, {"targets", "list"}} {
+			r := c.run(t, args...)
+			expectCode(t, r, 0)
+			lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+			for _, l := range lines {
+				if n := utf8.RuneCountInString(l); n > width {
+					t.Errorf("%v at %d: line of %d: %q", args, width, n, l)
+				}
+			}
+			if args[0] != "targets" && !strings.Contains(r.stdout, "…") {
+				t.Errorf("%v at %d: nothing cut:\n%s", args, width, r.stdout)
+			}
+			for _, whole := range []string{"vuln.known-cve:CVE-2021-41773", "sch_01J00000000000000000000001", "tgt_01J00000000000000000000001"} {
+				if strings.Contains(r.stdout, whole[:8]) && !strings.Contains(r.stdout, whole) {
+					t.Errorf("%v at %d: %s cut:\n%s", args, width, whole, r.stdout)
+				}
+			}
+			t.Logf("%v at %d columns:\n%s", args, width, r.stdout)
+		}
+	}
+	c.env = map[string]string{"COLUMNS": "120"}
+	r := c.run(t, "issues", "tgt_01J00000000000000000000001")
+	var csp string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(l, "web.header.csp") {
+			csp = l
+		}
+	}
+	if !strings.Contains(r.stdout, "accepted_risk until 2099-01-01") || strings.Contains(csp, "accepted") || !strings.Contains(csp, "fixed") {
+		t.Errorf("triage column:\n%s", r.stdout)
+	}
 }

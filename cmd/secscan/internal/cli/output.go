@@ -334,6 +334,9 @@ func (a *app) showScan(s client.Scan) error {
 	if s.Error != nil && *s.Error != "" {
 		fmt.Fprintf(w, "Error: %s\n", findings.CleanLine(*s.Error, 500))
 	}
+	if cur := s.CurrentStep; cur != nil {
+		fmt.Fprintf(w, "Running now: step %d %s, since %s.\n", cur.Seq, findings.CleanLine(cur.Tool, 40), cur.StartedAt.UTC().Format("15:04:05Z"))
+	}
 	if s.Summary != nil {
 		fmt.Fprintf(w, "\nRisk: %s\n%s\n", s.Summary.RiskRating, findings.Clean(s.Summary.Summary))
 		for _, chain := range s.Summary.AttackChains {

@@ -67,11 +67,12 @@ func (a *app) schedulesList() *cobra.Command {
 }
 
 // schedulesTable is the schedules list: id, target, cadence, type, tier,
-// the next run, the last scan and the last error (cut to the width).
+// the next run, the last scan and the last error (cut to the width); a
+// narrow terminal loses the last scan first, the last error last.
 func schedulesTable(ss []client.Schedule) ([]table.Column, [][]string) {
-	cols := []table.Column{{Header: "ID", Keep: true}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes},
-		{Header: "CADENCE"}, {Header: "TYPE", Drop: 3}, {Header: "TIER", Drop: 4}, {Header: "NEXT RUN", Drop: 5},
-		{Header: "LAST SCAN", Drop: 2}, {Header: "LAST ERROR", Flex: true, Drop: 1}}
+	cols := []table.Column{{Header: "ID", Keep: true}, {Header: "TARGET", Flex: true, Min: 12, Fit: table.TruncateRunes},
+		{Header: "CADENCE"}, {Header: "TYPE", Drop: 3}, {Header: "TIER", Drop: 4}, {Header: "NEXT RUN", Drop: 2},
+		{Header: "LAST SCAN", Drop: 5}, {Header: "LAST ERROR", Flex: true, Weight: 2, Min: 16, Drop: 1}}
 	rows := make([][]string, 0, len(ss))
 	for _, s := range ss {
 		next := "paused"
