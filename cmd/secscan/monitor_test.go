@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -164,6 +165,14 @@ func TestMonitoringCLI(t *testing.T) {
 	expectCode(t, r, 1)
 	if !strings.Contains(r.stdout, "FAIL") {
 		t.Errorf("--include-triaged table:\n%s", r.stdout)
+	}
+	// As CI runs it: scan --wait with the gate passes (its JUnit says why).
+	junit := t.TempDir() + "/junit.xml"
+	r = c.run(t, "scan", "demo.test", "--type", "web", "--tier", "quick", "--wait", "--fail-on", "high", "--junit", junit)
+	expectCode(t, r, 0)
+	if raw, _ := os.ReadFile(junit); !strings.Contains(r.stderr, "triaged finding(s) ignored") ||
+		!strings.Contains(string(raw), "triaged false_positive: the demo target") {
+		t.Errorf("scan --wait --fail-on high with triage:\n%s\n%s", r.stderr, raw)
 	}
 
 	// Every table fits 60 and 120 columns; at 60 something is cut with "…".
