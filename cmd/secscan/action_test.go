@@ -91,7 +91,8 @@ func scanHelp(t *testing.T) string {
 func TestHelpHasExamples(t *testing.T) {
 	t.Parallel()
 	for _, cmd := range []string{"", "login", "targets", "targets add", "targets list", "targets verify", "targets rm",
-		"scan", "scans", "scans list", "scans show", "scans cancel", "report", "findings", "webhook", "webhook verify"} {
+		"scan", "scans", "scans list", "scans show", "scans cancel", "report", "findings", "webhook", "webhook verify",
+		"schedules", "schedules list", "schedules create", "schedules run", "schedules rm", "issues", "triage"} {
 		r := (&cliRun{s: &stack{}}).run(t, append(strings.Fields(cmd), "--help")...)
 		if r.code != 0 || !strings.Contains(r.stdout, "Examples:\n  secscan ") {
 			t.Errorf("secscan %s --help: exit %d, no examples:\n%s", cmd, r.code, r.stdout)

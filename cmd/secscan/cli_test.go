@@ -585,6 +585,18 @@ func TestInterruptedWait(t *testing.T) {
 	if !strings.Contains(r.stdout, `"status": "running"`) && !strings.Contains(r.stdout, `"status":"running"`) {
 		t.Fatalf("the scan should still run: %.300s", r.stdout)
 	}
+	// While it runs, the record names the step running now (current_step),
+	// which is recorded under that number and tool once it ends.
+	var running *client.CurrentStep
+	for range 40 {
+		if running = showScan(t, c, id).CurrentStep; running != nil {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if running == nil || running.Seq < 1 || running.Tool == "" || running.StartedAt.IsZero() {
+		t.Fatalf("a running scan names no current step: %+v", running)
+	}
 	expectCode(t, c.run(t, "scans", "cancel", id), 0)
 	// scans show polls gently (the API allows 60 requests a minute).
 	deadline := time.Now().Add(time.Minute)
@@ -593,6 +605,10 @@ func TestInterruptedWait(t *testing.T) {
 			t.Fatalf("%s not cancelled after a minute", id)
 		}
 		time.Sleep(300 * time.Millisecond)
+	}
+	ended := showScan(t, c, id)
+	if ended.CurrentStep != nil || len(ended.Steps) < running.Seq || ended.Steps[running.Seq-1].Tool != running.Tool {
+		t.Errorf("current step %+v; the ended scan: current %+v, steps %+v", running, ended.CurrentStep, ended.Steps)
 	}
 }
 

@@ -355,7 +355,7 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 		return Result{}, fmt.Errorf("run %s: unknown tool %q", t.ScanID, p.Tool)
 	}
 	cost := tool.Cost() + max(p.ModelCredits, 0) // the model's tokens are charged on the step they chose
-	sc, err := a.Store.ChargeStep(ctx, t.UserID, t.ScanID, p.Seq, cost)
+	sc, err := a.Store.BeginStep(ctx, t.UserID, t.ScanID, p.Seq, cost, store.StepStart{Tool: p.Tool, At: a.Now().UTC()})
 	switch {
 	case errors.Is(err, store.ErrScanNotRunning), errors.Is(err, store.ErrBudget):
 		return Result{Status: string(sc.Status)}, nil

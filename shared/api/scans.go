@@ -67,6 +67,15 @@ type scanJSON struct {
 	RiskRating     *scans.RiskRating `json:"risk_rating"`
 	ScheduleID     *string           `json:"schedule_id"`
 	BaselineScanID *string           `json:"baseline_scan_id"`
+	// CurrentStep is the step running now (null when none is).
+	CurrentStep *currentStepJSON `json:"current_step"`
+}
+
+// currentStepJSON is the step a running scan is executing now.
+type currentStepJSON struct {
+	Seq       int    `json:"seq"`
+	Tool      string `json:"tool"`
+	StartedAt string `json:"started_at"`
 }
 
 type scanDetailJSON struct {
@@ -167,6 +176,9 @@ func renderScan(s scans.Scan) scanJSON {
 	}
 	if s.Error != "" {
 		out.Error = &s.Error
+	}
+	if run, ok := s.Running(); ok {
+		out.CurrentStep = &currentStepJSON{Seq: run.Seq, Tool: run.Tool, StartedAt: timestamp(run.StartedAt)}
 	}
 	return out
 }

@@ -285,11 +285,15 @@ type Scan struct {
 	FindingsCount int
 	StepsCount    int // steps recorded
 	ChargedSeq    int // the last step charged (a step is charged before it runs)
-	Error         string
-	Summary       *Summary
-	CreatedAt     time.Time
-	StartedAt     time.Time // zero until running
-	FinishedAt    time.Time // zero until terminal
+	// CurrentTool and CurrentStartedAt are the tool of the step charged
+	// last and when it started (empty for a step charged without them).
+	CurrentTool      string
+	CurrentStartedAt time.Time
+	Error            string
+	Summary          *Summary
+	CreatedAt        time.Time
+	StartedAt        time.Time // zero until running
+	FinishedAt       time.Time // zero until terminal
 
 	// WebhookDelivery is the id of the scan's one delivery sequence, empty
 	// until the webhook function claims it; WebhookAttempts are its attempts.
@@ -325,4 +329,21 @@ type WebhookAttempt struct {
 // (CONTRACT "Tiers and credits").
 func BudgetExceeded(used, max int) string {
 	return fmt.Sprintf("Credit budget exceeded: %d of %d credits used", used, max)
+}
+
+// RunningStep is the step a running scan is executing now: charged, not yet
+// recorded.
+type RunningStep struct {
+	Seq       int
+	Tool      string
+	StartedAt time.Time
+}
+
+// Running is the step the scan is executing now; false when it is not
+// running, between steps, or the step was charged without a tool.
+func (s Scan) Running() (RunningStep, bool) {
+	if s.Status != Running || s.ChargedSeq <= s.StepsCount || s.CurrentTool == "" {
+		return RunningStep{}, false
+	}
+	return RunningStep{Seq: s.ChargedSeq, Tool: s.CurrentTool, StartedAt: s.CurrentStartedAt}, true
 }

@@ -85,6 +85,11 @@ type scanItem struct {
 	IssuesCount    *int   `dynamodbav:"issues_count,omitempty"`
 	ScheduleID     string `dynamodbav:"schedule_id,omitempty"`
 	BaselineScanID string `dynamodbav:"baseline_scan_id,omitempty"`
+	// CurrentTool and CurrentStartedAt name the step charged last (at
+	// charged_seq) and when it started (BeginStep): the step running while
+	// charged_seq > steps_count.
+	CurrentTool      string     `dynamodbav:"current_tool,omitempty"`
+	CurrentStartedAt *time.Time `dynamodbav:"current_started_at,omitempty"`
 	// Set at completion (CompleteScan).
 	NewIssuesCount    int  `dynamodbav:"new_issues_count,omitempty"`
 	FixedIssuesCount  int  `dynamodbav:"fixed_issues_count,omitempty"`
@@ -131,6 +136,10 @@ func (it scanItem) scan() (scans.Scan, error) {
 	}
 	if it.StartedAt != nil {
 		s.StartedAt = *it.StartedAt
+	}
+	s.CurrentTool = it.CurrentTool
+	if it.CurrentStartedAt != nil {
+		s.CurrentStartedAt = *it.CurrentStartedAt
 	}
 	if it.FinishedAt != nil {
 		s.FinishedAt = *it.FinishedAt
@@ -694,6 +703,23 @@ var (
 // once per seq (a re-delivered task finds it made and goes on), only while
 // the scan runs, and never past max_credits. It returns the record after it.
 func (s *Store) ChargeStep(ctx context.Context, userID, id string, seq, cost int) (scans.Scan, error) {
+	return s.chargeStep(ctx, userID, id, seq, cost, nil)
+}
+
+// StepStart names the step a charge pays for: its tool and when it starts.
+type StepStart struct {
+	Tool string
+	At   time.Time
+}
+
+// BeginStep is ChargeStep for a step about to run: the same write also
+// records its tool and start (scans.Scan.Running), so that a client
+// following the scan can name the step running now. No extra round trip.
+func (s *Store) BeginStep(ctx context.Context, userID, id string, seq, cost int, start StepStart) (scans.Scan, error) {
+	return s.chargeStep(ctx, userID, id, seq, cost, &start)
+}
+
+func (s *Store) chargeStep(ctx context.Context, userID, id string, seq, cost int, start *StepStart) (scans.Scan, error) {
 	sc, err := s.GetScan(ctx, userID, id)
 	if err != nil {
 		return scans.Scan{}, err
@@ -706,13 +732,18 @@ func (s *Store) ChargeStep(ctx context.Context, userID, id string, seq, cost int
 	case sc.CreditsUsed+cost > sc.MaxCredits:
 		return sc, ErrBudget
 	}
-	res, err := s.updateScan(ctx, userID, id,
-		"SET credits_used = credits_used + :cost, charged_seq = :seq",
-		"#status = :running AND charged_seq = :prev AND credits_used <= :limit",
-		map[string]types.AttributeValue{
-			":cost": number(int64(cost)), ":seq": number(int64(seq)), ":prev": number(int64(seq - 1)),
-			":limit": number(int64(sc.MaxCredits - cost)),
-		})
+	update := "SET credits_used = credits_used + :cost, charged_seq = :seq"
+	values := map[string]types.AttributeValue{
+		":cost": number(int64(cost)), ":seq": number(int64(seq)), ":prev": number(int64(seq - 1)),
+		":limit": number(int64(sc.MaxCredits - cost)),
+	}
+	if start != nil {
+		update += ", current_tool = :tool, current_started_at = :at"
+		values[":tool"] = &types.AttributeValueMemberS{Value: start.Tool}
+		values[":at"] = stamp(start.At)
+	}
+	res, err := s.updateScan(ctx, userID, id, update,
+		"#status = :running AND charged_seq = :prev AND credits_used <= :limit", values)
 	if cur, ok := IsRefused(err); ok {
 		// Raced with a cancellation, an end or another delivery: decide on what is there now.
 		switch {

@@ -263,3 +263,46 @@ func reverse(s []string) []string {
 	}
 	return out
 }
+
+// BeginStep charges a step and names it in the same write: while it runs,
+// the scan says which tool runs since when; once recorded, or on a scan
+// that ended, no step is running.
+func TestBeginStepNamesTheRunningStep(t *testing.T) {
+	t.Parallel()
+	st, ctx, now := newStore(t), context.Background(), time.Now().UTC().Truncate(time.Millisecond)
+	u := newUser(t, st, "running@example.com")
+	sc := queuedScan(t, st, u.ID, now)
+	if _, err := st.StartScan(ctx, u.ID, sc.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := st.GetScan(ctx, u.ID, sc.ID)
+	if _, ok := got.Running(); ok {
+		t.Fatal("a scan that charged no step runs none")
+	}
+	at := now.Add(2 * time.Second)
+	charged, err := st.BeginStep(ctx, u.ID, sc.ID, 1, 5, store.StepStart{Tool: "dns_enum", At: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = st.GetScan(ctx, u.ID, sc.ID)
+	run, ok := got.Running()
+	if !ok || run.Seq != 1 || run.Tool != "dns_enum" || !run.StartedAt.Equal(at) || got.CreditsUsed != 5 || charged.CurrentTool != "dns_enum" {
+		t.Fatalf("running %+v %v, credits %d", run, ok, got.CreditsUsed)
+	}
+	step := scans.Step{Seq: 1, Tool: "dns_enum", Input: []byte("{}"), Status: scans.StepOK, Outcome: "ok", Credits: 5, StartedAt: at}
+	if _, err := st.RecordStep(ctx, u.ID, sc.ID, step, nil, at); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = st.GetScan(ctx, u.ID, sc.ID); func() bool { _, ok := got.Running(); return ok }() {
+		t.Fatal("a recorded step is no longer running")
+	}
+	if _, err := st.BeginStep(ctx, u.ID, sc.ID, 2, 5, store.StepStart{Tool: "port_scan", At: at}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EndScan(ctx, u.ID, sc.ID, scans.Cancelled, "", nil, at); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = st.GetScan(ctx, u.ID, sc.ID); func() bool { _, ok := got.Running(); return ok }() {
+		t.Fatal("an ended scan runs no step")
+	}
+}

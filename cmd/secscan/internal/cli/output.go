@@ -6,14 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
+	"secscan/cmd/secscan/internal/table"
 )
 
 // render writes findings in one format.
@@ -72,15 +72,16 @@ func (a *app) writeFindings(m findings.Meta, fs []client.Finding, gate findings.
 // tableWidth is how wide a table may be: the terminal's width when stdout
 // is one (and the table goes there), else COLUMNS, else 100.
 func (a *app) tableWidth(toStdout bool) int {
+	term := 0
 	if toStdout && a.env.StdoutWidth != nil {
-		if w := a.env.StdoutWidth(); w > 0 {
-			return w
-		}
+		term = a.env.StdoutWidth()
 	}
-	if c, err := strconv.Atoi(strings.TrimSpace(a.env.Getenv("COLUMNS"))); err == nil && c > 0 {
-		return c
-	}
-	return findings.DefaultWidth
+	return table.Width(term, a.env.Getenv("COLUMNS"))
+}
+
+// writeTable writes a table to stdout, fitted to its width.
+func (a *app) writeTable(cols []table.Column, rows [][]string) error {
+	return table.Write(a.out(), a.tableWidth(true), cols, rows)
 }
 
 func (a *app) findingsCommand() *cobra.Command {
@@ -91,7 +92,10 @@ func (a *app) findingsCommand() *cobra.Command {
 		Long: `findings prints the findings of a scan in one format and applies the quality
 gate: exit 1 when a finding at or above --fail-on counts (confident enough per
 --min-confidence, and new relative to --baseline), 3 when the scan failed or was
-cancelled. The gate counts findings, not issues.
+cancelled. The gate counts findings, not issues, and ignores the findings of
+issues triaged as false_positive or unexpired accepted_risk (the scan record's
+issues carry the target's triage; 'secscan triage' sets it): --include-triaged
+counts them too.
 
 The table has one line per issue (one weakness wherever it occurs): severity,
 title, how many findings and on which hosts, fitted to the terminal's width (or
@@ -128,6 +132,7 @@ or its fingerprint under the old rule is in the baseline.`,
 			if err != nil {
 				return apiError(err)
 			}
+			gate = gate.WithTriage(s.Issues, time.Now())
 			m := findings.Meta{Scan: s, CLIVersion: a.env.Version}
 			if err := a.writeFindings(m, s.Findings, gate, g); err != nil {
 				return err
@@ -138,11 +143,7 @@ or its fingerprint under the old rule is in the baseline.`,
 			if gate.FailOn == "" {
 				return nil
 			}
-			if n := len(gate.Failures(s.Findings)); n > 0 {
-				a.info("Quality gate failed: %d finding(s) at or above %s.", n, gate.FailOn)
-				return withCode(ExitGate, nil)
-			}
-			return nil
+			return a.gateVerdict(gate, gate.Failures(s.Findings), gate.TriagedFailures(s.Findings), "")
 		},
 	}
 	g.register(cmd, false)
@@ -155,8 +156,9 @@ func (a *app) reportCommand() *cobra.Command {
 		Use:   "report <scan-id>",
 		Short: "Download a completed scan's report (md, html, pdf or csv)",
 		Long: `report downloads the report of a completed scan. The free plan has md and html;
-pdf and csv need the starter plan. Without -o the file is <scan-id>.<format>;
--o - writes to stdout.`,
+pdf and csv need the starter plan. Without -o the file is named as the service
+suggests, <domain>-<YYYY-MM-DD>-<scan id>.<format> (the scan's creation date,
+UTC), in the current directory; -o - writes to stdout.`,
 		Example: `  secscan report scn_01J9Z… --format pdf
   secscan report scn_01J9Z… --format html -o report.html
   secscan report scn_01J9Z… --format md -o - | less`,
@@ -178,17 +180,25 @@ pdf and csv need the starter plan. Without -o the file is <scan-id>.<format>;
 				_, err := c.Report(a.ctx, args[0], format, a.rawStdout)
 				return apiError(err)
 			}
+			name, body, err := c.OpenReport(a.ctx, args[0], format)
+			if err != nil {
+				return apiError(err)
+			}
+			defer body.Close()
 			if output == "" {
+				output = name
+			}
+			if output == "" { // a service that suggests no name
 				output = filepath.Base(args[0]) + "." + format
 			}
 			var n int64
 			err = writeFile(output, func(w io.Writer) error {
 				var err error
-				n, err = c.Report(a.ctx, args[0], format, w)
+				n, err = io.Copy(w, body)
 				return err
 			})
 			if err != nil {
-				return apiError(err)
+				return apiError(fmt.Errorf("downloading the %s report: %w", format, err))
 			}
 			if a.jsonOut {
 				return a.printJSON(map[string]any{"file": output, "bytes": n, "format": format})
@@ -198,7 +208,7 @@ pdf and csv need the starter plan. Without -o the file is <scan-id>.<format>;
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "pdf", "md, html, pdf or csv")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default <scan-id>.<format>; - for stdout)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default <domain>-<YYYY-MM-DD>-<scan id>.<format>; - for stdout)")
 	return cmd
 }
 
@@ -262,17 +272,7 @@ func (a *app) scansCommand() *cobra.Command {
 				fmt.Fprintln(a.out(), "No scans.")
 				return nil
 			}
-			tw := tabwriter.NewWriter(a.out(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTARGET\tTYPE\tTIER\tSTATUS\tISSUES\tFINDINGS\tCREDITS\tCREATED")
-			for _, s := range ss {
-				issues := fmt.Sprint(s.IssuesCount)
-				if s.IssuesCount == 0 && s.FindingsCount > 0 {
-					issues = "-" // a server that predates issues
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\t%s\n", s.ID, s.Target, s.ScanType, s.Tier, s.Status,
-					issues, s.FindingsCount, s.CreditsUsed, s.MaxCredits, s.CreatedAt.UTC().Format("2006-01-02 15:04"))
-			}
-			return tw.Flush()
+			return a.writeTable(scansTable(ss))
 		},
 	}
 	list.Flags().StringVar(&status, "status", "", "only scans with this status (queued, running, completed, failed, cancelled)")
@@ -334,6 +334,9 @@ func (a *app) showScan(s client.Scan) error {
 	if s.Error != nil && *s.Error != "" {
 		fmt.Fprintf(w, "Error: %s\n", findings.CleanLine(*s.Error, 500))
 	}
+	if cur := s.CurrentStep; cur != nil {
+		fmt.Fprintf(w, "Running now: step %d %s, since %s.\n", cur.Seq, findings.CleanLine(cur.Tool, 40), cur.StartedAt.UTC().Format("15:04:05Z"))
+	}
 	if s.Summary != nil {
 		fmt.Fprintf(w, "\nRisk: %s\n%s\n", s.Summary.RiskRating, findings.Clean(s.Summary.Summary))
 		for _, chain := range s.Summary.AttackChains {
@@ -342,14 +345,43 @@ func (a *app) showScan(s client.Scan) error {
 	}
 	if len(s.Steps) > 0 {
 		fmt.Fprintln(w, "\nAgent steps:")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		for _, st := range s.Steps {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d credits\t%d ms\t%s\n", st.Seq, findings.CleanLine(st.Tool, 40), st.Status,
-				st.Credits, st.DurationMS, findings.CleanLine(st.Outcome, 100))
+		if err := a.writeTable(stepsTable(s.Steps)); err != nil {
+			return err
 		}
-		tw.Flush()
 	}
 	groups := findings.Group(s.Issues, s.Findings)
 	fmt.Fprintf(w, "\nIssues: %d (%d findings: %s):\n", len(groups), len(s.Findings), findings.SeverityLine(s.Findings))
 	return findings.WriteTable(w, s.Issues, s.Findings, findings.Gate{}, findings.Table{Width: a.tableWidth(true)})
+}
+
+// scansTable is the scans list: id, target, type, tier, status, issues,
+// findings, credits and creation time (the least needed columns go first
+// on a narrow terminal).
+func scansTable(ss []client.Scan) ([]table.Column, [][]string) {
+	cols := []table.Column{{Header: "ID", Keep: true}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes}, {Header: "TYPE", Drop: 3},
+		{Header: "TIER", Drop: 4}, {Header: "STATUS"}, {Header: "ISSUES", Right: true}, {Header: "FINDINGS", Right: true, Drop: 2},
+		{Header: "CREDITS", Right: true, Drop: 5}, {Header: "CREATED", Drop: 1}}
+	rows := make([][]string, 0, len(ss))
+	for _, s := range ss {
+		issues := fmt.Sprint(s.IssuesCount)
+		if s.IssuesCount == 0 && s.FindingsCount > 0 {
+			issues = "-" // a server that predates issues
+		}
+		rows = append(rows, []string{s.ID, findings.CleanLine(s.Target, 0), s.ScanType, s.Tier, s.Status, issues,
+			fmt.Sprint(s.FindingsCount), fmt.Sprintf("%d/%d", s.CreditsUsed, s.MaxCredits), s.CreatedAt.UTC().Format("2006-01-02 15:04")})
+	}
+	return cols, rows
+}
+
+// stepsTable is a scan's agent steps: number, tool, status, credits,
+// duration and outcome (cut to the width).
+func stepsTable(steps []client.Step) ([]table.Column, [][]string) {
+	cols := []table.Column{{Header: "STEP", Right: true}, {Header: "TOOL"}, {Header: "STATUS"}, {Header: "CREDITS", Right: true, Drop: 2},
+		{Header: "TIME", Right: true, Drop: 1}, {Header: "OUTCOME", Flex: true}}
+	rows := make([][]string, 0, len(steps))
+	for _, st := range steps {
+		rows = append(rows, []string{fmt.Sprint(st.Seq), findings.CleanLine(st.Tool, 40), st.Status, fmt.Sprint(st.Credits),
+			fmt.Sprintf("%d ms", st.DurationMS), findings.CleanLine(st.Outcome, 0)})
+	}
+	return cols, rows
 }

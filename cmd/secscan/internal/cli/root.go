@@ -264,7 +264,9 @@ workflow command) loses those colons, whatever the scanned targets said.
 
 Exit codes:
   0  success; the quality gate, if any, passed
-  1  the quality gate failed (a finding at or above --fail-on)
+  1  the quality gate failed (a finding at or above --fail-on; findings of
+     issues triaged false_positive or accepted_risk count only with
+     --include-triaged)
   2  usage error, API error (shown as its detail and HTTP status), or an
      interrupted wait that left the scan running
   3  the scan failed or was cancelled`
@@ -280,7 +282,10 @@ func (a *app) rootCommand() *cobra.Command {
 		Example: `  secscan login --api-url https://scan.example.com
   secscan targets add example.com --method dns_txt
   secscan targets verify example.com
-  secscan scan example.com --type full --tier standard --wait --fail-on high --sarif results.sarif`,
+  secscan scan example.com --type full --tier standard --wait --fail-on high --sarif results.sarif
+  secscan schedules create example.com --cadence weekly
+  secscan issues example.com --status open
+  secscan triage example.com web.header.csp --state false_positive --reason "set by the CDN"`,
 		PersistentPreRunE: func(*cobra.Command, []string) error { return a.loadConfig() },
 	}
 	root.PersistentFlags().StringVar(&a.apiURL, "api-url", "", "base URL of the service (env SECSCAN_API_URL)")
@@ -289,7 +294,8 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "print results (and errors, on stderr) as JSON for scripts")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%v", err) })
 	root.AddCommand(a.loginCommand(), a.targetsCommand(), a.scanCommand(), a.scansCommand(),
-		a.reportCommand(), a.findingsCommand(), a.webhookCommand())
+		a.reportCommand(), a.findingsCommand(), a.schedulesCommand(), a.issuesCommand(), a.triageCommand(),
+		a.webhookCommand())
 	return root
 }
 

@@ -21,21 +21,23 @@ import (
 
 // gateFlags are the quality-gate and output flags of scan and findings.
 type gateFlags struct {
-	failOn        string
-	minConfidence string
-	baseline      string
-	format        string
-	output        string
-	sarif         string
-	junit         string
-	markdown      string
-	byFinding     bool
+	failOn         string
+	minConfidence  string
+	baseline       string
+	format         string
+	output         string
+	sarif          string
+	junit          string
+	markdown       string
+	byFinding      bool
+	includeTriaged bool
 }
 
 func (g *gateFlags) register(cmd *cobra.Command, withFiles bool) {
 	f := cmd.Flags()
-	f.StringVar(&g.failOn, "fail-on", "", "exit 1 when a finding at or above this severity exists: critical, high, medium or low (counts findings, not issues)")
+	f.StringVar(&g.failOn, "fail-on", "", "exit 1 when a finding at or above this severity exists: critical, high, medium or low (counts findings, not issues; triaged issues aside)")
 	f.StringVar(&g.minConfidence, "min-confidence", "", "the gate ignores findings less certain than this: certain, firm or tentative (default: all count)")
+	f.BoolVar(&g.includeTriaged, "include-triaged", false, "the gate also counts findings of issues triaged as false_positive or accepted_risk (by default it ignores them)")
 	f.StringVar(&g.baseline, "baseline", "", "a scan id or a file (findings JSON, scan JSON or SARIF, also from before fingerprints changed): only findings not in it can fail the gate")
 	f.StringVar(&g.format, "format", "table", "findings on stdout: table (one line per issue), json (the findings), sarif, junit or markdown")
 	f.BoolVar(&g.byFinding, "by-finding", false, "the table lists every finding on its own line instead of one line per issue")
@@ -51,7 +53,8 @@ var formats = map[string]bool{"table": true, "json": true, "sarif": true, "junit
 
 // gate builds the quality gate, reading the baseline (a file, else a scan).
 func (a *app) gate(c *client.Client, g gateFlags) (findings.Gate, error) {
-	gate := findings.Gate{FailOn: strings.ToLower(g.failOn), MinConfidence: strings.ToLower(g.minConfidence)}
+	gate := findings.Gate{FailOn: strings.ToLower(g.failOn), MinConfidence: strings.ToLower(g.minConfidence),
+		IncludeTriaged: g.includeTriaged}
 	if err := gate.Validate(); err != nil {
 		return gate, withCode(ExitError, err)
 	}
@@ -110,7 +113,9 @@ are printed (--format; one line per issue, --by-finding for one per finding),
 written to the --sarif, --junit and --markdown files, and the quality gate sets
 the exit code (0 pass, 1 gate failed, 3 the scan failed or was cancelled). The
 gate counts findings: --fail-on high fails on every new high finding, whichever
-issue it belongs to. With --json (and no --format) the scan record is printed
+issue it belongs to, except the findings of issues the target's ledger triaged
+as false_positive or as accepted_risk that has not expired ('secscan triage');
+--include-triaged counts those too. With --json (and no --format) the scan record is printed
 instead: id, status, risk_rating, summary, issues, findings and the rest.
 
 Ctrl-C while waiting asks whether to cancel the scan (on a terminal), cancels it
@@ -317,6 +322,7 @@ func (a *app) ask(question string, interrupts <-chan os.Signal) (bool, error) {
 // finish prints a terminal scan, writes the report files and applies the
 // gate: exit 3 for a failed or cancelled scan, 1 for a failed gate.
 func (a *app) finish(s client.Scan, gate findings.Gate, g gateFlags) error {
+	gate = gate.WithTriage(s.Issues, time.Now())
 	meta := findings.Meta{Scan: s, CLIVersion: a.env.Version}
 	if err := a.writeFiles(meta, s.Findings, gate, g); err != nil {
 		return err
@@ -430,10 +436,20 @@ func (a *app) verdict(s client.Scan, gate findings.Gate) error {
 	if gate.Baseline != nil {
 		scope = " new"
 	}
+	return a.gateVerdict(gate, failures, gate.TriagedFailures(s.Findings), scope)
+}
+
+// gateVerdict says whether the gate passed, and how many findings it set
+// aside because their issue is triaged; exit 1 when it failed.
+func (a *app) gateVerdict(gate findings.Gate, failures, triaged []client.Finding, scope string) error {
+	aside := ""
+	if len(triaged) > 0 {
+		aside = fmt.Sprintf(" (%d triaged finding(s) ignored: false positives and accepted risks; --include-triaged counts them)", len(triaged))
+	}
 	if len(failures) == 0 {
-		a.info("Quality gate passed: no%s finding at or above %s.", scope, gate.FailOn)
+		a.info("Quality gate passed: no%s finding at or above %s%s.", scope, gate.FailOn, aside)
 		return nil
 	}
-	a.info("Quality gate failed: %d%s finding(s) at or above %s.", len(failures), scope, gate.FailOn)
+	a.info("Quality gate failed: %d%s finding(s) at or above %s%s.", len(failures), scope, gate.FailOn, aside)
 	return withCode(ExitGate, nil)
 }

@@ -3,12 +3,12 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
+	"secscan/cmd/secscan/internal/table"
 )
 
 func (a *app) targetsCommand() *cobra.Command {
@@ -88,12 +88,14 @@ func (a *app) targetsList() *cobra.Command {
 				fmt.Fprintln(a.out(), "No targets. Add one with: secscan targets add <domain>")
 				return nil
 			}
-			tw := tabwriter.NewWriter(a.out(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTARGET\tMETHOD\tVERIFIED\tCREATED")
+			cols := []table.Column{{Header: "ID", Keep: true}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes},
+				{Header: "METHOD", Drop: 2}, {Header: "VERIFIED"}, {Header: "CREATED", Drop: 1}}
+			rows := make([][]string, 0, len(ts))
 			for _, t := range ts {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", t.ID, t.Target, t.Method, t.Verified, t.CreatedAt.UTC().Format("2006-01-02 15:04"))
+				rows = append(rows, []string{t.ID, findings.CleanLine(t.Target, 0), t.Method, fmt.Sprint(t.Verified),
+					t.CreatedAt.UTC().Format("2006-01-02 15:04")})
 			}
-			return tw.Flush()
+			return a.writeTable(cols, rows)
 		},
 	}
 }

@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -266,20 +268,57 @@ func (c *Client) CancelScan(ctx context.Context, id string) (Scan, error) {
 
 // Report downloads a report (format md, html, pdf or csv) into w.
 func (c *Client) Report(ctx context.Context, id, format string, w io.Writer) (int64, error) {
-	file := map[string]string{"md": "report.md", "html": "report.html", "pdf": "report.pdf", "csv": "findings.csv"}[format]
-	if file == "" {
-		return 0, fmt.Errorf("unknown report format %q (md, html, pdf or csv)", format)
-	}
-	res, err := c.do(ctx, http.MethodGet, "/api/scans/"+url.PathEscape(id)+"/"+file, nil, nil)
+	_, body, err := c.OpenReport(ctx, id, format)
 	if err != nil {
 		return 0, err
 	}
-	defer res.Body.Close()
-	n, err := io.Copy(w, io.LimitReader(res.Body, maxReport))
+	defer body.Close()
+	n, err := io.Copy(w, body)
 	if err != nil {
-		return n, fmt.Errorf("downloading %s: %w", file, err)
+		return n, fmt.Errorf("downloading the %s report: %w", format, err)
 	}
 	return n, nil
+}
+
+// reportFiles are the report formats and the files that serve them.
+var reportFiles = map[string]string{"md": "report.md", "html": "report.html", "pdf": "report.pdf", "csv": "findings.csv"}
+
+// OpenReport starts the download of a report (format md, html, pdf or
+// csv): the file name the service suggests (Content-Disposition, e.g.
+// example.com-2026-11-26-scn_….pdf; "" when it names none that is safe to
+// create) and the body, bounded, which the caller closes.
+func (c *Client) OpenReport(ctx context.Context, id, format string) (string, io.ReadCloser, error) {
+	file := reportFiles[format]
+	if file == "" {
+		return "", nil, fmt.Errorf("unknown report format %q (md, html, pdf or csv)", format)
+	}
+	res, err := c.do(ctx, http.MethodGet, "/api/scans/"+url.PathEscape(id)+"/"+file, nil, nil)
+	if err != nil {
+		return "", nil, err
+	}
+	body := struct {
+		io.Reader
+		io.Closer
+	}{io.LimitReader(res.Body, maxReport), res.Body}
+	return suggestedName(res.Header.Get("Content-Disposition"), format), body, nil
+}
+
+// safeFileName is what a suggested file name may be: no directories, no
+// leading dot, nothing a shell or a file system treats specially.
+var safeFileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`)
+
+// suggestedName is the filename of a Content-Disposition header when it is
+// a plain name ending in .<ext>, else "".
+func suggestedName(header, ext string) string {
+	_, params, err := mime.ParseMediaType(header)
+	if err != nil {
+		return ""
+	}
+	name := params["filename"]
+	if !safeFileName.MatchString(name) || !strings.HasSuffix(name, "."+ext) || strings.Contains(name, "..") {
+		return ""
+	}
+	return name
 }
 
 // maxPages bounds how many pages a list follows.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -77,5 +78,43 @@ func TestListsFollowLinks(t *testing.T) {
 	ts, err := client.New(srv.URL, "pt_x").Targets(context.Background())
 	if err != nil || len(ts) != 2 || ts[1].Target != "b.test" {
 		t.Fatalf("%+v %v", ts, err)
+	}
+}
+
+// A report's file name is the one Content-Disposition suggests when it is a
+// plain name with the format's extension; a path, a hidden file, another
+// extension or no header suggests none.
+func TestOpenReportSuggestsASafeName(t *testing.T) {
+	t.Parallel()
+	for header, want := range map[string]string{
+		`attachment; filename="demo.test-2026-11-26-scn_01J00000000000000000000001.md"`: "demo.test-2026-11-26-scn_01J00000000000000000000001.md",
+		`attachment; filename="../../.bashrc.md"`:                                       "",
+		`attachment; filename="/etc/cron.d/x.md"`:                                       "",
+		`attachment; filename=".hidden.md"`:                                             "",
+		`attachment; filename="demo.test-2026-11-26-scn_x.sh"`:                          "",
+		`attachment; filename="a b.md"`:                                                 "",
+		`attachment`:                                                                    "",
+		``:                                                                              "",
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/api/scans/scn_x/report.md" {
+				http.NotFound(w, r)
+				return
+			}
+			if header != "" {
+				w.Header().Set("Content-Disposition", header)
+			}
+			fmt.Fprint(w, "# report")
+		}))
+		name, body, err := client.New(srv.URL, "pt_x").OpenReport(context.Background(), "scn_x", "md")
+		if err != nil {
+			t.Fatalf("%q: %v", header, err)
+		}
+		raw, _ := io.ReadAll(body)
+		body.Close()
+		srv.Close()
+		if name != want || string(raw) != "# report" {
+			t.Errorf("%q: name %q, want %q (body %q)", header, name, want, raw)
+		}
 	}
 }

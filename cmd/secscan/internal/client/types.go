@@ -63,7 +63,10 @@ type Scan struct {
 	CreatedAt       time.Time  `json:"created_at"`
 	StartedAt       *time.Time `json:"started_at"`
 	FinishedAt      *time.Time `json:"finished_at"`
-	Findings        []Finding  `json:"findings,omitempty"`
+	// CurrentStep is the agent step running now (nil between steps, when
+	// the scan is not running, or from a server that predates it).
+	CurrentStep *CurrentStep `json:"current_step,omitempty"`
+	Findings    []Finding    `json:"findings,omitempty"`
 	// Issues is nil when the server predates issues (the CLI then groups
 	// the findings itself: findings.Group).
 	Issues  []Issue  `json:"issues,omitempty"`
@@ -102,6 +105,13 @@ type Finding struct {
 	CVSS        *float64 `json:"cvss"`
 	Confidence  string   `json:"confidence"`
 	Fingerprint string   `json:"fingerprint"`
+}
+
+// CurrentStep is the step a running scan is executing now.
+type CurrentStep struct {
+	Seq       int       `json:"seq"`
+	Tool      string    `json:"tool"`
+	StartedAt time.Time `json:"started_at"`
 }
 
 // Step is one entry of the agent's audit trail.

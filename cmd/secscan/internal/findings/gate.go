@@ -47,6 +47,11 @@ type Gate struct {
 	// Baseline holds the fingerprints of known findings (nil = no baseline):
 	// only findings absent from it can fail the gate.
 	Baseline map[string]bool
+	// Triaged holds the keys of the scan's issues that its target's triage
+	// takes out of the gate (WithTriage): false positives and unexpired
+	// accepted risks. IncludeTriaged counts them all the same.
+	Triaged        map[string]bool
+	IncludeTriaged bool
 }
 
 // Validate checks the gate's values, naming the flag at fault.
@@ -92,9 +97,12 @@ func (g Gate) IssueFails(is IssueGroup) bool {
 	return slices.ContainsFunc(is.Findings, g.Fails)
 }
 
-// Counts says whether the gate considers f at all: confident enough and
-// new relative to the baseline.
+// Counts says whether the gate considers f at all: not triaged away,
+// confident enough and new relative to the baseline.
 func (g Gate) Counts(f client.Finding) bool {
+	if g.IsTriaged(f) {
+		return false
+	}
 	if g.MinConfidence != "" && confidenceRank(f.Confidence) > confidenceRank(g.MinConfidence) {
 		return false
 	}

@@ -96,6 +96,8 @@ func WriteJUnit(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 			for _, f := range passing {
 				why := "below the gate"
 				switch {
+				case g.IsTriaged(f) && is.Triage != nil:
+					why = "triaged " + is.Triage.State + ": " + CleanLine(is.Triage.Reason, 500)
 				case !g.IsNew(f):
 					why = "known in the baseline"
 				case !g.Counts(f):

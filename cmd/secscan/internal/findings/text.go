@@ -3,10 +3,16 @@ package findings
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"secscan/cmd/secscan/internal/client"
+	"secscan/cmd/secscan/internal/table"
 )
+
+// DefaultWidth is the table's width when the output is not a terminal and
+// COLUMNS is not set.
+const DefaultWidth = table.DefaultWidth
 
 // Table says how a table is laid out.
 type Table struct {
@@ -29,13 +35,13 @@ func WriteTable(w io.Writer, issues []client.Issue, fs []client.Finding, g Gate,
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err
 	}
-	cols := []column{{header: "SEVERITY"}, {header: "TITLE", flex: true, weight: 3}, {header: "COUNT", right: true},
-		{header: "HOSTS", flex: true, weight: 2, fit: fitList}}
+	cols := []table.Column{{Header: "SEVERITY"}, {Header: "TITLE", Flex: true, Weight: 3}, {Header: "COUNT", Right: true},
+		{Header: "HOSTS", Flex: true, Weight: 2, Fit: table.FitList}}
 	if g.Baseline != nil {
-		cols = append(cols, column{header: "BASELINE"})
+		cols = append(cols, table.Column{Header: "BASELINE"})
 	}
 	if g.FailOn != "" {
-		cols = append(cols, column{header: "GATE"})
+		cols = append(cols, table.Column{Header: "GATE"})
 	}
 	var rows [][]string
 	for _, is := range Group(issues, fs) {
@@ -51,11 +57,11 @@ func WriteTable(w io.Writer, issues []client.Issue, fs []client.Finding, g Gate,
 			}
 		}
 		if g.FailOn != "" {
-			row = append(row, map[bool]string{true: "FAIL", false: "-"}[g.IssueFails(is)])
+			row = append(row, g.mark(is.Findings...))
 		}
 		rows = append(rows, row)
 	}
-	return writeColumns(w, widthOr(t.Width), cols, rows)
+	return table.Write(w, widthOr(t.Width), cols, rows)
 }
 
 // WriteFindingsTable writes one line per finding: severity, confidence,
@@ -66,12 +72,12 @@ func WriteFindingsTable(w io.Writer, fs []client.Finding, g Gate, width int) err
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err
 	}
-	cols := []column{{header: "SEVERITY"}, {header: "CONFIDENCE"}, {header: "TITLE", flex: true}, {header: "LOCATION", flex: true, fit: truncateRunes}}
+	cols := []table.Column{{Header: "SEVERITY"}, {Header: "CONFIDENCE"}, {Header: "TITLE", Flex: true}, {Header: "LOCATION", Flex: true, Fit: table.TruncateRunes}}
 	if g.Baseline != nil {
-		cols = append(cols, column{header: "BASELINE"})
+		cols = append(cols, table.Column{Header: "BASELINE"})
 	}
 	if g.FailOn != "" {
-		cols = append(cols, column{header: "GATE"})
+		cols = append(cols, table.Column{Header: "GATE"})
 	}
 	var rows [][]string
 	for _, f := range fs {
@@ -80,11 +86,23 @@ func WriteFindingsTable(w io.Writer, fs []client.Finding, g Gate, width int) err
 			row = append(row, map[bool]string{true: "new", false: "known"}[g.IsNew(f)])
 		}
 		if g.FailOn != "" {
-			row = append(row, map[bool]string{true: "FAIL", false: "-"}[g.Fails(f)])
+			row = append(row, g.mark(f))
 		}
 		rows = append(rows, row)
 	}
-	return writeColumns(w, widthOr(width), cols, rows)
+	return table.Write(w, widthOr(width), cols, rows)
+}
+
+// mark is the GATE cell of an issue's findings (or one finding): FAIL,
+// "triaged" when only the issue's triage keeps them from failing, else "-".
+func (g Gate) mark(fs ...client.Finding) string {
+	switch {
+	case slices.ContainsFunc(fs, g.Fails):
+		return "FAIL"
+	case len(g.TriagedFailures(fs)) > 0:
+		return "triaged"
+	}
+	return "-"
 }
 
 // cveFirst is an issue's title with its CVE first, so that issues of one
@@ -163,6 +181,9 @@ func WriteMarkdown(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 		}
 		if g.MinConfidence != "" {
 			what += fmt.Sprintf(" of confidence %s or better", g.MinConfidence)
+		}
+		if n := len(g.TriagedFailures(fs)); n > 0 {
+			verdict += fmt.Sprintf(" (%d triaged finding(s) not counted: false positives and accepted risks)", n)
 		}
 		fmt.Fprintf(&b, "Quality gate (fail on %s at or above %s): %s.\n\n", what, g.FailOn, verdict)
 	}

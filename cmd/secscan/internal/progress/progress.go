@@ -168,18 +168,18 @@ func (l *Live) draw() {
 	l.shown = true
 }
 
-// StatusLine is the text of the live line: status, current step, steps
-// done, credits used of max, findings so far by severity, elapsed time.
+// StatusLine is the text of the live line: status, the step running now
+// (its number and tool, as the record's current_step names it), steps done, credits used of max, findings so far by severity, elapsed time.
 func StatusLine(s client.Scan, elapsed time.Duration) string {
 	counts := findings.CountBySeverity(s.Findings)
 	step := ""
 	switch {
+	case s.Status == client.Running && s.CurrentStep != nil:
+		step = fmt.Sprintf("step %d %s · ", s.CurrentStep.Seq, findings.CleanLine(s.CurrentStep.Tool, 30))
 	case s.Status == client.Running:
-		step = fmt.Sprintf("step %d", len(s.Steps)+1)
-		if n := len(s.Steps); n > 0 {
-			step += fmt.Sprintf(" (after %s)", findings.CleanLine(s.Steps[n-1].Tool, 30))
-		}
-		step += " · "
+		// Between steps (the agent plans the next), or a server that does
+		// not say which step runs: the number only, never the last tool.
+		step = fmt.Sprintf("step %d · ", len(s.Steps)+1)
 	case s.Status == client.Queued:
 		step = "waiting to start · "
 	}

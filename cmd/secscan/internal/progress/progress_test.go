@@ -62,11 +62,32 @@ func TestLiveLine(t *testing.T) {
 			t.Errorf("frame of %d columns on a 60-column terminal: %q", n, visible)
 		}
 	}
-	full := progress.StatusLine(scanAt("running", 1), 75*time.Second)
-	for _, want := range []string{"running · step 2 (after http_check)", "1 steps done", "5/50 credits",
+	running := scanAt("running", 1)
+	running.CurrentStep = &client.CurrentStep{Seq: 2, Tool: "exposed_files", StartedAt: time.Now()}
+	full := progress.StatusLine(running, 75*time.Second)
+	for _, want := range []string{"running · step 2 exposed_files ·", "1 steps done", "5/50 credits",
 		"findings 0C 1H 0M 1L 0I", "1:15"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("status line %q lacks %q", full, want)
 		}
+	}
+}
+
+// The live line names the step running now, never the one before it: the
+// record's current_step, else (between steps, or an older server) the
+// step's number only.
+func TestLiveLineNamesTheRunningStep(t *testing.T) {
+	between := progress.StatusLine(scanAt("running", 1), time.Second)
+	if !strings.Contains(between, "running · step 2 · 1 steps done") || strings.Contains(between, "http_check") {
+		t.Errorf("between steps: %q", between)
+	}
+	s := scanAt("running", 1)
+	s.CurrentStep = &client.CurrentStep{Seq: 2, Tool: "exposed\x1b[2J_files", StartedAt: time.Now()}
+	line := progress.StatusLine(s, time.Second)
+	if !strings.Contains(line, "step 2 exposed[2J_files") || strings.Contains(line, "http_check") || strings.Contains(line, "\x1b") {
+		t.Errorf("running step: %q", line)
+	}
+	if line := progress.StatusLine(scanAt("completed", 2), time.Second); strings.Contains(line, "step 3") {
+		t.Errorf("completed: %q", line)
 	}
 }
