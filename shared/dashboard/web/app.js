@@ -103,7 +103,7 @@
   }
 
   // ---- Sign-in: authorization code + PKCE; the session stays in memory ----
-  // SIGNED_IN in localStorage is only a hint ("this browser signed in"), never
+  // SIGNED_IN in the browser's storage is only a hint ("this browser signed in"), never
   // a token: on a reload or in a new tab the page goes back through the
   // identity provider, whose own session (Cognito's hosted UI, the development
   // provider's cookie) answers at once, and returns to the page it was on.
