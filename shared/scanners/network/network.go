@@ -392,7 +392,7 @@ func (s *Scanner) withWebHints(env tools.Env) *Scanner {
 }
 
 // isCommonPreset reports whether the input asks for a top100 or top1000
-// scan (the default when nothing is given).
+// scan, alone or with the exposures (the default when nothing is given).
 func isCommonPreset(raw json.RawMessage) bool {
 	var in struct {
 		Ports  []int           `json:"ports"`
@@ -402,7 +402,11 @@ func isCommonPreset(raw json.RawMessage) bool {
 	if json.Unmarshal(raw, &in) != nil || in.Ports != nil || in.Range != nil {
 		return false
 	}
-	return in.Preset == "" || in.Preset == "top100" || in.Preset == "top1000"
+	switch in.Preset {
+	case "", "top100", "top1000", "top100+exposures", "top1000+exposures":
+		return true
+	}
+	return false
 }
 
 // withEnvWebPorts adds the environment's own web ports to ports.

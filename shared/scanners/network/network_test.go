@@ -765,3 +765,20 @@ func TestCombinedPresets(t *testing.T) {
 		}
 	}
 }
+
+// Every common-ports preset, alone or with the exposures, also scans the
+// environment's own web ports (the local demo's unprivileged 80 and 443):
+// the combined preset once forgot them, and a full scan of the demo then
+// found no web service.
+func TestCombinedPresetsAreCommonPortScans(t *testing.T) {
+	for _, preset := range []string{"", "top100", "top1000", "top100+exposures", "top1000+exposures"} {
+		if !isCommonPreset(json.RawMessage(`{"preset":"` + preset + `"}`)) {
+			t.Errorf("preset %q is not treated as a common-ports scan", preset)
+		}
+	}
+	for _, raw := range []string{`{"preset":"exposures"}`, `{"preset":"web"}`, `{"ports":[22]}`, `{"range":{"from":1,"to":9}}`} {
+		if isCommonPreset(json.RawMessage(raw)) {
+			t.Errorf("%s is treated as a common-ports scan", raw)
+		}
+	}
+}
