@@ -59,6 +59,11 @@ type asset struct {
 	contentType   string
 }
 
+// scripts are the page's scripts in the order they run: app.js (sign-in, the
+// API, the shared helpers and most pages) first, then the pages it does not
+// hold, which register their routes with it.
+var scripts = []string{"app.js", "monitor.js"}
+
 // Dashboard is the handler of the dashboard's routes.
 type Dashboard struct {
 	index  []byte
@@ -93,10 +98,12 @@ func New(cfg Config) (*Dashboard, error) {
 	}
 	d := &Dashboard{assets: map[string]asset{}}
 	names := map[string]string{}
-	for _, f := range []struct{ file, contentType string }{
-		{"app.js", "text/javascript; charset=utf-8"},
-		{"app.css", "text/css; charset=utf-8"},
-	} {
+	type file struct{ file, contentType string }
+	list := []file{{"app.css", "text/css; charset=utf-8"}}
+	for _, js := range scripts {
+		list = append(list, file{js, "text/javascript; charset=utf-8"})
+	}
+	for _, f := range list {
 		body, err := files.ReadFile("web/" + f.file)
 		if err != nil {
 			return nil, err
@@ -121,7 +128,11 @@ func New(cfg Config) (*Dashboard, error) {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := page.Execute(&buf, map[string]string{"Script": names["app.js"], "Style": names["app.css"], "OIDC": string(oidc)}); err != nil {
+	hashed := make([]string, len(scripts))
+	for i, js := range scripts {
+		hashed[i] = names[js]
+	}
+	if err := page.Execute(&buf, map[string]any{"Scripts": hashed, "Style": names["app.css"], "OIDC": string(oidc)}); err != nil {
 		return nil, err
 	}
 	d.index = buf.Bytes()
@@ -193,7 +204,7 @@ func (d *Dashboard) Handler() http.Handler {
 	return mux
 }
 
-// GzipSize is the gzipped size of the script and style sheet together: what
+// GzipSize is the gzipped size of the scripts and style sheet together: what
 // a first load transfers besides index.html.
 func (d *Dashboard) GzipSize() int {
 	n := 0

@@ -45,9 +45,13 @@ func TestPageAndAssets(t *testing.T) {
 	if !strings.Contains(body, `content="{&#34;authorize&#34;:&#34;https://auth.example.com/oauth2/authorize&#34;`) {
 		t.Errorf("the page does not carry the identity provider's endpoints: %s", body)
 	}
-	assets := regexp.MustCompile(`/assets/(app\.[0-9a-f]{12}\.(?:js|css))`).FindAllStringSubmatch(body, -1)
-	if len(assets) != 2 {
-		t.Fatalf("the page names %d hashed assets, want 2: %s", len(assets), body)
+	assets := regexp.MustCompile(`/assets/([a-z]+\.[0-9a-f]{12}\.(?:js|css))`).FindAllStringSubmatch(body, -1)
+	if len(assets) != len(scripts)+1 {
+		t.Fatalf("the page names %d hashed assets, want the style sheet and %d scripts: %s", len(assets), len(scripts), body)
+	}
+	// The scripts run in order: app.js first, the pages that register with it after.
+	if !strings.Contains(assets[1][1], "app.") || !strings.Contains(body, `src="`+assets[1][0]+`" defer`) {
+		t.Errorf("the first script is %s, want app.js, deferred", assets[1][1])
 	}
 	for _, a := range assets {
 		plain := get(t, h, a[0], nil)

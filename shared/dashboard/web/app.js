@@ -13,11 +13,16 @@
 
   // The plans of CONTRACT.md, to explain a rule before the API refuses.
   const PLANS = {
-    free: { tiers: ['quick', 'standard'], formats: ['md', 'html'], webhooks: false, tokens: false },
-    starter: { tiers: ['quick', 'standard'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true },
-    pro: { tiers: ['quick', 'standard', 'deep'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true },
-    enterprise: { tiers: ['quick', 'standard', 'deep'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true },
+    free: { tiers: ['quick', 'standard'], formats: ['md', 'html'], webhooks: false, tokens: false, schedules: 0, cadences: [] },
+    starter: { tiers: ['quick', 'standard'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true, schedules: 3, cadences: ['weekly', 'monthly'] },
+    pro: { tiers: ['quick', 'standard', 'deep'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true, schedules: 20, cadences: ['daily', 'weekly', 'monthly'] },
+    enterprise: { tiers: ['quick', 'standard', 'deep'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true, schedules: 100, cadences: ['daily', 'weekly', 'monthly'] },
   };
+  // planFor names the cheapest plan whose rules pass ok, for "needs the X plan".
+  function planFor(ok) {
+    const name = Object.keys(PLANS).find((p) => ok(PLANS[p])) || 'enterprise';
+    return name.charAt(0).toUpperCase() + name.slice(1);
+  }
   const CEILING = { quick: 50, standard: 200, deep: 1000 };
   const FORMATS = [
     { ext: 'md', path: 'report.md', label: 'Markdown report', plan: 'Free' },
@@ -120,7 +125,7 @@
     const verifier = randomString();
     const state = randomString();
     const challenge = b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
-    sessionStorage.setItem('oidc:' + state, JSON.stringify({ verifier, returnTo: returnTo || '#/scans' }));
+    sessionStorage.setItem('oidc:' + state, JSON.stringify({ verifier, returnTo: returnTo || '#/overview' }));
     const q = new URLSearchParams({
       response_type: 'code', client_id: OIDC.client_id, redirect_uri: REDIRECT, scope: OIDC.scope,
       state, code_challenge: challenge, code_challenge_method: 'S256',
@@ -164,7 +169,7 @@
     const state = q.get('state') || '';
     const saved = JSON.parse(sessionStorage.getItem('oidc:' + state) || 'null');
     sessionStorage.removeItem('oidc:' + state);
-    history.replaceState(null, '', '/' + (saved ? saved.returnTo : '#/scans'));
+    history.replaceState(null, '', '/' + (saved ? saved.returnTo : '#/overview'));
     if (q.has('error')) throw new Error('The identity provider refused the sign-in: ' + (q.get('error_description') || q.get('error')));
     if (!saved) throw new Error('This sign-in was not started here (unknown state); sign in again.');
     keep(await tokenRequest({ grant_type: 'authorization_code', code: q.get('code'), redirect_uri: REDIRECT, code_verifier: saved.verifier }));
@@ -243,7 +248,7 @@
   let scanView = null; // {id, root, show(key)} of the scan page on screen
   const routes = [
     [/^#\/targets$/, pageTargets],
-    [/^#\/scans$/, pageScans],
+    [/^#\/scans(?:\?.*)?$/, pageScans],
     [/^#\/scans\/new(?:\?.*)?$/, pageNewScan],
     [SCAN_ROUTE, pageScan],
     [/^#\/account$/, pageAccount],
@@ -254,9 +259,9 @@
     clear(nav);
     clear(who);
     if (!me) return;
-    const links = [['#/targets', 'Targets'], ['#/scans', 'Scans'], ['#/scans/new', 'New scan'], ['#/account', 'Account']];
+    const links = [['#/overview', 'Overview'], ['#/targets', 'Targets'], ['#/scans', 'Scans'], ['#/scans/new', 'New scan'], ['#/account', 'Account']];
     if (me.is_admin) links.push(['#/admin', 'Admin']);
-    const current = location.hash.replace(/^(#\/scans)\/scn_.*/, '$1').replace(/\?.*$/, '');
+    const current = location.hash.replace(/^(#\/scans)\/scn_.*/, '$1').replace(/^(#\/targets)\/tgt_.*/, '$1').replace(/\?.*$/, '');
     add(nav, h('ul', {}, links.map(([href, text]) =>
       h('li', {}, h('a', { href, 'aria-current': current === href ? 'page' : null }, text)))));
     add(who, h('span', {}, me.email, ' · ', h('span', { class: 'badge plan' }, me.plan + ' plan')),
@@ -276,7 +281,7 @@
     if (!me) {
       try { me = (await api('GET', '/api/auth/me')).data; } catch (err) { return pageError(err); }
     }
-    if (!location.hash || location.hash === '#/') { location.replace('#/scans'); return; }
+    if (!location.hash || location.hash === '#/') { location.replace('#/overview'); return; }
     navBar();
     clear(main);
     for (const [re, page] of routes) {
@@ -297,7 +302,7 @@
   function pageError(err) {
     clear(main);
     add(main, title('Something went wrong'), h('p', { class: 'alert', role: 'alert' }, err.message || String(err)),
-      h('p', {}, h('a', { href: '#/scans' }, 'Back to scans')));
+      h('p', {}, h('a', { href: '#/overview' }, 'Back to the overview')));
   }
 
   function pageSignIn(problem) {
@@ -348,7 +353,7 @@
     function targetCard(t) {
       const box = alertBox();
       const item = h('li', { class: 'card target', 'data-target': t.target },
-        h('div', { class: 'row spread' }, h('h3', {}, t.target),
+        h('div', { class: 'row spread' }, h('h3', {}, h('a', { href: '#/targets/' + t.id }, t.target)),
           t.verified ? badge('verified', 'state') : badge('unverified', 'state')),
         h('p', { class: 'muted' }, (t.method === 'dns_txt' ? 'DNS TXT record' : 'HTTP file') + ' · added ' + when(t.created_at) +
           (t.verified ? ' · verified ' + when(t.verified_at) : '')),
@@ -1002,5 +1007,14 @@
     const from = document.activeElement;
     route().then(() => { if (document.activeElement === from || document.activeElement === document.body) main.focus({ preventScroll: true }); });
   });
-  finishSignIn().then(route, (err) => pageSignIn(err.message));
+  // The other scripts of the page (deferred, so run before DOMContentLoaded)
+  // add their pages through this; nothing here is data from the API.
+  window.secscan = Object.freeze({
+    h, add, svg, clear, when, id, say, field, alertBox, showError, badge, confirmDialog, copyButton, title, api, words, unbroken,
+    PLANS, SEVERITIES, TERMINAL, CEILING, planFor,
+    me: () => me,
+    plan: () => PLANS[me && me.plan] || PLANS.free,
+    addRoute(re, page) { routes.push([re, page]); },
+  });
+  document.addEventListener('DOMContentLoaded', () => finishSignIn().then(route, (err) => pageSignIn(err.message)));
 })();

@@ -1,0 +1,229 @@
+package localstack_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// monitoredTargets sets up what the monitoring pages show: toggle.test
+// scanned twice (its CSP weakness fixed in between) and pending.test
+// registered but unverified, for a Starter account.
+func monitoredTargets(t *testing.T) (*stack, account, string, monitorView) {
+	t.Helper()
+	site := newToggleSite(t)
+	s := startStack(t, withWebPorts(site.port, closedPort(t)))
+	s.dns.Add(t, "toggle.test. 60 IN A 127.0.0.1")
+	a := s.newAccount("starter", false)
+	target := dnsTarget(s, a, "toggle.test")
+	expect(t, s.call(http.MethodPost, "/api/targets", a.token, map[string]string{"target": "pending.test", "method": "dns_txt"}), http.StatusCreated)
+	site.weak.Store(true)
+	s.monitoredScan(a, "toggle.test")
+	site.weak.Store(false)
+	return s, a, target, s.monitoredScan(a, "toggle.test")
+}
+
+// listed is the scans list record of id.
+func listed(t *testing.T, s *stack, a account, id string) listView {
+	t.Helper()
+	r := s.patient(http.MethodGet, "/api/scans?status=completed", a.token, nil)
+	expect(t, r, http.StatusOK)
+	var list []listView
+	r.json(t, &list)
+	for _, v := range list {
+		if v.ID == id {
+			return v
+		}
+	}
+	t.Fatalf("scan %s is not listed: %s", id, r.body)
+	return listView{}
+}
+
+// sevLine is how the dashboard writes issues by severity: one badge per
+// severity present, most severe first ("1 medium, 3 low").
+func sevLine(counts map[string]int) string {
+	var parts []string
+	for _, s := range []string{"critical", "high", "medium", "low", "info"} {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	if len(parts) == 0 {
+		return "none open"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sevs reads the severity badges inside sel as sevLine writes them.
+func (b *browserTest) sevs(sel string) string {
+	b.t.Helper()
+	var s string
+	b.run("severities of "+sel, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Evaluate(fmt.Sprintf(
+		`(() => { const el = document.querySelector(%q); const b = [...el.querySelectorAll('.badge[data-sev]')].map(e => e.textContent); return b.length ? b.join(', ') : el.textContent; })()`, sel), &s))
+	return s
+}
+
+// The home after sign-in is the overview of the user's targets: with two
+// targets, the scanned one shows its latest scan's risk rating, open issues
+// by severity and what changed since the previous scan, as the API records
+// them; the unverified one says what to do. A user without targets gets a
+// first step instead.
+func TestDashboardOverview(t *testing.T) {
+	t.Parallel()
+	s, a, _, second := monitoredTargets(t)
+	rec := listed(t, s, a, second.ID)
+	b := newBrowser(t, s.base)
+	t.Logf("screenshots in %s", b.shots)
+	start := time.Now()
+	b.signIn(a.user.Email)
+	b.run("overview", chromedp.WaitVisible(`#overview li[data-target="pending.test"]`, chromedp.ByQuery))
+	t.Logf("sign-in to overview: %v", time.Since(start).Round(time.Millisecond))
+	var hash string
+	b.run("home", chromedp.Evaluate(`location.hash`, &hash))
+	if hash != "#/overview" {
+		t.Errorf("the home after sign-in is %s, want #/overview", hash)
+	}
+	card := `#overview li[data-target="toggle.test"] `
+	if got, want := b.sevs(card+".open-issues"), sevLine(rec.IssuesBySeverity); got != want {
+		t.Errorf("toggle.test open issues %q, want %q (the latest scan's record %v)", got, want, rec.IssuesBySeverity)
+	}
+	if got := b.text(card + ".badge.sev-" + *rec.RiskRating); got != *rec.RiskRating {
+		t.Errorf("toggle.test risk %q, want %s", got, *rec.RiskRating)
+	}
+	if got, want := b.text(card+".changes"), fmt.Sprintf("%d new · %d fixed", *rec.NewIssuesCount, *rec.FixedIssuesCount); got != want || *rec.FixedIssuesCount != 1 {
+		t.Errorf("toggle.test changes %q, want %q with the CSP issue fixed", got, want)
+	}
+	pending := b.text(`#overview li[data-target="pending.test"]`)
+	for _, want := range []string{"unverified", "not scanned yet", "not scheduled", "press Verify"} {
+		if !strings.Contains(pending, want) {
+			t.Errorf("pending.test card %q lacks %q", pending, want)
+		}
+	}
+	if got := b.sevs("#exposure"); got != sevLine(rec.IssuesBySeverity) {
+		t.Errorf("exposure across targets %q, want %q", got, sevLine(rec.IssuesBySeverity))
+	}
+	b.page("overview")
+	b.signOut()
+
+	empty := s.newAccount("free", false)
+	b.signIn(empty.user.Email)
+	if got := b.text("#first-step a.button"); got != "Add your first domain" {
+		t.Errorf("an account without targets sees %q", got)
+	}
+	b.page("overview-empty")
+}
+
+// A target's page: its schedule is created, paused and resumed (the plan's
+// limits shown where they bite), its trend lists the completed scans, its
+// assets list the host, and an issue of its ledger is marked a false
+// positive with a reason and a confirmation step: the ledger shows it, the
+// API has it, and it is still there after a reload.
+func TestDashboardTargetPageTriage(t *testing.T) {
+	t.Parallel()
+	s, a, target, second := monitoredTargets(t)
+	ledger := s.ledger(a, target, "?status=open")
+	key := ""
+	for _, is := range second.Issues { // the most severe open issue
+		if _, open := ledger[is.Key]; open {
+			key = is.Key
+			break
+		}
+	}
+	if key == "" {
+		t.Fatalf("no open issue in the ledger %v", ledger)
+	}
+	b := newBrowser(t, s.base)
+	t.Logf("screenshots in %s", b.shots)
+	b.signIn(a.user.Email)
+	b.click(`#overview li[data-target="toggle.test"] h2 a`)
+	row := fmt.Sprintf(`#ledger-table tr[data-issue=%q] `, key)
+	b.run("target page", chromedp.WaitVisible(row+"button.triage-button", chromedp.ByQuery), chromedp.WaitVisible("#asset-hosts", chromedp.ByQuery))
+
+	// The trend: one row per completed scan, the latest with its record's counts.
+	var trend []string
+	b.run("trend", chromedp.Evaluate(`[...document.querySelectorAll('#trend tbody tr')].map(r => r.dataset.scan + ' ' + [...r.querySelectorAll('td')].map(td => td.textContent).join(' '))`, &trend))
+	rec := listed(t, s, a, second.ID)
+	c := rec.IssuesBySeverity
+	total := c["critical"] + c["high"] + c["medium"] + c["low"] + c["info"]
+	if want := fmt.Sprintf("%s %d %d %d %d %d %d", second.ID, c["critical"], c["high"], c["medium"], c["low"], c["info"], total); len(trend) != 2 || trend[1] != want {
+		t.Errorf("trend rows %q, want 2 with the latest %q", trend, want)
+	}
+	var bars int
+	b.run("bars", chromedp.Evaluate(`document.querySelectorAll('#trend svg rect.bar').length`, &bars))
+	if bars == 0 {
+		t.Error("the trend chart draws no bars")
+	}
+	if hosts := b.text("#asset-hosts tbody"); !strings.Contains(hosts, "toggle.test") {
+		t.Errorf("asset hosts %q", hosts)
+	}
+
+	// The schedule: daily needs Pro on Starter; create weekly, pause, resume.
+	var daily struct {
+		Disabled bool   `json:"disabled"`
+		Text     string `json:"text"`
+	}
+	b.run("daily", chromedp.Evaluate(`(() => { const o = document.querySelector('#schedule form select[name=cadence] option[value=daily]'); return {disabled: o.disabled, text: o.textContent}; })()`, &daily))
+	if !daily.Disabled || !strings.Contains(daily.Text, "Pro") {
+		t.Errorf("daily on Starter: %+v, want disabled, naming Pro", daily)
+	}
+	b.click("#schedule form button[type=submit]")
+	b.run("created", chromedp.WaitVisible(`#schedule .schedule[data-schedule] button[data-action=pause]`, chromedp.ByQuery))
+	if next := b.text("#schedule .next-run"); next == "paused" || next == "" {
+		t.Errorf("a new schedule's next run shows %q", next)
+	}
+	b.click(`#schedule button[data-action=pause]`)
+	b.run("paused", chromedp.WaitVisible(`#schedule button[data-action=resume]`, chromedp.ByQuery))
+	if next := b.text("#schedule .next-run"); next != "paused" {
+		t.Errorf("a paused schedule's next run shows %q", next)
+	}
+	b.click(`#schedule button[data-action=resume]`)
+	b.run("resumed", chromedp.WaitVisible(`#schedule button[data-action=pause]`, chromedp.ByQuery))
+	var sch []scheduleView
+	r := s.patient(http.MethodGet, "/api/schedules", a.token, nil)
+	r.json(t, &sch)
+	if len(sch) != 1 || !sch[0].Enabled || sch[0].Cadence != "weekly" {
+		t.Errorf("schedules after create, pause, resume: %s", r.body)
+	}
+
+	// Triage: a reason, then a confirmation naming it.
+	const reason = "Served by the CDN in production <b>not here</b>"
+	b.click(row + "button.triage-button")
+	b.run("triage dialog", chromedp.WaitVisible("#triage-dialog[open] textarea", chromedp.ByQuery))
+	b.capture("triage-dialog", "")
+	b.click(`#triage-dialog button[value=next]`) // no reason: refused in place
+	b.run("still asking", chromedp.WaitVisible("#triage-dialog[open]", chromedp.ByQuery))
+	b.run("reason", chromedp.SendKeys("#triage-dialog textarea", reason, chromedp.ByQuery))
+	b.click(`#triage-dialog button[value=next]`)
+	if msg := b.text("dialog[open] p"); !strings.Contains(msg, reason) {
+		t.Errorf("the confirmation says %q, want the reason", msg)
+	}
+	b.confirm()
+	b.run("ledger updated", chromedp.WaitVisible(row+".badge.triage", chromedp.ByQuery))
+	if cell := b.text(row + ".triage-cell"); !strings.Contains(cell, "false positive") || !strings.Contains(cell, reason) {
+		t.Errorf("the ledger row shows %q", cell)
+	}
+	e := s.ledger(a, target, "")[key]
+	if e.Triage == nil || e.Triage.State != "false_positive" || e.Triage.Reason != reason || e.Triage.UpdatedBy != a.user.ID {
+		t.Fatalf("the API's ledger entry after triage: %+v", e)
+	}
+	b.page("target")
+
+	// A reload signs in again and comes back to the page, the decision kept.
+	b.run("reload", chromedp.Reload(), chromedp.WaitVisible("#sign-in", chromedp.ByQuery))
+	b.click("#sign-in")
+	b.run("authorize", chromedp.WaitVisible("#email", chromedp.ByQuery), chromedp.SendKeys("#email", a.user.Email, chromedp.ByQuery))
+	b.click("button[type=submit]")
+	b.run("back on the target", chromedp.WaitVisible(row+".badge.triage", chromedp.ByQuery))
+	var hash string
+	b.run("where", chromedp.Evaluate(`location.hash`, &hash))
+	if hash != "#/targets/"+target {
+		t.Errorf("after the reload the page is %s", hash)
+	}
+	if b.dialogs.Load() != 0 {
+		t.Errorf("%d JavaScript dialogs opened", b.dialogs.Load())
+	}
+}
