@@ -3,6 +3,7 @@ package localstack_test
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -107,6 +108,37 @@ func TestDashboardOverview(t *testing.T) {
 		t.Errorf("exposure across targets %q, want %q", got, sevLine(rec.IssuesBySeverity))
 	}
 	b.page("overview")
+
+	// The scans list: risk, open issues by severity, new/fixed and duration
+	// of each scan, its filters kept in the address.
+	b.goTo("#/scans?status=completed&target=toggle.test", fmt.Sprintf(`#scans tr[data-scan=%q]`, second.ID))
+	var filters []string
+	b.run("filters from the address", chromedp.Evaluate(`[document.querySelector('main select[name=status]').value, document.querySelector('main input[name=target]').value,
+		String(document.querySelectorAll('#scans tbody tr[data-scan]').length)]`, &filters))
+	if strings.Join(filters, " ") != "completed toggle.test 2" {
+		t.Errorf("filters and rows from the address: %v, want completed, toggle.test and the 2 scans", filters)
+	}
+	row := fmt.Sprintf(`#scans tr[data-scan=%q] `, second.ID)
+	if got := b.sevs(row + ".open-issues"); got != sevLine(rec.IssuesBySeverity) {
+		t.Errorf("scans list open issues %q, want %q", got, sevLine(rec.IssuesBySeverity))
+	}
+	if got := b.text(row + ".changes"); got != "0 new · 1 fixed" {
+		t.Errorf("scans list changes %q", got)
+	}
+	if got := b.text(row + ".risk"); got != *rec.RiskRating {
+		t.Errorf("scans list risk %q, want %s", got, *rec.RiskRating)
+	}
+	if got := b.text(row + ".duration"); !regexp.MustCompile(`^\d+ s$`).MatchString(got) {
+		t.Errorf("scans list duration %q", got)
+	}
+	b.page("scans-list")
+	b.run("filter failed", chromedp.SetValue("main select[name=status]", "failed", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('main select[name=status]').dispatchEvent(new Event('change'))`, nil),
+		chromedp.WaitNotPresent("#scans tbody tr[data-scan]", chromedp.ByQuery))
+	b.run("address", chromedp.Evaluate(`location.hash`, &hash))
+	if hash != "#/scans?status=failed&target=toggle.test" {
+		t.Errorf("after filtering the address is %s", hash)
+	}
 	b.signOut()
 
 	empty := s.newAccount("free", false)

@@ -390,11 +390,15 @@
   }
 
   // ---- Scans list -------------------------------------------------------------
+  // Issues by severity, new/fixed and duration come from the list records; the
+  // filters live in the address (#/scans?status=…&target=…) so a reload or a
+  // shared link shows the same list.
   async function pageScans() {
     add(main, title('Scans'), h('p', {}, h('a', { class: 'button', href: '#/scans/new' }, 'New scan')));
+    const wanted = new URLSearchParams(location.hash.split('?')[1] || '');
     const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'),
-      ['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => h('option', { value: s }, s)));
-    const target = h('input', { name: 'target', placeholder: 'example.com', autocomplete: 'off', spellcheck: 'false' });
+      ['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => h('option', { value: s, selected: wanted.get('status') === s }, s)));
+    const target = h('input', { name: 'target', placeholder: 'example.com', autocomplete: 'off', spellcheck: 'false', value: wanted.get('target') || '' });
     const err = alertBox();
     const table = h('div', { class: 'table-wrap' });
     const more = h('div', { class: 'row' });
@@ -405,8 +409,8 @@
     status.addEventListener('change', () => load(true));
     add(main, filters, err, table, more);
     const tbody = h('tbody');
-    add(table, h('table', { class: 'stack' }, h('caption', { class: 'sr-only' }, 'Your scans, newest first'),
-      h('thead', {}, h('tr', {}, ['Target', 'Type', 'Tier', 'Status', 'Issues', 'Findings', 'Credits', 'Created'].map((c) => h('th', { scope: 'col' }, c)))),
+    add(table, h('table', { class: 'stack', id: 'scans' }, h('caption', { class: 'sr-only' }, 'Your scans, newest first'),
+      h('thead', {}, h('tr', {}, ['Target', 'Scan', 'Status', 'Risk', 'Open issues', 'Since previous', 'Duration', 'Credits', 'Created'].map((c) => h('th', { scope: 'col' }, c)))),
       tbody));
 
     let seq = 0;
@@ -414,29 +418,67 @@
       clear(err);
       const mine = ++seq; // only the latest request draws: filters can change mid-flight
       if (reset) {
-        const q = new URLSearchParams({ limit: '20' });
+        const q = new URLSearchParams();
         if (status.value) q.set('status', status.value);
         if (target.value.trim()) q.set('target', target.value.trim());
+        const hash = '#/scans' + (q.toString() ? '?' + q.toString() : '');
+        if (location.hash !== hash) history.replaceState(null, '', hash);
+        q.set('limit', '20');
         next = '/api/scans?' + q.toString();
       }
       try {
         const r = await api('GET', next);
         if (mine !== seq) return;
         if (reset) clear(tbody);
-        for (const s of r.data) {
-          add(tbody, h('tr', {},
-            h('td', {}, h('a', { href: '#/scans/' + s.id }, s.target)), h('td', { 'data-label': 'Type' }, s.scan_type), h('td', { 'data-label': 'Tier' }, s.tier),
-            h('td', {}, badge(s.status, 'status')), h('td', { 'data-label': 'Issues' }, s.issues_count == null ? '—' : String(s.issues_count)),
-            h('td', { 'data-label': 'Findings' }, String(s.findings_count)),
-            h('td', { 'data-label': 'Credits' }, s.credits_used + ' / ' + s.max_credits), h('td', { 'data-label': 'Created' }, when(s.created_at))));
-        }
-        if (reset && !r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 8 }, 'No scans match.')));
+        for (const s of r.data) add(tbody, scanRow(s));
+        if (reset && !r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 9 }, status.value || target.value.trim() ? 'No scans match.' :
+          ['No scans yet. ', h('a', { href: '#/scans/new' }, 'Start your first scan.')])));
         next = r.next;
         clear(more);
         if (next) add(more, h('button', { type: 'button', class: 'secondary', onclick: () => load(false) }, 'Next page'));
       } catch (x) { showError(err, x); }
     }
     await load(true);
+  }
+
+  function scanRow(s) {
+    return h('tr', { 'data-scan': s.id },
+      h('td', {}, h('a', { href: '#/scans/' + s.id }, s.target)), h('td', { 'data-label': 'Scan', class: 'nw' }, s.scan_type + ' · ' + s.tier),
+      h('td', {}, badge(s.status, 'status')),
+      h('td', { 'data-label': 'Risk', class: 'risk' }, s.risk_rating ? badge(s.risk_rating, 'sev') : '—'),
+      h('td', { 'data-label': 'Open issues', class: 'open-issues' }, s.issues_by_severity ? sevCounts(s.issues_by_severity) : s.issues_count ? s.issues_count + ' so far' : '—'),
+      h('td', { 'data-label': 'Since previous', class: 'changes' }, changeText(s)),
+      h('td', { 'data-label': 'Duration', class: 'nw duration' }, duration(s)),
+      h('td', { 'data-label': 'Credits', class: 'nw' }, s.credits_used + ' / ' + s.max_credits), h('td', { 'data-label': 'Created' }, when(s.created_at)));
+  }
+
+  // sevCounts renders issues by severity as small badges, most severe first.
+  function sevCounts(counts) {
+    if (!counts) return h('span', { class: 'muted' }, '—');
+    const parts = SEVERITIES.filter((s) => counts[s] > 0);
+    if (!parts.length) return h('span', { class: 'muted' }, 'none open');
+    return h('span', { class: 'sevs' }, parts.map((s) => h('span', { class: 'badge sev-' + s, 'data-sev': s }, counts[s] + ' ' + s)));
+  }
+
+  // changeText is the new/fixed line of a completed scan record.
+  function changeText(sc) {
+    if (!sc || sc.new_issues_count == null) return '—';
+    if (!sc.baseline_scan_id) return 'first scan';
+    return sc.new_issues_count + ' new · ' + sc.fixed_issues_count + ' fixed';
+  }
+
+  // elapsed writes a span of milliseconds as "45 s", "3 min 05 s" or "1 h 02 min".
+  function elapsed(ms) {
+    const sec = Math.max(0, Math.round(ms / 1000));
+    if (sec < 60) return sec + ' s';
+    const min = Math.floor(sec / 60);
+    if (min < 60) return min + ' min ' + String(sec % 60).padStart(2, '0') + ' s';
+    return Math.floor(min / 60) + ' h ' + String(min % 60).padStart(2, '0') + ' min';
+  }
+  function duration(s) {
+    if (!s.started_at) return '—';
+    const end = s.finished_at ? Date.parse(s.finished_at) : Date.now();
+    return (s.finished_at ? '' : 'running ') + elapsed(end - Date.parse(s.started_at));
   }
 
   // ---- New scan -----------------------------------------------------------------
@@ -1011,6 +1053,7 @@
   // add their pages through this; nothing here is data from the API.
   window.secscan = Object.freeze({
     h, add, svg, clear, when, id, say, field, alertBox, showError, badge, confirmDialog, copyButton, title, api, words, unbroken,
+    sevCounts, changeText, elapsed,
     PLANS, SEVERITIES, TERMINAL, CEILING, planFor,
     me: () => me,
     plan: () => PLANS[me && me.plan] || PLANS.free,

@@ -6,7 +6,7 @@
 'use strict';
 (function () {
   const S = window.secscan;
-  const { h, add, svg, clear, when, say, field, alertBox, showError, badge, confirmDialog, title, api, words, SEVERITIES } = S;
+  const { h, add, svg, clear, when, say, field, alertBox, showError, badge, confirmDialog, title, api, words, sevCounts, changeText, SEVERITIES } = S;
   const main = document.getElementById('main');
   const enc = encodeURIComponent;
   const MAX_PAGES = 10; // pages of 200 read for one list, at most
@@ -21,22 +21,6 @@
       next = r.next;
     }
     return items;
-  }
-
-  // sevCounts renders issues by severity as small badges ("2 high · 5 low"),
-  // or "none" when every count is 0.
-  function sevCounts(counts, cls) {
-    if (!counts) return h('span', { class: 'muted' }, '—');
-    const parts = SEVERITIES.filter((s) => counts[s] > 0);
-    if (!parts.length) return h('span', { class: 'muted' }, 'none open');
-    return h('span', { class: 'sevs ' + (cls || '') }, parts.map((s) => h('span', { class: 'badge sev-' + s, 'data-sev': s }, counts[s] + ' ' + s)));
-  }
-
-  // changeText is the new/fixed line of a completed scan record.
-  function changeText(sc) {
-    if (!sc || sc.new_issues_count == null) return '—';
-    if (!sc.baseline_scan_id) return 'first scan';
-    return sc.new_issues_count + ' new · ' + sc.fixed_issues_count + ' fixed';
   }
 
   const risk = (sc) => (sc && sc.risk_rating ? badge(sc.risk_rating, 'sev') : h('span', { class: 'muted' }, 'not scanned yet'));
@@ -117,8 +101,9 @@
       h('section', { class: 'card', 'aria-labelledby': 'state-h' }, h('h2', { id: 'state-h', class: 'sr-only' }, 'State'),
         h('div', { class: 'row spread' }, h('p', {}, t.verified ? badge('verified', 'state') : badge('unverified', 'state'), ' Risk: ', risk(latest),
           ' · ', h('span', { class: 'changes' }, changeText(latest))),
-        t.verified ? h('a', { class: 'button', href: '#/scans/new?target=' + enc(t.target) }, 'Scan now') :
-          h('a', { class: 'button', href: '#/targets' }, 'Verify on the Targets page'))),
+        h('div', { class: 'row' }, h('a', { href: '#/scans?target=' + enc(t.target) }, 'All scans of ' + t.target),
+          t.verified ? h('a', { class: 'button', href: '#/scans/new?target=' + enc(t.target) }, 'Scan now') :
+            h('a', { class: 'button', href: '#/targets' }, 'Verify on the Targets page')))),
       scheduleSection(t, schedules),
       trendSection(completed.slice(0, 12).reverse()),
       ledgerSection(t),
