@@ -578,6 +578,29 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 	b.goTo("#/scans/new", "#new-scan")
 	b.click("#new-scan button[type=submit]")
 	b.run("running", chromedp.WaitVisible(".badge.status-running", chromedp.ByQuery))
+	// The live view: a sticky header with what runs now, the time so far and
+	// the credits, newest step first, and no empty callback line.
+	var live struct {
+		Seqs    []int  `json:"seqs"`
+		Now     string `json:"now"`
+		Elapsed string `json:"elapsed"`
+		Credits string `json:"credits"`
+		Head    string `json:"head"`
+		Sticky  string `json:"sticky"`
+	}
+	b.run("two steps", chromedp.WaitVisible(`#steps li.step[data-seq="2"]`, chromedp.ByQuery), chromedp.Evaluate(`({
+		seqs: [...document.querySelectorAll('#steps li.step')].map(e => Number(e.dataset.seq)),
+		now: document.querySelector('#now-running') ? document.querySelector('#now-running').textContent : '',
+		elapsed: document.querySelector('#elapsed').textContent, credits: document.querySelector('#live-credits').textContent,
+		head: document.querySelector('.live-head').textContent, sticky: getComputedStyle(document.querySelector('.live-head')).position})`, &live))
+	if len(live.Seqs) < 2 || live.Seqs[0] < live.Seqs[len(live.Seqs)-1] || live.Sticky != "sticky" {
+		t.Errorf("live steps in the order %v (header %s), want newest first under a sticky header", live.Seqs, live.Sticky)
+	}
+	if !regexp.MustCompile(`^step \d+ \(after `).MatchString(live.Now) || !regexp.MustCompile(`^\d+ s$`).MatchString(live.Elapsed) ||
+		!strings.Contains(live.Credits, " of ") || strings.Contains(live.Head, "Callback") {
+		t.Errorf("live header: now %q, elapsed %q, credits %q; header %q", live.Now, live.Elapsed, live.Credits, live.Head)
+	}
+	b.page("scan-live")
 	b.click("#cancel-scan")
 	if msg := b.text("dialog[open] p"); !strings.Contains(msg, "stops after its current step") {
 		t.Errorf("cancel confirmation says %q", msg)

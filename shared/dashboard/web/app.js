@@ -542,9 +542,11 @@
     const live = h('div', { class: 'live', 'aria-live': 'polite' });
     const err = alertBox();
     const head = h('section', { class: 'card', 'aria-label': 'Status' });
-    const steps = h('ol', { class: 'steps', id: 'steps' });
+    // Newest step first: a reversed list numbers them from the latest down.
+    const steps = h('ol', { class: 'steps', id: 'steps', reversed: true });
     const noSteps = h('p', { class: 'muted' }, 'No steps yet.');
-    const stepsBox = h('section', { 'aria-labelledby': 'steps-h' }, h('h2', { id: 'steps-h' }, 'Agent steps'), noSteps, steps);
+    const stepsBox = h('section', { 'aria-labelledby': 'steps-h' }, h('h2', { id: 'steps-h' }, 'Agent steps, newest first'), noSteps, steps);
+    const clock = liveClock(head);
     const results = h('div', { id: 'results' });
     const panel = issuePanel(scanId);
     add(main, heading, err, head, live, results, stepsBox, panel.el);
@@ -580,7 +582,7 @@
       for (const st of scan.agent_steps || []) {
         if (shown.has(st.seq)) continue;
         shown.add(st.seq);
-        add(steps, stepItem(st));
+        steps.prepend(stepItem(st));
       }
       noSteps.hidden = shown.size > 0;
       const state = scan.status + ':' + (scan.webhook_deliveries || []).length;
@@ -604,6 +606,9 @@
     function renderHead(scan) {
       clear(head);
       const box = alertBox();
+      const running = !TERMINAL.includes(scan.status);
+      head.classList.toggle('live-head', running);
+      clock.set(scan);
       add(head, h('div', { class: 'row spread' }, h('p', {}, badge(scan.status, 'status'), ' ', scan.scan_type + ' scan, ' + scan.tier + ' tier'),
         !TERMINAL.includes(scan.status) && !scan.cancel_requested ? h('button', {
           type: 'button', class: 'danger', id: 'cancel-scan', onclick: async () => {
@@ -618,18 +623,19 @@
         }, 'Cancel scan') : null),
       box,
       h('dl', { class: 'facts' },
-        h('dt', {}, 'Credits'), h('dd', {}, h('meter', { min: 0, max: scan.max_credits, value: scan.credits_used, 'aria-label': 'Credits used' }),
+        running ? [h('dt', {}, 'Now'), h('dd', { id: 'now-running' }, nowRunning(scan))] : null,
+        h('dt', {}, running ? 'Elapsed' : 'Duration'), h('dd', { id: 'elapsed' }, clock.el),
+        h('dt', {}, 'Findings'), h('dd', { id: 'live-findings' }, findingCounts(scan)),
+        h('dt', {}, 'Credits'), h('dd', { id: 'live-credits' }, h('meter', { min: 0, max: scan.max_credits, value: scan.credits_used, 'aria-label': 'Credits used' }),
           ' ' + scan.credits_used + ' of ' + scan.max_credits + ' used'),
-        h('dt', {}, 'Created'), h('dd', {}, when(scan.created_at)),
-        h('dt', {}, 'Started'), h('dd', {}, when(scan.started_at)),
-        h('dt', {}, 'Finished'), h('dd', {}, when(scan.finished_at)),
-        scan.cancel_requested && !TERMINAL.includes(scan.status) ? [h('dt', {}, 'Cancel'), h('dd', {}, 'requested')] : null,
-        h('dt', {}, 'Callback'), h('dd', {}, scan.callback_url || 'none')),
+        running ? null : [h('dt', {}, 'Started'), h('dd', {}, when(scan.started_at)), h('dt', {}, 'Finished'), h('dd', {}, when(scan.finished_at))],
+        scan.cancel_requested && running ? [h('dt', {}, 'Cancel'), h('dd', {}, 'requested')] : null,
+        scan.callback_url ? [h('dt', {}, 'Webhook to'), h('dd', { class: 'mono' }, scan.callback_url)] : null),
       scan.error ? h('p', { class: 'alert', role: 'alert' }, scan.error) : null);
     }
 
     function stepItem(st) {
-      return h('li', { class: 'step', 'data-tool': st.tool },
+      return h('li', { class: 'step', 'data-tool': st.tool, 'data-seq': st.seq },
         h('div', { class: 'row spread' }, h('strong', {}, st.tool), st.status ? badge(st.status, 'step') : null),
         h('p', {}, st.outcome),
         st.reasoning ? h('p', { class: 'muted' }, 'Why: ' + st.reasoning) : null,
@@ -665,6 +671,40 @@
     }
 
     await poll();
+  }
+
+  // nowRunning says what a running scan does now: the record keeps the steps
+  // that finished, so the one under way is the next after the last of them.
+  function nowRunning(scan) {
+    const done = scan.agent_steps || [];
+    if (scan.status === 'queued') return 'waiting to start';
+    if (!done.length) return 'step 1: starting';
+    const last = done[done.length - 1];
+    return 'step ' + (last.seq + 1) + ' (after ' + last.tool + ': ' + last.outcome.slice(0, 80) + (last.outcome.length > 80 ? '…' : '') + ')';
+  }
+
+  // findingCounts is the running count of the scan's findings by severity.
+  function findingCounts(scan) {
+    const counts = {};
+    for (const f of scan.findings || []) counts[f.severity] = (counts[f.severity] || 0) + 1;
+    return (scan.findings || []).length ? sevCounts(counts) : h('span', { class: 'muted' }, 'none yet');
+  }
+
+  // liveClock shows the time since the scan started, ticking each second
+  // while it runs and while its page is on screen; the duration once ended.
+  function liveClock(root) {
+    const el = h('span', { class: 'nw' }, '—');
+    let scan = null;
+    const draw = () => {
+      if (!scan || !scan.started_at) { el.textContent = '—'; return; }
+      const end = scan.finished_at ? Date.parse(scan.finished_at) : Date.now();
+      el.textContent = elapsed(end - Date.parse(scan.started_at));
+    };
+    const timer = setInterval(() => {
+      if (!main.contains(root) || (scan && TERMINAL.includes(scan.status))) clearInterval(timer);
+      else draw();
+    }, 1000);
+    return { el, set(s) { scan = s; draw(); } };
   }
 
   // ---- Issues: one weakness wherever it occurs (CONTRACT "Checks and issues") ----
