@@ -97,26 +97,9 @@ func New(cfg Config) (*Dashboard, error) {
 		return nil, errors.New("OIDC_CLIENT_ID is required")
 	}
 	d := &Dashboard{assets: map[string]asset{}}
-	names := map[string]string{}
-	type file struct{ file, contentType string }
-	list := []file{{"app.css", "text/css; charset=utf-8"}}
-	for _, js := range scripts {
-		list = append(list, file{js, "text/javascript; charset=utf-8"})
-	}
-	for _, f := range list {
-		body, err := files.ReadFile("web/" + f.file)
-		if err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(body)
-		ext := path.Ext(f.file)
-		hashed := strings.TrimSuffix(f.file, ext) + "." + hex.EncodeToString(sum[:6]) + ext
-		var gz bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-		_, _ = zw.Write(body)
-		_ = zw.Close()
-		d.assets[hashed] = asset{body: body, gzipped: gz.Bytes(), contentType: f.contentType}
-		names[f.file] = "/assets/" + hashed
+	names, err := d.load()
+	if err != nil {
+		return nil, err
 	}
 	page, err := template.ParseFS(files, "web/index.html")
 	if err != nil {
@@ -141,6 +124,33 @@ func New(cfg Config) (*Dashboard, error) {
 	d.csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 		"connect-src " + strings.Join(origins, " ") + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 	return d, nil
+}
+
+// load reads the style sheet and the scripts, gzips them and files them
+// under their hashed names; it returns each file's hashed path.
+func (d *Dashboard) load() (map[string]string, error) {
+	type file struct{ file, contentType string }
+	list := []file{{"app.css", "text/css; charset=utf-8"}}
+	for _, js := range scripts {
+		list = append(list, file{js, "text/javascript; charset=utf-8"})
+	}
+	names := map[string]string{}
+	for _, f := range list {
+		body, err := files.ReadFile("web/" + f.file)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(body)
+		ext := path.Ext(f.file)
+		hashed := strings.TrimSuffix(f.file, ext) + "." + hex.EncodeToString(sum[:6]) + ext
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		_, _ = zw.Write(body)
+		_ = zw.Close()
+		d.assets[hashed] = asset{body: body, gzipped: gz.Bytes(), contentType: f.contentType}
+		names[f.file] = "/assets/" + hashed
+	}
+	return names, nil
 }
 
 // CSP is the Content-Security-Policy of every dashboard response.

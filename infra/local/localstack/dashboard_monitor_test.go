@@ -1,14 +1,20 @@
 package localstack_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"secscan/shared/ids"
+	"secscan/shared/scans"
+	"secscan/shared/store"
 )
 
 // monitoredTargets sets up what the monitoring pages show: toggle.test
@@ -109,36 +115,7 @@ func TestDashboardOverview(t *testing.T) {
 	}
 	b.page("overview")
 
-	// The scans list: risk, open issues by severity, new/fixed and duration
-	// of each scan, its filters kept in the address.
-	b.goTo("#/scans?status=completed&target=toggle.test", fmt.Sprintf(`#scans tr[data-scan=%q]`, second.ID))
-	var filters []string
-	b.run("filters from the address", chromedp.Evaluate(`[document.querySelector('main select[name=status]').value, document.querySelector('main input[name=target]').value,
-		String(document.querySelectorAll('#scans tbody tr[data-scan]').length)]`, &filters))
-	if strings.Join(filters, " ") != "completed toggle.test 2" {
-		t.Errorf("filters and rows from the address: %v, want completed, toggle.test and the 2 scans", filters)
-	}
-	row := fmt.Sprintf(`#scans tr[data-scan=%q] `, second.ID)
-	if got := b.sevs(row + ".open-issues"); got != sevLine(rec.IssuesBySeverity) {
-		t.Errorf("scans list open issues %q, want %q", got, sevLine(rec.IssuesBySeverity))
-	}
-	if got := b.text(row + ".changes"); got != "0 new · 1 fixed" {
-		t.Errorf("scans list changes %q", got)
-	}
-	if got := b.text(row + ".risk"); got != *rec.RiskRating {
-		t.Errorf("scans list risk %q, want %s", got, *rec.RiskRating)
-	}
-	if got := b.text(row + ".duration"); !regexp.MustCompile(`^\d+ s$`).MatchString(got) {
-		t.Errorf("scans list duration %q", got)
-	}
-	b.page("scans-list")
-	b.run("filter failed", chromedp.SetValue("main select[name=status]", "failed", chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector('main select[name=status]').dispatchEvent(new Event('change'))`, nil),
-		chromedp.WaitNotPresent("#scans tbody tr[data-scan]", chromedp.ByQuery))
-	b.run("address", chromedp.Evaluate(`location.hash`, &hash))
-	if hash != "#/scans?status=failed&target=toggle.test" {
-		t.Errorf("after filtering the address is %s", hash)
-	}
+	checkScansList(t, b, second.ID, rec)
 	b.signOut()
 
 	empty := s.newAccount("free", false)
@@ -175,51 +152,9 @@ func TestDashboardTargetPageTriage(t *testing.T) {
 	row := fmt.Sprintf(`#ledger-table tr[data-issue=%q] `, key)
 	b.run("target page", chromedp.WaitVisible(row+"button.triage-button", chromedp.ByQuery), chromedp.WaitVisible("#asset-hosts", chromedp.ByQuery))
 
-	// The trend: one row per completed scan, the latest with its record's counts.
-	var trend []string
-	b.run("trend", chromedp.Evaluate(`[...document.querySelectorAll('#trend tbody tr')].map(r => r.dataset.scan + ' ' + [...r.querySelectorAll('td')].map(td => td.textContent).join(' '))`, &trend))
-	rec := listed(t, s, a, second.ID)
-	c := rec.IssuesBySeverity
-	total := c["critical"] + c["high"] + c["medium"] + c["low"] + c["info"]
-	if want := fmt.Sprintf("%s %d %d %d %d %d %d", second.ID, c["critical"], c["high"], c["medium"], c["low"], c["info"], total); len(trend) != 2 || trend[1] != want {
-		t.Errorf("trend rows %q, want 2 with the latest %q", trend, want)
-	}
-	var bars int
-	b.run("bars", chromedp.Evaluate(`document.querySelectorAll('#trend svg rect.bar').length`, &bars))
-	if bars == 0 {
-		t.Error("the trend chart draws no bars")
-	}
-	if hosts := b.text("#asset-hosts tbody"); !strings.Contains(hosts, "toggle.test") {
-		t.Errorf("asset hosts %q", hosts)
-	}
+	checkTrendAndAssets(t, b, listed(t, s, a, second.ID), second.ID)
 
-	// The schedule: daily needs Pro on Starter; create weekly, pause, resume.
-	var daily struct {
-		Disabled bool   `json:"disabled"`
-		Text     string `json:"text"`
-	}
-	b.run("daily", chromedp.Evaluate(`(() => { const o = document.querySelector('#schedule form select[name=cadence] option[value=daily]'); return {disabled: o.disabled, text: o.textContent}; })()`, &daily))
-	if !daily.Disabled || !strings.Contains(daily.Text, "Pro") {
-		t.Errorf("daily on Starter: %+v, want disabled, naming Pro", daily)
-	}
-	b.click("#schedule form button[type=submit]")
-	b.run("created", chromedp.WaitVisible(`#schedule .schedule[data-schedule] button[data-action=pause]`, chromedp.ByQuery))
-	if next := b.text("#schedule .next-run"); next == "paused" || next == "" {
-		t.Errorf("a new schedule's next run shows %q", next)
-	}
-	b.click(`#schedule button[data-action=pause]`)
-	b.run("paused", chromedp.WaitVisible(`#schedule button[data-action=resume]`, chromedp.ByQuery))
-	if next := b.text("#schedule .next-run"); next != "paused" {
-		t.Errorf("a paused schedule's next run shows %q", next)
-	}
-	b.click(`#schedule button[data-action=resume]`)
-	b.run("resumed", chromedp.WaitVisible(`#schedule button[data-action=pause]`, chromedp.ByQuery))
-	var sch []scheduleView
-	r := s.patient(http.MethodGet, "/api/schedules", a.token, nil)
-	r.json(t, &sch)
-	if len(sch) != 1 || !sch[0].Enabled || sch[0].Cadence != "weekly" {
-		t.Errorf("schedules after create, pause, resume: %s", r.body)
-	}
+	checkSchedule(t, b, s, a)
 
 	// Triage: a reason, then a confirmation naming it.
 	const reason = "Served by the CDN in production <b>not here</b>"
@@ -257,5 +192,173 @@ func TestDashboardTargetPageTriage(t *testing.T) {
 	}
 	if b.dialogs.Load() != 0 {
 		t.Errorf("%d JavaScript dialogs opened", b.dialogs.Load())
+	}
+}
+
+// checkScansList reads the scans list: risk, open issues by severity,
+// new/fixed and duration of each scan, its filters kept in the address.
+func checkScansList(t *testing.T, b *browserTest, id string, rec listView) {
+	t.Helper()
+	b.goTo("#/scans?status=completed&target=toggle.test", fmt.Sprintf(`#scans tr[data-scan=%q]`, id))
+	var filters []string
+	b.run("filters from the address", chromedp.Evaluate(`[document.querySelector('main select[name=status]').value, document.querySelector('main input[name=target]').value,
+		String(document.querySelectorAll('#scans tbody tr[data-scan]').length)]`, &filters))
+	if strings.Join(filters, " ") != "completed toggle.test 2" {
+		t.Errorf("filters and rows from the address: %v, want completed, toggle.test and the 2 scans", filters)
+	}
+	row := fmt.Sprintf(`#scans tr[data-scan=%q] `, id)
+	if got := b.sevs(row + ".open-issues"); got != sevLine(rec.IssuesBySeverity) {
+		t.Errorf("scans list open issues %q, want %q", got, sevLine(rec.IssuesBySeverity))
+	}
+	if got := b.text(row + ".changes"); got != "0 new · 1 fixed" {
+		t.Errorf("scans list changes %q", got)
+	}
+	if got := b.text(row + ".risk"); got != *rec.RiskRating {
+		t.Errorf("scans list risk %q, want %s", got, *rec.RiskRating)
+	}
+	if got := b.text(row + ".duration"); !regexp.MustCompile(`^\d+ s$`).MatchString(got) {
+		t.Errorf("scans list duration %q", got)
+	}
+	b.page("scans-list")
+	b.run("filter failed", chromedp.SetValue("main select[name=status]", "failed", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('main select[name=status]').dispatchEvent(new Event('change'))`, nil),
+		chromedp.WaitNotPresent("#scans tbody tr[data-scan]", chromedp.ByQuery))
+	var hash string
+	b.run("address", chromedp.Evaluate(`location.hash`, &hash))
+	if hash != "#/scans?status=failed&target=toggle.test" {
+		t.Errorf("after filtering the address is %s", hash)
+	}
+}
+
+// checkTrendAndAssets reads the target page's trend (one row per completed
+// scan, the latest with its record's counts, bars drawn) and its hosts.
+func checkTrendAndAssets(t *testing.T, b *browserTest, rec listView, id string) {
+	t.Helper()
+	var trend []string
+	b.run("trend", chromedp.Evaluate(`[...document.querySelectorAll('#trend tbody tr')].map(r => r.dataset.scan + ' ' + [...r.querySelectorAll('td')].map(td => td.textContent).join(' '))`, &trend))
+	c := rec.IssuesBySeverity
+	total := c["critical"] + c["high"] + c["medium"] + c["low"] + c["info"]
+	if want := fmt.Sprintf("%s %d %d %d %d %d %d", id, c["critical"], c["high"], c["medium"], c["low"], c["info"], total); len(trend) != 2 || trend[1] != want {
+		t.Errorf("trend rows %q, want 2 with the latest %q", trend, want)
+	}
+	var bars int
+	b.run("bars", chromedp.Evaluate(`document.querySelectorAll('#trend svg rect.bar').length`, &bars))
+	if bars == 0 {
+		t.Error("the trend chart draws no bars")
+	}
+	if hosts := b.text("#asset-hosts tbody"); !strings.Contains(hosts, "toggle.test") {
+		t.Errorf("asset hosts %q", hosts)
+	}
+
+}
+
+// checkSchedule creates a weekly schedule from the target page (daily is
+// disabled on Starter, naming Pro), pauses and resumes it.
+func checkSchedule(t *testing.T, b *browserTest, s *stack, a account) {
+	t.Helper()
+	var daily struct {
+		Disabled bool   `json:"disabled"`
+		Text     string `json:"text"`
+	}
+	b.run("daily", chromedp.Evaluate(`(() => { const o = document.querySelector('#schedule form select[name=cadence] option[value=daily]'); return {disabled: o.disabled, text: o.textContent}; })()`, &daily))
+	if !daily.Disabled || !strings.Contains(daily.Text, "Pro") {
+		t.Errorf("daily on Starter: %+v, want disabled, naming Pro", daily)
+	}
+	b.click("#schedule form button[type=submit]")
+	b.run("created", chromedp.WaitVisible(`#schedule .schedule[data-schedule] button[data-action=pause]`, chromedp.ByQuery))
+	if next := b.text("#schedule .next-run"); next == "paused" || next == "" {
+		t.Errorf("a new schedule's next run shows %q", next)
+	}
+	b.click(`#schedule button[data-action=pause]`)
+	b.run("paused", chromedp.WaitVisible(`#schedule button[data-action=resume]`, chromedp.ByQuery))
+	if next := b.text("#schedule .next-run"); next != "paused" {
+		t.Errorf("a paused schedule's next run shows %q", next)
+	}
+	b.click(`#schedule button[data-action=resume]`)
+	b.run("resumed", chromedp.WaitVisible(`#schedule button[data-action=pause]`, chromedp.ByQuery))
+	var sch []scheduleView
+	r := s.patient(http.MethodGet, "/api/schedules", a.token, nil)
+	r.json(t, &sch)
+	if len(sch) != 1 || !sch[0].Enabled || sch[0].Cadence != "weekly" {
+		t.Errorf("schedules after create, pause, resume: %s", r.body)
+	}
+
+}
+
+// seedFleet writes n targets with perTarget completed scans each straight to
+// the store (setup, not under test), with counts as a completion keeps them.
+func seedFleet(t *testing.T, s *stack, a account, n, perTarget int) {
+	t.Helper()
+	ctx, st := context.Background(), s.api.Store
+	base := time.Now().UTC().Add(-time.Duration(n*perTarget) * time.Minute)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- seedTarget(ctx, st, a.user.ID, fmt.Sprintf("fleet-%02d.test", i), perTarget, base.Add(time.Duration(i)*time.Second))
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func seedTarget(ctx context.Context, st *store.Store, user, domain string, scanCount int, at time.Time) error {
+	tgt := store.Target{ID: ids.New(ids.Target, at), UserID: user, Domain: domain, Method: "dns_txt",
+		VerificationToken: "service-verify-0123456789abcdefghijkl", Verified: true, VerifiedAt: &at, CreatedAt: at}
+	if err := st.CreateTarget(ctx, tgt); err != nil {
+		return err
+	}
+	prev := ""
+	for j := range scanCount {
+		now := at.Add(time.Duration(j) * time.Minute)
+		sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: user, Target: domain, TargetID: tgt.ID, Type: scans.Web, Tier: "quick",
+			Status: scans.Queued, MaxCredits: 50, CreatedAt: now}
+		if _, _, err := st.CreateScan(ctx, sc, nil, now); err != nil {
+			return err
+		}
+		if _, err := st.StartScan(ctx, user, sc.ID, now); err != nil {
+			return err
+		}
+		counts := scans.CompletionCounts{ActiveIssues: 3 + j%4, NewIssues: j % 2, FixedIssues: j % 3,
+			BySeverity: map[scans.Severity]int{scans.High: j % 2, scans.Medium: 1, scans.Low: 2 + j%4 - j%2}}
+		if _, err := st.CompleteScan(ctx, user, sc.ID, &scans.Summary{RiskRating: scans.RiskMedium}, prev, counts, now.Add(30*time.Second)); err != nil {
+			return err
+		}
+		prev = sc.ID
+	}
+	return nil
+}
+
+// The figure of issue 24: from signing in to the overview drawn, for a user
+// with 20 targets and 200 completed scans; every target's card shows its
+// latest scan's counts.
+func TestDashboardOverviewAtScale(t *testing.T) {
+	t.Parallel()
+	s := startStack(t)
+	a := s.newAccount("pro", false)
+	seedFleet(t, s, a, 20, 10)
+	b := newBrowser(t, s.base)
+	start := time.Now()
+	b.signIn(a.user.Email)
+	b.run("overview", chromedp.WaitVisible(`#overview li[data-target="fleet-19.test"] .changes`, chromedp.ByQuery))
+	t.Logf("sign-in to the overview with 20 targets and 200 scans: %v", time.Since(start).Round(time.Millisecond))
+	var cards []string
+	b.run("cards", chromedp.Evaluate(`[...document.querySelectorAll('#overview li[data-target]')].map(li => li.querySelector('.changes').textContent)`, &cards))
+	// The latest scan of each target is its 10th (j = 9): 1 new, 0 fixed.
+	same := 0
+	for _, c := range cards {
+		if c == "1 new · 0 fixed" {
+			same++
+		}
+	}
+	if len(cards) != 20 || same != 20 {
+		t.Errorf("overview cards %q; want 20, each 1 new · 0 fixed", cards)
 	}
 }

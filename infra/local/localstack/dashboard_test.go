@@ -299,14 +299,18 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	}
 	b.page("targets")
 	b.click(`li[data-target="demo.test"] button.verify`)
-	if reason := b.text(`li[data-target="demo.test"] .alert`); !strings.Contains(reason, "_service-challenge.demo.test") {
-		t.Errorf("verification failure shows %q, want what was looked up", reason)
+	if reason := b.text(`li[data-target="demo.test"] .alert`); !strings.Contains(reason, "_service-challenge.demo.test") || !strings.Contains(reason, "We did not find the TXT record yet") {
+		t.Errorf("verification failure shows %q, want plain words and what was looked up", reason)
+	}
+	if summary := b.text(`li[data-target="demo.test"] details summary`); summary != "Publish this TXT record, then press Verify" {
+		t.Errorf("the unverified target says %q", summary)
 	}
 	if err := demo.PublishChallenge(token); err != nil {
 		t.Fatal(err)
 	}
 	b.click(`li[data-target="demo.test"] button.verify`)
 	b.run("verified", chromedp.WaitVisible(`li[data-target="demo.test"] .state-verified`, chromedp.ByQuery))
+	freePlanRules(t, b)
 
 	// Delete asks first; cancelling keeps the target, confirming removes it.
 	b.run("add another", chromedp.SendKeys("#add-target input[name=target]", "other.test", chromedp.ByQuery))
@@ -318,11 +322,23 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	b.confirm()
 	b.run("deleted", chromedp.WaitNotPresent(`li[data-target="other.test"]`, chromedp.ByQuery))
 
-	// A plan limit: the free plan cannot mint tokens, and says which plan can.
+	// A plan limit before the click: on the free plan the token button is
+	// disabled, saying which plan allows tokens (the API would answer 403).
 	b.goTo("#/account", "#new-token")
-	b.click("#new-token button[type=submit]")
-	if msg := b.text("#new-token + .alert"); !strings.Contains(msg, "starter plan") {
-		t.Errorf("403 shows %q, want the plan that allows tokens", msg)
+	var locked bool
+	b.run("token button", chromedp.Evaluate(`document.querySelector('#new-token button[type=submit]').disabled`, &locked))
+	if msg := b.text("#token-locked"); !locked || !strings.Contains(msg, "Starter plan") {
+		t.Errorf("on free the token button is disabled: %v, with the reason %q; want disabled, naming the Starter plan", locked, msg)
+	}
+	freeSession, err := s.idp.SessionToken(email, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.call(http.MethodPost, "/api/tokens", freeSession, map[string]any{"name": "ci"}); r.status != http.StatusForbidden {
+		t.Errorf("a free user's token creation: %d, want 403", r.status)
+	}
+	if wh := b.text("section[aria-labelledby=wh-h]"); !strings.Contains(wh, "X-Service-Signature") {
+		t.Errorf("the webhook card does not name the header: %q", wh)
 	}
 
 	// A scan, live: steps appear while it runs, then the results.
@@ -499,6 +515,34 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	if b.dialogs.Load() != 0 {
 		t.Errorf("%d JavaScript dialogs opened", b.dialogs.Load())
 	}
+}
+
+// freePlanRules checks, on the free plan, that what the plan does not allow
+// is disabled before the click, with the reason and the plan that allows it:
+// schedules on the target's page, the deep tier of a new scan.
+func freePlanRules(t *testing.T, b *browserTest) {
+	t.Helper()
+	b.click(`li[data-target="demo.test"] h3 a`)
+	b.run("target page", chromedp.WaitVisible("#schedule form", chromedp.ByQuery))
+	var create bool
+	b.run("schedule button", chromedp.Evaluate(`document.querySelector('#schedule form button[type=submit]').disabled`, &create))
+	if reason := b.text("#schedule .locked-reason"); !create || !strings.Contains(reason, "Starter plan") {
+		t.Errorf("on free the schedule button is disabled: %v, reason %q; want disabled, naming the Starter plan", create, reason)
+	}
+	if trend := b.text("#trend"); !strings.Contains(trend, "after the first completed scan") {
+		t.Errorf("an unscanned target's trend says %q", trend)
+	}
+	b.page("target-free")
+	b.goTo("#/scans/new", "#new-scan")
+	var deep struct {
+		Disabled bool   `json:"disabled"`
+		Text     string `json:"text"`
+	}
+	b.run("deep tier", chromedp.Evaluate(`(() => { const o = document.querySelector('#new-scan select[name=tier] option[value=deep]'); return {disabled: o.disabled, text: o.textContent}; })()`, &deep))
+	if !deep.Disabled || !strings.Contains(deep.Text, "Pro plan") {
+		t.Errorf("the deep tier on free: %+v, want disabled, naming the Pro plan", deep)
+	}
+	b.goTo("#/targets", "#add-target")
 }
 
 func mustUserID(t *testing.T, s *stack, email string) string {

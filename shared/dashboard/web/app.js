@@ -357,9 +357,12 @@
           t.verified ? badge('verified', 'state') : badge('unverified', 'state')),
         h('p', { class: 'muted' }, (t.method === 'dns_txt' ? 'DNS TXT record' : 'HTTP file') + ' · added ' + when(t.created_at) +
           (t.verified ? ' · verified ' + when(t.verified_at) : '')),
-        t.verified ? null : h('details', { open: true }, h('summary', {}, 'How to prove ownership'),
+        t.verified ? null : h('details', { open: true }, h('summary', {}, t.method === 'dns_txt' ? 'Publish this TXT record, then press Verify' :
+          'Serve this file on your site, then press Verify'),
           h('pre', { class: 'instructions' }, t.instructions),
           h('div', { class: 'row' }, copyButton(t.instructions, 'Instructions'), copyButton(t.verification_token, 'Token'))),
+        !t.verified && t.verification_error ? h('p', { class: 'hint' }, 'Ownership could not be proved again before a scan (the record or file was gone). ' +
+          'Publish it again, then press Verify.') : null,
         box,
         h('div', { class: 'row' },
           t.verified ? h('a', { class: 'button', href: '#/scans/new?target=' + encodeURIComponent(t.target) }, 'Scan ' + t.target) :
@@ -371,7 +374,7 @@
                   await api('POST', '/api/targets/' + encodeURIComponent(t.id) + '/verify');
                   say(t.target + ' is verified');
                   await list();
-                } catch (x) { showError(box, x); e.target.disabled = false; }
+                } catch (x) { explainVerify(box, t, x); e.target.disabled = false; }
               },
             }, 'Verify ' + t.target),
           h('button', {
@@ -387,6 +390,19 @@
       return item;
     }
     await list();
+  }
+
+  // explainVerify says in plain words why a verification failed; what the
+  // check found, as the API words it, follows as the detail. Only a 400 is a
+  // verdict on the proof (400, openapi verifyTarget): other errors (rate limit, outage) show as they are.
+  function explainVerify(box, t, err) {
+    clear(box);
+    if (err.status !== 400) { showError(box, err); return; }
+    box.className = 'alert explain';
+    add(box, h('p', {}, t.method === 'dns_txt' ?
+      'We did not find the TXT record yet. Check that it is published exactly as shown above; a new DNS record can take a few minutes to appear, so try again shortly.' :
+      'We could not read the file yet. Check that your site serves it at the address shown above with status 200 and nothing but the token, then try again.'),
+    h('p', { class: 'muted' }, 'What we found: ' + err.message));
   }
 
   // ---- Scans list -------------------------------------------------------------
@@ -493,7 +509,8 @@
     const wanted = new URLSearchParams(location.hash.split('?')[1] || '').get('target');
     const target = h('select', { name: 'target' }, targets.map((t) => h('option', { value: t.target, selected: t.target === wanted }, t.target)));
     const type = h('select', { name: 'scan_type' }, ['full', 'web', 'network', 'ssl', 'vuln', 'code'].map((v) => h('option', { value: v, selected: v === 'web' }, v)));
-    const tier = h('select', { name: 'tier' }, ['quick', 'standard', 'deep'].map((v) => h('option', { value: v }, v + ' (up to ' + CEILING[v] + ' credits)')));
+    const tier = h('select', { name: 'tier' }, ['quick', 'standard', 'deep'].map((v) => h('option', { value: v }, v + ' (up to ' + CEILING[v] + ' credits)' +
+      (plan.tiers.includes(v) ? '' : ', needs the ' + planFor((p) => p.tiers.includes(v)) + ' plan'))));
     const credits = h('input', { name: 'max_credits', type: 'number', min: 1, max: 50, step: 1, inputmode: 'numeric', value: 50 });
     const callback = h('input', { name: 'callback_url', type: 'url', placeholder: 'https://ci.example.com/hooks/secscan', disabled: !plan.webhooks });
     const tierHint = h('p', { class: 'hint', id: id('hint') });
@@ -506,7 +523,7 @@
       if (tier.selectedOptions[0].disabled) tier.value = [...tier.options].find((o) => !o.disabled).value;
       const notes = [];
       if (type.value === 'full') notes.push('A full scan needs the standard or deep tier.');
-      if (!plan.tiers.includes('deep')) notes.push('The deep tier needs the Pro plan.');
+      if (!plan.tiers.includes('deep')) notes.push('The deep tier needs the ' + planFor((p) => p.tiers.includes('deep')) + ' plan (yours: ' + me.plan + ').');
       tierHint.textContent = notes.join(' ');
       credits.max = CEILING[tier.value];
       if (Number(credits.value) > CEILING[tier.value] || credits.dataset.auto !== 'no') credits.value = CEILING[tier.value];
@@ -965,7 +982,7 @@
     const tbody = h('tbody');
     const tokens = h('section', { class: 'card', 'aria-labelledby': 'tok-h' }, h('h2', { id: 'tok-h' }, 'API tokens'),
       h('p', {}, 'Tokens let scripts and CI call the API as you, with your plan and limits.'),
-      plan.tokens ? null : h('p', { class: 'alert', role: 'note' }, 'API tokens need the Starter plan.'),
+      plan.tokens ? null : h('p', { class: 'locked-reason', id: 'token-locked' }, 'API tokens need the ' + planFor((p) => p.tokens) + ' plan (yours: ' + me.plan + ').'),
       h('form', {
         class: 'row end', id: 'new-token', onsubmit: async (e) => {
           e.preventDefault();
@@ -978,7 +995,8 @@
             await list();
           } catch (x) { showError(tokErr, x); }
         },
-      }, field('Name', name), field('Expires in (days)', days), h('button', { type: 'submit' }, 'Create token')),
+      }, field('Name', name), field('Expires in (days)', days),
+      h('button', { type: 'submit', disabled: !plan.tokens, 'aria-describedby': plan.tokens ? null : 'token-locked' }, 'Create token')),
       tokErr, minted,
       h('div', { class: 'table-wrap' }, h('table', { id: 'tokens', class: 'stack' }, h('thead', {}, h('tr', {}, ['Name', 'Prefix', 'Created', 'Last used', 'Expires', ''].map((x, i) =>
         h('th', { scope: 'col' }, x || h('span', { class: 'sr-only' }, 'Actions' + i))))), tbody)));
@@ -1012,7 +1030,8 @@
         copyButton(s.secret, 'Secret'));
     }
     const webhook = h('section', { class: 'card', 'aria-labelledby': 'wh-h' }, h('h2', { id: 'wh-h' }, 'Webhook signing secret'),
-      h('p', {}, 'Verify the X-Signature of each webhook with this secret.'),
+      h('p', {}, 'Each webhook carries an ', h('code', {}, 'X-Service-Signature'), ' header, ', h('code', {}, 't=<timestamp>,v1=<hex>'),
+        ': the HMAC-SHA256, with this secret, of the timestamp, a dot and the body. Check it (and that the timestamp is recent) before trusting a webhook; examples/webhook-receiver does.'),
       plan.webhooks ? null : h('p', { class: 'hint' }, 'Webhooks need the Starter plan.'),
       secretBox, whErr,
       h('div', { class: 'row' },
