@@ -397,6 +397,7 @@
   // verdict on the proof (400, openapi verifyTarget): other errors (rate limit, outage) show as they are.
   function explainVerify(box, t, err) {
     clear(box);
+    box.className = 'alert';
     if (err.status !== 400) { showError(box, err); return; }
     box.className = 'alert explain';
     add(box, h('p', {}, t.method === 'dns_txt' ?

@@ -160,7 +160,15 @@
               } catch (e) { showError(err, e); await reload().catch(() => {}); }
             },
           }, 'Run now'),
-          h('button', { type: 'button', class: 'secondary', 'data-action': 'edit', onclick: (e) => e.target.closest('.schedule').append(scheduleForm(x)) }, 'Edit'),
+          h('button', {
+            type: 'button', class: 'secondary', 'data-action': 'edit', 'aria-expanded': 'false', onclick: (e) => {
+              const card = e.target.closest('.schedule');
+              const open = card.querySelector('form');
+              e.target.setAttribute('aria-expanded', String(!open));
+              if (open) open.remove();
+              else card.append(scheduleForm(x));
+            },
+          }, 'Edit'),
           h('button', {
             type: 'button', class: 'danger', 'data-action': 'delete', onclick: async () => {
               if (!(await confirmDialog('Delete this schedule?', 'No more scans of ' + t.target + ' start by themselves; the scans it started are kept.', 'Delete schedule'))) return;
