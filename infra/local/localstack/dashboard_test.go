@@ -299,10 +299,11 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	}
 	b.page("targets")
 	b.click(`li[data-target="demo.test"] button.verify`)
-	if reason := b.text(`li[data-target="demo.test"] .alert`); !strings.Contains(reason, "_service-challenge.demo.test") || !strings.Contains(reason, "We did not find the TXT record yet") {
+	reason, summary := b.text(`li[data-target="demo.test"] .alert`), b.text(`li[data-target="demo.test"] details summary`)
+	if !strings.Contains(reason, "_service-challenge.demo.test") || !strings.Contains(reason+summary, "We did not find the TXT record yet") {
 		t.Errorf("verification failure shows %q, want plain words and what was looked up", reason)
 	}
-	if summary := b.text(`li[data-target="demo.test"] details summary`); summary != "Publish this TXT record, then press Verify" {
+	if summary != "Publish this TXT record, then press Verify" {
 		t.Errorf("the unverified target says %q", summary)
 	}
 	if err := demo.PublishChallenge(token); err != nil {
@@ -322,24 +323,7 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	b.confirm()
 	b.run("deleted", chromedp.WaitNotPresent(`li[data-target="other.test"]`, chromedp.ByQuery))
 
-	// A plan limit before the click: on the free plan the token button is
-	// disabled, saying which plan allows tokens (the API would answer 403).
-	b.goTo("#/account", "#new-token")
-	var locked bool
-	b.run("token button", chromedp.Evaluate(`document.querySelector('#new-token button[type=submit]').disabled`, &locked))
-	if msg := b.text("#token-locked"); !locked || !strings.Contains(msg, "Starter plan") {
-		t.Errorf("on free the token button is disabled: %v, with the reason %q; want disabled, naming the Starter plan", locked, msg)
-	}
-	freeSession, err := s.idp.SessionToken(email, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := s.call(http.MethodPost, "/api/tokens", freeSession, map[string]any{"name": "ci"}); r.status != http.StatusForbidden {
-		t.Errorf("a free user's token creation: %d, want 403", r.status)
-	}
-	if wh := b.text("section[aria-labelledby=wh-h]"); !strings.Contains(wh, "X-Service-Signature") {
-		t.Errorf("the webhook card does not name the header: %q", wh)
-	}
+	freeAccountRules(t, b, s, email)
 
 	// A scan, live: steps appear while it runs, then the results.
 	b.goTo("#/scans/new", "#new-scan")
@@ -545,6 +529,30 @@ func freePlanRules(t *testing.T, b *browserTest) {
 	b.goTo("#/targets", "#add-target")
 }
 
+// freeAccountRules checks the account page on the free plan: the token
+// button is disabled before the click, saying which plan allows tokens (the
+// API would answer 403), and the webhook card names the signature header.
+func freeAccountRules(t *testing.T, b *browserTest, s *stack, email string) {
+	t.Helper()
+	b.goTo("#/account", "#new-token")
+	var locked bool
+	b.run("token button", chromedp.Evaluate(`document.querySelector('#new-token button[type=submit]').disabled`, &locked))
+	if msg := b.text("#token-locked"); !locked || !strings.Contains(msg, "Starter plan") {
+		t.Errorf("on free the token button is disabled: %v, with the reason %q; want disabled, naming the Starter plan", locked, msg)
+	}
+	freeSession, err := s.idp.SessionToken(email, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.call(http.MethodPost, "/api/tokens", freeSession, map[string]any{"name": "ci"}); r.status != http.StatusForbidden {
+		t.Errorf("a free user's token creation: %d, want 403", r.status)
+	}
+	if wh := b.text("section[aria-labelledby=wh-h]"); !strings.Contains(wh, "X-Service-Signature") {
+		t.Errorf("the webhook card does not name the header: %q", wh)
+	}
+
+}
+
 func mustUserID(t *testing.T, s *stack, email string) string {
 	t.Helper()
 	id, err := s.api.Store.UserIDByEmail(context.Background(), email)
@@ -622,28 +630,7 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 	b.goTo("#/scans/new", "#new-scan")
 	b.click("#new-scan button[type=submit]")
 	b.run("running", chromedp.WaitVisible(".badge.status-running", chromedp.ByQuery))
-	// The live view: a sticky header with what runs now, the time so far and
-	// the credits, newest step first, and no empty callback line.
-	var live struct {
-		Seqs    []int  `json:"seqs"`
-		Now     string `json:"now"`
-		Elapsed string `json:"elapsed"`
-		Credits string `json:"credits"`
-		Head    string `json:"head"`
-		Sticky  string `json:"sticky"`
-	}
-	b.run("two steps", chromedp.WaitVisible(`#steps li.step[data-seq="2"]`, chromedp.ByQuery), chromedp.Evaluate(`({
-		seqs: [...document.querySelectorAll('#steps li.step')].map(e => Number(e.dataset.seq)),
-		now: document.querySelector('#now-running') ? document.querySelector('#now-running').textContent : '',
-		elapsed: document.querySelector('#elapsed').textContent, credits: document.querySelector('#live-credits').textContent,
-		head: document.querySelector('.live-head').textContent, sticky: getComputedStyle(document.querySelector('.live-head')).position})`, &live))
-	if len(live.Seqs) < 2 || live.Seqs[0] < live.Seqs[len(live.Seqs)-1] || live.Sticky != "sticky" {
-		t.Errorf("live steps in the order %v (header %s), want newest first under a sticky header", live.Seqs, live.Sticky)
-	}
-	if !regexp.MustCompile(`^step \d+ \(after `).MatchString(live.Now) || !regexp.MustCompile(`^\d+ s$`).MatchString(live.Elapsed) ||
-		!strings.Contains(live.Credits, " of ") || strings.Contains(live.Head, "Callback") {
-		t.Errorf("live header: now %q, elapsed %q, credits %q; header %q", live.Now, live.Elapsed, live.Credits, live.Head)
-	}
+	checkLiveView(t, b)
 	b.page("scan-live")
 	b.click("#cancel-scan")
 	if msg := b.text("dialog[open] p"); !strings.Contains(msg, "stops after its current step") {
@@ -682,6 +669,33 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 	}
 	if live := b.text(".live"); !strings.Contains(live, "cancelled") {
 		t.Errorf("live region says %q", live)
+	}
+}
+
+// checkLiveView reads a running scan's page: a sticky header with what runs
+// now, the time so far and the credits, newest step first, and no empty
+// callback line.
+func checkLiveView(t *testing.T, b *browserTest) {
+	t.Helper()
+	var live struct {
+		Seqs    []int  `json:"seqs"`
+		Now     string `json:"now"`
+		Elapsed string `json:"elapsed"`
+		Credits string `json:"credits"`
+		Head    string `json:"head"`
+		Sticky  string `json:"sticky"`
+	}
+	b.run("two steps", chromedp.WaitVisible(`#steps li.step[data-seq="2"]`, chromedp.ByQuery), chromedp.Evaluate(`({
+		seqs: [...document.querySelectorAll('#steps li.step')].map(e => Number(e.dataset.seq)),
+		now: document.querySelector('#now-running') ? document.querySelector('#now-running').textContent : '',
+		elapsed: document.querySelector('#elapsed').textContent, credits: document.querySelector('#live-credits').textContent,
+		head: document.querySelector('.live-head').textContent, sticky: getComputedStyle(document.querySelector('.live-head')).position})`, &live))
+	if len(live.Seqs) < 2 || live.Seqs[0] < live.Seqs[len(live.Seqs)-1] || live.Sticky != "sticky" {
+		t.Errorf("live steps in the order %v (header %s), want newest first under a sticky header", live.Seqs, live.Sticky)
+	}
+	if !regexp.MustCompile(`^step \d+ \(after `).MatchString(live.Now) || !regexp.MustCompile(`^\d+ s$`).MatchString(live.Elapsed) ||
+		!strings.Contains(live.Credits, " of ") || strings.Contains(live.Head, "Callback") {
+		t.Errorf("live header: now %q, elapsed %q, credits %q; header %q", live.Now, live.Elapsed, live.Credits, live.Head)
 	}
 }
 
