@@ -100,7 +100,7 @@
     add(main, heading,
       h('section', { class: 'card', 'aria-labelledby': 'state-h' }, h('h2', { id: 'state-h', class: 'sr-only' }, 'State'),
         h('div', { class: 'row spread' }, h('p', {}, t.verified ? badge('verified', 'state') : badge('unverified', 'state'), ' Risk: ', risk(latest),
-          ' · ', h('span', { class: 'changes' }, changeText(latest))),
+          latest ? [' · ', h('span', { class: 'changes' }, changeText(latest))] : null),
         h('div', { class: 'row' }, h('a', { href: '#/scans?target=' + enc(t.target) }, 'All scans of ' + t.target),
           t.verified ? h('a', { class: 'button', href: '#/scans/new?target=' + enc(t.target) }, 'Scan now') :
             h('a', { class: 'button', href: '#/targets' }, 'Verify on the Targets page')))),
