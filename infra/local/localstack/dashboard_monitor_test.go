@@ -156,6 +156,7 @@ func TestDashboardOverview(t *testing.T) {
 	b.page("overview")
 
 	checkScansList(t, b, second.ID, rec)
+	checkChanges(t, b, second)
 	b.signOut()
 
 	empty := s.newAccount("free", false)
@@ -434,5 +435,20 @@ func runNow(t *testing.T, b *browserTest, s *stack, a account) {
 	s.patient(http.MethodGet, "/api/schedules", a.token, nil).json(t, &sch)
 	if len(sch) != 1 || sch[0].LastScanID == nil || hash != "#/scans/"+*sch[0].LastScanID {
 		t.Errorf("run now went to %s; the schedule's last scan is %v", hash, sch)
+	}
+}
+
+// checkChanges reads a completed scan's changes since its baseline: the
+// counts and the fixed issue (the CSP header set again).
+func checkChanges(t *testing.T, b *browserTest, sc monitorView) {
+	t.Helper()
+	b.goTo("#/scans/"+sc.ID, "#changes")
+	if got := b.text("#changes p"); !strings.HasPrefix(got, "0 new · 1 fixed since the previous scan") {
+		t.Errorf("the scan's changes say %q", got)
+	}
+	var fixed []string
+	b.run("fixed", chromedp.Evaluate(`[...document.querySelectorAll('#changes li[data-issue]')].map(e => e.dataset.issue)`, &fixed))
+	if len(fixed) != 1 || len(sc.FixedIssues) != 1 || fixed[0] != sc.FixedIssues[0].Key {
+		t.Errorf("the scan lists fixed %v, the record %+v", fixed, sc.FixedIssues)
 	}
 }

@@ -150,9 +150,9 @@ func (b *browserTest) click(sel string) {
 // confirm answers the page's confirmation dialog with its action button.
 func (b *browserTest) confirm() { b.click("dialog[open] button[value=ok]") }
 
-// shot saves full-page screenshots at 390 and 1280 px.
+// shot saves full-page screenshots at 390, 768 and 1280 px.
 func (b *browserTest) shot(name string) {
-	for _, width := range []int64{390, 1280} {
+	for _, width := range []int64{390, 768, 1280} {
 		var png []byte
 		err := chromedp.Run(b.ctx,
 			emulation.SetDeviceMetricsOverride(width, 900, 1, width < 500),
@@ -168,11 +168,11 @@ func (b *browserTest) shot(name string) {
 	_ = chromedp.Run(b.ctx, emulation.ClearDeviceMetricsOverride())
 }
 
-// capture saves a screenshot at 390 and 1280 px of the element sel, or of
+// capture saves a screenshot at 390, 768 and 1280 px of the element sel, or of
 // the viewport when sel is empty (an open dialog, fixed to the viewport).
 func (b *browserTest) capture(name, sel string) {
 	b.t.Helper()
-	for _, width := range []int64{390, 1280} {
+	for _, width := range []int64{390, 768, 1280} {
 		var png []byte
 		shoot := chromedp.CaptureScreenshot(&png)
 		if sel != "" {

@@ -675,7 +675,7 @@
           h('p', {}, 'Risk rating: ', badge(sum.risk_rating || 'none', 'sev')),
           h('p', { class: 'narrative' }, sum.summary || ''),
           (sum.attack_chains || []).length ? [h('h3', {}, 'Attack chains'), h('ol', {}, sum.attack_chains.map((c) => h('li', {}, c)))] : null),
-        reportsSection(scan), severityChart(issues), issuesSection(scan, issues), surfaceSection(scan.surface), deliveriesSection(scan));
+        changesSection(scan), reportsSection(scan), severityChart(issues), issuesSection(scan, issues), surfaceSection(scan.surface), deliveriesSection(scan));
     }
 
     function reportsSection(scan) {
@@ -689,6 +689,18 @@
     }
 
     await poll();
+  }
+
+  // changesSection is what changed since the baseline scan: the counts, and
+  // the issues this scan tested again and did not find.
+  function changesSection(scan) {
+    if (!scan.baseline_scan_id) return null;
+    const fixed = scan.fixed_issues || [];
+    return h('section', { class: 'card', id: 'changes', 'aria-labelledby': 'chg-h' }, h('h2', { id: 'chg-h' }, 'Since the previous scan'),
+      h('p', {}, changeText(scan) + ' since ', h('a', { href: '#/scans/' + scan.baseline_scan_id }, 'the previous scan'),
+        ' · ', h('a', { href: '#/targets/' + scan.target_id }, 'all of ' + scan.target + ' over time')),
+      fixed.length ? h('ul', { class: 'fixed-list' }, fixed.map((f) => h('li', { 'data-issue': f.key }, badge(f.severity, 'sev'), ' ', f.title,
+        ' ', h('span', { class: 'badge change-fixed' }, 'fixed')))) : null);
   }
 
   // nowRunning says what a running scan does now: the record keeps the steps
