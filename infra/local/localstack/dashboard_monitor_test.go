@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -219,6 +220,7 @@ func TestDashboardTargetPageTriage(t *testing.T) {
 		t.Fatalf("the API's ledger entry after triage: %+v", e)
 	}
 	b.page("target")
+	noSideways(t, b, "the target page")
 
 	// A reload signs in again and comes back to the page, the decision kept.
 	b.run("reload", chromedp.Reload(), chromedp.WaitVisible("#sign-in", chromedp.ByQuery))
@@ -451,4 +453,21 @@ func checkChanges(t *testing.T, b *browserTest, sc monitorView) {
 	if len(fixed) != 1 || len(sc.FixedIssues) != 1 || fixed[0] != sc.FixedIssues[0].Key {
 		t.Errorf("the scan lists fixed %v, the record %+v", fixed, sc.FixedIssues)
 	}
+}
+
+// noSideways checks that the page never scrolls sideways at 390, 768 and
+// 1280 px (wide tables scroll in their own box), naming what sticks out.
+func noSideways(t *testing.T, b *browserTest, what string) {
+	t.Helper()
+	for _, width := range []int64{390, 768, 1280} {
+		var out []string
+		b.run(fmt.Sprint("layout at ", width), emulation.SetDeviceMetricsOverride(width, 900, 1, width < 500),
+			chromedp.Sleep(150*time.Millisecond),
+			chromedp.Evaluate(`document.documentElement.scrollWidth > innerWidth ? [...document.querySelectorAll('main *')].filter(e => e.getBoundingClientRect().right > innerWidth + 1 && !e.closest('.table-wrap'))
+				.slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)) : []`, &out))
+		if len(out) > 0 {
+			t.Errorf("at %d px %s scrolls sideways: %v", width, what, out)
+		}
+	}
+	b.run("reset width", emulation.ClearDeviceMetricsOverride())
 }

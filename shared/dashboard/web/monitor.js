@@ -244,6 +244,11 @@
       chart, legend, h('details', {}, h('summary', {}, 'The figures as a table'), h('div', { class: 'table-wrap' }, table)));
   }
 
+  // day is a timestamp's date, with the full time on hover and for readers.
+  function day(ts) {
+    return ts ? h('time', { datetime: ts, title: when(ts) }, new Date(ts).toLocaleDateString()) : '—';
+  }
+
   function shortDate(ts) {
     return new Date(ts).toLocaleDateString(undefined, { day: 'numeric', month: 'short' });
   }
@@ -281,7 +286,7 @@
         h('td', { 'data-label': 'Status' }, badge(e.status, 'issue')),
         h('td', { 'data-label': 'Triage', class: 'triage-cell' }, e.triage ? [h('span', { class: 'badge triage' }, words(e.triage.state)),
           h('div', { class: 'muted' }, e.triage.reason), e.triage.expires_at ? h('div', { class: 'muted' }, 'until ' + when(e.triage.expires_at)) : null] : '—'),
-        h('td', { 'data-label': 'First seen' }, when(e.first_seen_at)), h('td', { 'data-label': 'Last seen' }, when(e.last_seen_at)),
+        h('td', { 'data-label': 'First seen', class: 'nw' }, day(e.first_seen_at)), h('td', { 'data-label': 'Last seen', class: 'nw' }, day(e.last_seen_at)),
         h('td', {}, h('button', { type: 'button', class: 'secondary triage-button', 'aria-label': action + ': ' + e.title, onclick: () => triage(t, e, load, err) }, action)));
     }
     status.addEventListener('change', load);
