@@ -234,6 +234,7 @@ func TestDashboardTargetPageTriage(t *testing.T) {
 		t.Errorf("after the reload the page is %s", hash)
 	}
 
+	acceptAndReopen(t, b, s, a, target, key)
 	runNow(t, b, s, a)
 	if b.dialogs.Load() != 0 {
 		t.Errorf("%d JavaScript dialogs opened", b.dialogs.Load())
@@ -470,4 +471,47 @@ func noSideways(t *testing.T, b *browserTest, what string) {
 		}
 	}
 	b.run("reset width", emulation.ClearDeviceMetricsOverride())
+}
+
+// acceptAndReopen accepts the risk of another open issue until a day in the
+// future, then reopens the false positive fp; the API has both decisions.
+func acceptAndReopen(t *testing.T, b *browserTest, s *stack, a account, target, fp string) {
+	t.Helper()
+	other := ""
+	for k, e := range s.ledger(a, target, "?status=open") {
+		if k != fp && e.Triage == nil {
+			other = k
+			break
+		}
+	}
+	row := fmt.Sprintf(`#ledger-table tr[data-issue=%q] `, other)
+	until := time.Now().UTC().AddDate(0, 0, 30).Format("2006-01-02")
+	b.click(row + "button.triage-button")
+	b.run("accept risk", chromedp.WaitVisible("#triage-dialog[open] textarea", chromedp.ByQuery),
+		chromedp.SetValue("#triage-dialog select[name=state]", "accepted_risk", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#triage-dialog select[name=state]').dispatchEvent(new Event('change'))`, nil),
+		chromedp.WaitVisible("#triage-dialog input[name=expires_at]", chromedp.ByQuery),
+		chromedp.SetValue("#triage-dialog input[name=expires_at]", until, chromedp.ByQuery),
+		chromedp.SendKeys("#triage-dialog textarea", "Compensating control until the migration", chromedp.ByQuery))
+	b.click(`#triage-dialog button[value=next]`)
+	b.confirm()
+	b.run("accepted", chromedp.WaitVisible(row+".badge.triage", chromedp.ByQuery))
+	e := s.ledger(a, target, "")[other]
+	if e.Triage == nil || e.Triage.State != "accepted_risk" || e.Triage.ExpiresAt == nil || !strings.HasPrefix(*e.Triage.ExpiresAt, until) {
+		t.Errorf("accepted risk of %s until %s: the API has %+v", other, until, e.Triage)
+	}
+	fpRow := fmt.Sprintf(`#ledger-table tr[data-issue=%q] `, fp)
+	b.click(fpRow + "button.triage-button")
+	b.run("reopen", chromedp.WaitVisible("#triage-dialog[open] select", chromedp.ByQuery),
+		chromedp.SetValue("#triage-dialog select[name=state]", "open", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#triage-dialog select[name=state]').dispatchEvent(new Event('change'))`, nil))
+	b.click(`#triage-dialog button[value=next]`)
+	if msg := b.text("dialog[open] p"); !strings.Contains(msg, "counts again") {
+		t.Errorf("the reopen confirmation says %q", msg)
+	}
+	b.confirm()
+	b.run("reopened", chromedp.WaitNotPresent(fpRow+".badge.triage", chromedp.ByQuery))
+	if e := s.ledger(a, target, "")[fp]; e.Triage != nil {
+		t.Errorf("after reopening %s the API has %+v", fp, e.Triage)
+	}
 }
