@@ -155,6 +155,14 @@ func TestDashboardOverview(t *testing.T) {
 		t.Errorf("exposure across targets %q, want %q", got, sevLine(rec.IssuesBySeverity))
 	}
 	b.page("overview")
+	var icons struct {
+		All    int `json:"all"`
+		Hidden int `json:"hidden"`
+	}
+	b.run("icons", chromedp.Evaluate(`({all: document.querySelectorAll('svg.icon').length, hidden: document.querySelectorAll('svg.icon[aria-hidden="true"]').length})`, &icons))
+	if icons.All < 3 || icons.All != icons.Hidden {
+		t.Errorf("%d icons, %d hidden from screen readers; want the brand's and the badges', all decorative", icons.All, icons.Hidden)
+	}
 
 	checkScansList(t, b, second.ID, rec)
 	checkChanges(t, b, second)

@@ -90,7 +90,24 @@
       },
     }, label ? 'Copy ' + label.toLowerCase() : 'Copy');
   }
-  function badge(value, kind) { return h('span', { class: 'badge ' + kind + '-' + value }, value); }
+  // One small icon set, drawn inline (stroke icons on a 24-unit grid): no
+  // icon font, no image request, nothing the CSP has to admit. Decorative:
+  // hidden from screen readers, the text beside each says it all.
+  const ICONS = {
+    shield: ['M12 3l8 3v6c0 4.5-3.4 8.2-8 9-4.6-.8-8-4.5-8-9V6z', 'M8.5 12l2.5 2.5 4.5-5'],
+    check: ['M5 12.5l4.5 4.5L19 7.5'],
+    alert: ['M12 8.5v4.5', 'M12 16.5v.5', 'M10.3 3.9L2.6 17.5a2 2 0 001.7 3h15.4a2 2 0 001.7-3L13.7 3.9a2 2 0 00-3.4 0z'],
+    clock: ['M12 7v5l3 2', 'M21 12a9 9 0 11-18 0 9 9 0 0118 0z'],
+    lock: ['M7.5 11V8a4.5 4.5 0 019 0v3', 'M5.5 11h13v9.5h-13z'],
+  };
+  function icon(name) {
+    return svg('svg', { class: 'icon', viewBox: '0 0 24 24', 'aria-hidden': 'true', focusable: 'false' }, ICONS[name].map((d) => svg('path', { d })));
+  }
+  const BADGE_ICONS = { 'state-verified': 'check', 'state-unverified': 'alert', 'state-paused': 'clock', 'state-active': 'check' };
+  function badge(value, kind) {
+    const name = BADGE_ICONS[kind + '-' + value];
+    return h('span', { class: 'badge ' + kind + '-' + value }, name ? icon(name) : null, value);
+  }
 
   // A modal confirmation (a <dialog>: focus is trapped and Escape cancels).
   function confirmDialog(title, message, action) {
@@ -995,7 +1012,7 @@
     const tbody = h('tbody');
     const tokens = h('section', { class: 'card', 'aria-labelledby': 'tok-h' }, h('h2', { id: 'tok-h' }, 'API tokens'),
       h('p', {}, 'Tokens let scripts and CI call the API as you, with your plan and limits.'),
-      plan.tokens ? null : h('p', { class: 'locked-reason', id: 'token-locked' }, 'API tokens need the ' + planFor((p) => p.tokens) + ' plan (yours: ' + me.plan + ').'),
+      plan.tokens ? null : h('p', { class: 'locked-reason', id: 'token-locked' }, icon('lock'), 'API tokens need the ' + planFor((p) => p.tokens) + ' plan (yours: ' + me.plan + ').'),
       h('form', {
         class: 'row end', id: 'new-token', onsubmit: async (e) => {
           e.preventDefault();
@@ -1114,6 +1131,7 @@
   }
 
   // ---- Start ----------------------------------------------------------------------------
+  document.querySelector('.brand').prepend(icon('shield'));
   document.querySelector('.skip').addEventListener('click', (e) => { e.preventDefault(); main.focus(); });
   // After a page change, focus moves to the new content for keyboard and
   // screen-reader users, unless the user already moved it while it loaded.
@@ -1124,7 +1142,7 @@
   // The other scripts of the page (deferred, so run before DOMContentLoaded)
   // add their pages through this; nothing here is data from the API.
   window.secscan = Object.freeze({
-    h, add, svg, clear, when, id, say, field, alertBox, showError, badge, confirmDialog, copyButton, title, api, words, unbroken,
+    h, add, svg, icon, clear, when, id, say, field, alertBox, showError, badge, confirmDialog, copyButton, title, api, words, unbroken,
     sevCounts, changeText, elapsed,
     PLANS, SEVERITIES, TERMINAL, CEILING, planFor,
     me: () => me,

@@ -79,7 +79,7 @@
         fact('Open issues', h('span', { class: 'open-issues' }, sevCounts(sc && sc.issues_by_severity))),
         fact('Since previous', h('span', { class: 'changes' }, changeText(sc))),
         fact('Last scan', sc ? h('a', { href: '#/scans/' + sc.id }, when(sc.finished_at)) : '—'),
-        fact('Next run', h('span', { class: 'next-run' }, next || 'not scheduled'))));
+        fact('Next run', h('span', { class: 'next-run' }, next ? [S.icon('clock'), next] : 'not scheduled'))));
   }
 
   // ---- A target: schedule, ledger with triage, assets, trend -----------------
@@ -201,7 +201,7 @@
       }, x ? null : h('h3', { class: 'full' }, mine.length ? 'Add another schedule' : 'Scan ' + t.target + ' on a schedule'),
       field('Cadence', cadence, hint), field('Scan type', type), field('Tier', tier),
       h('button', { type: 'submit', disabled: Boolean(limit) || !t.verified }, x ? 'Save schedule' : 'Create schedule'),
-      limit ? h('p', { class: 'hint full locked-reason' }, limit) : null,
+      limit ? h('p', { class: 'hint full locked-reason' }, S.icon('lock'), limit) : null,
       !t.verified ? h('p', { class: 'hint full' }, 'Verify ' + t.target + ' first: only verified targets are scanned.') : null);
       for (const el of [cadence, type, tier]) el.disabled = Boolean(limit);
       return form;
