@@ -145,6 +145,11 @@ func TestDashboardOverview(t *testing.T) {
 	if got, want := b.text(card+".changes"), fmt.Sprintf("%d new · %d fixed", *rec.NewIssuesCount, *rec.FixedIssuesCount); got != want || *rec.FixedIssuesCount != 1 {
 		t.Errorf("toggle.test changes %q, want %q with the CSP issue fixed", got, want)
 	}
+	var order []string
+	b.run("order", chromedp.Evaluate(`[...document.querySelectorAll('#overview li[data-target]')].map(li => li.dataset.target)`, &order))
+	if strings.Join(order, " ") != "toggle.test pending.test" {
+		t.Errorf("overview order %v, want the scanned (exposed) target before the unscanned one", order)
+	}
 	pending := b.text(`#overview li[data-target="pending.test"]`)
 	for _, want := range []string{"unverified", "not scanned yet", "not scheduled", "press Verify"} {
 		if !strings.Contains(pending, want) {

@@ -64,7 +64,15 @@
       h('p', { id: 'exposure' }, sevCounts(latest.size ? totals : null)),
       h('p', { class: 'muted' }, targets.length + (targets.length === 1 ? ' target' : ' targets') + ' · ' +
         schedules.filter((x) => x.enabled).length + ' active schedules')),
-    h('ul', { class: 'cards grid', id: 'overview' }, targets.map((t) => overviewCard(t, latest.get(t.id), nextRun(schedules, t.id)))));
+    h('ul', { class: 'cards grid', id: 'overview' }, byExposure(targets, latest).map((t) => overviewCard(t, latest.get(t.id), nextRun(schedules, t.id)))));
+  }
+
+  // byExposure puts the most exposed targets first: by the risk rating of
+  // their latest scan (unscanned ones last), then by name.
+  function byExposure(targets, latest) {
+    const order = ['critical', 'high', 'medium', 'low', 'none'];
+    const rankOf = (t) => { const sc = latest.get(t.id); const i = sc ? order.indexOf(sc.risk_rating) : -1; return i < 0 ? order.length : i; };
+    return targets.slice().sort((a, b) => rankOf(a) - rankOf(b) || (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
   }
 
   function overviewCard(t, sc, next) {
