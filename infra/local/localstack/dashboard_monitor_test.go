@@ -124,6 +124,7 @@ func TestDashboardOverview(t *testing.T) {
 	t.Parallel()
 	s, a, _, second := monitoredTargets(t)
 	rec := listed(t, s, a, second.ID)
+	s.createSchedule(a, map[string]any{"target": "toggle.test", "scan_type": "web", "tier": "quick", "cadence": "weekly"})
 	b := newBrowser(t, s.base)
 	t.Logf("screenshots in %s", b.shots)
 	start := time.Now()
@@ -155,6 +156,9 @@ func TestDashboardOverview(t *testing.T) {
 		if !strings.Contains(pending, want) {
 			t.Errorf("pending.test card %q lacks %q", pending, want)
 		}
+	}
+	if next := b.text(card + ".next-run"); next == "not scheduled" || next == "" {
+		t.Errorf("toggle.test, scheduled weekly, shows its next run as %q", next)
 	}
 	if got := b.sevs("#exposure"); got != sevLine(rec.IssuesBySeverity) {
 		t.Errorf("exposure across targets %q, want %q", got, sevLine(rec.IssuesBySeverity))
