@@ -25,6 +25,8 @@
 
   const risk = (sc) => (sc && sc.risk_rating ? badge(sc.risk_rating, 'sev') : h('span', { class: 'muted' }, 'not scanned yet'));
 
+  const plural = (n, noun) => n + ' ' + noun + (n === 1 ? '' : 's');
+
   // nextRun is the earliest next run of the target's enabled schedules.
   function nextRun(schedules, targetId) {
     const runs = schedules.filter((x) => x.target_id === targetId && x.enabled && x.next_run_at).map((x) => x.next_run_at).sort();
@@ -63,7 +65,7 @@
     add(main, h('section', { class: 'card', 'aria-labelledby': 'exp-h' }, h('h2', { id: 'exp-h' }, 'Open issues across your targets'),
       h('p', { id: 'exposure' }, sevCounts(latest.size ? totals : null)),
       h('p', { class: 'muted' }, targets.length + (targets.length === 1 ? ' target' : ' targets') + ' · ' +
-        schedules.filter((x) => x.enabled).length + ' active schedules')),
+        plural(schedules.filter((x) => x.enabled).length, 'active schedule'))),
     h('ul', { class: 'cards grid', id: 'overview' }, byExposure(targets, latest).map((t) => overviewCard(t, latest.get(t.id), nextRun(schedules, t.id)))));
   }
 
