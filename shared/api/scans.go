@@ -69,6 +69,11 @@ type scanJSON struct {
 	BaselineScanID *string           `json:"baseline_scan_id"`
 	// CurrentStep is the step running now (null when none is).
 	CurrentStep *currentStepJSON `json:"current_step"`
+	// Set at completion, null before: issues not triaged away by
+	// severity, new (or regressed) ones among them, and fixed ones.
+	IssuesBySeverity *severityCounts `json:"issues_by_severity"`
+	NewIssuesCount   *int            `json:"new_issues_count"`
+	FixedIssuesCount *int            `json:"fixed_issues_count"`
 }
 
 // currentStepJSON is the step a running scan is executing now.
@@ -76,6 +81,28 @@ type currentStepJSON struct {
 	Seq       int    `json:"seq"`
 	Tool      string `json:"tool"`
 	StartedAt string `json:"started_at"`
+}
+
+// severityCounts are issue counts with every severity present.
+type severityCounts struct {
+	Critical int `json:"critical"`
+	High     int `json:"high"`
+	Medium   int `json:"medium"`
+	Low      int `json:"low"`
+	Info     int `json:"info"`
+}
+
+// completionCounts fills the counts a completed scan recorded; a scan
+// completed before they were kept shows null, as an unfinished one does.
+func (out *scanJSON) completionCounts(s scans.Scan) {
+	if s.Status != scans.Completed || s.IssuesBySeverity == nil {
+		return
+	}
+	c := s.IssuesBySeverity
+	out.IssuesBySeverity = &severityCounts{Critical: c[scans.Critical], High: c[scans.High], Medium: c[scans.Medium],
+		Low: c[scans.Low], Info: c[scans.Info]}
+	newCount, fixed := s.NewIssuesCount, s.FixedIssuesCount
+	out.NewIssuesCount, out.FixedIssuesCount = &newCount, &fixed
 }
 
 type scanDetailJSON struct {
@@ -180,6 +207,7 @@ func renderScan(s scans.Scan) scanJSON {
 	if run, ok := s.Running(); ok {
 		out.CurrentStep = &currentStepJSON{Seq: run.Seq, Tool: run.Tool, StartedAt: timestamp(run.StartedAt)}
 	}
+	out.completionCounts(s)
 	return out
 }
 

@@ -59,25 +59,28 @@ func targetJSON() map[string]any {
 
 func scanJSON() map[string]any {
 	return map[string]any{
-		"id":               scanID,
-		"target":           "example.com",
-		"target_id":        targetID,
-		"scan_type":        "web",
-		"tier":             "quick",
-		"status":           "queued",
-		"cancel_requested": false,
-		"credits_used":     0,
-		"max_credits":      50,
-		"callback_url":     "https://hooks.example.com/scan",
-		"findings_count":   0,
-		"issues_count":     0,
-		"risk_rating":      nil,
-		"schedule_id":      nil,
-		"baseline_scan_id": nil,
-		"error":            nil,
-		"created_at":       "2025-01-02T03:00:00Z",
-		"started_at":       nil,
-		"finished_at":      nil,
+		"id":                 scanID,
+		"target":             "example.com",
+		"target_id":          targetID,
+		"scan_type":          "web",
+		"tier":               "quick",
+		"status":             "queued",
+		"cancel_requested":   false,
+		"credits_used":       0,
+		"max_credits":        50,
+		"callback_url":       "https://hooks.example.com/scan",
+		"findings_count":     0,
+		"issues_count":       0,
+		"risk_rating":        nil,
+		"schedule_id":        nil,
+		"baseline_scan_id":   nil,
+		"issues_by_severity": nil,
+		"new_issues_count":   nil,
+		"fixed_issues_count": nil,
+		"error":              nil,
+		"created_at":         "2025-01-02T03:00:00Z",
+		"started_at":         nil,
+		"finished_at":        nil,
 	}
 }
 
@@ -88,6 +91,9 @@ func scanDetailJSON() map[string]any {
 	scan["findings_count"] = 1
 	scan["issues_count"] = 1
 	scan["risk_rating"] = "medium"
+	scan["issues_by_severity"] = map[string]any{"critical": 0, "high": 0, "medium": 1, "low": 0, "info": 0}
+	scan["new_issues_count"] = 0
+	scan["fixed_issues_count"] = 0
 	scan["started_at"] = "2025-01-02T03:00:01Z"
 	scan["finished_at"] = "2025-01-02T03:05:00Z"
 	scan["findings"] = []any{map[string]any{
@@ -501,6 +507,8 @@ func TestInvalidResponses(t *testing.T) {
 			mustJSON(t, []any{without(scanJSON(), "risk_rating")}), "risk_rating"},
 		{"scan wrong risk rating", "GET", "/api/scans", 200, jsonHeader(),
 			mustJSON(t, []any{with(scanJSON(), "risk_rating", "info")}), "risk_rating"},
+		{"scan list item with severities missing one", "GET", "/api/scans", 200, jsonHeader(),
+			mustJSON(t, []any{with(scanJSON(), "issues_by_severity", map[string]any{"critical": 0, "high": 1, "medium": 0, "low": 0})}), "issues_by_severity"},
 		{"scan detail without issues", "GET", "/api/scans/" + scanID, 200, jsonHeader(),
 			mustJSON(t, without(scanDetailJSON(), "issues")), "issues"},
 		{"scan detail without fixed_issues", "GET", "/api/scans/" + scanID, 200, jsonHeader(),

@@ -59,6 +59,11 @@ type asset struct {
 	contentType   string
 }
 
+// scripts are the page's scripts in the order they run: app.js (sign-in, the
+// API, the shared helpers and most pages) first, then the pages it does not
+// hold, which register their routes with it.
+var scripts = []string{"app.js", "monitor.js"}
+
 // Dashboard is the handler of the dashboard's routes.
 type Dashboard struct {
 	index  []byte
@@ -92,11 +97,45 @@ func New(cfg Config) (*Dashboard, error) {
 		return nil, errors.New("OIDC_CLIENT_ID is required")
 	}
 	d := &Dashboard{assets: map[string]asset{}}
+	names, err := d.load()
+	if err != nil {
+		return nil, err
+	}
+	page, err := template.ParseFS(files, "web/index.html")
+	if err != nil {
+		return nil, err
+	}
+	oidc, err := json.Marshal(map[string]string{"authorize": cfg.AuthorizeURL, "token": cfg.TokenURL,
+		"logout": cfg.LogoutURL, "client_id": cfg.ClientID, "scope": cfg.Scope})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	hashed := make([]string, len(scripts))
+	for i, js := range scripts {
+		hashed[i] = names[js]
+	}
+	if err := page.Execute(&buf, map[string]any{"Scripts": hashed, "Style": names["app.css"], "OIDC": string(oidc)}); err != nil {
+		return nil, err
+	}
+	d.index = buf.Bytes()
+	// Scripts and styles only from the page's own files (no inline code, no
+	// third party); the page talks to its own API and the token endpoint.
+	d.csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src " + strings.Join(origins, " ") + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+	return d, nil
+}
+
+// load reads the style sheet and the scripts, gzips them and files them
+// under their hashed names; it returns each file's hashed path.
+func (d *Dashboard) load() (map[string]string, error) {
+	type file struct{ file, contentType string }
+	list := []file{{"app.css", "text/css; charset=utf-8"}}
+	for _, js := range scripts {
+		list = append(list, file{js, "text/javascript; charset=utf-8"})
+	}
 	names := map[string]string{}
-	for _, f := range []struct{ file, contentType string }{
-		{"app.js", "text/javascript; charset=utf-8"},
-		{"app.css", "text/css; charset=utf-8"},
-	} {
+	for _, f := range list {
 		body, err := files.ReadFile("web/" + f.file)
 		if err != nil {
 			return nil, err
@@ -111,25 +150,7 @@ func New(cfg Config) (*Dashboard, error) {
 		d.assets[hashed] = asset{body: body, gzipped: gz.Bytes(), contentType: f.contentType}
 		names[f.file] = "/assets/" + hashed
 	}
-	page, err := template.ParseFS(files, "web/index.html")
-	if err != nil {
-		return nil, err
-	}
-	oidc, err := json.Marshal(map[string]string{"authorize": cfg.AuthorizeURL, "token": cfg.TokenURL,
-		"logout": cfg.LogoutURL, "client_id": cfg.ClientID, "scope": cfg.Scope})
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := page.Execute(&buf, map[string]string{"Script": names["app.js"], "Style": names["app.css"], "OIDC": string(oidc)}); err != nil {
-		return nil, err
-	}
-	d.index = buf.Bytes()
-	// Scripts and styles only from the page's own files (no inline code, no
-	// third party); the page talks to its own API and the token endpoint.
-	d.csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-		"connect-src " + strings.Join(origins, " ") + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-	return d, nil
+	return names, nil
 }
 
 // CSP is the Content-Security-Policy of every dashboard response.
@@ -193,7 +214,7 @@ func (d *Dashboard) Handler() http.Handler {
 	return mux
 }
 
-// GzipSize is the gzipped size of the script and style sheet together: what
+// GzipSize is the gzipped size of the scripts and style sheet together: what
 // a first load transfers besides index.html.
 func (d *Dashboard) GzipSize() int {
 	n := 0

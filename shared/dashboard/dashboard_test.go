@@ -45,9 +45,9 @@ func TestPageAndAssets(t *testing.T) {
 	if !strings.Contains(body, `content="{&#34;authorize&#34;:&#34;https://auth.example.com/oauth2/authorize&#34;`) {
 		t.Errorf("the page does not carry the identity provider's endpoints: %s", body)
 	}
-	assets := regexp.MustCompile(`/assets/(app\.[0-9a-f]{12}\.(?:js|css))`).FindAllStringSubmatch(body, -1)
-	if len(assets) != 2 {
-		t.Fatalf("the page names %d hashed assets, want 2: %s", len(assets), body)
+	assets := regexp.MustCompile(`/assets/([a-z]+\.[0-9a-f]{12}\.(?:js|css))`).FindAllStringSubmatch(body, -1)
+	if len(assets) != len(scripts)+1 {
+		t.Fatalf("the page names %d hashed assets, want the style sheet and %d scripts: %s", len(assets), len(scripts), body)
 	}
 	for _, a := range assets {
 		plain := get(t, h, a[0], nil)
@@ -155,5 +155,24 @@ func TestConfigIsChecked(t *testing.T) {
 	c := ConfigFromEnv(func(k string) string { return env[k] })
 	if c.AuthorizeURL != "https://a.test/authorize" || c.ClientID != "x" || c.LogoutURL != "" {
 		t.Errorf("ConfigFromEnv: %+v", c)
+	}
+}
+
+// The page loads its scripts deferred, in order: app.js first (it holds the
+// helpers and the router), then the pages that register with it.
+func TestScriptsInOrder(t *testing.T) {
+	t.Parallel()
+	d, err := New(testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := get(t, d.Handler(), "/", nil).Body.String()
+	got := regexp.MustCompile(`<script src="/assets/([a-z]+)\.[0-9a-f]{12}\.js" defer></script>`).FindAllStringSubmatch(body, -1)
+	var order []string
+	for _, m := range got {
+		order = append(order, m[1]+".js")
+	}
+	if strings.Join(order, " ") != strings.Join(scripts, " ") || order[0] != "app.js" {
+		t.Errorf("the page runs %v, want %v, app.js first", order, scripts)
 	}
 }

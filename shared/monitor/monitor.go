@@ -265,12 +265,13 @@ func Apply(issues []scans.Issue, cmp *scans.Comparison) {
 // Counts are the record's and the webhook's counts: issues not triaged
 // away, new or regressed ones among them, fixed ones.
 func Counts(issues []scans.Issue, cmp scans.Comparison) scans.CompletionCounts {
-	var c scans.CompletionCounts
+	c := scans.CompletionCounts{BySeverity: map[scans.Severity]int{}}
 	for _, is := range issues {
 		if _, triaged := cmp.Triage[is.Key]; triaged {
 			continue
 		}
 		c.ActiveIssues++
+		c.BySeverity[is.Severity]++
 		if ch := cmp.Changes[is.Key]; ch == scans.ChangeNew || ch == scans.ChangeRegressed {
 			c.NewIssues++
 		}

@@ -87,8 +87,8 @@ func TestCompare(t *testing.T) {
 	if len(got.NewHosts) != 1 || got.NewHosts[0] != "new.example.com" {
 		t.Errorf("new hosts %v", got.NewHosts)
 	}
-	if c := Counts(cur, got); c.ActiveIssues != 2 || c.NewIssues != 2 || c.FixedIssues != 1 {
-		t.Errorf("counts %+v, want 2 active (b, d), both new or regressed, 1 fixed", c)
+	if c := Counts(cur, got); c.ActiveIssues != 2 || c.NewIssues != 2 || c.FixedIssues != 1 || c.BySeverity[scans.Low] != 2 || len(c.BySeverity) != 1 {
+		t.Errorf("counts %+v, want 2 active (b, d, both low), both new or regressed, 1 fixed", c)
 	}
 	first := Compare(Input{Now: now, Issues: cur, Ledger: map[string]scans.LedgerEntry{}, Coverage: cov,
 		Surface: scans.Surface{Hosts: []scans.Host{{Name: "example.com"}}}})

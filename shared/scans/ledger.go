@@ -104,4 +104,6 @@ type CompletionCounts struct {
 	ActiveIssues int
 	NewIssues    int
 	FixedIssues  int
+	// BySeverity counts the issues not triaged away by severity.
+	BySeverity map[Severity]int
 }

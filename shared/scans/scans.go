@@ -315,6 +315,9 @@ type Scan struct {
 	NewIssuesCount    int
 	FixedIssuesCount  int
 	ActiveIssuesCount *int // nil: recorded before triage (then IssuesCount)
+	// IssuesBySeverity counts the issues not triaged away by severity, set
+	// at completion; nil before (or for a scan completed before it existed).
+	IssuesBySeverity map[Severity]int
 }
 
 // WebhookAttempt is one delivery attempt of the scan's webhook.

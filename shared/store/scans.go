@@ -94,6 +94,20 @@ type scanItem struct {
 	NewIssuesCount    int  `dynamodbav:"new_issues_count,omitempty"`
 	FixedIssuesCount  int  `dynamodbav:"fixed_issues_count,omitempty"`
 	ActiveIssuesCount *int `dynamodbav:"active_issues_count,omitempty"`
+	// IssuesBySeverity is CompletionCounts.BySeverity, by severity name.
+	IssuesBySeverity map[string]int `dynamodbav:"issues_by_severity,omitempty"`
+}
+
+// severityNames keys counts by severity name (nil stays nil).
+func severityNames(counts map[scans.Severity]int) map[string]int {
+	if counts == nil {
+		return nil
+	}
+	out := make(map[string]int, len(counts))
+	for k, v := range counts {
+		out[string(k)] = v
+	}
+	return out
 }
 
 func scanKey(userID, id string) map[string]types.AttributeValue {
@@ -109,6 +123,7 @@ func toScanItem(s scans.Scan) scanItem {
 		ChargedSeq: s.ChargedSeq, StepsCount: s.StepsCount, FindingsCount: s.FindingsCount, CallbackURL: s.CallbackURL,
 		Error: s.Error, CreatedAt: s.CreatedAt, ScheduleID: s.ScheduleID, BaselineScanID: s.BaselineScanID,
 		NewIssuesCount: s.NewIssuesCount, FixedIssuesCount: s.FixedIssuesCount, ActiveIssuesCount: s.ActiveIssuesCount,
+		IssuesBySeverity: severityNames(s.IssuesBySeverity),
 	}
 	issues := s.IssuesCount
 	it.IssuesCount = &issues
@@ -130,6 +145,12 @@ func (it scanItem) scan() (scans.Scan, error) {
 		FindingsCount: it.FindingsCount, CallbackURL: it.CallbackURL, Error: it.Error, CreatedAt: it.CreatedAt,
 		ScheduleID: it.ScheduleID, BaselineScanID: it.BaselineScanID,
 		NewIssuesCount: it.NewIssuesCount, FixedIssuesCount: it.FixedIssuesCount, ActiveIssuesCount: it.ActiveIssuesCount,
+	}
+	if it.IssuesBySeverity != nil {
+		s.IssuesBySeverity = make(map[scans.Severity]int, len(it.IssuesBySeverity))
+		for k, v := range it.IssuesBySeverity {
+			s.IssuesBySeverity[scans.Severity(k)] = v
+		}
 	}
 	if it.IssuesCount != nil {
 		s.IssuesCount = *it.IssuesCount
@@ -606,9 +627,13 @@ func (s *Store) EndScan(ctx context.Context, userID, id string, status scans.Sta
 // CompleteScan ends a scan completed with its summary, the baseline it was
 // compared with ("" for none) and the counts of that comparison, as EndScan.
 func (s *Store) CompleteScan(ctx context.Context, userID, id string, summary *scans.Summary, baselineID string, c scans.CompletionCounts, now time.Time) (scans.Scan, error) {
-	extra := ", new_issues_count = :new, fixed_issues_count = :fixed, active_issues_count = :active"
+	extra := ", new_issues_count = :new, fixed_issues_count = :fixed, active_issues_count = :active, issues_by_severity = :sev"
+	sev := map[string]types.AttributeValue{}
+	for _, name := range scans.Severities {
+		sev[string(name)] = number(int64(c.BySeverity[name]))
+	}
 	values := map[string]types.AttributeValue{":new": number(int64(c.NewIssues)), ":fixed": number(int64(c.FixedIssues)),
-		":active": number(int64(c.ActiveIssues))}
+		":active": number(int64(c.ActiveIssues)), ":sev": &types.AttributeValueMemberM{Value: sev}}
 	if baselineID != "" {
 		extra += ", baseline_scan_id = :baseline"
 		values[":baseline"] = str(baselineID)

@@ -150,9 +150,9 @@ func (b *browserTest) click(sel string) {
 // confirm answers the page's confirmation dialog with its action button.
 func (b *browserTest) confirm() { b.click("dialog[open] button[value=ok]") }
 
-// shot saves full-page screenshots at 390 and 1280 px.
+// shot saves full-page screenshots at 390, 768 and 1280 px.
 func (b *browserTest) shot(name string) {
-	for _, width := range []int64{390, 1280} {
+	for _, width := range []int64{390, 768, 1280} {
 		var png []byte
 		err := chromedp.Run(b.ctx,
 			emulation.SetDeviceMetricsOverride(width, 900, 1, width < 500),
@@ -168,11 +168,11 @@ func (b *browserTest) shot(name string) {
 	_ = chromedp.Run(b.ctx, emulation.ClearDeviceMetricsOverride())
 }
 
-// capture saves a screenshot at 390 and 1280 px of the element sel, or of
+// capture saves a screenshot at 390, 768 and 1280 px of the element sel, or of
 // the viewport when sel is empty (an open dialog, fixed to the viewport).
 func (b *browserTest) capture(name, sel string) {
 	b.t.Helper()
-	for _, width := range []int64{390, 1280} {
+	for _, width := range []int64{390, 768, 1280} {
 		var png []byte
 		shoot := chromedp.CaptureScreenshot(&png)
 		if sel != "" {
@@ -299,14 +299,19 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	}
 	b.page("targets")
 	b.click(`li[data-target="demo.test"] button.verify`)
-	if reason := b.text(`li[data-target="demo.test"] .alert`); !strings.Contains(reason, "_service-challenge.demo.test") {
-		t.Errorf("verification failure shows %q, want what was looked up", reason)
+	reason, summary := b.text(`li[data-target="demo.test"] .alert`), b.text(`li[data-target="demo.test"] details summary`)
+	if !strings.Contains(reason, "_service-challenge.demo.test") || !strings.Contains(reason+summary, "We did not find the TXT record yet") {
+		t.Errorf("verification failure shows %q, want plain words and what was looked up", reason)
+	}
+	if summary != "Publish this TXT record, then press Verify" {
+		t.Errorf("the unverified target says %q", summary)
 	}
 	if err := demo.PublishChallenge(token); err != nil {
 		t.Fatal(err)
 	}
 	b.click(`li[data-target="demo.test"] button.verify`)
 	b.run("verified", chromedp.WaitVisible(`li[data-target="demo.test"] .state-verified`, chromedp.ByQuery))
+	freePlanRules(t, b)
 
 	// Delete asks first; cancelling keeps the target, confirming removes it.
 	b.run("add another", chromedp.SendKeys("#add-target input[name=target]", "other.test", chromedp.ByQuery))
@@ -318,12 +323,7 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	b.confirm()
 	b.run("deleted", chromedp.WaitNotPresent(`li[data-target="other.test"]`, chromedp.ByQuery))
 
-	// A plan limit: the free plan cannot mint tokens, and says which plan can.
-	b.goTo("#/account", "#new-token")
-	b.click("#new-token button[type=submit]")
-	if msg := b.text("#new-token + .alert"); !strings.Contains(msg, "starter plan") {
-		t.Errorf("403 shows %q, want the plan that allows tokens", msg)
-	}
+	freeAccountRules(t, b, s, email)
 
 	// A scan, live: steps appear while it runs, then the results.
 	b.goTo("#/scans/new", "#new-scan")
@@ -501,6 +501,58 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	}
 }
 
+// freePlanRules checks, on the free plan, that what the plan does not allow
+// is disabled before the click, with the reason and the plan that allows it:
+// schedules on the target's page, the deep tier of a new scan.
+func freePlanRules(t *testing.T, b *browserTest) {
+	t.Helper()
+	b.click(`li[data-target="demo.test"] h3 a`)
+	b.run("target page", chromedp.WaitVisible("#schedule form", chromedp.ByQuery))
+	var create bool
+	b.run("schedule button", chromedp.Evaluate(`document.querySelector('#schedule form button[type=submit]').disabled`, &create))
+	if reason := b.text("#schedule .locked-reason"); !create || !strings.Contains(reason, "Starter plan") {
+		t.Errorf("on free the schedule button is disabled: %v, reason %q; want disabled, naming the Starter plan", create, reason)
+	}
+	if trend := b.text("#trend"); !strings.Contains(trend, "after the first completed scan") {
+		t.Errorf("an unscanned target's trend says %q", trend)
+	}
+	b.page("target-free")
+	b.goTo("#/scans/new", "#new-scan")
+	var deep struct {
+		Disabled bool   `json:"disabled"`
+		Text     string `json:"text"`
+	}
+	b.run("deep tier", chromedp.Evaluate(`(() => { const o = document.querySelector('#new-scan select[name=tier] option[value=deep]'); return {disabled: o.disabled, text: o.textContent}; })()`, &deep))
+	if !deep.Disabled || !strings.Contains(deep.Text, "Pro plan") {
+		t.Errorf("the deep tier on free: %+v, want disabled, naming the Pro plan", deep)
+	}
+	b.goTo("#/targets", "#add-target")
+}
+
+// freeAccountRules checks the account page on the free plan: the token
+// button is disabled before the click, saying which plan allows tokens (the
+// API would answer 403), and the webhook card names the signature header.
+func freeAccountRules(t *testing.T, b *browserTest, s *stack, email string) {
+	t.Helper()
+	b.goTo("#/account", "#new-token")
+	var locked bool
+	b.run("token button", chromedp.Evaluate(`document.querySelector('#new-token button[type=submit]').disabled`, &locked))
+	if msg := b.text("#token-locked"); !locked || !strings.Contains(msg, "Starter plan") {
+		t.Errorf("on free the token button is disabled: %v, with the reason %q; want disabled, naming the Starter plan", locked, msg)
+	}
+	freeSession, err := s.idp.SessionToken(email, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.call(http.MethodPost, "/api/tokens", freeSession, map[string]any{"name": "ci"}); r.status != http.StatusForbidden {
+		t.Errorf("a free user's token creation: %d, want 403", r.status)
+	}
+	if wh := b.text("section[aria-labelledby=wh-h]"); !strings.Contains(wh, "X-Service-Signature") {
+		t.Errorf("the webhook card does not name the header: %q", wh)
+	}
+
+}
+
 func mustUserID(t *testing.T, s *stack, email string) string {
 	t.Helper()
 	id, err := s.api.Store.UserIDByEmail(context.Background(), email)
@@ -577,6 +629,8 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 	b.goTo("#/scans/new", "#new-scan")
 	b.click("#new-scan button[type=submit]")
 	b.run("running", chromedp.WaitVisible(".badge.status-running", chromedp.ByQuery))
+	checkLiveView(t, b)
+	b.page("scan-live")
 	b.click("#cancel-scan")
 	if msg := b.text("dialog[open] p"); !strings.Contains(msg, "stops after its current step") {
 		t.Errorf("cancel confirmation says %q", msg)
@@ -614,6 +668,33 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 	}
 	if live := b.text(".live"); !strings.Contains(live, "cancelled") {
 		t.Errorf("live region says %q", live)
+	}
+}
+
+// checkLiveView reads a running scan's page: a sticky header with what runs
+// now, the time so far and the credits, newest step first, and no empty
+// callback line.
+func checkLiveView(t *testing.T, b *browserTest) {
+	t.Helper()
+	var live struct {
+		Seqs    []int  `json:"seqs"`
+		Now     string `json:"now"`
+		Elapsed string `json:"elapsed"`
+		Credits string `json:"credits"`
+		Head    string `json:"head"`
+		Sticky  string `json:"sticky"`
+	}
+	b.run("two steps", chromedp.WaitVisible(`#steps li.step[data-seq="2"]`, chromedp.ByQuery), chromedp.Evaluate(`({
+		seqs: [...document.querySelectorAll('#steps li.step')].map(e => Number(e.dataset.seq)),
+		now: document.querySelector('#now-running') ? document.querySelector('#now-running').textContent : '',
+		elapsed: document.querySelector('#elapsed').textContent, credits: document.querySelector('#live-credits').textContent,
+		head: document.querySelector('.live-head').textContent, sticky: getComputedStyle(document.querySelector('.live-head')).position})`, &live))
+	if len(live.Seqs) < 2 || live.Seqs[0] < live.Seqs[len(live.Seqs)-1] || live.Sticky != "sticky" {
+		t.Errorf("live steps in the order %v (header %s), want newest first under a sticky header", live.Seqs, live.Sticky)
+	}
+	if !regexp.MustCompile(`^step \d+ \(after `).MatchString(live.Now) || !regexp.MustCompile(`^\d+ s$`).MatchString(live.Elapsed) ||
+		!strings.Contains(live.Credits, " of ") || strings.Contains(live.Head, "Callback") {
+		t.Errorf("live header: now %q, elapsed %q, credits %q; header %q", live.Now, live.Elapsed, live.Credits, live.Head)
 	}
 }
 

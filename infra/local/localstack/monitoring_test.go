@@ -216,6 +216,8 @@ func TestMonitoringAcrossScans(t *testing.T) {
 		t.Errorf("ledger csp after scan 3: %+v, want open again, last seen in scan 3", e)
 	}
 
+	checkListCounts(t, s, a, fp, second, third)
+
 	r := s.patient(http.MethodGet, "/api/targets/"+target+"/assets", a.token, nil)
 	expect(t, r, http.StatusOK)
 	var assets struct {
@@ -240,6 +242,50 @@ func TestMonitoringAcrossScans(t *testing.T) {
 	}
 	t.Logf("scan 2 summary: %s", second.Summary.Summary)
 	t.Logf("scan 3 summary: %s", third.Summary.Summary)
+}
+
+// listView is a scans list record's counts.
+type listView struct {
+	ID               string         `json:"id"`
+	Status           string         `json:"status"`
+	RiskRating       *string        `json:"risk_rating"`
+	IssuesBySeverity map[string]int `json:"issues_by_severity"`
+	NewIssuesCount   *int           `json:"new_issues_count"`
+	FixedIssuesCount *int           `json:"fixed_issues_count"`
+}
+
+// checkListCounts checks the scans list against the scans' records: the
+// issues not triaged away by severity, and the new and fixed counts of the
+// comparison (scan 2 fixed the CSP issue, scan 3 brought it back).
+func checkListCounts(t *testing.T, s *stack, a account, fp string, second, third monitorView) {
+	t.Helper()
+	r := s.patient(http.MethodGet, "/api/scans?status=completed", a.token, nil)
+	expect(t, r, http.StatusOK)
+	var list []listView
+	r.json(t, &list)
+	byID := map[string]listView{}
+	for _, v := range list {
+		byID[v.ID] = v
+	}
+	for n, sc := range map[int]monitorView{2: second, 3: third} {
+		v := byID[sc.ID]
+		want := map[string]int{"critical": 0, "high": 0, "medium": 0, "low": 0, "info": 0}
+		for _, is := range sc.Issues {
+			if is.Key != fp {
+				want[is.Severity]++
+			}
+		}
+		if fmt.Sprint(v.IssuesBySeverity) != fmt.Sprint(want) || v.RiskRating == nil || *v.RiskRating != sc.Summary.RiskRating {
+			t.Errorf("scan %d listed with %v, risk %v; want %v (without the false positive), risk %s", n, v.IssuesBySeverity, v.RiskRating, want, sc.Summary.RiskRating)
+		}
+		wantNew, wantFixed := 0, len(sc.FixedIssues)
+		if n == 3 {
+			wantNew = 1 // the regressed CSP issue
+		}
+		if v.NewIssuesCount == nil || v.FixedIssuesCount == nil || *v.NewIssuesCount != wantNew || *v.FixedIssuesCount != wantFixed || (n == 2 && wantFixed == 0) {
+			t.Errorf("scan %d listed with new %v, fixed %v; want %d, %d", n, v.NewIssuesCount, v.FixedIssuesCount, wantNew, wantFixed)
+		}
+	}
 }
 
 // Bad triage bodies are 422 naming the field; an unknown key, and another

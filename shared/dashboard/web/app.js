@@ -13,11 +13,16 @@
 
   // The plans of CONTRACT.md, to explain a rule before the API refuses.
   const PLANS = {
-    free: { tiers: ['quick', 'standard'], formats: ['md', 'html'], webhooks: false, tokens: false },
-    starter: { tiers: ['quick', 'standard'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true },
-    pro: { tiers: ['quick', 'standard', 'deep'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true },
-    enterprise: { tiers: ['quick', 'standard', 'deep'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true },
+    free: { tiers: ['quick', 'standard'], formats: ['md', 'html'], webhooks: false, tokens: false, schedules: 0, cadences: [] },
+    starter: { tiers: ['quick', 'standard'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true, schedules: 3, cadences: ['weekly', 'monthly'] },
+    pro: { tiers: ['quick', 'standard', 'deep'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true, schedules: 20, cadences: ['daily', 'weekly', 'monthly'] },
+    enterprise: { tiers: ['quick', 'standard', 'deep'], formats: ['md', 'html', 'pdf', 'csv'], webhooks: true, tokens: true, schedules: 100, cadences: ['daily', 'weekly', 'monthly'] },
   };
+  // planFor names the cheapest plan whose rules pass ok, for "needs the X plan".
+  function planFor(ok) {
+    const name = Object.keys(PLANS).find((p) => ok(PLANS[p])) || 'enterprise';
+    return name.charAt(0).toUpperCase() + name.slice(1);
+  }
   const CEILING = { quick: 50, standard: 200, deep: 1000 };
   const FORMATS = [
     { ext: 'md', path: 'report.md', label: 'Markdown report', plan: 'Free' },
@@ -85,7 +90,24 @@
       },
     }, label ? 'Copy ' + label.toLowerCase() : 'Copy');
   }
-  function badge(value, kind) { return h('span', { class: 'badge ' + kind + '-' + value }, value); }
+  // One small icon set, drawn inline (stroke icons on a 24-unit grid): no
+  // icon font, no image request, nothing the CSP has to admit. Decorative:
+  // hidden from screen readers, the text beside each says it all.
+  const ICONS = {
+    shield: ['M12 3l8 3v6c0 4.5-3.4 8.2-8 9-4.6-.8-8-4.5-8-9V6z', 'M8.5 12l2.5 2.5 4.5-5'],
+    check: ['M5 12.5l4.5 4.5L19 7.5'],
+    alert: ['M12 8.5v4.5', 'M12 16.5v.5', 'M10.3 3.9L2.6 17.5a2 2 0 001.7 3h15.4a2 2 0 001.7-3L13.7 3.9a2 2 0 00-3.4 0z'],
+    clock: ['M12 7v5l3 2', 'M21 12a9 9 0 11-18 0 9 9 0 0118 0z'],
+    lock: ['M7.5 11V8a4.5 4.5 0 019 0v3', 'M5.5 11h13v9.5h-13z'],
+  };
+  function icon(name) {
+    return svg('svg', { class: 'icon', viewBox: '0 0 24 24', 'aria-hidden': 'true', focusable: 'false' }, ICONS[name].map((d) => svg('path', { d })));
+  }
+  const BADGE_ICONS = { 'state-verified': 'check', 'state-unverified': 'alert', 'state-paused': 'clock', 'state-active': 'check' };
+  function badge(value, kind) {
+    const name = BADGE_ICONS[kind + '-' + value];
+    return h('span', { class: 'badge ' + kind + '-' + value }, name ? icon(name) : null, value);
+  }
 
   // A modal confirmation (a <dialog>: focus is trapped and Escape cancels).
   function confirmDialog(title, message, action) {
@@ -125,7 +147,7 @@
     const verifier = randomString();
     const state = randomString();
     const challenge = b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
-    sessionStorage.setItem('oidc:' + state, JSON.stringify({ verifier, returnTo: returnTo || '#/scans' }));
+    sessionStorage.setItem('oidc:' + state, JSON.stringify({ verifier, returnTo: returnTo || '#/overview' }));
     const q = new URLSearchParams({
       response_type: 'code', client_id: OIDC.client_id, redirect_uri: REDIRECT, scope: OIDC.scope,
       state, code_challenge: challenge, code_challenge_method: 'S256',
@@ -169,7 +191,7 @@
     const state = q.get('state') || '';
     const saved = JSON.parse(sessionStorage.getItem('oidc:' + state) || 'null');
     sessionStorage.removeItem('oidc:' + state);
-    history.replaceState(null, '', '/' + (saved ? saved.returnTo : '#/scans'));
+    history.replaceState(null, '', '/' + (saved ? saved.returnTo : '#/overview'));
     localStorage.removeItem(SIGNED_IN);
     if (q.has('error')) throw new Error('The identity provider refused the sign-in: ' + (q.get('error_description') || q.get('error')));
     if (!saved) throw new Error('This sign-in was not started here (unknown state); sign in again.');
@@ -259,7 +281,7 @@
   let scanView = null; // {id, root, show(key)} of the scan page on screen
   const routes = [
     [/^#\/targets$/, pageTargets],
-    [/^#\/scans$/, pageScans],
+    [/^#\/scans(?:\?.*)?$/, pageScans],
     [/^#\/scans\/new(?:\?.*)?$/, pageNewScan],
     [SCAN_ROUTE, pageScan],
     [/^#\/account$/, pageAccount],
@@ -270,9 +292,9 @@
     clear(nav);
     clear(who);
     if (!me) return;
-    const links = [['#/targets', 'Targets'], ['#/scans', 'Scans'], ['#/scans/new', 'New scan'], ['#/account', 'Account']];
+    const links = [['#/overview', 'Overview'], ['#/targets', 'Targets'], ['#/scans', 'Scans'], ['#/scans/new', 'New scan'], ['#/account', 'Account']];
     if (me.is_admin) links.push(['#/admin', 'Admin']);
-    const current = location.hash.replace(/^(#\/scans)\/scn_.*/, '$1').replace(/\?.*$/, '');
+    const current = location.hash.replace(/^(#\/scans)\/scn_.*/, '$1').replace(/^(#\/targets)\/tgt_.*/, '$1').replace(/\?.*$/, '');
     add(nav, h('ul', {}, links.map(([href, text]) =>
       h('li', {}, h('a', { href, 'aria-current': current === href ? 'page' : null }, text)))));
     add(who, h('span', {}, me.email, ' · ', h('span', { class: 'badge plan' }, me.plan + ' plan')),
@@ -292,7 +314,7 @@
     if (!me) {
       try { me = (await api('GET', '/api/auth/me')).data; } catch (err) { return pageError(err); }
     }
-    if (!location.hash || location.hash === '#/') { location.replace('#/scans'); return; }
+    if (!location.hash || location.hash === '#/') { location.replace('#/overview'); return; }
     navBar();
     clear(main);
     for (const [re, page] of routes) {
@@ -313,7 +335,7 @@
   function pageError(err) {
     clear(main);
     add(main, title('Something went wrong'), h('p', { class: 'alert', role: 'alert' }, err.message || String(err)),
-      h('p', {}, h('a', { href: '#/scans' }, 'Back to scans')));
+      h('p', {}, h('a', { href: '#/overview' }, 'Back to the overview')));
   }
 
   function pageSignIn(problem) {
@@ -364,13 +386,16 @@
     function targetCard(t) {
       const box = alertBox();
       const item = h('li', { class: 'card target', 'data-target': t.target },
-        h('div', { class: 'row spread' }, h('h3', {}, t.target),
+        h('div', { class: 'row spread' }, h('h3', {}, h('a', { href: '#/targets/' + t.id }, t.target)),
           t.verified ? badge('verified', 'state') : badge('unverified', 'state')),
         h('p', { class: 'muted' }, (t.method === 'dns_txt' ? 'DNS TXT record' : 'HTTP file') + ' · added ' + when(t.created_at) +
           (t.verified ? ' · verified ' + when(t.verified_at) : '')),
-        t.verified ? null : h('details', { open: true }, h('summary', {}, 'How to prove ownership'),
+        t.verified ? null : h('details', { open: true }, h('summary', {}, t.method === 'dns_txt' ? 'Publish this TXT record, then press Verify' :
+          'Serve this file on your site, then press Verify'),
           h('pre', { class: 'instructions' }, t.instructions),
           h('div', { class: 'row' }, copyButton(t.instructions, 'Instructions'), copyButton(t.verification_token, 'Token'))),
+        !t.verified && t.verification_error ? h('p', { class: 'hint' }, 'Ownership could not be proved again before a scan (the record or file was gone). ' +
+          'Publish it again, then press Verify.') : null,
         box,
         h('div', { class: 'row' },
           t.verified ? h('a', { class: 'button', href: '#/scans/new?target=' + encodeURIComponent(t.target) }, 'Scan ' + t.target) :
@@ -382,7 +407,7 @@
                   await api('POST', '/api/targets/' + encodeURIComponent(t.id) + '/verify');
                   say(t.target + ' is verified');
                   await list();
-                } catch (x) { showError(box, x); e.target.disabled = false; }
+                } catch (x) { explainVerify(box, t, x); e.target.disabled = false; }
               },
             }, 'Verify ' + t.target),
           h('button', {
@@ -400,12 +425,30 @@
     await list();
   }
 
+  // explainVerify says in plain words why a verification failed; what the
+  // check found, as the API words it, follows as the detail. Only a 400 is a
+  // verdict on the proof (400, openapi verifyTarget): other errors (rate limit, outage) show as they are.
+  function explainVerify(box, t, err) {
+    clear(box);
+    box.className = 'alert';
+    if (err.status !== 400) { showError(box, err); return; }
+    box.className = 'alert explain';
+    add(box, h('p', {}, t.method === 'dns_txt' ?
+      'We did not find the TXT record yet. Check that it is published exactly as shown above; a new DNS record can take a few minutes to appear, so try again shortly.' :
+      'We could not read the file yet. Check that your site serves it at the address shown above with status 200 and nothing but the token, then try again.'),
+    h('p', { class: 'muted' }, 'What we found: ' + err.message));
+  }
+
   // ---- Scans list -------------------------------------------------------------
+  // Issues by severity, new/fixed and duration come from the list records; the
+  // filters live in the address (#/scans?status=…&target=…) so a reload or a
+  // shared link shows the same list.
   async function pageScans() {
     add(main, title('Scans'), h('p', {}, h('a', { class: 'button', href: '#/scans/new' }, 'New scan')));
+    const wanted = new URLSearchParams(location.hash.split('?')[1] || '');
     const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'),
-      ['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => h('option', { value: s }, s)));
-    const target = h('input', { name: 'target', placeholder: 'example.com', autocomplete: 'off', spellcheck: 'false' });
+      ['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => h('option', { value: s, selected: wanted.get('status') === s }, s)));
+    const target = h('input', { name: 'target', placeholder: 'example.com', autocomplete: 'off', spellcheck: 'false', value: wanted.get('target') || '' });
     const err = alertBox();
     const table = h('div', { class: 'table-wrap' });
     const more = h('div', { class: 'row' });
@@ -416,8 +459,8 @@
     status.addEventListener('change', () => load(true));
     add(main, filters, err, table, more);
     const tbody = h('tbody');
-    add(table, h('table', { class: 'stack' }, h('caption', { class: 'sr-only' }, 'Your scans, newest first'),
-      h('thead', {}, h('tr', {}, ['Target', 'Type', 'Tier', 'Status', 'Issues', 'Findings', 'Credits', 'Created'].map((c) => h('th', { scope: 'col' }, c)))),
+    add(table, h('table', { class: 'stack', id: 'scans' }, h('caption', { class: 'sr-only' }, 'Your scans, newest first'),
+      h('thead', {}, h('tr', {}, ['Target', 'Scan', 'Status', 'Risk', 'Open issues', 'Since previous', 'Duration', 'Credits', 'Created'].map((c) => h('th', { scope: 'col' }, c)))),
       tbody));
 
     let seq = 0;
@@ -425,29 +468,67 @@
       clear(err);
       const mine = ++seq; // only the latest request draws: filters can change mid-flight
       if (reset) {
-        const q = new URLSearchParams({ limit: '20' });
+        const q = new URLSearchParams();
         if (status.value) q.set('status', status.value);
         if (target.value.trim()) q.set('target', target.value.trim());
+        const hash = '#/scans' + (q.toString() ? '?' + q.toString() : '');
+        if (location.hash !== hash) history.replaceState(null, '', hash);
+        q.set('limit', '20');
         next = '/api/scans?' + q.toString();
       }
       try {
         const r = await api('GET', next);
         if (mine !== seq) return;
         if (reset) clear(tbody);
-        for (const s of r.data) {
-          add(tbody, h('tr', {},
-            h('td', {}, h('a', { href: '#/scans/' + s.id }, s.target)), h('td', { 'data-label': 'Type' }, s.scan_type), h('td', { 'data-label': 'Tier' }, s.tier),
-            h('td', {}, badge(s.status, 'status')), h('td', { 'data-label': 'Issues' }, s.issues_count == null ? '—' : String(s.issues_count)),
-            h('td', { 'data-label': 'Findings' }, String(s.findings_count)),
-            h('td', { 'data-label': 'Credits' }, s.credits_used + ' / ' + s.max_credits), h('td', { 'data-label': 'Created' }, when(s.created_at))));
-        }
-        if (reset && !r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 8 }, 'No scans match.')));
+        for (const s of r.data) add(tbody, scanRow(s));
+        if (reset && !r.data.length) add(tbody, h('tr', {}, h('td', { colspan: 9 }, status.value || target.value.trim() ? 'No scans match.' :
+          ['No scans yet. ', h('a', { href: '#/scans/new' }, 'Start your first scan.')])));
         next = r.next;
         clear(more);
         if (next) add(more, h('button', { type: 'button', class: 'secondary', onclick: () => load(false) }, 'Next page'));
       } catch (x) { showError(err, x); }
     }
     await load(true);
+  }
+
+  function scanRow(s) {
+    return h('tr', { 'data-scan': s.id },
+      h('td', {}, h('a', { href: '#/scans/' + s.id }, s.target)), h('td', { 'data-label': 'Scan', class: 'nw' }, s.scan_type + ' · ' + s.tier),
+      h('td', {}, badge(s.status, 'status')),
+      h('td', { 'data-label': 'Risk', class: 'risk' }, s.risk_rating ? badge(s.risk_rating, 'sev') : '—'),
+      h('td', { 'data-label': 'Open issues', class: 'open-issues' }, s.issues_by_severity ? sevCounts(s.issues_by_severity) : s.issues_count ? s.issues_count + ' so far' : '—'),
+      h('td', { 'data-label': 'Since previous', class: 'changes' }, changeText(s)),
+      h('td', { 'data-label': 'Duration', class: 'nw duration' }, duration(s)),
+      h('td', { 'data-label': 'Credits', class: 'nw' }, s.credits_used + ' / ' + s.max_credits), h('td', { 'data-label': 'Created' }, when(s.created_at)));
+  }
+
+  // sevCounts renders issues by severity as small badges, most severe first.
+  function sevCounts(counts) {
+    if (!counts) return h('span', { class: 'muted' }, '—');
+    const parts = SEVERITIES.filter((s) => counts[s] > 0);
+    if (!parts.length) return h('span', { class: 'muted' }, 'none open');
+    return h('span', { class: 'sevs' }, parts.map((s) => h('span', { class: 'badge sev-' + s, 'data-sev': s }, counts[s] + ' ' + s)));
+  }
+
+  // changeText is the new/fixed line of a completed scan record.
+  function changeText(sc) {
+    if (!sc || sc.new_issues_count == null) return '—';
+    if (!sc.baseline_scan_id) return 'first scan';
+    return sc.new_issues_count + ' new · ' + sc.fixed_issues_count + ' fixed';
+  }
+
+  // elapsed writes a span of milliseconds as "45 s", "3 min 05 s" or "1 h 02 min".
+  function elapsed(ms) {
+    const sec = Math.max(0, Math.round(ms / 1000));
+    if (sec < 60) return sec + ' s';
+    const min = Math.floor(sec / 60);
+    if (min < 60) return min + ' min ' + String(sec % 60).padStart(2, '0') + ' s';
+    return Math.floor(min / 60) + ' h ' + String(min % 60).padStart(2, '0') + ' min';
+  }
+  function duration(s) {
+    if (!s.started_at) return '—';
+    const end = s.finished_at ? Date.parse(s.finished_at) : Date.now();
+    return (s.finished_at ? '' : 'running ') + elapsed(end - Date.parse(s.started_at));
   }
 
   // ---- New scan -----------------------------------------------------------------
@@ -462,7 +543,8 @@
     const wanted = new URLSearchParams(location.hash.split('?')[1] || '').get('target');
     const target = h('select', { name: 'target' }, targets.map((t) => h('option', { value: t.target, selected: t.target === wanted }, t.target)));
     const type = h('select', { name: 'scan_type' }, ['full', 'web', 'network', 'ssl', 'vuln', 'code'].map((v) => h('option', { value: v, selected: v === 'web' }, v)));
-    const tier = h('select', { name: 'tier' }, ['quick', 'standard', 'deep'].map((v) => h('option', { value: v }, v + ' (up to ' + CEILING[v] + ' credits)')));
+    const tier = h('select', { name: 'tier' }, ['quick', 'standard', 'deep'].map((v) => h('option', { value: v }, v + ' (up to ' + CEILING[v] + ' credits)' +
+      (plan.tiers.includes(v) ? '' : ', needs the ' + planFor((p) => p.tiers.includes(v)) + ' plan'))));
     const credits = h('input', { name: 'max_credits', type: 'number', min: 1, max: 50, step: 1, inputmode: 'numeric', value: 50 });
     const callback = h('input', { name: 'callback_url', type: 'url', placeholder: 'https://ci.example.com/hooks/secscan', disabled: !plan.webhooks });
     const tierHint = h('p', { class: 'hint', id: id('hint') });
@@ -475,7 +557,7 @@
       if (tier.selectedOptions[0].disabled) tier.value = [...tier.options].find((o) => !o.disabled).value;
       const notes = [];
       if (type.value === 'full') notes.push('A full scan needs the standard or deep tier.');
-      if (!plan.tiers.includes('deep')) notes.push('The deep tier needs the Pro plan.');
+      if (!plan.tiers.includes('deep')) notes.push('The deep tier needs the ' + planFor((p) => p.tiers.includes('deep')) + ' plan (yours: ' + me.plan + ').');
       tierHint.textContent = notes.join(' ');
       credits.max = CEILING[tier.value];
       if (Number(credits.value) > CEILING[tier.value] || credits.dataset.auto !== 'no') credits.value = CEILING[tier.value];
@@ -511,9 +593,11 @@
     const live = h('div', { class: 'live', 'aria-live': 'polite' });
     const err = alertBox();
     const head = h('section', { class: 'card', 'aria-label': 'Status' });
-    const steps = h('ol', { class: 'steps', id: 'steps' });
+    // Newest step first: a reversed list numbers them from the latest down.
+    const steps = h('ol', { class: 'steps', id: 'steps', reversed: true });
     const noSteps = h('p', { class: 'muted' }, 'No steps yet.');
-    const stepsBox = h('section', { 'aria-labelledby': 'steps-h' }, h('h2', { id: 'steps-h' }, 'Agent steps'), noSteps, steps);
+    const stepsBox = h('section', { 'aria-labelledby': 'steps-h' }, h('h2', { id: 'steps-h' }, 'Agent steps, newest first'), noSteps, steps);
+    const clock = liveClock(head);
     const results = h('div', { id: 'results' });
     const panel = issuePanel(scanId);
     add(main, heading, err, head, live, results, stepsBox, panel.el);
@@ -549,7 +633,7 @@
       for (const st of scan.agent_steps || []) {
         if (shown.has(st.seq)) continue;
         shown.add(st.seq);
-        add(steps, stepItem(st));
+        steps.prepend(stepItem(st));
       }
       noSteps.hidden = shown.size > 0;
       const state = scan.status + ':' + (scan.webhook_deliveries || []).length;
@@ -573,6 +657,9 @@
     function renderHead(scan) {
       clear(head);
       const box = alertBox();
+      const running = !TERMINAL.includes(scan.status);
+      head.classList.toggle('live-head', running);
+      clock.set(scan);
       add(head, h('div', { class: 'row spread' }, h('p', {}, badge(scan.status, 'status'), ' ', scan.scan_type + ' scan, ' + scan.tier + ' tier'),
         !TERMINAL.includes(scan.status) && !scan.cancel_requested ? h('button', {
           type: 'button', class: 'danger', id: 'cancel-scan', onclick: async () => {
@@ -587,18 +674,19 @@
         }, 'Cancel scan') : null),
       box,
       h('dl', { class: 'facts' },
-        h('dt', {}, 'Credits'), h('dd', {}, h('meter', { min: 0, max: scan.max_credits, value: scan.credits_used, 'aria-label': 'Credits used' }),
+        running ? [h('dt', {}, 'Now'), h('dd', { id: 'now-running' }, nowRunning(scan))] : null,
+        h('dt', {}, running ? 'Elapsed' : 'Duration'), h('dd', { id: 'elapsed' }, clock.el),
+        h('dt', {}, 'Findings'), h('dd', { id: 'live-findings' }, findingCounts(scan)),
+        h('dt', {}, 'Credits'), h('dd', { id: 'live-credits' }, h('meter', { min: 0, max: scan.max_credits, value: scan.credits_used, 'aria-label': 'Credits used' }),
           ' ' + scan.credits_used + ' of ' + scan.max_credits + ' used'),
-        h('dt', {}, 'Created'), h('dd', {}, when(scan.created_at)),
-        h('dt', {}, 'Started'), h('dd', {}, when(scan.started_at)),
-        h('dt', {}, 'Finished'), h('dd', {}, when(scan.finished_at)),
-        scan.cancel_requested && !TERMINAL.includes(scan.status) ? [h('dt', {}, 'Cancel'), h('dd', {}, 'requested')] : null,
-        h('dt', {}, 'Callback'), h('dd', {}, scan.callback_url || 'none')),
+        running ? null : [h('dt', {}, 'Started'), h('dd', {}, when(scan.started_at)), h('dt', {}, 'Finished'), h('dd', {}, when(scan.finished_at))],
+        scan.cancel_requested && running ? [h('dt', {}, 'Cancel'), h('dd', {}, 'requested')] : null,
+        scan.callback_url ? [h('dt', {}, 'Webhook to'), h('dd', { class: 'mono' }, scan.callback_url)] : null),
       scan.error ? h('p', { class: 'alert', role: 'alert' }, scan.error) : null);
     }
 
     function stepItem(st) {
-      return h('li', { class: 'step', 'data-tool': st.tool },
+      return h('li', { class: 'step', 'data-tool': st.tool, 'data-seq': st.seq },
         h('div', { class: 'row spread' }, h('strong', {}, st.tool), st.status ? badge(st.status, 'step') : null),
         h('p', {}, st.outcome),
         st.reasoning ? h('p', { class: 'muted' }, 'Why: ' + st.reasoning) : null,
@@ -620,7 +708,7 @@
           h('p', {}, 'Risk rating: ', badge(sum.risk_rating || 'none', 'sev')),
           h('p', { class: 'narrative' }, sum.summary || ''),
           (sum.attack_chains || []).length ? [h('h3', {}, 'Attack chains'), h('ol', {}, sum.attack_chains.map((c) => h('li', {}, c)))] : null),
-        reportsSection(scan), severityChart(issues), issuesSection(scan, issues), surfaceSection(scan.surface), deliveriesSection(scan));
+        changesSection(scan), reportsSection(scan), severityChart(issues), issuesSection(scan, issues), surfaceSection(scan.surface), deliveriesSection(scan));
     }
 
     function reportsSection(scan) {
@@ -634,6 +722,52 @@
     }
 
     await poll();
+  }
+
+  // changesSection is what changed since the baseline scan: the counts, and
+  // the issues this scan tested again and did not find.
+  function changesSection(scan) {
+    if (!scan.baseline_scan_id) return null;
+    const fixed = scan.fixed_issues || [];
+    return h('section', { class: 'card', id: 'changes', 'aria-labelledby': 'chg-h' }, h('h2', { id: 'chg-h' }, 'Since the previous scan'),
+      h('p', {}, changeText(scan) + ' since ', h('a', { href: '#/scans/' + scan.baseline_scan_id }, 'the previous scan'),
+        ' · ', h('a', { href: '#/targets/' + scan.target_id }, 'all of ' + scan.target + ' over time')),
+      fixed.length ? h('ul', { class: 'fixed-list' }, fixed.map((f) => h('li', { 'data-issue': f.key }, badge(f.severity, 'sev'), ' ', f.title,
+        ' ', h('span', { class: 'badge change-fixed' }, 'fixed')))) : null);
+  }
+
+  // nowRunning says what a running scan does now: the record keeps the steps
+  // that finished, so the one under way is the next after the last of them.
+  function nowRunning(scan) {
+    const done = scan.agent_steps || [];
+    if (scan.status === 'queued') return 'waiting to start';
+    if (!done.length) return 'step 1: starting';
+    const last = done[done.length - 1];
+    return 'step ' + (last.seq + 1) + ' (after ' + last.tool + ': ' + last.outcome.slice(0, 80) + (last.outcome.length > 80 ? '…' : '') + ')';
+  }
+
+  // findingCounts is the running count of the scan's findings by severity.
+  function findingCounts(scan) {
+    const counts = {};
+    for (const f of scan.findings || []) counts[f.severity] = (counts[f.severity] || 0) + 1;
+    return (scan.findings || []).length ? sevCounts(counts) : h('span', { class: 'muted' }, 'none yet');
+  }
+
+  // liveClock shows the time since the scan started, ticking each second
+  // while it runs and while its page is on screen; the duration once ended.
+  function liveClock(root) {
+    const el = h('span', { class: 'nw' }, '—');
+    let scan = null;
+    const draw = () => {
+      if (!scan || !scan.started_at) { el.textContent = '—'; return; }
+      const end = scan.finished_at ? Date.parse(scan.finished_at) : Date.now();
+      el.textContent = elapsed(end - Date.parse(scan.started_at));
+    };
+    const timer = setInterval(() => {
+      if (!main.contains(root) || (scan && TERMINAL.includes(scan.status))) clearInterval(timer);
+      else draw();
+    }, 1000);
+    return { el, set(s) { scan = s; draw(); } };
   }
 
   // ---- Issues: one weakness wherever it occurs (CONTRACT "Checks and issues") ----
@@ -894,7 +1028,7 @@
     const tbody = h('tbody');
     const tokens = h('section', { class: 'card', 'aria-labelledby': 'tok-h' }, h('h2', { id: 'tok-h' }, 'API tokens'),
       h('p', {}, 'Tokens let scripts and CI call the API as you, with your plan and limits.'),
-      plan.tokens ? null : h('p', { class: 'alert', role: 'note' }, 'API tokens need the Starter plan.'),
+      plan.tokens ? null : h('p', { class: 'locked-reason', id: 'token-locked' }, icon('lock'), 'API tokens need the ' + planFor((p) => p.tokens) + ' plan (yours: ' + me.plan + ').'),
       h('form', {
         class: 'row end', id: 'new-token', onsubmit: async (e) => {
           e.preventDefault();
@@ -907,7 +1041,8 @@
             await list();
           } catch (x) { showError(tokErr, x); }
         },
-      }, field('Name', name), field('Expires in (days)', days), h('button', { type: 'submit' }, 'Create token')),
+      }, field('Name', name), field('Expires in (days)', days),
+      h('button', { type: 'submit', disabled: !plan.tokens, 'aria-describedby': plan.tokens ? null : 'token-locked' }, 'Create token')),
       tokErr, minted,
       h('div', { class: 'table-wrap' }, h('table', { id: 'tokens', class: 'stack' }, h('thead', {}, h('tr', {}, ['Name', 'Prefix', 'Created', 'Last used', 'Expires', ''].map((x, i) =>
         h('th', { scope: 'col' }, x || h('span', { class: 'sr-only' }, 'Actions' + i))))), tbody)));
@@ -941,7 +1076,8 @@
         copyButton(s.secret, 'Secret'));
     }
     const webhook = h('section', { class: 'card', 'aria-labelledby': 'wh-h' }, h('h2', { id: 'wh-h' }, 'Webhook signing secret'),
-      h('p', {}, 'Verify the X-Signature of each webhook with this secret.'),
+      h('p', {}, 'Each webhook carries an ', h('code', {}, 'X-Service-Signature'), ' header, ', h('code', {}, 't=<timestamp>,v1=<hex>'),
+        ': the HMAC-SHA256, with this secret, of the timestamp, a dot and the body. Check it (and that the timestamp is recent) before trusting a webhook; examples/webhook-receiver does.'),
       plan.webhooks ? null : h('p', { class: 'hint' }, 'Webhooks need the Starter plan.'),
       secretBox, whErr,
       h('div', { class: 'row' },
@@ -1011,6 +1147,7 @@
   }
 
   // ---- Start ----------------------------------------------------------------------------
+  document.querySelector('.brand').prepend(icon('shield'));
   document.querySelector('.skip').addEventListener('click', (e) => { e.preventDefault(); main.focus(); });
   // After a page change, focus moves to the new content for keyboard and
   // screen-reader users, unless the user already moved it while it loaded.
@@ -1018,5 +1155,15 @@
     const from = document.activeElement;
     route().then(() => { if (document.activeElement === from || document.activeElement === document.body) main.focus({ preventScroll: true }); });
   });
-  finishSignIn().then((finished) => resume(finished) || route(), (err) => pageSignIn(err.message));
+  // The other scripts of the page (deferred, so run before DOMContentLoaded)
+  // add their pages through this; nothing here is data from the API.
+  window.secscan = Object.freeze({
+    h, add, svg, icon, clear, when, id, say, field, alertBox, showError, badge, confirmDialog, copyButton, title, api, words, unbroken,
+    sevCounts, changeText, elapsed,
+    PLANS, SEVERITIES, TERMINAL, CEILING, planFor,
+    me: () => me,
+    plan: () => PLANS[me && me.plan] || PLANS.free,
+    addRoute(re, page) { routes.push([re, page]); },
+  });
+  document.addEventListener('DOMContentLoaded', () => finishSignIn().then((finished) => resume(finished) || route(), (err) => pageSignIn(err.message)));
 })();
