@@ -736,14 +736,15 @@
         ' ', h('span', { class: 'badge change-fixed' }, 'fixed')))) : null);
   }
 
-  // nowRunning says what a running scan does now: the record keeps the steps
-  // that finished, so the one under way is the next after the last of them.
+  // nowRunning says what a running scan does now: the record's current_step
+  // while a step runs; between steps, the planning of the next one.
   function nowRunning(scan) {
     const done = scan.agent_steps || [];
     if (scan.status === 'queued') return 'waiting to start';
-    if (!done.length) return 'step 1: starting';
+    const cur = scan.current_step;
+    if (cur) return 'step ' + cur.seq + ': ' + cur.tool;
     const last = done[done.length - 1];
-    return 'step ' + (last.seq + 1) + ' (after ' + last.tool + ': ' + last.outcome.slice(0, 80) + (last.outcome.length > 80 ? '…' : '') + ')';
+    return 'step ' + (last ? last.seq + 1 : 1) + ': choosing the next tool' + (last ? ' (after ' + last.tool + ')' : '');
   }
 
   // findingCounts is the running count of the scan's findings by severity.
