@@ -31,11 +31,12 @@ const maxAssignedValues = 64
 // 3306) are settings, not secrets.
 const minAssignedValue = 6
 
-// assignedValues are the values assigned in a file the tool found exposed:
-// (and its quoted literals): an exposed environment, credentials or
-// password file, a dump or a source backup is secrets through
-// and through, so its proof redacts every value, not only those whose name
-// says secret (pages are left to the generic redaction). Over-redacting a setting costs nothing; a leaked key does.
+// assignedValues are the values assigned in a file the tool found exposed,
+// and its quoted literals: an exposed environment, credentials or password
+// file, a dump or a source backup is secrets through and through, so its
+// proof redacts every value, not only those whose name says secret (pages
+// are left to the generic redaction). Over-redacting a setting costs
+// nothing; a leaked key does.
 func assignedValues(body []byte) []string {
 	if looksLikeMarkup(body) {
 		return nil // a page (a listing, a debug page): generic redaction only
