@@ -328,6 +328,10 @@ func (a *audited) result() tools.Result {
 		findings = append(findings, certain(f))
 	}
 
+	p := a.proof(time.Now())
+	for i := range findings {
+		findings[i].Proof = p
+	}
 	return tools.Result{Outcome: a.outcome(len(findings)), Findings: findings}
 }
 
