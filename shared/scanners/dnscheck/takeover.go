@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 	"sync"
+	"time"
 
 	"github.com/miekg/dns"
 
