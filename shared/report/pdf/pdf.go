@@ -685,6 +685,10 @@ func (d *pdfDoc) issue(n int, is report.Issue) {
 			evidence := label("", fMonoSmall, pdfColorText)
 			evidence.bg, evidence.tab = pdfColorCode, 4
 			d.paragraph(pdfOrNone(e.Finding.Evidence), evidence)
+			if proof := report.ProofText(e.Finding.Proof); proof != "" {
+				d.space(0.3)
+				d.paragraph(proof, evidence)
+			}
 		}
 		d.space(0.5)
 	}
