@@ -21,9 +21,15 @@ import (
 
 // Call is one tool call of a retest and the locations it re-tests.
 type Call struct {
-	Tool      tools.Tool
+	Tool      string
 	Input     json.RawMessage
 	Locations []scans.Finding
+}
+
+// PublishedCost prices a tool from the published cost table.
+func PublishedCost(tool string) (int, bool) {
+	c, ok := tools.PublishedCosts[tool]
+	return c, ok
 }
 
 // Plan groups an issue's findings by the call that found them (one call
@@ -31,7 +37,7 @@ type Call struct {
 // credits, and the results of the locations no call can re-test (found
 // before retests existed, by a tool that no longer exists, or past
 // scans.MaxRetestLocations).
-func Plan(found []store.SourcedFinding, reg *tools.Registry) (calls []Call, cost int, skipped []scans.RetestResult) {
+func Plan(found []store.SourcedFinding, price func(tool string) (int, bool)) (calls []Call, cost int, skipped []scans.RetestResult) {
 	index := map[string]int{}
 	for i, sf := range found {
 		f := sf.Finding
@@ -39,7 +45,7 @@ func Plan(found []store.SourcedFinding, reg *tools.Registry) (calls []Call, cost
 			skipped = append(skipped, errorResult(f, fmt.Sprintf("Not retested: a retest covers at most %d locations; run a new scan for the rest.", scans.MaxRetestLocations)))
 			continue
 		}
-		tool, ok := reg.Get(sf.Tool)
+		toolCost, ok := price(sf.Tool)
 		if sf.Tool == "" || !ok {
 			skipped = append(skipped, errorResult(f, "Not retested: this finding was recorded before retests existed; run a new scan to test it again."))
 			continue
@@ -49,8 +55,8 @@ func Plan(found []store.SourcedFinding, reg *tools.Registry) (calls []Call, cost
 		if !ok {
 			j = len(calls)
 			index[k] = j
-			calls = append(calls, Call{Tool: tool, Input: slices.Clone(sf.Input)})
-			cost += tool.Cost()
+			calls = append(calls, Call{Tool: sf.Tool, Input: slices.Clone(sf.Input)})
+			cost += toolCost
 		}
 		calls[j].Locations = append(calls[j].Locations, f)
 	}

@@ -98,7 +98,13 @@ func (r *Runner) results(ctx context.Context, rt scans.Retest) ([]scans.RetestRe
 	for _, st := range steps {
 		known = append(known, st.Services...)
 	}
-	calls, cost, skipped := Plan(found, r.Tools)
+	calls, cost, skipped := Plan(found, func(name string) (int, bool) {
+		t, ok := r.Tools.Get(name)
+		if !ok {
+			return 0, false
+		}
+		return t.Cost(), true
+	})
 	if cost > rt.Reserved {
 		return nil, 0, fmt.Errorf("the calls cost %d credits, %d were reserved", cost, rt.Reserved)
 	}
@@ -131,7 +137,8 @@ func (r *Runner) results(ctx context.Context, rt scans.Retest) ([]scans.RetestRe
 
 // call makes one tool call and judges each of its locations.
 func (r *Runner) call(ctx context.Context, env tools.Env, c Call) []scans.RetestResult {
-	res, err := runBounded(ctx, c.Tool, env, c.Input)
+	tool, _ := r.Tools.Get(c.Tool) // Plan kept only the registry's tools
+	res, err := runBounded(ctx, tool, env, c.Input)
 	out := make([]scans.RetestResult, 0, len(c.Locations))
 	for _, f := range c.Locations {
 		out = append(out, r.judge(ctx, env, f, res, err))
