@@ -146,6 +146,8 @@ var Endpoints = map[string]func(*api.API) http.Handler{
 	"UpdateScheduleFunction":      (*api.API).UpdateSchedule,
 	"DeleteScheduleFunction":      (*api.API).DeleteSchedule,
 	"RunScheduleFunction":         (*api.API).RunSchedule,
+	"CreateRetestFunction":        (*api.API).CreateRetest,
+	"GetRetestFunction":           (*api.API).GetRetest,
 }
 
 // Handlers returns a's handler of every entry of Endpoints.

@@ -39,6 +39,8 @@ type Service string
 const (
 	Database Service = "database"      // DynamoDB
 	Scans    Service = "scan service"  // Step Functions, which runs the scans
+	// Retests is the function that runs retests, invoked asynchronously.
+	Retests Service = "retest service"
 	Model    Service = "model service" // Amazon Bedrock (or an OpenAI-compatible endpoint)
 	// Scheduler is Amazon EventBridge Scheduler, which runs scheduled scans.
 	Scheduler Service = "scheduler"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -229,7 +228,3 @@ func (s *Store) MarkIssueFixedByRetest(ctx context.Context, targetID, issueKey, 
 	}
 	return dbError("mark issue fixed", err)
 }
-
-// IsRetestID reports an id shaped like a retest's, so a malformed one is a
-// 404 without a read.
-func IsRetestID(id string) bool { return strings.HasPrefix(id, "rt_") && len(id) < 64 }
