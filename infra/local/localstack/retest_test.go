@@ -2,6 +2,7 @@ package localstack_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 
 	"secscan/shared/ids"
 	"secscan/shared/ratelimit"
+	"secscan/shared/retest"
 	"secscan/shared/scans"
 	"secscan/shared/store"
 )
@@ -219,5 +221,61 @@ func TestRetestRefusals(t *testing.T) {
 	r := s.call(http.MethodPost, "/api/scans/"+done+"/issues/web.header.csp/retest", owner.token, nil)
 	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || !strings.Contains(r.detail(t), "60 retests per hour") {
 		t.Errorf("61st retest: %d %s (Retry-After %q)", r.status, r.body, r.header.Get("Retry-After"))
+	}
+}
+
+// failingLauncher cannot start retests (the retest function unavailable).
+type failingLauncher struct{}
+
+func (failingLauncher) LaunchRetest(context.Context, retest.Request) error {
+	return errors.New("lambda invoke: connection refused")
+}
+
+// A retest whose run cannot be launched is answered 503 with Retry-After,
+// recorded failed with nothing charged, and its reservation given back.
+func TestRetestLaunchFailure(t *testing.T) {
+	t.Parallel()
+	s := startStack(t)
+	a := s.newAccount("starter", false)
+	ctx, now := context.Background(), time.Now().UTC()
+	st := s.api.Store
+	tgt := store.Target{ID: ids.New(ids.Target, now), UserID: a.user.ID, Domain: "down.test", Method: "dns_txt",
+		VerificationToken: "service-verify-x", Verified: true, VerifiedAt: &now, CreatedAt: now}
+	if err := st.CreateTarget(ctx, tgt); err != nil {
+		t.Fatal(err)
+	}
+	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: a.user.ID, Target: tgt.Domain, TargetID: tgt.ID, Type: scans.Web,
+		Tier: "quick", Status: scans.Queued, MaxCredits: 50, CreditMonth: store.CreditMonth(now), CreatedAt: now}
+	if _, _, err := st.CreateScan(ctx, sc, nil, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.StartScan(ctx, a.user.ID, sc.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	port := 443
+	f := scans.Finding{Check: "web.header.csp", Title: "t", Severity: scans.Low, Category: scans.CategoryWeb, Host: tgt.Domain, Port: &port, Evidence: "e"}
+	step := scans.Step{Seq: 1, Tool: "http_check", Input: []byte(`{}`), Status: scans.StepOK, Outcome: "ok", Credits: 5, StartedAt: now}
+	if _, err := st.RecordStep(ctx, a.user.ID, sc.ID, step, []scans.Finding{f}, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EndScan(ctx, a.user.ID, sc.ID, scans.Completed, "", nil, now); err != nil {
+		t.Fatal(err)
+	}
+	month := store.CreditMonth(now)
+	before, err := st.Credits(ctx, a.user.ID, month)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.api.Retests = failingLauncher{}
+	r := s.call(http.MethodPost, "/api/scans/"+sc.ID+"/issues/web.header.csp/retest", a.token, nil)
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || strings.Contains(string(r.body), "connection refused") {
+		t.Fatalf("launch failure: %d %s (Retry-After %q)", r.status, r.body, r.header.Get("Retry-After"))
+	}
+	after, err := st.Credits(ctx, a.user.ID, month)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("credits %+v → %+v: a retest that never ran must cost and hold nothing", before, after)
 	}
 }
