@@ -812,7 +812,7 @@ func (s *Store) putFindings(ctx context.Context, scanID string, src findingSourc
 		wg.Go(func() {
 			defer func() { <-slots }()
 			_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
-				TableName:           &s.table,
+				TableName: &s.table,
 				Item: marshal(childItem{PK: scanPK(scanID), SK: findingPrefix + fp, Body: string(body), Issue: f.Issue,
 					Tool: src.tool, Input: src.input}),
 				ConditionExpression: aws.String("attribute_not_exists(pk)"),
