@@ -289,7 +289,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "print results (and errors, on stderr) as JSON for scripts")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%v", err) })
 	root.AddCommand(a.loginCommand(), a.targetsCommand(), a.scanCommand(), a.scansCommand(),
-		a.reportCommand(), a.findingsCommand(), a.webhookCommand())
+		a.reportCommand(), a.findingsCommand(), a.webhookCommand(), a.retestCommand())
 	return root
 }
 
