@@ -355,7 +355,11 @@ func (p probe) finding(resp *httpprobe.Response, matched, evidence string) scans
 	host, port := httpprobe.HostPort(resp.URL)
 	f := p.check.Finding(host, &port, httpprobe.Clean(evidence, 1500))
 	f.Title = p.title
-	f.Proof = resp.Proof(needle(matched), assignedValues(resp.Body)...)
+	var secrets []string
+	if p.path != sourceMapsPath { // a source map is code, not settings: generic redaction only
+		secrets = assignedValues(resp.Body)
+	}
+	f.Proof = resp.Proof(needle(matched), secrets...)
 	return f
 }
 

@@ -54,3 +54,17 @@ func TestExposedFilesProof(t *testing.T) {
 		t.Errorf("archive proof does not show the magic bytes: %+v", p)
 	}
 }
+
+// A source map's proof shows the map itself: it is code, not a settings
+// file, so only what looks like a secret is redacted.
+func TestSourceMapProofIsReadable(t *testing.T) {
+	t.Parallel()
+	site := scantest.NewSite(t, "weak.test", netguard.Policy{AllowPrivate: true}, nil, weakHandler())
+	res, err := New(WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{"paths": ["*.js.map"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Proof == nil || !strings.Contains(res.Findings[0].Proof.Response, `"sources":["webpack:///src/app.ts"]`) {
+		t.Errorf("source map proof: %+v", res.Findings)
+	}
+}
