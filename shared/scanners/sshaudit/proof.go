@@ -33,3 +33,11 @@ func (a *audited) proof(at time.Time) *scans.Proof {
 	}
 	return proof.Transcript(request, strings.Join(lines, "\n"), at)
 }
+
+// proven gives every finding of one audit its transcript.
+func proven(fs []scans.Finding, p *scans.Proof) []scans.Finding {
+	for i := range fs {
+		fs[i].Proof = p
+	}
+	return fs
+}
