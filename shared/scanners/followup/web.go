@@ -67,7 +67,7 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if resp.Status != http.StatusOK || strings.Contains(resp.ContentType(), "html") || !utf8.Valid(resp.Body) {
 		return tools.Result{Outcome: resp.Summary() + ": not a configuration file, nothing scanned"}, nil
 	}
-	findings, err := code.ScanConfigFile(ctx, u, string(resp.Body))
+	findings, err := code.ScanConfigFile(ctx, u, string(resp.Body), resp)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("file_secrets: %w", err)
 	}
