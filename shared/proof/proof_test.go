@@ -29,6 +29,8 @@ func TestRedact(t *testing.T) {
 		{in: "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", leak: "MIIEow", want: "[private key redacted]"},
 		{in: "Set-Cookie: session=abcdefgh12345678; HttpOnly", leak: "abcdefgh12345678", want: "Set-Cookie: sess… ("},
 		{in: "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz end", leak: "c2lnbmF0dXJlMTIz", want: "eyJh… ("},
+		{in: `const k = "sk_live_51DemoAcmeWidgetsNotAReal";`, leak: "sk_live_51Demo", want: `"sk_l… (`},
+		{in: "token ghp_abcdefghijklmnop1234567890", leak: "ghp_abcdefghijklmnop", want: "ghp_… ("},
 		{in: "the value sk_live_0123456789 is set", leak: "sk_live_0123456789", want: "sk_l… (18 chars)", secrets: []string{"sk_live_0123456789"}},
 	}
 	for _, tc := range cases {

@@ -36,7 +36,11 @@ var (
 	credentialsURL  = regexp.MustCompile(`(://)[^/@\s:]+:[^/@\s]+@`)
 	awsKeyID        = regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)
 	jwtToken        = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)
-	passwordHash    = regexp.MustCompile(`(\$apr1\$|\$2[aby]\$|\{SHA\}|\$[156]\$)[^\s:"'<>]+`)
+	// knownToken are API keys whose prefix says what they are, wherever
+	// they appear (a page's inline script, a bundle): Stripe, GitHub,
+	// Slack, Google, npm, GitLab.
+	knownToken   = regexp.MustCompile(`\b(?:[sr]k_live_[0-9A-Za-z]{10,}|gh[pousr]_[0-9A-Za-z]{20,}|xox[abprs]-[0-9A-Za-z-]{10,}|AIza[0-9A-Za-z_-]{30,}|npm_[0-9A-Za-z]{20,}|glpat-[0-9A-Za-z_-]{20,})`)
+	passwordHash = regexp.MustCompile(`(\$apr1\$|\$2[aby]\$|\{SHA\}|\$[156]\$)[^\s:"'<>]+`)
 	// secretAssignment is a value assigned to a name that says it is a
 	// secret: KEY=value, "key": "value", key: value.
 	secretAssignment = regexp.MustCompile(`(?i)([\w.-]*(?:secret|passw(?:or)?d|pwd|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth|dsn|database_url)[\w.-]*(?:["']?\s*(?:=|:|=>)|["']\s*,)\s*["']?)([^\s"'&,;<>]{4,})`)
@@ -72,7 +76,7 @@ func Redact(text string, secrets ...string) string {
 		}
 		return sub[1] + RedactValue(sub[2])
 	})
-	for _, re := range []*regexp.Regexp{awsKeyID, jwtToken, passwordHash} {
+	for _, re := range []*regexp.Regexp{awsKeyID, jwtToken, passwordHash, knownToken} {
 		text = re.ReplaceAllStringFunc(text, RedactValue)
 	}
 	return text
