@@ -20,9 +20,10 @@ var heavy = []struct {
 	{"github.com/johnfercher/maroto/", []string{"report-pdf"}},
 	{"github.com/pdfcpu/pdfcpu/", []string{"report-pdf"}},
 	{"secscan/shared/report/pdf", []string{"report-pdf"}},
-	{"secscan/shared/scanners", []string{"scan-agent", "scan-step"}},
-	{"github.com/zricethezav/gitleaks/", []string{"scan-agent", "scan-step"}},
-	{"github.com/chromedp/", []string{"scan-agent", "scan-step"}},
+	{"secscan/shared/scanners", []string{"scan-agent", "scan-step", "run-retest"}},
+	{"github.com/zricethezav/gitleaks/", []string{"scan-agent", "scan-step", "run-retest"}},
+	{"github.com/chromedp/", []string{"scan-agent", "scan-step", "run-retest"}},
+	{"secscan/shared/lambdainvoke", []string{"create-retest"}},
 	{"secscan/shared/agent", []string{"scan-agent", "scan-step", "webhook"}},
 	{"secscan/shared/planner", []string{"scan-agent", "scan-step", "webhook"}},
 	{"secscan/shared/app", nil}, // the whole service: the local stack's
@@ -69,6 +70,7 @@ func TestFunctionsLinkOnlyWhatTheyNeed(t *testing.T) {
 	}
 	// The scanners are where they must be: the check above is not vacuous.
 	if !slices.Contains(byFunction["scan-step"], "secscan/shared/scanners") ||
+		!slices.Contains(byFunction["run-retest"], "secscan/shared/scanners") ||
 		!slices.Contains(byFunction["report-pdf"], "secscan/shared/report/pdf") {
 		t.Error("scan-step must link the scanners and report-pdf the PDF renderer")
 	}

@@ -31,6 +31,8 @@ type API struct {
 	// Scans starts scan executions; Callbacks says where webhooks may go.
 	Scans     ScanStarter
 	Callbacks CallbackPolicy
+	// Retests launches retest runs (RetestLauncher).
+	Retests RetestLauncher
 	// Schedules keeps the deployed schedules (EventBridge Scheduler); nil
 	// locally, where the local stack's ticker fires due schedules.
 	Schedules ScheduleService

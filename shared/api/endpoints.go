@@ -114,6 +114,13 @@ func (a *API) DeleteSchedule() http.Handler { return a.authed(a.deleteSchedule) 
 // Scans and Callbacks, as POST /api/scans does.
 func (a *API) RunSchedule() http.Handler { return a.authed(a.runScheduleNow) }
 
+// CreateRetest is CreateRetestFunction, POST /api/scans/{id}/issues/{key}/retest:
+// needs Retests, which launches the run.
+func (a *API) CreateRetest() http.Handler { return a.authed(a.createRetest) }
+
+// GetRetest is GetRetestFunction, GET /api/retests/{id}.
+func (a *API) GetRetest() http.Handler { return a.authed(a.getRetest) }
+
 // authed authenticates the caller (Store and Auth) before h.
 func (a *API) authed(h httpapi.AuthedHandler) http.Handler {
 	return httpapi.Observe(a.Logger, httpapi.Authenticated(a.Auth, h))

@@ -114,6 +114,8 @@ func scanDetailJSON() map[string]any {
 		"cvss":        5.3,
 		"confidence":  "certain",
 		"fingerprint": "0f1e2d3c4b5a69788796a5b4",
+		"proof": map[string]any{"kind": "transcript", "request": "TLS ClientHello offering only TLS 1.0",
+			"response": "ServerHello: TLS 1.0", "observed_at": "2026-11-20T10:00:00Z", "curl": nil},
 	}}
 	scan["issues"] = []any{issueJSON()}
 	scan["fixed_issues"] = []any{}

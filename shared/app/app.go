@@ -25,6 +25,7 @@ import (
 	"secscan/shared/modelplanner"
 	"secscan/shared/netguard"
 	"secscan/shared/report/pdf"
+	"secscan/shared/retest"
 	"secscan/shared/scanners"
 	"secscan/shared/stepfn"
 	"secscan/shared/tools"
@@ -90,12 +91,17 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 	}
 	challenges := &verification.Verifier{Resolver: res, Dialer: dialer,
 		HTTPPort: opts.WebPorts.HTTP, HTTPSPort: opts.WebPorts.HTTPS}
+	// Locally a retest runs in a goroutine of this process, through the same
+	// Runner that RunRetestFunction runs when deployed.
+	retests := retest.InProcess{Runner: &retest.Runner{Store: st, Tools: registry, Dialer: dialer, Resolver: res,
+		Ports: opts.WebPorts, Now: time.Now, Logger: logger}, Function: "RunRetestFunction"}
 	return &Service{
 		API: &api.API{
 			Store:     st,
 			Auth:      lambdaenv.NewAuthenticator(cfg, st, opts.SessionKeys, logger),
 			Verifier:  challenges,
 			Scans:     &stepfn.Starter{Client: sfnClient, StateMachineARN: cfg.StateMachineARN},
+			Retests:   retests,
 			PDF:       pdf.Render,
 			Callbacks: api.CallbackPolicy{AllowInsecure: cfg.AllowInsecureCallbacks, AllowPrivate: cfg.AllowPrivateNetworks},
 			Now:       now,
@@ -146,6 +152,8 @@ var Endpoints = map[string]func(*api.API) http.Handler{
 	"UpdateScheduleFunction":      (*api.API).UpdateSchedule,
 	"DeleteScheduleFunction":      (*api.API).DeleteSchedule,
 	"RunScheduleFunction":         (*api.API).RunSchedule,
+	"CreateRetestFunction":        (*api.API).CreateRetest,
+	"GetRetestFunction":           (*api.API).GetRetest,
 }
 
 // Handlers returns a's handler of every entry of Endpoints.

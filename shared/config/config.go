@@ -19,6 +19,11 @@ type Config struct {
 
 	StateMachineARN       string // STATE_MACHINE_ARN: the scan state machine
 	StepFunctionsEndpoint string // STEPFUNCTIONS_ENDPOINT: a local Step Functions; empty means AWS
+	// RetestFunction (RETEST_FUNCTION) is the function that runs retests,
+	// invoked asynchronously; LambdaEndpoint (AWS_ENDPOINT_URL_LAMBDA) a
+	// local Lambda Invoke API, empty meaning AWS.
+	RetestFunction string
+	LambdaEndpoint string
 
 	AllowPrivateNetworks   bool // ALLOW_PRIVATE_NETWORKS
 	AllowInsecureCallbacks bool // ALLOW_INSECURE_CALLBACKS
@@ -66,6 +71,8 @@ func Parse(getenv func(string) string) (Config, error) {
 		DNSServer:                strings.TrimSpace(getenv("DNS_SERVER")),
 		StateMachineARN:          strings.TrimSpace(getenv("STATE_MACHINE_ARN")),
 		StepFunctionsEndpoint:    strings.TrimSpace(getenv("STEPFUNCTIONS_ENDPOINT")),
+		RetestFunction:           strings.TrimSpace(getenv("RETEST_FUNCTION")),
+		LambdaEndpoint:           strings.TrimSpace(getenv("AWS_ENDPOINT_URL_LAMBDA")),
 		JWTJWKSURL:               strings.TrimSpace(getenv("JWT_JWKS_URL")),
 		JWTIssuer:                strings.TrimSpace(getenv("JWT_ISSUER")),
 		JWTAudience:              strings.TrimSpace(getenv("JWT_AUDIENCE")),

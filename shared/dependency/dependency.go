@@ -37,9 +37,11 @@ type Service string
 
 // The dependencies.
 const (
-	Database Service = "database"      // DynamoDB
-	Scans    Service = "scan service"  // Step Functions, which runs the scans
-	Model    Service = "model service" // Amazon Bedrock (or an OpenAI-compatible endpoint)
+	Database Service = "database"     // DynamoDB
+	Scans    Service = "scan service" // Step Functions, which runs the scans
+	// Retests is the function that runs retests, invoked asynchronously.
+	Retests Service = "retest service"
+	Model   Service = "model service" // Amazon Bedrock (or an OpenAI-compatible endpoint)
 	// Scheduler is Amazon EventBridge Scheduler, which runs scheduled scans.
 	Scheduler Service = "scheduler"
 	// IdentityProvider serves the JWKS that session JWTs are checked against.

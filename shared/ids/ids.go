@@ -20,6 +20,8 @@ const (
 	Finding = "fnd_"
 	// Schedule names a scheduled scan (and its EventBridge Scheduler schedule).
 	Schedule = "sch_"
+	// Retest names a retest of one issue.
+	Retest = "rt_"
 )
 
 // New returns prefix + a ULID made at now with crypto-random entropy.

@@ -40,6 +40,8 @@ var (
 	Requests     = Rule{Name: "requests", Limit: 60, Window: time.Minute}
 	ScanCreation = Rule{Name: "scans", Limit: 20, Window: time.Hour}
 	AuthFailures = Rule{Name: "authfail", Limit: 100, Window: time.Minute}
+	// Retests: 60 per user per rolling hour (CONTRACT "Proof and retest").
+	Retests = Rule{Name: "retests", Limit: 60, Window: time.Hour}
 )
 
 // Decision is the outcome of Take.

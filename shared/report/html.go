@@ -107,6 +107,7 @@ type htmlIssue struct {
 // htmlLocation is one place an issue was found.
 type htmlLocation struct {
 	HostPort, ID, Evidence string
+	Proof                  string // ProofText, "" when the finding has none
 	Same                   string // SameEvidence, when the evidence repeats an earlier one
 }
 
@@ -211,6 +212,7 @@ func htmlViewOf(r Report) htmlView {
 				loc.Same = SameEvidence(e.SameAs)
 			} else {
 				loc.Evidence = strings.TrimRight(textClean(textLF(e.Finding.Evidence), true), "\n")
+				loc.Proof = ProofText(e.Finding.Proof)
 			}
 			hi.Evidence = append(hi.Evidence, loc)
 		}
@@ -461,6 +463,7 @@ p code, li code { background: var(--soft); border: 1px solid var(--line); border
 .locations li { margin: 1px 0; break-inside: avoid; overflow-wrap: anywhere; }
 .evidence .where { margin: 6px 0 0; font-weight: 600; overflow-wrap: anywhere; }
 .evidence .more { margin: 4px 0 0; }
+.evidence pre.proof { font-size: 0.85em; }
 table.compact td { padding: 2px 8px; }
 .note { font-size: 13px; color: var(--muted); font-style: italic; margin: 8px 0 0; }
 footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line); color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
@@ -654,6 +657,9 @@ footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line);
 <pre>{{.Evidence}}</pre>
 {{- else}}
 <p class="muted">No evidence was recorded.</p>
+{{- end}}
+{{- if .Proof}}
+<pre class="proof">{{.Proof}}</pre>
 {{- end}}
 {{- end}}
 {{- if $i.More}}

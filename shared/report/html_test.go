@@ -26,7 +26,7 @@ var (
 		"text", "chains", "chart", "row", "track", "fill", "count", "badge", "num", "mono", "page", "finding", "meta",
 		"muted", "chips", "sev-critical", "sev-high", "sev-medium", "sev-low", "sev-info", "sev-none",
 		"marking", "idchip", "host", "scope", "scopefacts", "plan", "conf", "tentative", "note",
-		"locations", "evidence", "where", "more", "compact"}
+		"locations", "evidence", "where", "more", "compact", "proof"}
 )
 
 const htmlCSP = "default-src 'none'; style-src 'unsafe-inline'"

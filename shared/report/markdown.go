@@ -274,6 +274,10 @@ func (w mdWriter) issue(n int, is Issue) {
 		} else {
 			w.codeBlock(f.Evidence)
 		}
+		if proof := ProofText(f.Proof); proof != "" && e.SameAs == "" {
+			w.line()
+			w.codeBlock(proof)
+		}
 		w.line()
 	}
 	if more > 0 {

@@ -33,6 +33,7 @@ func TestScanFunctionsCannotPromoteOrReadSecrets(t *testing.T) {
 		"ScanStepFunction":  {},
 		"ScanAgentFunction": {credits: true},
 		"WebhookFunction":   {secret: true},
+		"RunRetestFunction": {credits: true},
 	} {
 		statements, err := tpl.TableStatements(fn)
 		if err != nil {

@@ -117,6 +117,9 @@ type Finding struct {
 	Confidence  Confidence `json:"confidence"`
 	// Fingerprint is StableFingerprint, set when the finding is recorded.
 	Fingerprint string `json:"fingerprint"`
+	// Proof is the exchange that proved the finding (CONTRACT "Proof and
+	// retest"), nil when the tool has none. Build it with package proof.
+	Proof *Proof `json:"proof"`
 }
 
 // Confidence says how directly a tool observed a finding (CONTRACT "Scans").

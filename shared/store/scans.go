@@ -336,6 +336,10 @@ type childItem struct {
 	// Issue is a finding's issue key, beside its body so RecordStep counts
 	// the scan's issues without reading the bodies.
 	Issue string `dynamodbav:"issue,omitempty"`
+	// Tool and Input are the call that found a finding, so a retest can
+	// make the same call again (SourcedFindings).
+	Tool  string `dynamodbav:"tool,omitempty"`
+	Input string `dynamodbav:"input,omitempty"`
 }
 
 func scanPK(id string) string { return scanPrefix + id }
@@ -793,7 +797,7 @@ const maxParallelWrites = 8
 // findings that were new, with their ids. When fewer were new than the tool
 // reported, the step's outcome says so (scans.WithRecordedCount).
 func (s *Store) RecordStep(ctx context.Context, userID, id string, step scans.Step, findings []scans.Finding, now time.Time) ([]scans.Finding, error) {
-	added, err := s.putFindings(ctx, id, findings, now)
+	added, err := s.putFindings(ctx, id, findingSource{tool: step.Tool, input: string(step.Input)}, findings, now)
 	if err != nil {
 		return nil, err
 	}
@@ -835,7 +839,7 @@ func (s *Store) RecordStep(ctx context.Context, userID, id string, step scans.St
 func stepSK(seq int) string { return fmt.Sprintf("%s%06d", stepPrefix, seq) }
 
 // putFindings writes each finding unless its fingerprint is there already.
-func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans.Finding, now time.Time) ([]scans.Finding, error) {
+func (s *Store) putFindings(ctx context.Context, scanID string, src findingSource, findings []scans.Finding, now time.Time) ([]scans.Finding, error) {
 	var (
 		mu    sync.Mutex
 		added []scans.Finding
@@ -864,8 +868,9 @@ func (s *Store) putFindings(ctx context.Context, scanID string, findings []scans
 		wg.Go(func() {
 			defer func() { <-slots }()
 			_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
-				TableName:           &s.table,
-				Item:                marshal(childItem{PK: scanPK(scanID), SK: findingPrefix + fp, Body: string(body), Issue: f.Issue}),
+				TableName: &s.table,
+				Item: marshal(childItem{PK: scanPK(scanID), SK: findingPrefix + fp, Body: string(body), Issue: f.Issue,
+					Tool: src.tool, Input: src.input}),
 				ConditionExpression: aws.String("attribute_not_exists(pk)"),
 			})
 			mu.Lock()

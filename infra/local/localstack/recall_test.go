@@ -136,6 +136,7 @@ func TestDemoRecall(t *testing.T) {
 				found++
 			}
 		}
+		checkDemoProofs(t, s, a, sc.ID, tier)
 		hardened := fqdn(demotarget.HardenedLabel)
 		onHardened := 0
 		for _, f := range done.Findings {

@@ -721,6 +721,10 @@ func (d *pdfDoc) issue(n int, is report.Issue) {
 				evidence.maxLines = 1
 			}
 			d.paragraph(pdfOrNone(e.Finding.Evidence), evidence)
+			if proof := report.ProofText(e.Finding.Proof); proof != "" {
+				d.space(0.3)
+				d.paragraph(proof, evidence)
+			}
 		}
 		d.space(pdfIssueGap)
 	}

@@ -36,6 +36,8 @@ const (
 type file struct {
 	kind fileKind
 	url  *url.URL
+	// resp is the answer the file came in: the proof of its findings.
+	resp *httpprobe.Response
 
 	status    int
 	read      int
@@ -108,7 +110,7 @@ func (c *collector) readHome(ctx context.Context, target *url.URL) (*file, error
 		home = chain[0] // the redirect left the scope: read where we were sent
 	}
 	c.home = home
-	page := &file{kind: kindPage, url: home.URL, status: home.Status, read: len(home.Body), truncated: home.Truncated}
+	page := &file{kind: kindPage, url: home.URL, resp: home, status: home.Status, read: len(home.Body), truncated: home.Truncated}
 	c.files = append(c.files, page)
 	return page, nil
 }
@@ -250,7 +252,7 @@ func (c *collector) fetch(ctx context.Context, f *file, limit int64) *httpprobe.
 		return nil
 	}
 	c.refund(n, len(resp.Body))
-	f.status, f.read, f.truncated = resp.Status, len(resp.Body), resp.Truncated
+	f.status, f.read, f.truncated, f.resp = resp.Status, len(resp.Body), resp.Truncated, resp
 	if resp.Status != http.StatusOK {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 )
 
@@ -22,13 +23,14 @@ var databaseURL = regexp.MustCompile(`(?i)\b(postgres(?:ql)?|mysql|mariadb|mongo
 // configuration file (an .env file, .git/config) served at u and returns
 // one finding per credential type (an AWS key pair, a Stripe live key, a
 // database URL, ...), each with every place it was seen, redacted: what a
-// reader of the file gets, type by type.
-func ScanConfigFile(ctx context.Context, u *url.URL, text string) ([]scans.Finding, error) {
+// reader of the file gets, type by type. resp, when given, is the answer
+// the file came in: each finding's proof, its secrets redacted.
+func ScanConfigFile(ctx context.Context, u *url.URL, text string, resp *httpprobe.Response) ([]scans.Finding, error) {
 	det, err := sharedDetector()
 	if err != nil {
 		return nil, err
 	}
-	f := &file{kind: kindConfig, url: u, valid: true, read: len(text)}
+	f := &file{kind: kindConfig, url: u, valid: true, read: len(text), resp: resp}
 	doc := document{where: display(u), pathHint: u.Path, firstLine: 1, firstColumn: 1, text: text}
 	f.sightings, f.dropped = scanDocument(ctx, det, doc)
 	f.sightings = append(f.sightings, databaseURLs(doc)...)
@@ -58,6 +60,7 @@ func databaseURLs(doc document) []sighting {
 			description: "Database connection URL with a password",
 			id:          sha256.Sum256([]byte(doc.text[m[0]:m[1]])),
 			redacted:    fmt.Sprintf("%s://%s:%s@%s", strings.ToLower(scheme), user, redact(password), host),
+			raw:         password,
 			line:        line, col: col, severity: scans.High,
 		})
 	}

@@ -118,6 +118,9 @@ func (g *group) finding() scans.Finding {
 		description += " " + g.note
 	}
 	f := checks.Secret.Finding(host, &port, httpprobe.Clean(evidence, 1500))
+	if g.file.resp != nil {
+		f.Proof = g.file.resp.Proof(s.raw, g.file.secrets()...)
+	}
 	f.Title = fmt.Sprintf("%s exposed %s", name, where)
 	f.Severity = g.severity
 	f.Description = description

@@ -19,6 +19,7 @@ import (
 	glregexp "github.com/zricethezav/gitleaks/v8/regexp"
 	"github.com/zricethezav/gitleaks/v8/report"
 
+	"secscan/shared/proof"
 	"secscan/shared/scans"
 )
 
@@ -110,6 +111,9 @@ type sighting struct {
 	// its redacted form and line.
 	pair     string
 	pairLine int
+	// raw and pairRaw are the secrets themselves, kept only to centre the
+	// proof's excerpt on them and redact them there; never shown.
+	raw, pairRaw string
 }
 
 // dropped counts candidates that are not reported, by reason.
@@ -166,7 +170,7 @@ func scanDocument(ctx context.Context, det *detect.Detector, doc document) ([]si
 			if f.RuleID == ruleAWSKey {
 				if secret, at, ok := awsSecretNear(doc.text, offset, len(f.Match)); ok {
 					s.severity = scans.Critical
-					s.pair = redact(secret)
+					s.pair, s.pairRaw = redact(secret), secret
 					s.pairLine, _ = doc.position(lines, at)
 					paired = append(paired, sha256.Sum256([]byte(secret)))
 				}
@@ -326,6 +330,7 @@ func classify(f report.Finding, doc document) (sighting, dropReason) {
 		description: f.Description,
 		id:          sha256.Sum256([]byte(f.Secret)),
 		redacted:    redact(f.Secret),
+		raw:         f.Secret,
 		severity:    scans.High,
 	}
 	exampleAWS := f.RuleID == ruleAWSKey && strings.HasSuffix(f.Secret, "EXAMPLE")
@@ -438,11 +443,7 @@ func awsSecretNear(text string, offset, length int) (string, int, bool) {
 
 // redact shows the first characters of a secret and its length, never
 // enough to use it: at most 4 characters and at most a third of it.
-func redact(v string) string {
-	r := []rune(v)
-	show := min(4, len(r)/3)
-	return string(r[:show]) + fmt.Sprintf("… (%d chars)", len(r))
-}
+func redact(v string) string { return proof.RedactValue(v) }
 
 // codeExtensions are the file types whose secrets are string literals.
 var codeExtensions = map[string]bool{

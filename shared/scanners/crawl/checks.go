@@ -147,10 +147,10 @@ func pageChecks(r *httpprobe.Response, doc *document, out *collector) {
 		desc := fmt.Sprintf("%s: form %s %s (fields: %s)", summary, f.method, httpprobe.Clean(f.action.String(), 200), fieldList(f))
 		switch {
 		case f.password && !pageHTTPS:
-			out.add(checks.PasswordOverHTTP, r.URL, desc+"; the page itself is served over plain HTTP")
+			out.addProven(checks.PasswordOverHTTP, r, desc+"; the page itself is served over plain HTTP", "password")
 		case f.action.Scheme != "http":
 		case f.password:
-			out.add(checks.PasswordFormToHTTP, r.URL, desc)
+			out.addProven(checks.PasswordFormToHTTP, r, desc, "password")
 		case pageHTTPS || f.method == "POST":
 			out.add(checks.FormToHTTP, r.URL, desc)
 		}
@@ -208,6 +208,15 @@ func newCollector() *collector { return &collector{byKey: map[string]*merged{}} 
 func (c *collector) add(ch *checks.Check, u *url.URL, evidence string) {
 	host, port := httpprobe.HostPort(u)
 	c.merge(ch.Finding(host, &port, ""), evidence)
+}
+
+// addProven records that check ch applies to the page r answered, proven
+// by r (its excerpt centred on needle) when it is the first sighting.
+func (c *collector) addProven(ch *checks.Check, r *httpprobe.Response, evidence, needle string) {
+	host, port := httpprobe.HostPort(r.URL)
+	f := ch.Finding(host, &port, "")
+	f.Proof = r.Proof(needle)
+	c.merge(f, evidence)
 }
 
 // addFindings records findings built elsewhere (the web tool's checks).

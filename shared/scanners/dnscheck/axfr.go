@@ -247,6 +247,7 @@ func (r *report) zoneTransfer(tc transferCheck) {
 			"starting with the zone's SOA; %d records seen in the first answer, reading stopped there on purpose "+
 			"and no record was kept", tc.zone, a.ns, a.addr, a.records)
 		f := finding(checks.ZoneTransfer, a.ns, evidence)
+		f.Proof = transferProof(tc.zone, a, time.Now())
 		if ap, err := netip.ParseAddrPort(a.addr); err == nil {
 			port := int(ap.Port())
 			f.Port = &port

@@ -291,6 +291,13 @@ func (r *report) spf(a txtAnswer) {
 	}
 	record := records[0]
 	r.notes = append(r.notes, "SPF: "+sanitize(record, 120))
+	// The record's findings are proven by the TXT answer.
+	defer func(from int) {
+		p := txtProof(a, time.Now())
+		for i := from; i < len(r.findings); i++ {
+			r.findings[i].Proof = p
+		}
+	}(len(r.findings))
 	evidence := fmt.Sprintf("TXT %s: %q", a.name, sanitize(record, maxShown))
 	policy := parseSPF(record)
 	switch {

@@ -155,6 +155,7 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 			for _, f := range out.Findings {
 				got[f.Title] = f
 				t.Logf("%s [%s]: %s", f.Title, f.Severity, f.Evidence)
+				checkDNSProof(t, f)
 				if f.Category != scans.CategoryDNS || f.Host != host || f.Port != nil || f.Evidence == "" ||
 					f.Description == "" || f.Remediation == "" || len(f.References) == 0 || f.CWE == nil {
 					t.Errorf("finding %q is incomplete: %+v", f.Title, f)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/miekg/dns"
 
@@ -218,6 +219,7 @@ func (r *report) danglingAliases(aliases []alias) {
 		// The alias's target does not resolve: strong indirect evidence that
 		// it can be claimed, not a claim made.
 		f.Confidence = scans.Firm
+		f.Proof = cnameProof(g.names[0], trimDots(g.chain), time.Now())
 		r.findings = append(r.findings, f)
 	}
 	note := fmt.Sprintf("CNAMEs: %d of %d names are aliases", withCNAME, checked)

@@ -155,6 +155,7 @@ func runZoneCase(t *testing.T, tc zoneCase) {
 			t.Errorf("finding %q reported twice", f.Title)
 		}
 		got[f.Title] = f
+		checkDNSProof(t, f)
 		if f.Category != scans.CategoryDNS || f.Evidence == "" || f.Description == "" || f.Remediation == "" || len(f.References) == 0 {
 			t.Errorf("finding %q is incomplete: %+v", f.Title, f)
 		}

@@ -238,7 +238,7 @@ func (s *scan) debugOnNotFound(probes []probe) {
 		return
 	}
 	if line, ok := probes[i].match(s.soft.Body); ok {
-		s.report(probes[i], s.soft.URL, fmt.Sprintf("%s (a random path): %s", s.soft.Summary(), httpprobe.Clean(line, 300)))
+		s.report(probes[i], s.soft, line, fmt.Sprintf("%s (a random path): %s", s.soft.Summary(), httpprobe.Clean(line, 300)))
 	}
 }
 
@@ -271,7 +271,7 @@ func (s *scan) run(ctx context.Context, probes []probe) {
 		return indexOfPath(a) - indexOfPath(b)
 	})
 	if listingEvidence, ok := matchDirectoryListing(s.home.Body); ok && s.home.Status == http.StatusOK {
-		s.findings = append(s.findings, rootListing.finding(s.home.URL, s.home.Summary()+": "+listingEvidence))
+		s.findings = append(s.findings, rootListing.finding(s.home, listingEvidence, s.home.Summary()+": "+listingEvidence))
 		s.hits = append(s.hits, s.home.URL.Path)
 	}
 	// Two paths of one weakness (.git/HEAD and .git/config) are one finding.
@@ -306,16 +306,18 @@ func (s *scan) runProbe(ctx context.Context, p probe) {
 	if !ok {
 		return
 	}
-	s.report(p, resp.URL, fmt.Sprintf("%s: %s", resp.Summary(), httpprobe.Clean(line, 300)))
+	s.report(p, resp, line, fmt.Sprintf("%s: %s", resp.Summary(), httpprobe.Clean(line, 300)))
 }
 
-func (s *scan) report(p probe, u *url.URL, evidence string) {
+// report records p's finding, proven by resp (around matched, the line
+// that matched).
+func (s *scan) report(p probe, resp *httpprobe.Response, matched, evidence string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if slices.Contains(s.hits, p.path) {
 		return // one finding per check
 	}
-	s.findings = append(s.findings, p.finding(u, evidence))
+	s.findings = append(s.findings, p.finding(resp, matched, evidence))
 	s.hits = append(s.hits, p.path)
 }
 
@@ -349,10 +351,15 @@ func abs(n int) int {
 	return n
 }
 
-func (p probe) finding(u *url.URL, evidence string) scans.Finding {
-	host, port := httpprobe.HostPort(u)
+func (p probe) finding(resp *httpprobe.Response, matched, evidence string) scans.Finding {
+	host, port := httpprobe.HostPort(resp.URL)
 	f := p.check.Finding(host, &port, httpprobe.Clean(evidence, 1500))
 	f.Title = p.title
+	var secrets []string
+	if p.path != sourceMapsPath { // a source map is code, not settings: generic redaction only
+		secrets = assignedValues(resp.Body)
+	}
+	f.Proof = resp.Proof(needle(matched), secrets...)
 	return f
 }
 

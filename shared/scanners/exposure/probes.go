@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"secscan/shared/checks"
+	"secscan/shared/proof"
 )
 
 // probe is one sensitive path and how to recognise the real thing there.
@@ -169,12 +170,7 @@ var (
 
 // redact shows the first characters of a secret and its length, never
 // enough to use it: at most 4 characters and at most a third of it.
-func redact(v string) string {
-	v = strings.Trim(strings.TrimSpace(v), `"'`)
-	r := []rune(v)
-	show := min(4, len(r)/3)
-	return string(r[:show]) + fmt.Sprintf("… (%d chars)", len(r))
-}
+func redact(v string) string { return proof.RedactValue(v) }
 
 func matchGitHEAD(body []byte) (string, bool) {
 	first := strings.TrimSpace(lines(body, 1)[0])

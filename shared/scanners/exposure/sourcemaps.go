@@ -57,7 +57,7 @@ func (s *scan) probeSourceMaps(ctx context.Context, p probe) {
 	}
 
 	var evidence []string
-	var first *url.URL
+	var first *httpprobe.Response
 	for _, m := range maps {
 		if !httpprobe.SameHost(m, s.home.URL) || httpprobe.CheckURL(s.env, m) != nil {
 			continue
@@ -71,7 +71,7 @@ func (s *scan) probeSourceMaps(ctx context.Context, p probe) {
 			continue
 		}
 		if first == nil {
-			first = resp.URL
+			first = resp
 		}
 		if len(evidence) < maxMapEvidence {
 			line := resp.Summary() + ": source map version 3"
@@ -82,7 +82,7 @@ func (s *scan) probeSourceMaps(ctx context.Context, p probe) {
 		}
 	}
 	if first != nil {
-		s.report(p, first, strings.Join(evidence, "; "))
+		s.report(p, first, `"mappings"`, strings.Join(evidence, "; "))
 	}
 }
 

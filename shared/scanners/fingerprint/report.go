@@ -22,6 +22,7 @@ func (s *scan) result(ctx context.Context, env tools.Env) tools.Result {
 			continue
 		}
 		f := sg.check.Finding(host, &port, httpprobe.Clean(sg.resp.Summary()+": "+sg.detail, 1500))
+		f.Proof = sg.resp.Proof("")
 		if sg.title != "" {
 			f.Title = sg.title
 		}

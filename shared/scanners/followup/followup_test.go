@@ -41,6 +41,7 @@ func run(t *testing.T, tool tools.Tool, env tools.Env, input string) tools.Resul
 		t.Fatalf("%s(%s): %v", tool.Name(), input, err)
 	}
 	t.Logf("outcome: %s", res.Outcome)
+	scantest.CheckFindings(t, tool, res.Findings)
 	return res
 }
 
@@ -67,6 +68,9 @@ func TestFileSecretsOneFindingPerCredentialType(t *testing.T) {
 		}
 		if f.Confidence != scans.Certain || f.Category != scans.CategoryCode || f.Host != "shop.test" {
 			t.Errorf("%s: confidence %s, category %s, host %s", f.Title, f.Confidence, f.Category, f.Host)
+		}
+		if f.Proof == nil || f.Proof.Kind != scans.ProofHTTP || !strings.HasPrefix(f.Proof.Request, "GET /.env HTTP/1.1") {
+			t.Errorf("%s: proof %+v", f.Title, f.Proof)
 		}
 	}
 	for _, want := range []string{"AWS access key exposed in /.env", "Stripe secret key exposed in /.env", "Database connection URL with password exposed in /.env"} {

@@ -67,7 +67,7 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if resp.Status != http.StatusOK || strings.Contains(resp.ContentType(), "html") || !utf8.Valid(resp.Body) {
 		return tools.Result{Outcome: resp.Summary() + ": not a configuration file, nothing scanned"}, nil
 	}
-	findings, err := code.ScanConfigFile(ctx, u, string(resp.Body))
+	findings, err := code.ScanConfigFile(ctx, u, string(resp.Body), resp)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("file_secrets: %w", err)
 	}
@@ -197,6 +197,7 @@ func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessa
 			httpprobe.Clean(u.String(), 300), httpprobe.Clean(e.u.String(), 300), resp.Status, size, sniff(resp.Body), len(resp.Body))
 		host, port := httpprobe.HostPort(e.u)
 		f := checks.ListedSensitiveFile.Finding(host, &port, httpprobe.Clean(evidence, 1500))
+		f.Proof = resp.Proof("")
 		f.Title = fmt.Sprintf("%s downloadable from a directory listing: %s", capitalize(e.class.kind), httpprobe.Clean(e.u.EscapedPath(), 200))
 		f.Severity = e.class.severity
 		f.Description = fmt.Sprintf("The directory listing shows a %s and the server hands it to anyone who asks. Backups and dumps "+
@@ -372,6 +373,11 @@ func confirmedTraversal(cve, host string, port int, request string, resp *httppr
 		"'Require all denied'. Review the access logs for earlier requests with %2e segments."
 	f.References = []string{"https://httpd.apache.org/security/vulnerabilities_24.html", "https://nvd.nist.gov/vuln/detail/" + cve}
 	f.CWE, f.CVE, f.CVSS, f.Confidence = &cwe, &cve, &cvss, scans.Certain
+	// The proof shows the password file's first line only, as the
+	// evidence does: the rest is not kept.
+	shown := *resp
+	shown.Body = []byte(line)
+	f.Proof = shown.Proof("")
 	return f
 }
 

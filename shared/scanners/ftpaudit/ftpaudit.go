@@ -154,6 +154,8 @@ type audit struct {
 	pasvOther  string   // an address a PASV reply named other than the control's
 	bytes      int
 	conns      int // TCP connections made
+	// log is the control connections' exchange, the findings' proof.
+	log transcript
 }
 
 type entry struct {
@@ -476,7 +478,8 @@ func (a *audit) dial(ctx context.Context) (*control, error) {
 		return nil, err
 	}
 	a.conns++
-	c := &control{conn: conn, r: bufio.NewReaderSize(conn, 4096)}
+	c := &control{conn: conn, r: bufio.NewReaderSize(conn, 4096), log: &a.log}
+	a.log.connect(a.host, a.port)
 	c.stop = context.AfterFunc(ctx, func() { conn.Close() })
 	if d, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(d)
@@ -499,6 +502,7 @@ type control struct {
 	addr   netip.Addr // the server's address: the only one data connections go to
 	stop   func() bool
 	noEPSV bool
+	log    *transcript
 }
 
 func (c *control) close() {
@@ -515,12 +519,22 @@ func (c *control) cmd(line string) (int, string, error) {
 	if _, err := io.WriteString(c.conn, line+"\r\n"); err != nil {
 		return 0, "", err
 	}
+	c.log.sent(line)
 	return c.reply()
 }
 
-// reply reads one reply (RFC 959 section 4.2: "123-" opens a multi-line
-// reply that "123 " closes), at most maxReplyBytes.
+// reply reads one reply and records it in the transcript.
 func (c *control) reply() (int, string, error) {
+	code, text, err := c.readReply()
+	if err == nil {
+		c.log.received(code, text)
+	}
+	return code, text, err
+}
+
+// readReply reads one reply (RFC 959 section 4.2: "123-" opens a multi-line
+// reply that "123 " closes), at most maxReplyBytes.
+func (c *control) readReply() (int, string, error) {
 	var b strings.Builder
 	code := 0
 	for b.Len() < maxReplyBytes {
@@ -589,8 +603,10 @@ func (a *audit) result() (res tools.Result) {
 	port := a.port
 	where := fmt.Sprintf("%s:%d", a.host, a.port)
 	defer func() {
+		p := a.log.proof()
 		for i := range res.Findings {
 			res.Findings[i].Confidence = scans.Certain // observed on the wire
+			res.Findings[i].Proof = p
 		}
 	}()
 	if a.notFTP {

@@ -71,13 +71,17 @@ func (s *Scanner) grab(conn net.Conn, host string, port int, deadline time.Time)
 	if tlsWrapped[hint] {
 		return observation{Name: hint, ByPort: true}
 	}
-	raw := s.exchange(conn, probeFor(hint, host), s.bannerTimeout, deadline)
+	sent := probeFor(hint, host)
+	raw := s.exchange(conn, sent, s.bannerTimeout, deadline)
 	if len(raw) == 0 && hint == "" {
 		// A silent service on a port we know nothing about: HTTP servers
 		// are the most common such service, so ask like a browser would.
-		raw = s.exchange(conn, httpRequest("HEAD", host), s.bannerTimeout/2, deadline)
+		sent = httpRequest("HEAD", host)
+		raw = s.exchange(conn, sent, s.bannerTimeout/2, deadline)
 	}
-	return identify(hint, raw)
+	obs := identify(hint, raw)
+	obs.Sent, obs.Received, obs.At = sent, raw, time.Now()
+	return obs
 }
 
 // exchange sends probe (if any) and reads at most maxBannerBytes for at most
@@ -130,6 +134,10 @@ type observation struct {
 	// Elasticsearch or Docker API request); Answer says what it answered.
 	NoAuth bool
 	Answer string
+	// Sent and Received are the raw exchange (nil Sent: the tool only
+	// listened), At when it ended: the proof of the port's findings.
+	Sent, Received []byte
+	At             time.Time
 }
 
 // identify names the service from what it said, falling back on the port.

@@ -81,6 +81,11 @@ func emitted() []*checks.Check {
 func findingsFor(host string, ip netip.Addr, port int, obs observation) []scans.Finding {
 	where := fmt.Sprintf("%s:%d (%s) accepted a TCP connection", host, port, ip)
 	var out []scans.Finding
+	defer func() {
+		for i := range out {
+			out[i].Proof = obs.proof(host, ip, port)
+		}
+	}()
 	if c, ok := noAuthChecks[obs.Name]; ok && obs.NoAuth {
 		out = append(out, c.Finding(host, &port, fmt.Sprintf("%s; it %s: %s", where, obs.Answer, obs.Banner)))
 	} else if c, ok := exposures[obs.Name]; ok {

@@ -328,7 +328,7 @@ func (a *audited) result() tools.Result {
 		findings = append(findings, certain(f))
 	}
 
-	return tools.Result{Outcome: a.outcome(len(findings)), Findings: findings}
+	return tools.Result{Outcome: a.outcome(len(findings)), Findings: proven(findings, a.proof(time.Now()))}
 }
 
 // outcome is the step's one line.

@@ -42,6 +42,9 @@ type report struct {
 	unknown  []string // probes that proved nothing (could not connect, timed out)
 	hstsNote string
 	https    bool // the port answered HTTP
+	// proof is the main handshake's transcript, which the certificate
+	// findings carry.
+	proof *scans.Proof
 }
 
 // certificates checks the chain the server presented.
@@ -86,6 +89,7 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 		if left < expiryUrgent {
 			f.Severity = scans.Medium
 		}
+		f.Proof = r.proof
 		r.findings = append(r.findings, f)
 	}
 
@@ -144,7 +148,13 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 }
 
 func (r *report) add(c *checks.Check, evidence string) {
-	r.findings = append(r.findings, finding(c, r.target, evidence))
+	r.addProven(c, evidence, r.proof)
+}
+
+func (r *report) addProven(c *checks.Check, evidence string, p *scans.Proof) {
+	f := finding(c, r.target, evidence)
+	f.Proof = p
+	r.findings = append(r.findings, f)
 }
 
 // verifyChain verifies the presented chain for server authentication at the
@@ -248,8 +258,9 @@ func (r *report) probe(p probe, out probeOutcome) {
 	switch {
 	case out.err == nil:
 		r.accepted = append(r.accepted, p.name)
-		r.add(p.check, fmt.Sprintf("a client offering only %s completed a handshake with %s: %s",
-			offered(p), r.target, tls.VersionName(out.state.Version)+", "+tls.CipherSuiteName(out.state.CipherSuite)))
+		r.addProven(p.check, fmt.Sprintf("a client offering only %s completed a handshake with %s: %s",
+			offered(p), r.target, tls.VersionName(out.state.Version)+", "+tls.CipherSuiteName(out.state.CipherSuite)),
+			probeProof(r.target, p, out.state, time.Now()))
 	case errors.As(out.err, &dialErr), errors.Is(out.err, context.DeadlineExceeded),
 		errors.As(out.err, &netErr) && netErr.Timeout():
 		r.unknown = append(r.unknown, p.name)
@@ -316,6 +327,10 @@ func (r *report) hsts(h hstsResult) {
 	}
 	r.https = true
 	seen := fmt.Sprintf("GET %s answered %q", h.url, sanitize(h.status, 80))
+	// The header findings are proven by the HTTPS answer, not the handshake.
+	saved := r.proof
+	r.proof = hstsProof(h, time.Now())
+	defer func() { r.proof = saved }()
 	if len(h.values) == 0 {
 		r.hstsNote = "missing"
 		r.add(checks.HeaderHSTS, seen+" without a Strict-Transport-Security header")

@@ -159,7 +159,7 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 		return tools.Result{}, fmt.Errorf("tls_check %s: no TLS handshake with a TLS 1.0-1.3 client (SSL 3.0 and older cannot be tested): %w", tgt, err)
 	}
 	now := c.now()
-	rep := &report{target: tgt, session: sessionSummary(first)}
+	rep := &report{target: tgt, session: sessionSummary(first), proof: handshakeProof(tgt, first, now)}
 	rep.certificates(first, c.roots, now)
 
 	// The probes and the HSTS request are independent: run them together,

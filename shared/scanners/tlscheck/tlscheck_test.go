@@ -411,6 +411,9 @@ func checkFindingShape(t *testing.T, f scans.Finding, host string, port int) {
 			t.Errorf("finding %q: reference %q is not an https URL", f.Title, ref)
 		}
 	}
+	if f.Proof == nil || f.Proof.Kind != scans.ProofTranscript || !strings.Contains(f.Proof.Request, "connect ") && !strings.HasPrefix(f.Proof.Request, "GET https://") {
+		t.Errorf("finding %q: proof %+v", f.Title, f.Proof)
+	}
 	if f.Check != checks.CertExpiringSoon.Code && (f.CWE == nil || !strings.HasPrefix(*f.CWE, "CWE-")) {
 		t.Errorf("finding %q: CWE = %v", f.Title, f.CWE)
 	}

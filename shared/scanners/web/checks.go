@@ -20,6 +20,13 @@ func finding(c *checks.Check, u *url.URL, evidence string) scans.Finding {
 	return c.Finding(host, &port, evidence)
 }
 
+// findingOf is a finding of check c on the page r answered, proven by r.
+func findingOf(c *checks.Check, r *httpprobe.Response, evidence string) scans.Finding {
+	f := finding(c, r.URL, evidence)
+	f.Proof = r.Proof("")
+	return f
+}
+
 // isHTML reports whether the response is an HTML document, the only kind
 // the browser-side headers (CSP, framing, referrer, permissions) protect.
 func isHTML(r *httpprobe.Response) bool {
@@ -35,28 +42,28 @@ func headerFindings(r *httpprobe.Response) []scans.Finding {
 	csp := strings.Join(h.Values("Content-Security-Policy"), ", ")
 	if isHTML(r) {
 		if strings.TrimSpace(csp) == "" {
-			out = append(out, finding(checks.HeaderCSP, r.URL, evidence))
+			out = append(out, findingOf(checks.HeaderCSP, r, evidence))
 		}
 		if !framingProtected(h.Get("X-Frame-Options"), csp) {
-			out = append(out, finding(checks.HeaderFrameOptions, r.URL, evidence))
+			out = append(out, findingOf(checks.HeaderFrameOptions, r, evidence))
 		}
 		if strings.TrimSpace(h.Get("Referrer-Policy")) == "" {
-			out = append(out, finding(checks.HeaderReferrerPolicy, r.URL, evidence))
+			out = append(out, findingOf(checks.HeaderReferrerPolicy, r, evidence))
 		}
 		if strings.TrimSpace(h.Get("Permissions-Policy")) == "" {
-			out = append(out, finding(checks.HeaderPermissionsPolicy, r.URL, evidence))
+			out = append(out, findingOf(checks.HeaderPermissionsPolicy, r, evidence))
 		}
 	}
 	if !strings.EqualFold(strings.TrimSpace(h.Get("X-Content-Type-Options")), "nosniff") {
-		out = append(out, finding(checks.HeaderNoSniff, r.URL, evidence))
+		out = append(out, findingOf(checks.HeaderNoSniff, r, evidence))
 	}
 	if r.URL.Scheme == "https" {
 		hsts := h.Get("Strict-Transport-Security")
 		switch age, ok := hstsMaxAge(hsts); {
 		case strings.TrimSpace(hsts) == "":
-			out = append(out, finding(checks.HeaderHSTS, r.URL, evidence))
+			out = append(out, findingOf(checks.HeaderHSTS, r, evidence))
 		case !ok || age < 180*24*3600:
-			out = append(out, finding(checks.HeaderHSTSMaxAge, r.URL, "Strict-Transport-Security: "+httpprobe.Clean(hsts, 200)+"; "+evidence))
+			out = append(out, findingOf(checks.HeaderHSTSMaxAge, r, "Strict-Transport-Security: "+httpprobe.Clean(hsts, 200)+"; "+evidence))
 		}
 	}
 	return out
@@ -147,7 +154,7 @@ func VersionDisclosure(r *httpprobe.Response) []scans.Finding {
 		return nil
 	}
 	evidence := fmt.Sprintf("%s; %s", r.Summary(), strings.Join(seen, "; "))
-	return []scans.Finding{finding(checks.VersionHeader, r.URL, evidence)}
+	return []scans.Finding{findingOf(checks.VersionHeader, r, evidence)}
 }
 
 // maxCookies bounds how many Set-Cookie lines are judged.

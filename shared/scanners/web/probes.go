@@ -50,9 +50,9 @@ func (s *scan) probeCORS(ctx context.Context) []scans.Finding {
 	evidence := fmt.Sprintf("%s sent with Origin: %s; Access-Control-Allow-Origin: %s; Access-Control-Allow-Credentials: %s",
 		resp.Summary(), probeOrigin, httpprobe.Clean(acao, 100), httpprobe.Clean(orNone(acac), 50))
 	if strings.EqualFold(acac, "true") {
-		return []scans.Finding{finding(checks.CORSCredentials, resp.URL, evidence)}
+		return []scans.Finding{findingOf(checks.CORSCredentials, resp, evidence)}
 	}
-	return []scans.Finding{finding(checks.CORSReflected, resp.URL, evidence)}
+	return []scans.Finding{findingOf(checks.CORSReflected, resp, evidence)}
 }
 
 // probeTrace sends TRACE with a marker header and looks for its echo.
@@ -71,7 +71,7 @@ func (s *scan) probeTrace(ctx context.Context) []scans.Finding {
 	first, _, _ := strings.Cut(string(resp.Body), "\n")
 	evidence := fmt.Sprintf("%s sent with X-Secscan-Trace: %s; the body echoes the request (first line: %q) and the marker header",
 		resp.Summary(), marker, httpprobe.Clean(first, 120))
-	return []scans.Finding{finding(checks.HTTPTrace, resp.URL, evidence)}
+	return []scans.Finding{findingOf(checks.HTTPTrace, resp, evidence)}
 }
 
 // probeHTTPS checks that plain HTTP on the page's host redirects to https.
@@ -104,7 +104,9 @@ func (s *scan) probeHTTPS(ctx context.Context) []scans.Finding {
 		return nil
 	}
 	evidence := strings.Join(hops, "; then ") + "; content served over plain HTTP without a redirect to https"
-	return []scans.Finding{finding(checks.HTTPSRedirect, chain[0].URL, httpprobe.Clean(evidence, 1500))}
+	f := finding(checks.HTTPSRedirect, chain[0].URL, httpprobe.Clean(evidence, 1500))
+	f.Proof = last.Proof("")
+	return []scans.Finding{f}
 }
 
 var (
@@ -127,7 +129,7 @@ func (s *scan) probeSecurityTxt(ctx context.Context) []scans.Finding {
 		if m := expiresLine.FindSubmatch(last.Body); m != nil {
 			if exp, err := time.Parse(time.RFC3339, string(m[1])); err == nil && exp.Before(time.Now()) {
 				evidence := fmt.Sprintf("%s; Expires: %s", last.Summary(), httpprobe.Clean(string(m[1]), 60))
-				return []scans.Finding{finding(checks.SecurityTxtExpired, last.URL, evidence)}
+				return []scans.Finding{findingOf(checks.SecurityTxtExpired, last, evidence)}
 			}
 		}
 		return nil
@@ -136,7 +138,9 @@ func (s *scan) probeSecurityTxt(ctx context.Context) []scans.Finding {
 	if last.Status == http.StatusOK {
 		evidence += "; the body has no Contact: field (not a security.txt file)"
 	}
-	return []scans.Finding{finding(checks.SecurityTxt, u, evidence)}
+	f := finding(checks.SecurityTxt, u, evidence)
+	f.Proof = last.Proof("")
+	return []scans.Finding{f}
 }
 
 // probeOpenRedirect asks common redirect endpoints to send the browser to
@@ -144,7 +148,10 @@ func (s *scan) probeSecurityTxt(ctx context.Context) []scans.Finding {
 // followed.
 func (s *scan) probeOpenRedirect(ctx context.Context) []scans.Finding {
 	origin := httpprobe.Origin(s.page.URL)
-	var hits []string
+	var (
+		hits  []string
+		first *httpprobe.Response
+	)
 	for _, p := range redirectProbes {
 		u, err := origin.Parse(p + url.QueryEscape(redirectTarget))
 		if err != nil {
@@ -159,12 +166,17 @@ func (s *scan) probeOpenRedirect(ctx context.Context) []scans.Finding {
 		}
 		if dest := redirectDestination(resp); dest != nil && strings.EqualFold(dest.Hostname(), "example.invalid") {
 			hits = append(hits, fmt.Sprintf("%s redirects to %s", resp.Summary(), httpprobe.Clean(dest.String(), 200)))
+			if first == nil {
+				first = resp
+			}
 		}
 	}
 	if len(hits) == 0 {
 		return nil
 	}
-	return []scans.Finding{finding(checks.OpenRedirect, origin, strings.Join(hits, "; "))}
+	f := finding(checks.OpenRedirect, origin, strings.Join(hits, "; "))
+	f.Proof = first.Proof("example.invalid")
+	return []scans.Finding{f}
 }
 
 // redirectDestination returns where a response sends the browser: the

@@ -243,6 +243,14 @@ func checkFinding(t *testing.T, f scans.Finding, host string) {
 	if strings.Contains(f.Evidence, cookieSecret) {
 		t.Errorf("%q: evidence shows a cookie value: %s", f.Title, f.Evidence)
 	}
+	// Every finding but the cookie flags (judged over a redirect chain)
+	// is proven by the response that showed it; no proof shows a cookie.
+	if !strings.HasPrefix(string(f.Check), "web.cookie.") && (f.Proof == nil || f.Proof.Kind != scans.ProofHTTP || f.Proof.Curl == nil) {
+		t.Errorf("%q: proof %+v", f.Title, f.Proof)
+	}
+	if f.Proof != nil && strings.Contains(f.Proof.Response+f.Proof.Request, cookieSecret) {
+		t.Errorf("%q: proof shows a cookie value: %s", f.Title, f.Proof.Response)
+	}
 }
 
 func TestHTTPCheckRefusesBeforeConnecting(t *testing.T) {

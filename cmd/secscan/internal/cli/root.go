@@ -295,7 +295,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%v", err) })
 	root.AddCommand(a.loginCommand(), a.targetsCommand(), a.scanCommand(), a.scansCommand(),
 		a.reportCommand(), a.findingsCommand(), a.schedulesCommand(), a.issuesCommand(), a.triageCommand(),
-		a.webhookCommand())
+		a.retestCommand(), a.webhookCommand())
 	return root
 }
 

@@ -172,6 +172,11 @@ type Response struct {
 	// NextError is set by Follow on a redirect whose target could not be
 	// fetched.
 	NextError error
+	// RequestHeader is every header sent and Proto the answer's protocol,
+	// At when it came: the proof of a finding (Proof).
+	RequestHeader http.Header
+	Proto         string
+	At            time.Time
 }
 
 // IsRedirect reports a 3xx answer with a usable Location.
@@ -327,7 +332,8 @@ func (c *Client) do(ctx context.Context, client *http.Client, r Request) (*Respo
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", Clean(r.URL.Redacted(), 200), err)
 	}
-	out := &Response{Method: method, URL: r.URL, Status: resp.StatusCode, Header: resp.Header, Body: body}
+	out := &Response{Method: method, URL: r.URL, Status: resp.StatusCode, Header: resp.Header, Body: body,
+		RequestHeader: req.Header.Clone(), Proto: resp.Proto, At: time.Now()}
 	if int64(len(body)) > limit {
 		out.Body, out.Truncated = body[:limit], true
 	}

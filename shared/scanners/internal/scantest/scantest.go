@@ -186,6 +186,12 @@ func CheckFindings(t testing.TB, tool tools.Tool, findings []scans.Finding) {
 		case f.Category != c.Category:
 			t.Errorf("%q: category %s, its check %s is %s", f.Title, f.Category, c.Code, c.Category)
 		}
+		// CONTRACT "Proof and retest": a serious finding the tool observed
+		// itself shows how.
+		serious := f.Severity == scans.Critical || f.Severity == scans.High
+		if serious && f.DefaultConfidence() == scans.Certain && f.Proof == nil {
+			t.Errorf("%q: a %s finding with confidence certain has no proof", f.Title, f.Severity)
+		}
 		for _, other := range checks.All() {
 			if other.Title == f.Title && other != c {
 				t.Errorf("%q: check %s, but that is the title of %s", f.Title, f.Check, other.Code)

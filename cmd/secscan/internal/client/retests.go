@@ -1,0 +1,44 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+)
+
+// Retest is a retest of one issue (CONTRACT "Proof and retest").
+type Retest struct {
+	ID          string         `json:"id"`
+	ScanID      string         `json:"scan_id"`
+	TargetID    string         `json:"target_id"`
+	IssueKey    string         `json:"issue_key"`
+	Status      string         `json:"status"`
+	Results     []RetestResult `json:"results"`
+	CreditsUsed int            `json:"credits_used"`
+	Error       *string        `json:"error"`
+	CreatedAt   string         `json:"created_at"`
+	FinishedAt  *string        `json:"finished_at"`
+}
+
+// RetestResult is one location's outcome.
+type RetestResult struct {
+	FindingID string `json:"finding_id"`
+	Host      string `json:"host"`
+	Port      *int   `json:"port"`
+	Outcome   string `json:"outcome"`
+	Detail    string `json:"detail"`
+}
+
+// CreateRetest is POST /api/scans/{id}/issues/{key}/retest.
+func (c *Client) CreateRetest(ctx context.Context, scanID, issueKey string) (Retest, error) {
+	var r Retest
+	_, err := c.sendJSON(ctx, http.MethodPost, "/api/scans/"+url.PathEscape(scanID)+"/issues/"+url.PathEscape(issueKey)+"/retest", nil, nil, &r)
+	return r, err
+}
+
+// Retest is GET /api/retests/{id}.
+func (c *Client) Retest(ctx context.Context, id string) (Retest, error) {
+	var r Retest
+	_, err := c.sendJSON(ctx, http.MethodGet, "/api/retests/"+url.PathEscape(id), nil, nil, &r)
+	return r, err
+}

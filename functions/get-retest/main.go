@@ -1,0 +1,17 @@
+// Command get-retest is GetRetestFunction in template.yaml: GET /api/retests/{id}.
+package main
+
+import (
+	"time"
+
+	"secscan/shared/api"
+	"secscan/shared/lambdaenv"
+	"secscan/shared/lambdahttp"
+)
+
+func main() {
+	env := lambdaenv.Load()
+	st := env.Store()
+	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(a.GetRetest())
+}

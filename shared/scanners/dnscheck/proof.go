@@ -1,0 +1,53 @@
+package dnscheck
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"secscan/shared/proof"
+	"secscan/shared/scans"
+)
+
+// maxProofRecords bounds the records a DNS proof lists.
+const maxProofRecords = 20
+
+// transferProof is the transcript of an allowed zone transfer: the query
+// and what the answer showed (the records themselves are not kept).
+func transferProof(zone string, a transferAttempt, at time.Time) *scans.Proof {
+	request := fmt.Sprintf("connect %s (%s) over TCP\nDNS query: %s IN AXFR", a.ns, a.addr, zone)
+	response := fmt.Sprintf("rcode NOERROR; the answer starts with the zone's SOA record\n%d records in the first answer message; "+
+		"reading stopped there on purpose, no record was kept", a.records)
+	return proof.Transcript(request, response, at)
+}
+
+// txtProof is the transcript of a TXT lookup: the query and the records
+// answered (or why there were none).
+func txtProof(a txtAnswer, at time.Time) *scans.Proof {
+	request := fmt.Sprintf("DNS query: %s IN TXT (through the configured resolver)", a.name)
+	var lines []string
+	for i, r := range a.records {
+		if i == maxProofRecords {
+			lines = append(lines, fmt.Sprintf("… and %d more", len(a.records)-i))
+			break
+		}
+		lines = append(lines, fmt.Sprintf("%s TXT %q", a.name, r))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "no TXT record ("+answered(a)+")")
+	}
+	return proof.Transcript(request, strings.Join(lines, "\n"), at)
+}
+
+// cnameProof is the transcript of a dangling alias: the chain followed and
+// the final NXDOMAIN.
+func cnameProof(name string, chain []string, at time.Time) *scans.Proof {
+	var lines []string
+	prev := name
+	for _, c := range chain {
+		lines = append(lines, fmt.Sprintf("%s CNAME %s", prev, c))
+		prev = c
+	}
+	lines = append(lines, prev+": NXDOMAIN")
+	return proof.Transcript(fmt.Sprintf("DNS query: %s IN A (through the configured resolver, CNAMEs followed)", name), strings.Join(lines, "\n"), at)
+}
