@@ -635,7 +635,8 @@ func (d *pdfDoc) issueDetails(r report.Report) {
 	}
 	d.space(pdfSectionGap)
 	d.h1("Issues in detail")
-	d.paragraph("Each issue once: its locations, the evidence of the first three, then what it means and how to fix it. "+
+	d.paragraph("Each issue once: its locations, the evidence of the first three (of the first, for low and info issues), then what it means and how to fix it. "+
+		"A critical or high issue shows the exchange that proved it in two lines; report.html and the API hold each proof in full, with a curl command to repeat it. "+
 		"A tentative issue (marked ?) is inferred from an announced version; confirm it before acting on it.", pdfPara{f: fSmall, color: pdfColorMuted})
 	d.space(2)
 	for i, is := range r.Issues {
@@ -649,9 +650,25 @@ func (d *pdfDoc) issueDetails(r report.Report) {
 // pdfIssueGap is the space between the parts of an issue's section, in mm.
 const pdfIssueGap = 0.35
 
-// pdfEvidenceLines bounds one location's evidence in the issue sections;
-// findings.csv and the API hold it in full.
+// pdfEvidenceLines bounds one location's evidence in the sections of
+// critical and high issues (one line less for medium, one line for low and
+// info); findings.csv and the API hold it in full.
 const pdfEvidenceLines = 3
+
+// pdfProof is the proof the PDF shows under the i-th shown location of is:
+// for a critical or high issue, its first location's, as two lines (what
+// was sent, what came back); report.html, report.md and the API hold the
+// whole exchange and the curl command.
+func pdfProof(is report.Issue, i int, p *scans.Proof) string {
+	if p == nil || i > 0 || (is.Severity != scans.Critical && is.Severity != scans.High) {
+		return ""
+	}
+	first := func(s string) string {
+		line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+		return strings.TrimSpace(line)
+	}
+	return "Proof: sent " + first(p.Request) + "\nanswered " + first(p.Response)
+}
 
 // minor is true for low and info: the PDF gives their issues less room.
 func minor(s scans.Severity) bool { return s == scans.Low || s == scans.Info }
@@ -717,12 +734,16 @@ func (d *pdfDoc) issue(n int, is report.Issue) {
 			evidence := label("", fMonoSmall, pdfColorText)
 			evidence.bg, evidence.tab = pdfColorCode, 4
 			evidence.maxLines, evidence.cutNote = pdfEvidenceLines, "\u2026 [cut: the full evidence is in findings.csv]"
-			if minor(is.Severity) {
+			switch {
+			case minor(is.Severity):
 				evidence.maxLines = 1
+			case is.Severity == scans.Medium:
+				evidence.maxLines = pdfEvidenceLines - 1
 			}
 			d.paragraph(pdfOrNone(e.Finding.Evidence), evidence)
-			if proof := report.ProofText(e.Finding.Proof); proof != "" {
+			if proof := pdfProof(is, i, e.Finding.Proof); proof != "" {
 				d.space(0.3)
+				evidence.maxLines, evidence.cutNote = 2, "\u2026"
 				d.paragraph(proof, evidence)
 			}
 		}
@@ -902,7 +923,7 @@ func (d *pdfDoc) coverage(r report.Report) {
 				{size: 30, text: pdfOneLine(s.Host), f: fTable, lines: 3},
 				{size: 9, text: strconv.Itoa(s.Port), f: fTable, al: align.Right},
 				{size: 15, text: pdfOneLine(s.Name), f: fTable, lines: 2},
-				{size: 46, text: banner, f: fMonoSmall, lines: 3, tab: 4},
+				{size: 46, text: banner, f: fMonoSmall, fit: true},
 			}
 		}
 		d.compact(func() {
@@ -915,7 +936,7 @@ func (d *pdfDoc) coverage(r report.Report) {
 		d.paragraph("Every check of this scan type ran to completion.", pdfPara{f: fBody, color: pdfColorMuted})
 	}
 	for _, s := range c.NotTested {
-		d.paragraph(s, pdfPara{f: fBody, color: pdfColorText, indent: 3, lead: "\u2022"})
+		d.paragraph(s, pdfPara{f: fDetail, color: pdfColorText, indent: 3, lead: "\u2022"})
 		d.space(1)
 	}
 }

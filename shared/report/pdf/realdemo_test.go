@@ -14,8 +14,8 @@ import (
 )
 
 // realDemo is the report of a real full/standard scan of the local stack's
-// demo target (make run), as GET /api/scans/<id> returned it on 2026-11-26:
-// 169 findings in 64 issues, 43 steps. The record is the API's shape, so the
+// demo target (make run), as GET /api/scans/<id> returned it on 2026-11-26 (with
+// proofs): 165 findings in 64 issues, 40 steps. The record is the API's shape, so the
 // fields the report needs are decoded from it here.
 func realDemo(t *testing.T) report.Report {
 	t.Helper()
