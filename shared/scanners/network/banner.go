@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"net"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"secscan/shared/lazyre"
 )
 
 // wellKnownPorts names the service usually listening on a port. It decides
@@ -185,7 +186,7 @@ func identify(hint string, raw []byte) observation {
 	return obs
 }
 
-var sshSoftware = regexp.MustCompile(`^SSH-[0-9.]+-([A-Za-z][A-Za-z-]*)[_-]([0-9][0-9A-Za-z.]*)`)
+var sshSoftware = lazyre.New(`^SSH-[0-9.]+-([A-Za-z][A-Za-z-]*)[_-]([0-9][0-9A-Za-z.]*)`)
 
 func identifySSH(text string) observation {
 	line, _, _ := strings.Cut(text, "\n")
@@ -197,17 +198,17 @@ func identifySSH(text string) observation {
 }
 
 var (
-	ftpProducts = []*regexp.Regexp{
-		regexp.MustCompile(`(vsFTPd) ([0-9][0-9.]*[0-9])`),
-		regexp.MustCompile(`(ProFTPD) ([0-9][0-9.a-z]*)`),
-		regexp.MustCompile(`(FileZilla Server) (?:version )?([0-9][0-9.a-z]*)`),
-		regexp.MustCompile(`(Pure-FTPd)`),
+	ftpProducts = []*lazyre.Regexp{
+		lazyre.New(`(vsFTPd) ([0-9][0-9.]*[0-9])`),
+		lazyre.New(`(ProFTPD) ([0-9][0-9.a-z]*)`),
+		lazyre.New(`(FileZilla Server) (?:version )?([0-9][0-9.a-z]*)`),
+		lazyre.New(`(Pure-FTPd)`),
 	}
-	smtpProducts = []*regexp.Regexp{
-		regexp.MustCompile(`(Exim) ([0-9][0-9.]*[0-9])`),
-		regexp.MustCompile(`(Postfix)`),
-		regexp.MustCompile(`(Sendmail) ([0-9][0-9.]*[0-9])`),
-		regexp.MustCompile(`(Microsoft ESMTP MAIL Service)`),
+	smtpProducts = []*lazyre.Regexp{
+		lazyre.New(`(Exim) ([0-9][0-9.]*[0-9])`),
+		lazyre.New(`(Postfix)`),
+		lazyre.New(`(Sendmail) ([0-9][0-9.]*[0-9])`),
+		lazyre.New(`(Microsoft ESMTP MAIL Service)`),
 	}
 )
 
@@ -231,7 +232,7 @@ func identify220(text, hint string, obs *observation) {
 	}
 }
 
-func setProduct(obs *observation, text string, patterns []*regexp.Regexp) {
+func setProduct(obs *observation, text string, patterns []*lazyre.Regexp) {
 	for _, re := range patterns {
 		if m := re.FindStringSubmatch(text); m != nil {
 			obs.Product = m[1]
@@ -289,7 +290,7 @@ func identifyHTTP(text string) observation {
 	return obs
 }
 
-var esVersion = regexp.MustCompile(`"number"\s*:\s*"([0-9][0-9.]*)"`)
+var esVersion = lazyre.New(`"number"\s*:\s*"([0-9][0-9.]*)"`)
 
 // identifyMySQL parses a MySQL/MariaDB initial handshake packet (protocol
 // 10) or the error packet a server sends to hosts it does not accept.
