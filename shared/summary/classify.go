@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"secscan/shared/lazyre"
+	"secscan/shared/safetext"
 	"secscan/shared/scans"
 )
 
@@ -120,7 +121,7 @@ func newEntry(i int, f *scans.Finding, domain string) *entry {
 		sev:      normalSeverity(f.Severity),
 		cvss:     -1,
 		category: scans.Category(lower(string(f.Category), 16)),
-		title:    clean(f.Title, maxTitle),
+		title:    safetext.Line(f.Title, maxTitle),
 		host:     cleanHost(f.Host, domain),
 		src:      f,
 	}
@@ -140,12 +141,12 @@ func newEntry(i int, f *scans.Finding, domain string) *entry {
 		cwe = lower(*f.CWE, maxToken)
 	}
 	if f.CVE != nil {
-		e.cve = strings.ToUpper(clean(*f.CVE, maxToken))
+		e.cve = strings.ToUpper(safetext.Line(*f.CVE, maxToken))
 	}
 	// Match on the title as a tool wrote it, a little longer than the
 	// display cap so a keyword at the end of a long title still counts.
 	e.text = lower(f.Title, 2*maxTitle) + " " + cwe + " " + strings.ToLower(e.cve)
-	e.evidence = clean(f.Evidence, maxDetail)
+	e.evidence = safetext.Line(f.Evidence, maxDetail)
 	e.detail = lower(f.Description, maxDetail) + " " + strings.ToLower(e.evidence)
 	e.kinds = classify(e)
 	return e
@@ -257,7 +258,7 @@ func firstMatch(re *lazyre.Regexp, texts ...string) string {
 		if m == nil {
 			continue
 		}
-		return clean(m[len(m)-1], maxToken)
+		return safetext.Line(m[len(m)-1], maxToken)
 	}
 	return ""
 }
@@ -272,7 +273,7 @@ func cookieName(e *entry) string {
 	for _, text := range []string{e.title, e.evidence} {
 		for _, m := range cookieWordRE.FindAllStringSubmatch(text, 3) {
 			if !slices.Contains(cookieStopwords, strings.ToLower(m[1])) {
-				return clean(m[1], maxToken)
+				return safetext.Line(m[1], maxToken)
 			}
 		}
 	}
@@ -283,7 +284,7 @@ func cookieName(e *entry) string {
 func softwareVersion(texts ...string) string {
 	for _, s := range texts {
 		if m := versionRE.FindStringSubmatch(s); m != nil {
-			return clean(m[1]+" "+m[2], maxToken)
+			return safetext.Line(m[1]+" "+m[2], maxToken)
 		}
 	}
 	return ""

@@ -6,10 +6,10 @@ import (
 	"net"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"secscan/shared/lazyre"
+	"secscan/shared/safetext"
 )
 
 // wellKnownPorts names the service usually listening on a port. It decides
@@ -150,7 +150,7 @@ func identify(hint string, raw []byte) observation {
 	if obs, ok := identifyMySQL(raw); ok {
 		return obs
 	}
-	banner := sanitize(text, maxBannerShown)
+	banner := safetext.Line(text, maxBannerShown)
 	obs := observation{Name: hint, Banner: banner}
 	if obs.Name == "" {
 		obs.Name = "unknown"
@@ -190,7 +190,7 @@ var sshSoftware = lazyre.New(`^SSH-[0-9.]+-([A-Za-z][A-Za-z-]*)[_-]([0-9][0-9A-Z
 
 func identifySSH(text string) observation {
 	line, _, _ := strings.Cut(text, "\n")
-	obs := observation{Name: "ssh", Banner: sanitize(line, maxBannerShown)}
+	obs := observation{Name: "ssh", Banner: safetext.Line(line, maxBannerShown)}
 	if m := sshSoftware.FindStringSubmatch(line); m != nil {
 		obs.Product, obs.Version = m[1], m[2]
 	}
@@ -286,7 +286,7 @@ func identifyHTTP(text string) observation {
 			obs.NoAuth, obs.Answer = true, "answered GET / with the cluster information without authentication ("+status+")"
 		}
 	}
-	obs.Banner = sanitize(shown, maxBannerShown)
+	obs.Banner = safetext.Line(shown, maxBannerShown)
 	return obs
 }
 
@@ -320,14 +320,14 @@ func identifyMySQL(raw []byte) (observation, bool) {
 		} else if v, _, ok := strings.Cut(version, "-"); ok {
 			obs.Version = v
 		}
-		obs.Banner = sanitize("MySQL protocol 10 greeting, server version "+version, maxBannerShown)
+		obs.Banner = safetext.Line("MySQL protocol 10 greeting, server version "+version, maxBannerShown)
 		return obs, true
 	case 0xff: // error packet: 2-byte code, then the message
 		msg := string(raw[7:min(len(raw), 4+length)])
 		if !strings.Contains(msg, "MySQL") && !strings.Contains(msg, "MariaDB") {
 			return observation{}, false
 		}
-		return observation{Name: "mysql", Banner: sanitize("MySQL error packet: "+msg, maxBannerShown)}, true
+		return observation{Name: "mysql", Banner: safetext.Line("MySQL error packet: "+msg, maxBannerShown)}, true
 	}
 	return observation{}, false
 }
@@ -346,7 +346,7 @@ func telnetText(raw []byte) string {
 		}
 		b = append(b, raw[i])
 	}
-	text := sanitize(string(b), maxBannerShown)
+	text := safetext.Line(string(b), maxBannerShown)
 	if text == "" {
 		return "Telnet option negotiation (IAC)"
 	}
@@ -358,36 +358,4 @@ func firstField(s string) string {
 		return f[0]
 	}
 	return ""
-}
-
-// sanitize makes text from a target safe to store and show: line breaks
-// and tabs become spaces (collapsed), other control, format (bidi) and
-// invalid bytes become '.', and the result is cut to max bytes on a rune
-// boundary, marked with "…".
-func sanitize(text string, max int) string {
-	var b strings.Builder
-	space := false
-	for i, r := range text {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(text[i:]); size <= 1 {
-				r = '.'
-			}
-		}
-		switch {
-		case unicode.IsSpace(r):
-			if !space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		case !unicode.IsPrint(r) || unicode.Is(unicode.Cf, r):
-			r = '.'
-		}
-		space = false
-		if b.Len()+utf8.RuneLen(r) > max {
-			return strings.TrimSpace(b.String()) + "…"
-		}
-		b.WriteRune(r)
-	}
-	return strings.TrimSpace(b.String())
 }
