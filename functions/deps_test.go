@@ -20,6 +20,8 @@ var heavy = []struct {
 	{"github.com/johnfercher/maroto/", []string{"report-pdf"}},
 	{"github.com/pdfcpu/pdfcpu/", []string{"report-pdf"}},
 	{"secscan/shared/report/pdf", []string{"report-pdf"}},
+	// The renderers: get-scan and the other endpoints answer JSON.
+	{"secscan/shared/report", []string{"report-markdown", "report-html", "report-pdf", "findings-csv"}},
 	{"secscan/shared/scanners", []string{"scan-agent", "scan-step", "run-retest"}},
 	{"github.com/zricethezav/gitleaks/", []string{"scan-agent", "scan-step", "run-retest"}},
 	{"github.com/chromedp/", []string{"scan-agent", "scan-step", "run-retest"}},
@@ -73,5 +75,22 @@ func TestFunctionsLinkOnlyWhatTheyNeed(t *testing.T) {
 		!slices.Contains(byFunction["run-retest"], "secscan/shared/scanners") ||
 		!slices.Contains(byFunction["report-pdf"], "secscan/shared/report/pdf") {
 		t.Error("scan-step must link the scanners and report-pdf the PDF renderer")
+	}
+}
+
+// health calls nothing: it links the HTTP layer, not the store and the AWS
+// SDK, whose initialisation would make its cold start several times a bare
+// Lambda's (issue 22: health at most 1.5 times hello world).
+func TestHealthLinksNeitherTheStoreNorTheSDK(t *testing.T) {
+	t.Parallel()
+	imports := deps(t)["health"]
+	if !slices.Contains(imports, "secscan/shared/httpapi") {
+		t.Fatalf("health does not link httpapi: %v", imports)
+	}
+	for _, imp := range imports {
+		if strings.HasPrefix(imp, "github.com/aws/aws-sdk-go-v2/") || strings.HasPrefix(imp, "secscan/shared/store") ||
+			imp == "secscan/shared/auth" || imp == "secscan/shared/api" {
+			t.Errorf("health links %s", imp)
+		}
 	}
 }

@@ -1,14 +1,24 @@
 // Command health is HealthFunction in template.yaml: GET /health and /api/health.
+// It links only the HTTP layer (shared/api/health), not the store: no
+// lambdaenv, whose Load would link the AWS SDK for a function that never
+// calls AWS.
 package main
 
 import (
-	"secscan/shared/api"
-	"secscan/shared/lambdaenv"
+	"log/slog"
+	"os"
+
+	"secscan/shared/api/health"
+	"secscan/shared/config"
+	"secscan/shared/httpapi"
 	"secscan/shared/lambdahttp"
 )
 
 func main() {
-	env := lambdaenv.Load()
-	a := &api.API{Version: env.Config.Version, Logger: env.Logger}
-	lambdahttp.Start(a.Health())
+	cfg, err := config.FromEnv()
+	if err != nil {
+		slog.Error("startup failed", "error", err.Error())
+		os.Exit(1)
+	}
+	lambdahttp.Start(health.Handler(cfg.Version, httpapi.NewLogger(cfg.LogLevel)))
 }

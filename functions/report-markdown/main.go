@@ -4,7 +4,7 @@ package main
 import (
 	"time"
 
-	"secscan/shared/api"
+	"secscan/shared/api/reports"
 	"secscan/shared/lambdaenv"
 	"secscan/shared/lambdahttp"
 )
@@ -12,6 +12,6 @@ import (
 func main() {
 	env := lambdaenv.Load()
 	st := env.Store()
-	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
-	lambdahttp.Start(a.ReportMarkdown())
+	h := &reports.Handlers{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	lambdahttp.Start(h.Markdown())
 }

@@ -4,7 +4,7 @@ package main
 import (
 	"time"
 
-	"secscan/shared/api"
+	"secscan/shared/api/reports"
 	"secscan/shared/lambdaenv"
 	"secscan/shared/lambdahttp"
 	"secscan/shared/report/pdf"
@@ -13,6 +13,6 @@ import (
 func main() {
 	env := lambdaenv.Load()
 	st := env.Store()
-	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger, PDF: pdf.Render}
-	lambdahttp.Start(a.ReportPDF())
+	h := &reports.Handlers{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger, RenderPDF: pdf.Render}
+	lambdahttp.Start(h.PDF())
 }

@@ -20,9 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"strings"
 	"time"
-	"unicode"
 
 	"secscan/shared/domainname"
 	"secscan/shared/monitor"
@@ -30,6 +28,7 @@ import (
 	"secscan/shared/plainerr"
 	"secscan/shared/planner"
 	"secscan/shared/resolver"
+	"secscan/shared/safetext"
 	"secscan/shared/scans"
 	"secscan/shared/store"
 	"secscan/shared/summary"
@@ -627,16 +626,6 @@ func (a *Agent) executionEnded(ctx context.Context, ev StatusChange) (Result, er
 	return a.end(ctx, Task{ScanID: in.ScanID, UserID: in.UserID}, scans.Failed, reason, nil)
 }
 
-// oneLine strips control characters and caps s at n runes.
-func oneLine(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
+// oneLine is s as one safe line of at most n runes (safetext.Line, which
+// also drops the bidi and zero-width characters this once kept).
+func oneLine(s string, n int) string { return safetext.Line(s, n) }

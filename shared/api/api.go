@@ -9,12 +9,9 @@ package api
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"secscan/shared/auth"
-	"secscan/shared/httpapi"
-	"secscan/shared/report"
 	"secscan/shared/store"
 )
 
@@ -36,17 +33,9 @@ type API struct {
 	// Schedules keeps the deployed schedules (EventBridge Scheduler); nil
 	// locally, where the local stack's ticker fires due schedules.
 	Schedules ScheduleService
-	// PDF renders the PDF report (report/pdf.Render): a field, so that only
-	// the function serving PDFs links maroto.
-	PDF     func(report.Report, report.Paper) ([]byte, error)
-	Now     func() time.Time
-	Version string
-	Logger  *slog.Logger
-}
-
-func (a *API) health(w http.ResponseWriter, _ *http.Request) error {
-	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": a.Version})
-	return nil
+	Now       func() time.Time
+	Version   string
+	Logger    *slog.Logger
 }
 
 // timestamp renders t as RFC 3339 UTC, seconds precision.

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"secscan/shared/api/health"
 	"secscan/shared/httpapi"
 )
 
@@ -12,7 +13,7 @@ import (
 // it, and uses only the fields of API that handler needs.
 
 // Health is HealthFunction, GET /health and /api/health: public, and needs Version only.
-func (a *API) Health() http.Handler { return httpapi.Observe(a.Logger, httpapi.Public(a.health)) }
+func (a *API) Health() http.Handler { return health.Handler(a.Version, a.Logger) }
 
 // Me is MeFunction, GET /api/auth/me.
 func (a *API) Me() http.Handler { return a.authed(a.me) }
@@ -66,17 +67,8 @@ func (a *API) GetScan() http.Handler { return a.authed(a.getScan) }
 // CancelScan is CancelScanFunction, DELETE /api/scans/{id}.
 func (a *API) CancelScan() http.Handler { return a.authed(a.cancelScan) }
 
-// ReportMarkdown is ReportMarkdownFunction, GET /api/scans/{id}/report.md.
-func (a *API) ReportMarkdown() http.Handler { return a.authed(a.report(markdownReport)) }
-
-// ReportHTML is ReportHTMLFunction, GET /api/scans/{id}/report.html.
-func (a *API) ReportHTML() http.Handler { return a.authed(a.report(htmlReport)) }
-
-// ReportPDF is ReportPDFFunction, GET /api/scans/{id}/report.pdf: needs PDF.
-func (a *API) ReportPDF() http.Handler { return a.authed(a.report(pdfReport)) }
-
-// FindingsCSV is FindingsCSVFunction, GET /api/scans/{id}/findings.csv.
-func (a *API) FindingsCSV() http.Handler { return a.authed(a.report(csvReport)) }
+// The report downloads (ReportMarkdown, ReportHTML, ReportPDF, FindingsCSV)
+// are package reports, so that only their functions link the renderers.
 
 // ListChecks is ListChecksFunction, GET /api/checks: the check catalogue.
 func (a *API) ListChecks() http.Handler { return a.authed(a.listChecks) }
@@ -122,6 +114,6 @@ func (a *API) CreateRetest() http.Handler { return a.authed(a.createRetest) }
 func (a *API) GetRetest() http.Handler { return a.authed(a.getRetest) }
 
 // authed authenticates the caller (Store and Auth) before h.
-func (a *API) authed(h httpapi.AuthedHandler) http.Handler {
-	return httpapi.Observe(a.Logger, httpapi.Authenticated(a.Auth, h))
+func (a *API) authed(h AuthedHandler) http.Handler {
+	return httpapi.Observe(a.Logger, Authenticated(a.Auth, h))
 }

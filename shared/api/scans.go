@@ -541,7 +541,7 @@ func (a *API) scannableTarget(ctx context.Context, userID, ref string) (store.Ta
 }
 
 func (a *API) listScans(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	page, err := httpapi.PageOf(r)
+	page, err := PageOf(r)
 	if err != nil {
 		return err
 	}
@@ -562,7 +562,7 @@ func (a *API) listScans(w http.ResponseWriter, r *http.Request, p auth.Principal
 	}
 	list, next, err := a.Store.ListScans(r.Context(), p.User.ID, page, f)
 	if errors.Is(err, store.ErrBadCursor) {
-		return httpapi.BadCursor()
+		return BadCursor()
 	}
 	if err != nil {
 		return err
@@ -571,7 +571,7 @@ func (a *API) listScans(w http.ResponseWriter, r *http.Request, p auth.Principal
 	for i, s := range list {
 		out[i] = renderScan(s)
 	}
-	httpapi.SetNextLink(w, r, page, next)
+	SetNextLink(w, r, page, next)
 	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

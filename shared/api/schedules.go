@@ -215,13 +215,13 @@ func (a *API) ownSchedule(r *http.Request, p auth.Principal) (store.Schedule, er
 }
 
 func (a *API) listSchedules(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	page, err := httpapi.PageOf(r)
+	page, err := PageOf(r)
 	if err != nil {
 		return err
 	}
 	list, next, err := a.Store.ListSchedules(r.Context(), p.User.ID, page)
 	if errors.Is(err, store.ErrBadCursor) {
-		return httpapi.BadCursor()
+		return BadCursor()
 	}
 	if err != nil {
 		return err
@@ -230,7 +230,7 @@ func (a *API) listSchedules(w http.ResponseWriter, r *http.Request, p auth.Princ
 	for i, sch := range list {
 		out[i] = renderSchedule(sch)
 	}
-	httpapi.SetNextLink(w, r, page, next)
+	SetNextLink(w, r, page, next)
 	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

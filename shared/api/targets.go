@@ -80,13 +80,13 @@ func (a *API) createTarget(w http.ResponseWriter, r *http.Request, p auth.Princi
 }
 
 func (a *API) listTargets(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	page, err := httpapi.PageOf(r)
+	page, err := PageOf(r)
 	if err != nil {
 		return err
 	}
 	targets, next, err := a.Store.ListTargets(r.Context(), p.User.ID, page)
 	if errors.Is(err, store.ErrBadCursor) {
-		return httpapi.BadCursor()
+		return BadCursor()
 	}
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ func (a *API) listTargets(w http.ResponseWriter, r *http.Request, p auth.Princip
 	for i, t := range targets {
 		out[i] = renderTarget(t)
 	}
-	httpapi.SetNextLink(w, r, page, next)
+	SetNextLink(w, r, page, next)
 	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -18,7 +18,7 @@ import (
 // accountAction guards the account's credentials: minting and revoking
 // tokens and handling the webhook secret need a browser session, so a leaked
 // API token cannot mint itself successors or read the signing secret.
-func accountAction(h httpapi.AuthedHandler) httpapi.AuthedHandler {
+func accountAction(h AuthedHandler) AuthedHandler {
 	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 		if p.Via != auth.ViaSession {
 			return apierr.New(apierr.Forbidden, "This action requires a browser session")
@@ -96,13 +96,13 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request, p auth.Princip
 }
 
 func (a *API) listTokens(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	page, err := httpapi.PageOf(r)
+	page, err := PageOf(r)
 	if err != nil {
 		return err
 	}
 	tokens, next, err := a.Store.ListTokens(r.Context(), p.User.ID, page)
 	if errors.Is(err, store.ErrBadCursor) {
-		return httpapi.BadCursor()
+		return BadCursor()
 	}
 	if err != nil {
 		return err
@@ -111,7 +111,7 @@ func (a *API) listTokens(w http.ResponseWriter, r *http.Request, p auth.Principa
 	for i, t := range tokens {
 		out[i] = renderToken(t)
 	}
-	httpapi.SetNextLink(w, r, page, next)
+	SetNextLink(w, r, page, next)
 	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

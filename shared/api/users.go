@@ -57,7 +57,7 @@ func (a *API) me(w http.ResponseWriter, r *http.Request, p auth.Principal) error
 // adminOnly guards the admin endpoints: an admin, signed in with a browser
 // session. An API token never administers, even an admin's, so a leaked token
 // cannot create durable admins or raise plans.
-func adminOnly(h httpapi.AuthedHandler) httpapi.AuthedHandler {
+func adminOnly(h AuthedHandler) AuthedHandler {
 	session := accountAction(h)
 	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 		if !p.User.IsAdmin {

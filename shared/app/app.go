@@ -20,6 +20,7 @@ import (
 
 	"secscan/shared/agent"
 	"secscan/shared/api"
+	"secscan/shared/api/reports"
 	"secscan/shared/config"
 	"secscan/shared/lambdaenv"
 	"secscan/shared/modelplanner"
@@ -102,7 +103,6 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 			Verifier:  challenges,
 			Scans:     &stepfn.Starter{Client: sfnClient, StateMachineARN: cfg.StateMachineARN},
 			Retests:   retests,
-			PDF:       pdf.Render,
 			Callbacks: api.CallbackPolicy{AllowInsecure: cfg.AllowInsecureCallbacks, AllowPrivate: cfg.AllowPrivateNetworks},
 			Now:       now,
 			Version:   cfg.Version,
@@ -138,10 +138,10 @@ var Endpoints = map[string]func(*api.API) http.Handler{
 	"ListScansFunction":           (*api.API).ListScans,
 	"GetScanFunction":             (*api.API).GetScan,
 	"CancelScanFunction":          (*api.API).CancelScan,
-	"ReportMarkdownFunction":      (*api.API).ReportMarkdown,
-	"ReportHTMLFunction":          (*api.API).ReportHTML,
-	"ReportPDFFunction":           (*api.API).ReportPDF,
-	"FindingsCSVFunction":         (*api.API).FindingsCSV,
+	"ReportMarkdownFunction":      func(a *api.API) http.Handler { return reports.Of(a, nil).Markdown() },
+	"ReportHTMLFunction":          func(a *api.API) http.Handler { return reports.Of(a, nil).HTML() },
+	"ReportPDFFunction":           func(a *api.API) http.Handler { return reports.Of(a, pdf.Render).PDF() },
+	"FindingsCSVFunction":         func(a *api.API) http.Handler { return reports.Of(a, nil).CSV() },
 	"ListChecksFunction":          (*api.API).ListChecks,
 	"ListTargetIssuesFunction":    (*api.API).ListTargetIssues,
 	"PutTargetIssueFunction":      (*api.API).PutTargetIssue,

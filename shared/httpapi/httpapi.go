@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
@@ -151,6 +152,16 @@ const (
 	loggerKey ctxKey = iota
 	requestIDKey
 )
+
+// NewLogger returns the functions' JSON logger, on standard error, at level
+// (DEBUG, INFO, WARN, ERROR; INFO when level is none of them).
+func NewLogger(level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
 
 // Logger is the request's logger (request id and, once known, user id).
 func Logger(ctx context.Context) *slog.Logger {

@@ -22,6 +22,7 @@ import (
 
 	"secscan/shared/auth"
 	"secscan/shared/config"
+	"secscan/shared/httpapi"
 	"secscan/shared/netguard"
 	"secscan/shared/resolver"
 	"secscan/shared/store"
@@ -93,13 +94,7 @@ func NewResolver(cfg config.Config) (*resolver.Resolver, error) {
 }
 
 // NewLogger returns the JSON logger at level (DEBUG, INFO, WARN, ERROR).
-func NewLogger(level string) *slog.Logger {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		l = slog.LevelInfo
-	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
-}
+func NewLogger(level string) *slog.Logger { return httpapi.NewLogger(level) }
 
 // Must returns v, or stops the process when err is set: for the clients a
 // single function builds itself (the scan starter of create-scan), so that

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"secscan/shared/scans"
 )
@@ -20,7 +21,7 @@ import (
 func HTML(r Report) []byte {
 	var b bytes.Buffer
 	b.Grow(mdSizeHint(r)*2 + len(htmlSource))
-	if err := htmlTemplate.Execute(&b, htmlViewOf(r)); err != nil {
+	if err := htmlTemplate().Execute(&b, htmlViewOf(r)); err != nil {
 		// The template is fixed and its data are plain strings and numbers:
 		// an error here is a bug in this file, caught by the tests.
 		panic("report: HTML template: " + err.Error())
@@ -311,11 +312,13 @@ func htmlRiskClass(r scans.RiskRating) string {
 	return "sev-none"
 }
 
-var htmlTemplate = func() *template.Template {
+// htmlTemplate is parsed on first use, not at start-up: only the HTML
+// report's requests need it.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
 	t := template.Must(template.New("report").Parse(htmlSource))
 	template.Must(t.New("spans").Parse(htmlSpansSource))
 	return t
-}()
+})
 
 // htmlSpansSource writes catalogue text: code spans as <code>, the rest as
 // text (both escaped by html/template).

@@ -3,13 +3,13 @@ package report
 import (
 	"bytes"
 	"net"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/scans"
 )
 
@@ -392,7 +392,7 @@ func mdNeedsEscape(s string, i int, start bool) bool {
 
 // mdEntity matches an HTML entity or character reference, which CommonMark
 // would decode.
-var mdEntity = regexp.MustCompile(`^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});`)
+var mdEntity = lazyre.New(`^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});`)
 
 func mdWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= utf8.RuneSelf

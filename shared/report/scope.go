@@ -1,12 +1,12 @@
 package report
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/scans"
 )
 
@@ -128,10 +128,10 @@ func (a Action) Resolves() string {
 
 var (
 	// "Upgrade Apache HTTP Server to 2.4.51 or later (…)", "Upgrade jQuery to …"
-	reUpgradeTo = regexp.MustCompile(`^Upgrade (.{1,80}?) to `)
+	reUpgradeTo = lazyre.New(`^Upgrade (.{1,80}?) to `)
 	// "Upgrade to a supported Apache HTTP Server release (…)"
-	reUpgradeSupported = regexp.MustCompile(`^Upgrade to a supported (.{1,80}?) release`)
-	reFixedVersion     = regexp.MustCompile(`\b(\d+(?:\.\d+){1,3}) or later\b`)
+	reUpgradeSupported = lazyre.New(`^Upgrade to a supported (.{1,80}?) release`)
+	reFixedVersion     = lazyre.New(`\b(\d+(?:\.\d+){1,3}) or later\b`)
 )
 
 // maxActions bounds the plan; findings beyond it are still in the tables.

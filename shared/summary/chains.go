@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"secscan/shared/safetext"
 	"secscan/shared/scans"
 )
 
@@ -172,7 +173,7 @@ func detectChains(ix *index) []chain {
 	for i, rule := range chainRules {
 		if c, ok := rule(ix); ok && hasIssue(c.members) {
 			c.rule = i
-			c.text = clean(c.text, maxChain)
+			c.text = safetext.Line(c.text, maxChain)
 			out = append(out, c)
 		}
 	}

@@ -2,13 +2,14 @@ package summary
 
 import (
 	"cmp"
-	"regexp"
 	"secscan/shared/checks"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"secscan/shared/lazyre"
+	"secscan/shared/safetext"
 	"secscan/shared/scans"
 )
 
@@ -120,7 +121,7 @@ func newEntry(i int, f *scans.Finding, domain string) *entry {
 		sev:      normalSeverity(f.Severity),
 		cvss:     -1,
 		category: scans.Category(lower(string(f.Category), 16)),
-		title:    clean(f.Title, maxTitle),
+		title:    safetext.Line(f.Title, maxTitle),
 		host:     cleanHost(f.Host, domain),
 		src:      f,
 	}
@@ -140,12 +141,12 @@ func newEntry(i int, f *scans.Finding, domain string) *entry {
 		cwe = lower(*f.CWE, maxToken)
 	}
 	if f.CVE != nil {
-		e.cve = strings.ToUpper(clean(*f.CVE, maxToken))
+		e.cve = strings.ToUpper(safetext.Line(*f.CVE, maxToken))
 	}
 	// Match on the title as a tool wrote it, a little longer than the
 	// display cap so a keyword at the end of a long title still counts.
 	e.text = lower(f.Title, 2*maxTitle) + " " + cwe + " " + strings.ToLower(e.cve)
-	e.evidence = clean(f.Evidence, maxDetail)
+	e.evidence = safetext.Line(f.Evidence, maxDetail)
 	e.detail = lower(f.Description, maxDetail) + " " + strings.ToLower(e.evidence)
 	e.kinds = classify(e)
 	return e
@@ -235,14 +236,14 @@ func databaseOf(e *entry) string {
 
 // Patterns that pull concrete names out of titles and evidence.
 var (
-	repoPathRE   = regexp.MustCompile(`/\.(?:git|svn|hg)(?:/[A-Za-z0-9_.\-]{1,40})?/?`)
-	secretFileRE = regexp.MustCompile(`(?i)(?:^|[\s(\[“"'=:])(/?(?:[\w\-.]+/){0,4}(?:\.(?:env(?:\.[\w\-]+)?|npmrc|htpasswd|pgpass|netrc|git-credentials|dockercfg)|credentials|id_rsa|[\w\-]+(?:\.[\w\-]+)*\.(?:env|ya?ml|json|jsx?|mjs|tsx?|py|php|rb|go|java|kt|cs|properties|ini|cfg|conf|config|xml|sh|toml|pem|key|tf|tfvars)))\b`)
-	quotedRE     = regexp.MustCompile(`["'“‘]([A-Za-z0-9_.\-]{1,40})["'”’]`)
-	setCookieRE  = regexp.MustCompile(`(?i)set-cookie:\s*([A-Za-z0-9_.\-]{1,40})=`)
-	cookieWordRE = regexp.MustCompile(`(?i)\bcookies?\s*[:=]?\s*([A-Za-z0-9_.\-]{1,40})`)
-	redirectRE   = regexp.MustCompile(`(?:https?://[^/\s]+)?(/[A-Za-z0-9_.\-/]{0,40}\?[A-Za-z0-9_\-]{1,30}=)`)
-	cnameRE      = regexp.MustCompile(`(?i)(?:cname|→|->|points to|pointing to|alias of|alias for|target)\s*:?\s*(?:to\s+)?([a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?)+)`)
-	versionRE    = regexp.MustCompile(`(?i)(vsftpd|proftpd|pure-ftpd|openssh|telnetd|mysql|mariadb|postgresql|redis|mongodb)[ /_-]?v?(\d+(?:\.\d+){1,3}[a-z]?)`)
+	repoPathRE   = lazyre.New(`/\.(?:git|svn|hg)(?:/[A-Za-z0-9_.\-]{1,40})?/?`)
+	secretFileRE = lazyre.New(`(?i)(?:^|[\s(\[“"'=:])(/?(?:[\w\-.]+/){0,4}(?:\.(?:env(?:\.[\w\-]+)?|npmrc|htpasswd|pgpass|netrc|git-credentials|dockercfg)|credentials|id_rsa|[\w\-]+(?:\.[\w\-]+)*\.(?:env|ya?ml|json|jsx?|mjs|tsx?|py|php|rb|go|java|kt|cs|properties|ini|cfg|conf|config|xml|sh|toml|pem|key|tf|tfvars)))\b`)
+	quotedRE     = lazyre.New(`["'“‘]([A-Za-z0-9_.\-]{1,40})["'”’]`)
+	setCookieRE  = lazyre.New(`(?i)set-cookie:\s*([A-Za-z0-9_.\-]{1,40})=`)
+	cookieWordRE = lazyre.New(`(?i)\bcookies?\s*[:=]?\s*([A-Za-z0-9_.\-]{1,40})`)
+	redirectRE   = lazyre.New(`(?:https?://[^/\s]+)?(/[A-Za-z0-9_.\-/]{0,40}\?[A-Za-z0-9_\-]{1,30}=)`)
+	cnameRE      = lazyre.New(`(?i)(?:cname|→|->|points to|pointing to|alias of|alias for|target)\s*:?\s*(?:to\s+)?([a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?)+)`)
+	versionRE    = lazyre.New(`(?i)(vsftpd|proftpd|pure-ftpd|openssh|telnetd|mysql|mariadb|postgresql|redis|mongodb)[ /_-]?v?(\d+(?:\.\d+){1,3}[a-z]?)`)
 )
 
 var cookieStopwords = []string{"without", "missing", "lacks", "lacking", "set", "is", "has", "flag", "flags",
@@ -251,13 +252,13 @@ var cookieStopwords = []string{"without", "missing", "lacks", "lacking", "set", 
 
 // firstMatch returns the first submatch (group 1 if the pattern has one) of
 // re in any of texts, cleaned and bounded.
-func firstMatch(re *regexp.Regexp, texts ...string) string {
+func firstMatch(re *lazyre.Regexp, texts ...string) string {
 	for _, s := range texts {
 		m := re.FindStringSubmatch(s)
 		if m == nil {
 			continue
 		}
-		return clean(m[len(m)-1], maxToken)
+		return safetext.Line(m[len(m)-1], maxToken)
 	}
 	return ""
 }
@@ -272,7 +273,7 @@ func cookieName(e *entry) string {
 	for _, text := range []string{e.title, e.evidence} {
 		for _, m := range cookieWordRE.FindAllStringSubmatch(text, 3) {
 			if !slices.Contains(cookieStopwords, strings.ToLower(m[1])) {
-				return clean(m[1], maxToken)
+				return safetext.Line(m[1], maxToken)
 			}
 		}
 	}
@@ -283,7 +284,7 @@ func cookieName(e *entry) string {
 func softwareVersion(texts ...string) string {
 	for _, s := range texts {
 		if m := versionRE.FindStringSubmatch(s); m != nil {
-			return clean(m[1]+" "+m[2], maxToken)
+			return safetext.Line(m[1]+" "+m[2], maxToken)
 		}
 	}
 	return ""

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"secscan/shared/plans"
+	"secscan/shared/safetext"
 	"secscan/shared/scans"
 )
 
@@ -68,7 +69,7 @@ func boundText(s string, max int) string {
 	if i := strings.LastIndex(cut, ". "); i > 0 {
 		return cut[:i+1]
 	}
-	return clean(s, max)
+	return safetext.Line(s, max)
 }
 
 // scope names what was scanned: "The full scan of example.com (standard tier)".

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"secscan/shared/safetext"
 )
 
 // Length caps for text that reaches the summary. Titles, hosts and evidence
@@ -24,142 +26,11 @@ const (
 	maxSummary     = 3000
 )
 
-// clean makes untrusted text safe to embed in a sentence: invalid UTF-8,
-// control and format characters (escapes, NULs, bidi overrides, zero-width
-// joiners) are dropped, runs of white space (newlines included) collapse to
-// one space, and the result is at
-// most max runes, cut at a word boundary with an ellipsis when it was longer.
-// Only a bounded prefix of s is examined, so a megabyte banner costs no more
-// than a short one.
-func clean(s string, max int) string {
-	if max <= 0 {
-		return ""
-	}
-	if limit := max*utf8.UTFMax + 64; len(s) > limit {
-		s = s[:limit] // may split a rune; the loop below drops the fragment
-	}
-	if len(s) <= max && plainASCII(s) {
-		return s
-	}
-	if len(s) > max && plainASCII(strings.TrimRight(s[:max+1], " ")) {
-		cut := s[:max-1] // ASCII: bytes are runes
-		if i := strings.LastIndexByte(cut, ' '); i > 0 && i >= len(cut)-15 {
-			cut = cut[:i]
-		}
-		return strings.TrimRight(cut, " ,;:-") + "…"
-	}
-	var b strings.Builder
-	b.Grow(min(len(s), max+8))
-	runes := 0
-	pendingSpace := false
-	escape := escNone
-	for _, r := range s {
-		if escape, r = skipEscape(escape, r); r < 0 {
-			continue
-		}
-		switch {
-		case r > ' ' && r < 0x7f: // printable ASCII, the common case
-		case r == utf8.RuneError:
-			continue
-		case unicode.IsSpace(r):
-			pendingSpace = runes > 0
-			continue
-		case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Co, unicode.Cs):
-			// Escape sequences, NULs, bidi overrides, zero-width characters.
-			continue
-		}
-		if pendingSpace {
-			b.WriteByte(' ')
-			runes++
-			pendingSpace = false
-		}
-		b.WriteRune(r)
-		if runes++; runes > max {
-			break
-		}
-	}
-	if runes <= max {
-		return b.String()
-	}
-	return truncate([]rune(b.String())[:max-1])
-}
-
-// truncate ends cut (already one rune short of the cap) with an ellipsis,
-// on a word boundary when one is near.
-func truncate(cut []rune) string {
-	for i := len(cut) - 1; i > 0 && i >= len(cut)-15; i-- {
-		if cut[i] == ' ' {
-			cut = cut[:i]
-			break
-		}
-	}
-	return strings.TrimRight(string(cut), " ,;:-") + "…"
-}
-
-// plainASCII reports whether s is printable ASCII with single inner spaces,
-// i.e. already clean.
-func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == ' ' {
-			if i == 0 || i == len(s)-1 || s[i-1] == ' ' {
-				return false
-			}
-			continue
-		}
-		if c <= ' ' || c >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// Terminal escape sequences are dropped whole, not just their ESC byte, so
-// a banner's colour codes do not leave "[31m" behind.
-const (
-	escNone = iota
-	escStart
-	escCSI // ESC [ parameters… final byte
-	escOSC // ESC ] text… BEL or ESC \
-)
-
-// skipEscape advances the escape-sequence state by r; it returns r = -1
-// while r belongs to a sequence.
-func skipEscape(state int, r rune) (int, rune) {
-	switch state {
-	case escStart:
-		switch r {
-		case '[':
-			return escCSI, -1
-		case ']':
-			return escOSC, -1
-		}
-		return escNone, -1 // a two-character sequence such as ESC c
-	case escCSI:
-		if r >= 0x40 && r <= 0x7e {
-			return escNone, -1
-		}
-		if r >= 0x20 && r < 0x40 {
-			return escCSI, -1
-		}
-		return escNone, r // malformed: stop skipping
-	case escOSC:
-		if r == 0x07 || r == 0x1b || r == 0x9c {
-			return escNone, -1
-		}
-		return escOSC, -1
-	}
-	if r == 0x1b {
-		return escStart, -1
-	}
-	return escNone, r
-}
-
 // lower is clean followed by lower-casing, for keyword matching. ASCII is
 // lowered byte by byte: strings.ToLower takes its slow path for the whole
 // string as soon as one rune (such as the ellipsis) is not ASCII.
 func lower(s string, max int) string {
-	s = clean(s, max)
+	s = safetext.Line(s, max)
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -181,7 +52,7 @@ func lower(s string, max int) string {
 // firstSentence returns the first sentence of s (cleaned, bounded), ending
 // with terminal punctuation.
 func firstSentence(s string, max int) string {
-	s = clean(s, max)
+	s = safetext.Line(s, max)
 	if s == "" {
 		return ""
 	}

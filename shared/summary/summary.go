@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"secscan/shared/plans"
+	"secscan/shared/safetext"
 	"secscan/shared/scans"
 )
 
@@ -127,7 +128,7 @@ func Write(in Input) scans.Summary {
 		entries:  entries,
 		chains:   chains,
 		cov:      cov,
-		partial:  clean(in.Partial, maxPartial),
+		partial:  safetext.Line(in.Partial, maxPartial),
 	}
 	text := n.write()
 	if c := in.Changes.sentence(); c != "" {
@@ -230,7 +231,7 @@ func itoaPort(p int) string {
 // release.
 func serviceEntry(order int, svc *scans.Service, host string) *entry {
 	name := lower(svc.Name, 40)
-	banner := clean(svc.Banner, maxDetail)
+	banner := safetext.Line(svc.Banner, maxDetail)
 	e := &entry{
 		order: order, sev: scans.Info, rank: scans.Info.Rank(), cvss: -1,
 		category: scans.CategoryNetwork, host: host, synthetic: true, evidence: banner,

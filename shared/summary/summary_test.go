@@ -676,32 +676,6 @@ func TestTargetTextIsSanitised(t *testing.T) {
 	}
 }
 
-func TestClean(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"plain", 10, "plain"},
-		{"  a \t\n b  ", 10, "a b"},
-		{"a\x00b\x07c\x7f", 10, "abc"},
-		{"right\u202eleft\u200bzero", 20, "rightleftzero"},
-		{"invalid \xff\xfe utf8", 20, "invalid utf8"},
-		{"one two three four five", 12, "one two…"},
-		{strings.Repeat("x", 30), 10, strings.Repeat("x", 9) + "…"},
-		{"x", 0, ""},
-		{"\x1b[1;31mRED\x1b[0m text", 20, "RED text"},
-		{"\x1b]0;window title\x07after", 20, "after"},
-		{"line1\r\nline2\u2028line3", 30, "line1 line2 line3"},
-	}
-	for _, tt := range tests {
-		if got := clean(tt.in, tt.max); got != tt.want {
-			t.Errorf("clean(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-		}
-	}
-}
-
 func TestCleanHost(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{

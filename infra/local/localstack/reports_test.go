@@ -14,9 +14,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"secscan/shared/api/reports"
 	"secscan/shared/app"
 	"secscan/shared/config"
 	"secscan/shared/lambdahttp"
+	"secscan/shared/report/pdf"
 	"secscan/shared/scans"
 )
 
@@ -195,7 +197,7 @@ func TestPDFThroughTheLambdaProxy(t *testing.T) {
 	endScan(t, s, a, id, scans.Completed, time.Now())
 
 	var written bytes.Buffer
-	direct := s.api.ReportPDF()
+	direct := reports.Of(s.api, pdf.Render).PDF()
 	tee := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		direct.ServeHTTP(rec, r)

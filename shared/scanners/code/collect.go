@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"golang.org/x/net/html"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/tools"
 )
@@ -356,8 +356,8 @@ func (c *collector) scanMap(ctx context.Context, f *file, body []byte) {
 }
 
 var (
-	gitHEADLine = regexp.MustCompile(`^(?:ref: refs/\S+|[0-9a-f]{40}|[0-9a-f]{64})$`)
-	gitLogLine  = regexp.MustCompile(`^[0-9a-f]{40,64} [0-9a-f]{40,64} `)
+	gitHEADLine = lazyre.New(`^(?:ref: refs/\S+|[0-9a-f]{40}|[0-9a-f]{64})$`)
+	gitLogLine  = lazyre.New(`^[0-9a-f]{40,64} [0-9a-f]{40,64} `)
 )
 
 // readGit fetches one file of an exposed repository and scans it when it

@@ -5,9 +5,9 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 )
@@ -17,7 +17,7 @@ import (
 const ruleDatabaseURL = "database-url"
 
 // databaseURL matches a connection URL with a password in it.
-var databaseURL = regexp.MustCompile(`(?i)\b(postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver)://([^:@/\s'"]+):([^@/\s'"]{3,})@([^/\s'"]+)`)
+var databaseURL = lazyre.New(`(?i)\b(postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver)://([^:@/\s'"]+):([^@/\s'"]{3,})@([^/\s'"]+)`)
 
 // ScanConfigFile runs the secret detectors over the text of an exposed
 // configuration file (an .env file, .git/config) served at u and returns

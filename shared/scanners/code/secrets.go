@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	glregexp "github.com/zricethezav/gitleaks/v8/regexp"
 	"github.com/zricethezav/gitleaks/v8/report"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/proof"
 	"secscan/shared/scans"
 )
@@ -297,10 +297,10 @@ const (
 
 var (
 	// placeholder matches values written to be replaced, not used.
-	placeholder = regexp.MustCompile(`(?i)x{6,}|\*{4,}|your[_-]|<[a-z_ -]{2,40}>|\$\{|\{\{|placeholder|changeme|replace[_-]?me|dummy|insert[_-]?your|redacted`)
+	placeholder = lazyre.New(`(?i)x{6,}|\*{4,}|your[_-]|<[a-z_ -]{2,40}>|\$\{|\{\{|placeholder|changeme|replace[_-]?me|dummy|insert[_-]?your|redacted`)
 	// recaptchaSiteKey is the public half of a reCAPTCHA key pair, which
 	// pages must embed.
-	recaptchaSiteKey = regexp.MustCompile(`^6L[\w-]{38}$`)
+	recaptchaSiteKey = lazyre.New(`^6L[\w-]{38}$`)
 )
 
 // publicIdentifiers are rules for values that identify an account or an
@@ -386,8 +386,8 @@ func quoted(match, secret string) bool {
 }
 
 var (
-	camelWords = regexp.MustCompile(`^(?:[A-Z]?[a-z]{2,}|[A-Z0-9]{1,3})+$`)
-	lowerRun   = regexp.MustCompile(`[a-z]{3,}`)
+	camelWords = lazyre.New(`^(?:[A-Z]?[a-z]{2,}|[A-Z0-9]{1,3})+$`)
+	lowerRun   = lazyre.New(`[a-z]{3,}`)
 )
 
 // camelCase reports an identifier made of words ("arnForExecuteApiV2"):
@@ -425,7 +425,7 @@ func jwtRole(token string) string {
 
 // awsSecretKey matches an AWS secret access key assigned to a name that
 // says so (secretAccessKey: "…", AWS_SECRET_ACCESS_KEY=…, "secret_key": …).
-var awsSecretKey = regexp.MustCompile(`(?i)secret[\w.-]{0,30}['"\x60]?\s*(?::|=|=>|:=)\s*['"\x60]?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)
+var awsSecretKey = lazyre.New(`(?i)secret[\w.-]{0,30}['"\x60]?\s*(?::|=|=>|:=)\s*['"\x60]?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)
 
 // awsSecretWindow is how far from an access key id its secret key is
 // looked for: a few lines of a config object, or of minified code.

@@ -5,9 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/url"
-	"regexp"
 	"strings"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 )
 
@@ -18,7 +18,7 @@ const (
 	maxSections = 100
 )
 
-var sourceMappingURL = regexp.MustCompile(`//[#@][ \t]*sourceMappingURL[ \t]*=[ \t]*(\S+)`)
+var sourceMappingURL = lazyre.New(`//[#@][ \t]*sourceMappingURL[ \t]*=[ \t]*(\S+)`)
 
 // announcedMap returns the source map a script names (SourceMap header or
 // the last sourceMappingURL comment), or the conventional "<script>.map"

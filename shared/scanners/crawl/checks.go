@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"secscan/shared/checks"
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/vuln"
 	"secscan/shared/scanners/web"
@@ -20,17 +20,17 @@ import (
 
 // listingPattern matches the title or heading of Apache and nginx
 // autoindex pages; IIS listings carry "[To Parent Directory]".
-var listingPattern = regexp.MustCompile(`(?i)<(?:title|h1)>\s*(Index of /[^<]{0,100})</`)
+var listingPattern = lazyre.New(`(?i)<(?:title|h1)>\s*(Index of /[^<]{0,100})</`)
 
 // debugSignature is text only a stack trace, debug page or raw database
 // error contains; each names what it shows.
 type debugSignature struct {
 	what string
-	re   *regexp.Regexp
+	re   *lazyre.Regexp
 	// min is how many matches are needed (stack frames), 1 when zero.
 	min int
 	// requires must also occur in the body, when set.
-	requires *regexp.Regexp
+	requires *lazyre.Regexp
 	// hints are literals of which one must occur for re to match: a cheap
 	// filter, since patterns that start with \b or an alternation get no
 	// literal-prefix speed-up and pages are up to 256 KiB.
@@ -38,28 +38,28 @@ type debugSignature struct {
 }
 
 var debugSignatures = []debugSignature{
-	{what: "Java stack trace", re: regexp.MustCompile(`\bat (?:[\w$]+\.)+[\w$<>;&]+\([\w$]+\.(?:java|kt|scala|groovy):\d+\)`), min: 2,
-		requires: regexp.MustCompile(`\b(?:[\w$]+\.)+[\w$]*(?:Exception|Error)\b`), hints: []string{".java:", ".kt:", ".scala:", ".groovy:"}},
-	{what: "Python traceback", re: regexp.MustCompile(`Traceback \(most recent call last\):`),
-		requires: regexp.MustCompile(`File (?:"|&quot;)[^"&]{1,300}(?:"|&quot;), line \d+`)},
-	{what: "PHP error message", re: regexp.MustCompile(`(?:<b>)?(?:Fatal error|Parse error|Warning|Notice|Deprecated)(?:</b>)?:\s[^\n]{1,400}? in (?:<b>)?(?:/|[A-Za-z]:\\)[^<\n]{1,300}?(?:</b>)? on line (?:<b>)?\d+`), hints: []string{" on line "}},
-	{what: "PHP stack trace", re: regexp.MustCompile(`Stack trace:\s*(?:<br\s*/?>\s*)?#0 [^\n<]{1,300}`),
-		requires: regexp.MustCompile(`\.php\b`)},
-	{what: "ASP.NET error page", re: regexp.MustCompile(`Server Error in '[^']{0,100}' Application`),
-		requires: regexp.MustCompile(`Stack Trace:|Exception Details:`)},
-	{what: "Node.js stack trace", re: regexp.MustCompile(`\bat [^()<>\n]{1,120}\((?:/|[A-Za-z]:\\)[^()\s<>]{1,300}\.(?:js|mjs|cjs|ts):\d+:\d+\)`), min: 2,
-		requires: regexp.MustCompile(`\b\w*Error\b`), hints: []string{".js:", ".mjs:", ".cjs:", ".ts:"}},
-	{what: "Go panic", re: regexp.MustCompile(`goroutine \d+ \[running\]:`),
-		requires: regexp.MustCompile(`\.go:\d+`)},
-	{what: "Ruby on Rails exception page", re: regexp.MustCompile(`Action Controller: Exception caught`)},
-	{what: "Werkzeug (Flask) debugger", re: regexp.MustCompile(`Werkzeug Debugger`)},
-	{what: "Django debug page", re: regexp.MustCompile(`You(?:'|&#39;|&#x27;)re seeing this error because you have <code>DEBUG = True</code>`)},
-	{what: "Laravel (Whoops) debug page", re: regexp.MustCompile(`Whoops! There was an error\.`)},
-	{what: "Symfony exception page", re: regexp.MustCompile(`Symfony Exception`)},
-	{what: "MySQL error message", re: regexp.MustCompile(`You have an error in your SQL syntax; check the manual that corresponds to your (?:MySQL|MariaDB) server version`)},
-	{what: "PDO database error", re: regexp.MustCompile(`SQLSTATE\[[0-9A-Z]{5}\]`)},
-	{what: "Oracle database error", re: regexp.MustCompile(`\bORA-\d{5}: `), hints: []string{"ORA-"}},
-	{what: "PostgreSQL error message", re: regexp.MustCompile(`\bERROR:\s+syntax error at or near "`), hints: []string{"syntax error at or near"}},
+	{what: "Java stack trace", re: lazyre.New(`\bat (?:[\w$]+\.)+[\w$<>;&]+\([\w$]+\.(?:java|kt|scala|groovy):\d+\)`), min: 2,
+		requires: lazyre.New(`\b(?:[\w$]+\.)+[\w$]*(?:Exception|Error)\b`), hints: []string{".java:", ".kt:", ".scala:", ".groovy:"}},
+	{what: "Python traceback", re: lazyre.New(`Traceback \(most recent call last\):`),
+		requires: lazyre.New(`File (?:"|&quot;)[^"&]{1,300}(?:"|&quot;), line \d+`)},
+	{what: "PHP error message", re: lazyre.New(`(?:<b>)?(?:Fatal error|Parse error|Warning|Notice|Deprecated)(?:</b>)?:\s[^\n]{1,400}? in (?:<b>)?(?:/|[A-Za-z]:\\)[^<\n]{1,300}?(?:</b>)? on line (?:<b>)?\d+`), hints: []string{" on line "}},
+	{what: "PHP stack trace", re: lazyre.New(`Stack trace:\s*(?:<br\s*/?>\s*)?#0 [^\n<]{1,300}`),
+		requires: lazyre.New(`\.php\b`)},
+	{what: "ASP.NET error page", re: lazyre.New(`Server Error in '[^']{0,100}' Application`),
+		requires: lazyre.New(`Stack Trace:|Exception Details:`)},
+	{what: "Node.js stack trace", re: lazyre.New(`\bat [^()<>\n]{1,120}\((?:/|[A-Za-z]:\\)[^()\s<>]{1,300}\.(?:js|mjs|cjs|ts):\d+:\d+\)`), min: 2,
+		requires: lazyre.New(`\b\w*Error\b`), hints: []string{".js:", ".mjs:", ".cjs:", ".ts:"}},
+	{what: "Go panic", re: lazyre.New(`goroutine \d+ \[running\]:`),
+		requires: lazyre.New(`\.go:\d+`)},
+	{what: "Ruby on Rails exception page", re: lazyre.New(`Action Controller: Exception caught`)},
+	{what: "Werkzeug (Flask) debugger", re: lazyre.New(`Werkzeug Debugger`)},
+	{what: "Django debug page", re: lazyre.New(`You(?:'|&#39;|&#x27;)re seeing this error because you have <code>DEBUG = True</code>`)},
+	{what: "Laravel (Whoops) debug page", re: lazyre.New(`Whoops! There was an error\.`)},
+	{what: "Symfony exception page", re: lazyre.New(`Symfony Exception`)},
+	{what: "MySQL error message", re: lazyre.New(`You have an error in your SQL syntax; check the manual that corresponds to your (?:MySQL|MariaDB) server version`)},
+	{what: "PDO database error", re: lazyre.New(`SQLSTATE\[[0-9A-Z]{5}\]`)},
+	{what: "Oracle database error", re: lazyre.New(`\bORA-\d{5}: `), hints: []string{"ORA-"}},
+	{what: "PostgreSQL error message", re: lazyre.New(`\bERROR:\s+syntax error at or near "`), hints: []string{"syntax error at or near"}},
 }
 
 // matchDebug returns what a body shows and a short excerpt, or ok=false.
@@ -93,11 +93,11 @@ func matchListing(body []byte) (string, bool) {
 	return "", false
 }
 
-var iisListing = regexp.MustCompile(`<A HREF="[^"]*">\[To Parent Directory\]</A>`)
+var iisListing = lazyre.New(`<A HREF="[^"]*">\[To Parent Directory\]</A>`)
 
 // generatorVersion matches generator values that carry a version, e.g.
 // "WordPress 6.4.2" or "Joomla! 3.9 - Open Source Content Management".
-var generatorVersion = regexp.MustCompile(`\d+\.\d+`)
+var generatorVersion = lazyre.New(`\d+\.\d+`)
 
 // textual reports whether a response's body is text worth reading for
 // error details (pages, plain text, JSON and XML error bodies); scripts,

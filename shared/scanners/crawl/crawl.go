@@ -19,13 +19,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"secscan/shared/checks"
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -363,12 +363,12 @@ func (c *crawler) handle(resp *httpprobe.Response, depth int) []target {
 
 // staticFile matches paths of files that are not pages: fetching them
 // spends the byte budget on nothing the checks read.
-var staticFile = regexp.MustCompile(`(?i)\.(?:png|jpe?g|gif|svg|ico|webp|avif|bmp|tiff?|css|js|mjs|map|woff2?|ttf|eot|otf|pdf|zip|gz|tgz|bz2|xz|rar|7z|tar|mp4|m4v|mp3|m4a|webm|ogg|ogv|wav|avi|mov|flv|docx?|xlsx?|pptx?|odt|ods|exe|msi|dmg|iso|bin|apk|jar|war|deb|rpm)$`)
+var staticFile = lazyre.New(`(?i)\.(?:png|jpe?g|gif|svg|ico|webp|avif|bmp|tiff?|css|js|mjs|map|woff2?|ttf|eot|otf|pdf|zip|gz|tgz|bz2|xz|rar|7z|tar|mp4|m4v|mp3|m4a|webm|ogg|ogv|wav|avi|mov|flv|docx?|xlsx?|pptx?|odt|ods|exe|msi|dmg|iso|bin|apk|jar|war|deb|rpm)$`)
 
 // actionLike matches links that look like actions rather than pages
 // (logging out, deleting, unsubscribing): GET should be safe, but some
 // applications act on it, and a scan must not.
-var actionLike = regexp.MustCompile(`(?i)(?:^|[/_.?&=-])(?:log-?out|log-?off|sign-?out|delete|remove|destroy|unsubscribe|revoke)(?:$|[/_.?&=-])`)
+var actionLike = lazyre.New(`(?i)(?:^|[/_.?&=-])(?:log-?out|log-?off|sign-?out|delete|remove|destroy|unsubscribe|revoke)(?:$|[/_.?&=-])`)
 
 // candidate decides whether a URL a page leads to is worth queueing; each
 // URL is judged once.

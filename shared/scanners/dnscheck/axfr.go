@@ -16,6 +16,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/safetext"
 	"secscan/shared/tools"
 )
 
@@ -116,7 +117,7 @@ func (c Checker) tryTransfer(ctx context.Context, env tools.Env, zone, host stri
 	attempt := transferAttempt{ns: host}
 	ips, err := env.Resolver.LookupIP(ctx, host)
 	if err != nil {
-		attempt.result = "not resolved (" + sanitize(err.Error(), 120) + ")"
+		attempt.result = "not resolved (" + safetext.Line(err.Error(), 120) + ")"
 		return attempt
 	}
 	for _, ip := range ips[:min(len(ips), maxNSAddrs)] {
@@ -130,7 +131,7 @@ func (c Checker) tryTransfer(ctx context.Context, env tools.Env, zone, host stri
 		attempt.addr = netip.AddrPortFrom(ip, uint16(c.port(env))).String()
 		conn, err := env.Dialer.DialContext(ctx, "tcp", attempt.addr)
 		if err != nil {
-			attempt.result = "not contacted (" + sanitize(err.Error(), 160) + ")"
+			attempt.result = "not contacted (" + safetext.Line(err.Error(), 160) + ")"
 			if errors.Is(err, netguard.ErrForbiddenAddress) || ctx.Err() != nil {
 				break
 			}
@@ -173,7 +174,7 @@ func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool
 	}
 	frame := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(wire)), uint16(len(wire)))
 	if _, err := conn.Write(append(frame, wire...)); err != nil {
-		return false, 0, "request not sent (" + sanitize(err.Error(), 120) + ")"
+		return false, 0, "request not sent (" + safetext.Line(err.Error(), 120) + ")"
 	}
 
 	read := 0

@@ -26,14 +26,13 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/miekg/dns"
 
 	"secscan/shared/checks"
 	"secscan/shared/domainname"
 	"secscan/shared/resolver"
+	"secscan/shared/safetext"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -263,7 +262,7 @@ func (r *report) add(c *checks.Check, evidence string) {
 // spf checks the SPF record of the domain.
 func (r *report) spf(a txtAnswer) {
 	if a.err != nil && !a.absent() {
-		r.notes = append(r.notes, "SPF: not checked ("+sanitize(a.err.Error(), maxShown)+")")
+		r.notes = append(r.notes, "SPF: not checked ("+safetext.Line(a.err.Error(), maxShown)+")")
 		return
 	}
 	var records []string
@@ -290,7 +289,7 @@ func (r *report) spf(a txtAnswer) {
 		return
 	}
 	record := records[0]
-	r.notes = append(r.notes, "SPF: "+sanitize(record, 120))
+	r.notes = append(r.notes, "SPF: "+safetext.Line(record, 120))
 	// The record's findings are proven by the TXT answer.
 	defer func(from int) {
 		p := txtProof(a, time.Now())
@@ -298,7 +297,7 @@ func (r *report) spf(a txtAnswer) {
 			r.findings[i].Proof = p
 		}
 	}(len(r.findings))
-	evidence := fmt.Sprintf("TXT %s: %q", a.name, sanitize(record, maxShown))
+	evidence := fmt.Sprintf("TXT %s: %q", a.name, safetext.Line(record, maxShown))
 	policy := parseSPF(record)
 	switch {
 	case policy.all == '+':
@@ -361,7 +360,7 @@ func parseSPF(record string) spfPolicy {
 // scan's domain's, applied to a subdomain without its own.
 func (r *report) dmarc(a txtAnswer, inherited bool) {
 	if a.err != nil && !a.absent() {
-		r.notes = append(r.notes, "DMARC: not checked ("+sanitize(a.err.Error(), maxShown)+")")
+		r.notes = append(r.notes, "DMARC: not checked ("+safetext.Line(a.err.Error(), maxShown)+")")
 		return
 	}
 	var records []string
@@ -387,11 +386,11 @@ func (r *report) dmarc(a txtAnswer, inherited bool) {
 	if inherited && tags["sp"] != "" {
 		policy, key = tags["sp"], "sp"
 	}
-	evidence := fmt.Sprintf("TXT %s: %q", a.name, sanitize(record, maxShown))
+	evidence := fmt.Sprintf("TXT %s: %q", a.name, safetext.Line(record, maxShown))
 	if inherited {
 		evidence += fmt.Sprintf(" (%s has no DMARC record of its own, so this one applies, with its %s= tag)", r.domain, key)
 	}
-	r.notes = append(r.notes, fmt.Sprintf("DMARC (%s): %s=%s", a.name, key, sanitize(policy, 20)))
+	r.notes = append(r.notes, fmt.Sprintf("DMARC (%s): %s=%s", a.name, key, safetext.Line(policy, 20)))
 	switch strings.ToLower(policy) {
 	case "none":
 		r.add(checks.DMARCNone, evidence+"; "+key+"=none only monitors, receivers still deliver spoofed mail")
@@ -435,7 +434,7 @@ func parseTags(record string) map[string]string {
 // addresses notes the domain's addresses in the outcome.
 func (r *report) addresses(addrs []netip.Addr, err error) {
 	if err != nil {
-		r.notes = append(r.notes, "A/AAAA: none ("+sanitize(err.Error(), 120)+")")
+		r.notes = append(r.notes, "A/AAAA: none ("+safetext.Line(err.Error(), 120)+")")
 		return
 	}
 	shown := make([]string, 0, min(len(addrs), maxAddrsShown))
@@ -472,43 +471,11 @@ func answered(a txtAnswer) string {
 func quoteAll(records []string) string {
 	quoted := make([]string, 0, maxRecordsShown)
 	for _, rec := range records[:min(len(records), maxRecordsShown)] {
-		quoted = append(quoted, strconv.Quote(sanitize(rec, maxShown)))
+		quoted = append(quoted, strconv.Quote(safetext.Line(rec, maxShown)))
 	}
 	text := strings.Join(quoted, ", ")
 	if len(records) > maxRecordsShown {
 		text += fmt.Sprintf(" and %d more", len(records)-maxRecordsShown)
 	}
 	return text
-}
-
-// sanitize makes text from DNS safe to store and show: line breaks and tabs
-// become spaces (collapsed), other control, format (bidi) and invalid bytes
-// become '.', and the result is cut to max bytes on a rune boundary, marked
-// with "…".
-func sanitize(text string, max int) string {
-	var b strings.Builder
-	space := false
-	for i, r := range text {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(text[i:]); size <= 1 {
-				r = '.'
-			}
-		}
-		switch {
-		case unicode.IsSpace(r):
-			if !space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		case !unicode.IsPrint(r) || unicode.Is(unicode.Cf, r):
-			r = '.'
-		}
-		space = false
-		if b.Len()+utf8.RuneLen(r) > max {
-			return strings.TrimSpace(b.String()) + "…"
-		}
-		b.WriteRune(r)
-	}
-	return strings.TrimSpace(b.String())
 }

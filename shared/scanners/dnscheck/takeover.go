@@ -11,6 +11,7 @@ import (
 	"github.com/miekg/dns"
 
 	"secscan/shared/resolver"
+	"secscan/shared/safetext"
 	"secscan/shared/scans"
 )
 
@@ -215,7 +216,7 @@ func (r *report) danglingAliases(aliases []alias) {
 				evidence += fmt.Sprintf(" and %d more", extra)
 			}
 		}
-		f := danglingCNAME(g.service, g.names[0], sanitize(evidence, 2*maxShown))
+		f := danglingCNAME(g.service, g.names[0], safetext.Line(evidence, 2*maxShown))
 		// The alias's target does not resolve: strong indirect evidence that
 		// it can be claimed, not a claim made.
 		f.Confidence = scans.Firm

@@ -9,6 +9,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/resolver"
+	"secscan/shared/safetext"
 )
 
 // maxCAANames bounds the RFC 8659 climb from the domain towards the top
@@ -27,7 +28,7 @@ type queryResult struct {
 func (q queryResult) failure() string {
 	switch {
 	case q.err != nil:
-		return sanitize(q.err.Error(), 160)
+		return safetext.Line(q.err.Error(), 160)
 	case q.ans.Rcode != dns.RcodeSuccess && q.ans.Rcode != dns.RcodeNameError:
 		return strings.TrimSuffix(q.name, ".") + ": " + rcodeName(q.ans.Rcode)
 	}
@@ -74,7 +75,7 @@ func (r *report) caa(results []queryResult) {
 			if tag == "issue" || tag == "issuewild" {
 				restricts = true
 			}
-			props = append(props, fmt.Sprintf("%s %q", tag, sanitize(c.Value, 80)))
+			props = append(props, fmt.Sprintf("%s %q", tag, safetext.Line(c.Value, 80)))
 		}
 		if len(props) == 0 {
 			climbed = append(climbed, q.name)

@@ -19,13 +19,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"secscan/shared/checks"
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -321,7 +321,7 @@ func (s *scan) report(p probe, resp *httpprobe.Response, matched, evidence strin
 	s.hits = append(s.hits, p.path)
 }
 
-var titlePattern = regexp.MustCompile(`(?is)<title>(.*?)</title>`)
+var titlePattern = lazyre.New(`(?is)<title>(.*?)</title>`)
 
 // isSoft404 reports whether resp is the site's answer for any unknown path:
 // the same status and the same page, once the requested paths are removed

@@ -3,13 +3,13 @@ package exposure
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"secscan/shared/checks"
+	"secscan/shared/lazyre"
 	"secscan/shared/proof"
 )
 
@@ -152,20 +152,20 @@ func looksLikeMarkup(body []byte) bool {
 }
 
 var (
-	gitRef      = regexp.MustCompile(`^ref: refs/\S+$`)
-	gitSHA      = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
-	remoteURL   = regexp.MustCompile(`^\s*url\s*=\s*(\S+)`)
-	credInURL   = regexp.MustCompile(`(://)[^/@\s]+@`)
-	envLine     = regexp.MustCompile(`^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)$`)
-	secretKey   = regexp.MustCompile(`(?i)(secret|password|passwd|pwd|token|api_?key|access_?key|private|credential|auth|dsn|database_url)`)
-	sqlLine     = regexp.MustCompile(`^(?:(-- (?:MySQL dump|PostgreSQL database dump|phpMyAdmin SQL Dump|MariaDB dump)).*|(CREATE TABLE|INSERT INTO|DROP TABLE IF EXISTS|DROP TABLE)\s+([^\s(]{1,64}))`)
-	phpDefine   = regexp.MustCompile(`define\(\s*['"]([A-Za-z_][A-Za-z0-9_]{0,40})['"]`)
-	phpinfoHTML = regexp.MustCompile(`(?i)<title>[^<]{0,80}phpinfo\(\)[^<]{0,40}</title>`)
-	phpVersion  = regexp.MustCompile(`PHP Version \d+\.\d+\.\d+`)
-	htpasswd    = regexp.MustCompile(`^([^:\s]{1,64}):(\$apr1\$|\$2[aby]\$|\{SHA\}|\$1\$|\$5\$|\$6\$)(\S*)$`)
-	listing     = regexp.MustCompile(`(?i)<(?:title|h1)>\s*(Index of /[^<]{0,100})</`)
-	awsKeyLine  = regexp.MustCompile(`^\s*(aws_access_key_id|aws_secret_access_key|aws_session_token)\s*=\s*(\S+)`)
-	npmToken    = regexp.MustCompile(`^\s*(\S*_authToken)\s*=\s*(\S+)`)
+	gitRef      = lazyre.New(`^ref: refs/\S+$`)
+	gitSHA      = lazyre.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+	remoteURL   = lazyre.New(`^\s*url\s*=\s*(\S+)`)
+	credInURL   = lazyre.New(`(://)[^/@\s]+@`)
+	envLine     = lazyre.New(`^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)$`)
+	secretKey   = lazyre.New(`(?i)(secret|password|passwd|pwd|token|api_?key|access_?key|private|credential|auth|dsn|database_url)`)
+	sqlLine     = lazyre.New(`^(?:(-- (?:MySQL dump|PostgreSQL database dump|phpMyAdmin SQL Dump|MariaDB dump)).*|(CREATE TABLE|INSERT INTO|DROP TABLE IF EXISTS|DROP TABLE)\s+([^\s(]{1,64}))`)
+	phpDefine   = lazyre.New(`define\(\s*['"]([A-Za-z_][A-Za-z0-9_]{0,40})['"]`)
+	phpinfoHTML = lazyre.New(`(?i)<title>[^<]{0,80}phpinfo\(\)[^<]{0,40}</title>`)
+	phpVersion  = lazyre.New(`PHP Version \d+\.\d+\.\d+`)
+	htpasswd    = lazyre.New(`^([^:\s]{1,64}):(\$apr1\$|\$2[aby]\$|\{SHA\}|\$1\$|\$5\$|\$6\$)(\S*)$`)
+	listing     = lazyre.New(`(?i)<(?:title|h1)>\s*(Index of /[^<]{0,100})</`)
+	awsKeyLine  = lazyre.New(`^\s*(aws_access_key_id|aws_secret_access_key|aws_session_token)\s*=\s*(\S+)`)
+	npmToken    = lazyre.New(`^\s*(\S*_authToken)\s*=\s*(\S+)`)
 )
 
 // redact shows the first characters of a secret and its length, never

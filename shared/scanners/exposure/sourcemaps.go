@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 )
 
@@ -20,10 +20,10 @@ const (
 )
 
 var (
-	sourceMappingURL = regexp.MustCompile(`//[#@][ \t]*sourceMappingURL[ \t]*=[ \t]*(\S+)`)
-	mapVersion       = regexp.MustCompile(`"version"\s*:\s*3\b`)
-	mapMappings      = regexp.MustCompile(`"(?:mappings|sources|sections)"\s*:`)
-	mapFirstSource   = regexp.MustCompile(`"sources"\s*:\s*\[\s*"([^"]{1,120})"`)
+	sourceMappingURL = lazyre.New(`//[#@][ \t]*sourceMappingURL[ \t]*=[ \t]*(\S+)`)
+	mapVersion       = lazyre.New(`"version"\s*:\s*3\b`)
+	mapMappings      = lazyre.New(`"(?:mappings|sources|sections)"\s*:`)
+	mapFirstSource   = lazyre.New(`"sources"\s*:\s*\[\s*"([^"]{1,120})"`)
 )
 
 // probeSourceMaps fetches the home page's same-host scripts, finds the

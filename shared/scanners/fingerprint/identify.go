@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 
 	"secscan/shared/checks"
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/internal/machine"
 	"secscan/shared/scans"
@@ -213,7 +213,7 @@ func idKubernetes(s *scan) []sighting {
 	return []sighting{sg}
 }
 
-var podList = regexp.MustCompile(`"kind"\s*:\s*"PodList"`)
+var podList = lazyre.New(`"kind"\s*:\s*"PodList"`)
 
 // The kubelet lists its pods at /pods; with authentication on it answers
 // 401 Unauthorized.
@@ -230,7 +230,7 @@ func idKubelet(s *scan) []sighting {
 	return nil
 }
 
-var scriptChecks = regexp.MustCompile(`"Enable(?:Remote)?ScriptChecks"\s*:\s*true`)
+var scriptChecks = lazyre.New(`"Enable(?:Remote)?ScriptChecks"\s*:\s*true`)
 
 // Consul answers GET /v1/agent/self with its Config and Member; with ACLs
 // on, it answers 403 "Permission denied" (or "ACL not found").
@@ -389,10 +389,10 @@ func idRabbitMQ(s *scan) []sighting {
 }
 
 var (
-	promType = regexp.MustCompile(`(?m)^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped|unknown|info|stateset|gaugehistogram)\s*$`)
-	promHelp = regexp.MustCompile(`(?m)^# HELP [a-zA-Z_:][a-zA-Z0-9_:]* `)
+	promType = lazyre.New(`(?m)^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped|unknown|info|stateset|gaugehistogram)\s*$`)
+	promHelp = lazyre.New(`(?m)^# HELP [a-zA-Z_:][a-zA-Z0-9_:]* `)
 	// buildInfo is the *_build_info gauge most exporters publish.
-	buildInfo = regexp.MustCompile(`(?m)^([a-zA-Z_:][a-zA-Z0-9_:]*)_build_info\{[^}\n]*\bversion="([^"\n]{1,40})"`)
+	buildInfo = lazyre.New(`(?m)^([a-zA-Z_:][a-zA-Z0-9_:]*)_build_info\{[^}\n]*\bversion="([^"\n]{1,40})"`)
 )
 
 // idPrometheus: /metrics in the Prometheus text exposition format.

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -35,8 +35,8 @@ func NewServiceInfo() tools.Tool {
 const maxInfoBytes = 16 << 10
 
 var (
-	redisVersion     = regexp.MustCompile(`(?m)^redis_version:(\S+)`)
-	memcachedVersion = regexp.MustCompile(`^VERSION (\S+)`)
+	redisVersion     = lazyre.New(`(?m)^redis_version:(\S+)`)
+	memcachedVersion = lazyre.New(`^VERSION (\S+)`)
 )
 
 // Run implements tools.Tool.

@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"secscan/shared/checks"
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/code"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
@@ -132,7 +132,7 @@ var fileClasses = []fileClass{
 	{"backup file", scans.High, suffixes(".bak", ".backup", ".old", ".orig", ".save", ".swp", "~")},
 }
 
-var hrefPattern = regexp.MustCompile(`(?i)href\s*=\s*["']([^"'#?]+)["']`)
+var hrefPattern = lazyre.New(`(?i)href\s*=\s*["']([^"'#?]+)["']`)
 
 // Run implements tools.Tool.
 func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
@@ -299,7 +299,7 @@ var traversals = map[string][]traversal{
 
 func init() { traversals["CVE-2021-42013"] = traversals["CVE-2021-41773"] }
 
-var passwdRoot = regexp.MustCompile(`(?m)^root:[^:\n]*:0:0:`)
+var passwdRoot = lazyre.New(`(?m)^root:[^:\n]*:0:0:`)
 
 // Run implements tools.Tool.
 func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {

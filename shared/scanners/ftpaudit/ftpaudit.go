@@ -27,13 +27,13 @@ import (
 	"net"
 	"net/netip"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"secscan/shared/checks"
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -376,8 +376,8 @@ func (a *audit) transfer(ctx context.Context, c *control, command string) ([]str
 }
 
 var (
-	epsvReply = regexp.MustCompile(`\(([!-~])([!-~])([!-~])([0-9]{1,5})([!-~])\)`)
-	pasvReply = regexp.MustCompile(`([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3})`)
+	epsvReply = lazyre.New(`\(([!-~])([!-~])([!-~])([0-9]{1,5})([!-~])\)`)
+	pasvReply = lazyre.New(`([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3}),([0-9]{1,3})`)
 )
 
 // passivePort asks for passive mode, EPSV first (RFC 2428, port only),
@@ -448,7 +448,7 @@ func parseListLine(line string) (name string, dir, ok bool) {
 	return name, dir, true
 }
 
-var dosDate = regexp.MustCompile(`^[0-9]{2}-[0-9]{2}-[0-9]{2,4}$`)
+var dosDate = lazyre.New(`^[0-9]{2}-[0-9]{2}-[0-9]{2,4}$`)
 
 func isDOSDate(s string) bool { return dosDate.MatchString(s) }
 
@@ -570,16 +570,16 @@ func (c *control) readReply() (int, string, error) {
 // publish, with the reason shown in the evidence. Matched on the lowercase
 // base name.
 var sensitive = []struct {
-	re     *regexp.Regexp
+	re     *lazyre.Regexp
 	reason string
 }{
-	{regexp.MustCompile(`customer|client|kunden|users?[._-]|accounts?[._-]|payroll|invoice`), "customer or personal data"},
-	{regexp.MustCompile(`backup|\.bak$|\.old$|~$|^bak$`), "backup"},
-	{regexp.MustCompile(`dump|\.sql(\.gz|\.bz2|\.xz|\.zip)?$|\.sqlite3?$|\.db$|\.mdb$`), "database dump"},
-	{regexp.MustCompile(`\.csv$|\.xlsx?$`), "spreadsheet export"},
-	{regexp.MustCompile(`^\.env(\..+)?$|\.env$`), "environment file (credentials)"},
-	{regexp.MustCompile(`^id_(rsa|dsa|ecdsa|ed25519)$|\.pem$|\.key$|\.p12$|\.pfx$|\.jks$|\.kdbx$|^\.ssh$|authorized_keys|\.ppk$`), "private key or key store"},
-	{regexp.MustCompile(`^passwd$|^shadow$|^\.htpasswd$|passwords?|credentials?|secrets?`), "password or credential file"},
+	{lazyre.New(`customer|client|kunden|users?[._-]|accounts?[._-]|payroll|invoice`), "customer or personal data"},
+	{lazyre.New(`backup|\.bak$|\.old$|~$|^bak$`), "backup"},
+	{lazyre.New(`dump|\.sql(\.gz|\.bz2|\.xz|\.zip)?$|\.sqlite3?$|\.db$|\.mdb$`), "database dump"},
+	{lazyre.New(`\.csv$|\.xlsx?$`), "spreadsheet export"},
+	{lazyre.New(`^\.env(\..+)?$|\.env$`), "environment file (credentials)"},
+	{lazyre.New(`^id_(rsa|dsa|ecdsa|ed25519)$|\.pem$|\.key$|\.p12$|\.pfx$|\.jks$|\.kdbx$|^\.ssh$|authorized_keys|\.ppk$`), "private key or key store"},
+	{lazyre.New(`^passwd$|^shadow$|^\.htpasswd$|passwords?|credentials?|secrets?`), "password or credential file"},
 }
 
 // maxHitsShown bounds the sensitive paths an evidence lists.

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"net"
-	"regexp"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
+
+	"secscan/shared/lazyre"
+	"secscan/shared/safetext"
 )
 
 // wellKnownPorts names the service usually listening on a port. It decides
@@ -157,7 +158,7 @@ func identify(hint string, raw []byte) observation {
 	if obs, ok := identifyMySQL(raw); ok {
 		return obs
 	}
-	banner := sanitize(text, maxBannerShown)
+	banner := safetext.Line(text, maxBannerShown)
 	obs := observation{Name: hint, Banner: banner}
 	if obs.Name == "" {
 		obs.Name = "unknown"
@@ -193,11 +194,11 @@ func identify(hint string, raw []byte) observation {
 	return obs
 }
 
-var sshSoftware = regexp.MustCompile(`^SSH-[0-9.]+-([A-Za-z][A-Za-z-]*)[_-]([0-9][0-9A-Za-z.]*)`)
+var sshSoftware = lazyre.New(`^SSH-[0-9.]+-([A-Za-z][A-Za-z-]*)[_-]([0-9][0-9A-Za-z.]*)`)
 
 func identifySSH(text string) observation {
 	line, _, _ := strings.Cut(text, "\n")
-	obs := observation{Name: "ssh", Banner: sanitize(line, maxBannerShown)}
+	obs := observation{Name: "ssh", Banner: safetext.Line(line, maxBannerShown)}
 	if m := sshSoftware.FindStringSubmatch(line); m != nil {
 		obs.Product, obs.Version = m[1], m[2]
 	}
@@ -205,17 +206,17 @@ func identifySSH(text string) observation {
 }
 
 var (
-	ftpProducts = []*regexp.Regexp{
-		regexp.MustCompile(`(vsFTPd) ([0-9][0-9.]*[0-9])`),
-		regexp.MustCompile(`(ProFTPD) ([0-9][0-9.a-z]*)`),
-		regexp.MustCompile(`(FileZilla Server) (?:version )?([0-9][0-9.a-z]*)`),
-		regexp.MustCompile(`(Pure-FTPd)`),
+	ftpProducts = []*lazyre.Regexp{
+		lazyre.New(`(vsFTPd) ([0-9][0-9.]*[0-9])`),
+		lazyre.New(`(ProFTPD) ([0-9][0-9.a-z]*)`),
+		lazyre.New(`(FileZilla Server) (?:version )?([0-9][0-9.a-z]*)`),
+		lazyre.New(`(Pure-FTPd)`),
 	}
-	smtpProducts = []*regexp.Regexp{
-		regexp.MustCompile(`(Exim) ([0-9][0-9.]*[0-9])`),
-		regexp.MustCompile(`(Postfix)`),
-		regexp.MustCompile(`(Sendmail) ([0-9][0-9.]*[0-9])`),
-		regexp.MustCompile(`(Microsoft ESMTP MAIL Service)`),
+	smtpProducts = []*lazyre.Regexp{
+		lazyre.New(`(Exim) ([0-9][0-9.]*[0-9])`),
+		lazyre.New(`(Postfix)`),
+		lazyre.New(`(Sendmail) ([0-9][0-9.]*[0-9])`),
+		lazyre.New(`(Microsoft ESMTP MAIL Service)`),
 	}
 )
 
@@ -239,7 +240,7 @@ func identify220(text, hint string, obs *observation) {
 	}
 }
 
-func setProduct(obs *observation, text string, patterns []*regexp.Regexp) {
+func setProduct(obs *observation, text string, patterns []*lazyre.Regexp) {
 	for _, re := range patterns {
 		if m := re.FindStringSubmatch(text); m != nil {
 			obs.Product = m[1]
@@ -293,11 +294,11 @@ func identifyHTTP(text string) observation {
 			obs.NoAuth, obs.Answer = true, "answered GET / with the cluster information without authentication ("+status+")"
 		}
 	}
-	obs.Banner = sanitize(shown, maxBannerShown)
+	obs.Banner = safetext.Line(shown, maxBannerShown)
 	return obs
 }
 
-var esVersion = regexp.MustCompile(`"number"\s*:\s*"([0-9][0-9.]*)"`)
+var esVersion = lazyre.New(`"number"\s*:\s*"([0-9][0-9.]*)"`)
 
 // identifyMySQL parses a MySQL/MariaDB initial handshake packet (protocol
 // 10) or the error packet a server sends to hosts it does not accept.
@@ -327,14 +328,14 @@ func identifyMySQL(raw []byte) (observation, bool) {
 		} else if v, _, ok := strings.Cut(version, "-"); ok {
 			obs.Version = v
 		}
-		obs.Banner = sanitize("MySQL protocol 10 greeting, server version "+version, maxBannerShown)
+		obs.Banner = safetext.Line("MySQL protocol 10 greeting, server version "+version, maxBannerShown)
 		return obs, true
 	case 0xff: // error packet: 2-byte code, then the message
 		msg := string(raw[7:min(len(raw), 4+length)])
 		if !strings.Contains(msg, "MySQL") && !strings.Contains(msg, "MariaDB") {
 			return observation{}, false
 		}
-		return observation{Name: "mysql", Banner: sanitize("MySQL error packet: "+msg, maxBannerShown)}, true
+		return observation{Name: "mysql", Banner: safetext.Line("MySQL error packet: "+msg, maxBannerShown)}, true
 	}
 	return observation{}, false
 }
@@ -353,7 +354,7 @@ func telnetText(raw []byte) string {
 		}
 		b = append(b, raw[i])
 	}
-	text := sanitize(string(b), maxBannerShown)
+	text := safetext.Line(string(b), maxBannerShown)
 	if text == "" {
 		return "Telnet option negotiation (IAC)"
 	}
@@ -365,36 +366,4 @@ func firstField(s string) string {
 		return f[0]
 	}
 	return ""
-}
-
-// sanitize makes text from a target safe to store and show: line breaks
-// and tabs become spaces (collapsed), other control, format (bidi) and
-// invalid bytes become '.', and the result is cut to max bytes on a rune
-// boundary, marked with "…".
-func sanitize(text string, max int) string {
-	var b strings.Builder
-	space := false
-	for i, r := range text {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(text[i:]); size <= 1 {
-				r = '.'
-			}
-		}
-		switch {
-		case unicode.IsSpace(r):
-			if !space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		case !unicode.IsPrint(r) || unicode.Is(unicode.Cf, r):
-			r = '.'
-		}
-		space = false
-		if b.Len()+utf8.RuneLen(r) > max {
-			return strings.TrimSpace(b.String()) + "…"
-		}
-		b.WriteRune(r)
-	}
-	return strings.TrimSpace(b.String())
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"secscan/shared/checks"
+	"secscan/shared/safetext"
 	"secscan/shared/scanners/internal/distro"
 	"secscan/shared/scans"
 )
@@ -98,7 +99,7 @@ func findingsFor(host string, ip netip.Addr, port int, obs observation) []scans.
 	for _, rule := range outdatedRules {
 		if rule.matches(obs) {
 			f := rule.Check.Finding(host, &port, fmt.Sprintf("%s; it announced %s %s: %s",
-				where, obs.Product, sanitize(obs.Version, 40), obs.Banner))
+				where, obs.Product, safetext.Line(obs.Version, 40), obs.Banner))
 			f.Confidence = scans.Tentative // the announced version alone
 			if rule.CVE != "" {
 				cve, cvss := rule.CVE, rule.CVSS

@@ -684,28 +684,6 @@ func TestOutdatedRulesSkipDistributionBuilds(t *testing.T) {
 	}
 }
 
-func TestSanitize(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"SSH-2.0-OpenSSH_9.6\r\n", 100, "SSH-2.0-OpenSSH_9.6"},
-		{"a\x00b\x1bc\x7fd", 100, "a.b.c.d"},
-		{"line1\r\n\r\n\tline2", 100, "line1 line2"},
-		{"bidi\u202eevil", 100, "bidi.evil"},
-		{"\xff\xfe", 100, ".."},
-		{"abcdefghij", 5, "abcde…"},
-		{"héllo wörld", 100, "héllo wörld"},
-	}
-	for _, tc := range cases {
-		if got := sanitize(tc.in, tc.max); got != tc.want {
-			t.Errorf("sanitize(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
-		}
-	}
-}
-
 // In an environment that names its own web ports (the local stack's demo
 // serves 80 and 443 on unprivileged ports), a common-ports scan includes
 // them: otherwise a full scan would find no web service to test at all.

@@ -2,9 +2,6 @@ package tlscheck
 
 import (
 	"crypto/tls"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"secscan/shared/checks"
 	"secscan/shared/scans"
@@ -69,36 +66,4 @@ var probes = []probe{
 		tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
 		tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256,
 	}},
-}
-
-// sanitize makes text from a target safe to store and show: line breaks
-// and tabs become spaces (collapsed), other control, format (bidi) and
-// invalid bytes become '.', and the result is cut to max bytes on a rune
-// boundary, marked with "…".
-func sanitize(text string, max int) string {
-	var b strings.Builder
-	space := false
-	for i, r := range text {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(text[i:]); size <= 1 {
-				r = '.'
-			}
-		}
-		switch {
-		case unicode.IsSpace(r):
-			if !space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		case !unicode.IsPrint(r) || unicode.Is(unicode.Cf, r):
-			r = '.'
-		}
-		space = false
-		if b.Len()+utf8.RuneLen(r) > max {
-			return strings.TrimSpace(b.String()) + "…"
-		}
-		b.WriteRune(r)
-	}
-	return strings.TrimSpace(b.String())
 }

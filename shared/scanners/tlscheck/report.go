@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"secscan/shared/checks"
+	"secscan/shared/safetext"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -56,7 +57,7 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 	}
 	leaf := chain[0]
 	r.leaf = describeCert(leaf)
-	r.leafName = fmt.Sprintf("%q expiring %s", sanitize(leaf.Subject.String(), 80), day(leaf.NotAfter))
+	r.leafName = fmt.Sprintf("%q expiring %s", safetext.Line(leaf.Subject.String(), 80), day(leaf.NotAfter))
 	evidence := func(what string) string {
 		return what + "; leaf certificate: " + r.leaf + "; session: " + r.session
 	}
@@ -71,10 +72,10 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 		switch {
 		case now.After(c.NotAfter):
 			expired = append(expired, fmt.Sprintf("%s %q expired on %s (%d day(s) ago)",
-				position(i), sanitize(c.Subject.String(), maxShown), day(c.NotAfter), int(now.Sub(c.NotAfter).Hours()/24)))
+				position(i), safetext.Line(c.Subject.String(), maxShown), day(c.NotAfter), int(now.Sub(c.NotAfter).Hours()/24)))
 		case now.Before(c.NotBefore):
 			notYet = append(notYet, fmt.Sprintf("%s %q is valid only from %s",
-				position(i), sanitize(c.Subject.String(), maxShown), day(c.NotBefore)))
+				position(i), safetext.Line(c.Subject.String(), maxShown), day(c.NotBefore)))
 		}
 	}
 	if len(expired) > 0 {
@@ -116,12 +117,12 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 		// finding below, not a second one.
 	case errors.As(err, &unknownCA) && selfSigned(leaf):
 		r.add(checks.CertSelfSigned, evidence(fmt.Sprintf("the certificate is issued by itself (issuer = subject %q) and is not a trusted root",
-			sanitize(leaf.Subject.String(), maxShown))))
+			safetext.Line(leaf.Subject.String(), maxShown))))
 	case errors.As(err, &unknownCA):
 		r.add(checks.CertUntrusted, evidence(fmt.Sprintf("the server sent %d certificate(s); no chain from issuer %q leads to a trusted root (%s)",
-			len(chain), sanitize(leaf.Issuer.String(), maxShown), sanitize(err.Error(), maxShown))))
+			len(chain), safetext.Line(leaf.Issuer.String(), maxShown), safetext.Line(err.Error(), maxShown))))
 	default:
-		r.add(checks.CertUntrusted, evidence("chain verification failed: "+sanitize(err.Error(), maxShown)))
+		r.add(checks.CertUntrusted, evidence("chain verification failed: "+safetext.Line(err.Error(), maxShown)))
 	}
 
 	if err := leaf.VerifyHostname(r.target.host); err != nil {
@@ -136,7 +137,7 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 		}
 		if key, ok := c.PublicKey.(*rsa.PublicKey); ok && key.N.BitLen() < minRSABits {
 			weakKeys = append(weakKeys, fmt.Sprintf("%s %q has a %d-bit RSA key",
-				position(i), sanitize(c.Subject.String(), maxShown), key.N.BitLen()))
+				position(i), safetext.Line(c.Subject.String(), maxShown), key.N.BitLen()))
 		}
 	}
 	if len(weakKeys) > 0 {
@@ -195,7 +196,7 @@ func weakHashSignatures(chain []*x509.Certificate) []string {
 		switch c.SignatureAlgorithm {
 		case x509.SHA1WithRSA, x509.ECDSAWithSHA1, x509.DSAWithSHA1, x509.MD5WithRSA, x509.MD2WithRSA:
 			out = append(out, fmt.Sprintf("%s %q is signed with %s", position(i),
-				sanitize(c.Subject.String(), maxShown), c.SignatureAlgorithm))
+				safetext.Line(c.Subject.String(), maxShown), c.SignatureAlgorithm))
 		}
 	}
 	return out
@@ -211,7 +212,7 @@ func position(i int) string {
 // describeCert is the evidence line of a certificate.
 func describeCert(c *x509.Certificate) string {
 	return fmt.Sprintf("subject %q, issuer %q, valid %s to %s, %s key, signature %s, names %s",
-		sanitize(c.Subject.String(), maxShown), sanitize(c.Issuer.String(), maxShown),
+		safetext.Line(c.Subject.String(), maxShown), safetext.Line(c.Issuer.String(), maxShown),
 		c.NotBefore.UTC().Format(time.RFC3339), c.NotAfter.UTC().Format(time.RFC3339),
 		keyDescription(c), c.SignatureAlgorithm, certNames(c))
 }
@@ -234,10 +235,10 @@ func certNames(c *x509.Certificate) string {
 		names = append(names[:len(names):len(names)], ip.String())
 	}
 	if len(names) == 0 {
-		return fmt.Sprintf("no subjectAltName (subject CN %q, which clients ignore)", sanitize(c.Subject.CommonName, maxShown))
+		return fmt.Sprintf("no subjectAltName (subject CN %q, which clients ignore)", safetext.Line(c.Subject.CommonName, maxShown))
 	}
 	shown := names[:min(len(names), maxNamesShown)]
-	text := sanitize(strings.Join(shown, ", "), maxShown*2)
+	text := safetext.Line(strings.Join(shown, ", "), maxShown*2)
 	if len(names) > len(shown) {
 		text += fmt.Sprintf(" and %d more", len(names)-len(shown))
 	}
@@ -322,11 +323,11 @@ func checkHSTS(ctx context.Context, env tools.Env, tgt target) hstsResult {
 
 func (r *report) hsts(h hstsResult) {
 	if h.err != nil {
-		r.hstsNote = "not checked, no HTTPS response (" + sanitize(h.err.Error(), maxShown) + ")"
+		r.hstsNote = "not checked, no HTTPS response (" + safetext.Line(h.err.Error(), maxShown) + ")"
 		return
 	}
 	r.https = true
-	seen := fmt.Sprintf("GET %s answered %q", h.url, sanitize(h.status, 80))
+	seen := fmt.Sprintf("GET %s answered %q", h.url, safetext.Line(h.status, 80))
 	// The header findings are proven by the HTTPS answer, not the handshake.
 	saved := r.proof
 	r.proof = hstsProof(h, time.Now())
@@ -337,7 +338,7 @@ func (r *report) hsts(h hstsResult) {
 		return
 	}
 	// Browsers obey only the first field (RFC 6797 section 8.1).
-	value := sanitize(h.values[0], maxShown)
+	value := safetext.Line(h.values[0], maxShown)
 	age, ok := hstsMaxAge(h.values[0])
 	switch {
 	case !ok:
@@ -391,6 +392,6 @@ func (r *report) result() tools.Result {
 	return tools.Result{
 		Outcome:  b.String(),
 		Findings: r.findings,
-		Services: []scans.Service{{Host: r.target.host, Port: r.target.port, Name: name, Banner: sanitize(r.session, maxShown)}},
+		Services: []scans.Service{{Host: r.target.host, Port: r.target.port, Name: name, Banner: safetext.Line(r.session, maxShown)}},
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/scans"
 )
 
@@ -78,8 +78,8 @@ type EndOfLife struct {
 }
 
 var (
-	cvePattern = regexp.MustCompile(`^CVE-\d{4}-\d{4,}$`)
-	cwePattern = regexp.MustCompile(`^CWE-\d+$`)
+	cvePattern = lazyre.New(`^CVE-\d{4}-\d{4,}$`)
+	cwePattern = lazyre.New(`^CWE-\d+$`)
 )
 
 // builtinDataset parses the embedded data once.

@@ -3,9 +3,9 @@ package vuln
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/distro"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
@@ -69,13 +69,13 @@ var headerTokens = map[string]string{
 // match.
 var headerPatterns = []struct {
 	product string
-	re      *regexp.Regexp
+	re      *lazyre.Regexp
 }{
-	{"jetty", regexp.MustCompile(`\bJetty\((\d+\.\d+\.\d+)(?:\.v\d+)?\)`)},
+	{"jetty", lazyre.New(`\bJetty\((\d+\.\d+\.\d+)(?:\.v\d+)?\)`)},
 }
 
 // productToken matches "Name/1.2.3" tokens.
-var productToken = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.\-]{0,40})/(\d[0-9A-Za-z.\-]{0,40})`)
+var productToken = lazyre.New(`([A-Za-z][A-Za-z0-9_.\-]{0,40})/(\d[0-9A-Za-z.\-]{0,40})`)
 
 // headerSightings reads Server-style product tokens from text.
 func headerSightings(text, host string, port int, where string) []sighting {
@@ -102,25 +102,25 @@ func headerSightings(text, host string, port int, where string) []sighting {
 // bannerPatterns recognise versions in service banners.
 var bannerPatterns = []struct {
 	product string
-	re      *regexp.Regexp
+	re      *lazyre.Regexp
 }{
-	{"openssh", regexp.MustCompile(`(?i)OpenSSH[_-](\d+\.\d+(?:\.\d+)?(?:p\d+)?)`)},
-	{"vsftpd", regexp.MustCompile(`(?i)\bvsFTPd (\d+\.\d+\.\d+)`)},
-	{"exim", regexp.MustCompile(`(?i)\bExim (\d+\.\d+(?:\.\d+)?)`)},
-	{"mariadb", regexp.MustCompile(`(?i)(\d+\.\d+\.\d+)-MariaDB`)},
+	{"openssh", lazyre.New(`(?i)OpenSSH[_-](\d+\.\d+(?:\.\d+)?(?:p\d+)?)`)},
+	{"vsftpd", lazyre.New(`(?i)\bvsFTPd (\d+\.\d+\.\d+)`)},
+	{"exim", lazyre.New(`(?i)\bExim (\d+\.\d+(?:\.\d+)?)`)},
+	{"mariadb", lazyre.New(`(?i)(\d+\.\d+\.\d+)-MariaDB`)},
 	// "220 ProFTPD 1.3.5 Server (Debian)", "220 ProFTPD 1.3.5e Server";
 	// letter releases (1.3.5a …) and release candidates are versions of
 	// their own.
-	{"proftpd", regexp.MustCompile(`\bProFTPD (\d+\.\d+\.\d+(?:[a-z]|rc\d+)?)\b`)},
+	{"proftpd", lazyre.New(`\bProFTPD (\d+\.\d+\.\d+(?:[a-z]|rc\d+)?)\b`)},
 	// service_info reads Redis INFO server: "redis_version:6.0.9".
-	{"redis", regexp.MustCompile(`\bredis_version:(\d+\.\d+\.\d+)\b`)},
+	{"redis", lazyre.New(`\bredis_version:(\d+\.\d+\.\d+)\b`)},
 }
 
 // esVersion reads the version the port scan copied into an Elasticsearch
 // banner from GET / ("… | version 7.10.2").
-var esVersion = regexp.MustCompile(`\| version (\d+\.\d+\.\d+)\b`)
+var esVersion = lazyre.New(`\| version (\d+\.\d+\.\d+)\b`)
 
-var mysqlVersion = regexp.MustCompile(`\b(\d+\.\d+\.\d+)`)
+var mysqlVersion = lazyre.New(`\b(\d+\.\d+\.\d+)`)
 
 // bannerSightings reads versions from a service an earlier step found.
 func bannerSightings(svc scans.Service) []sighting {
@@ -165,55 +165,55 @@ func bannerSightings(svc scans.Service) []sighting {
 // jquery@3.4.1) and WordPress-style ?ver= parameters.
 var scriptNamePatterns = []struct {
 	product string
-	res     []*regexp.Regexp
+	res     []*lazyre.Regexp
 }{
-	{"jquery_ui", []*regexp.Regexp{
-		regexp.MustCompile(`(?i)/jquery[.-]ui[.-]` + ver + `(?:\.custom)?(?:\.min)?\.js`),
-		regexp.MustCompile(`(?i)/jqueryui/` + ver + `/`),
-		regexp.MustCompile(`(?i)/jquery-ui(?:-dist)?@` + ver),
+	{"jquery_ui", []*lazyre.Regexp{
+		lazyre.New(`(?i)/jquery[.-]ui[.-]` + ver + `(?:\.custom)?(?:\.min)?\.js`),
+		lazyre.New(`(?i)/jqueryui/` + ver + `/`),
+		lazyre.New(`(?i)/jquery-ui(?:-dist)?@` + ver),
 	}},
-	{"jquery", []*regexp.Regexp{
-		regexp.MustCompile(`(?i)/jquery[.-]` + ver + `(?:\.slim)?(?:\.min)?\.js`),
-		regexp.MustCompile(`(?i)/jquery/` + ver + `/jquery(?:\.slim)?(?:\.min)?\.js`),
-		regexp.MustCompile(`(?i)/jquery@` + ver),
-		regexp.MustCompile(`(?i)/jquery(?:\.min)?\.js\?ver=` + ver),
+	{"jquery", []*lazyre.Regexp{
+		lazyre.New(`(?i)/jquery[.-]` + ver + `(?:\.slim)?(?:\.min)?\.js`),
+		lazyre.New(`(?i)/jquery/` + ver + `/jquery(?:\.slim)?(?:\.min)?\.js`),
+		lazyre.New(`(?i)/jquery@` + ver),
+		lazyre.New(`(?i)/jquery(?:\.min)?\.js\?ver=` + ver),
 	}},
-	{"bootstrap", []*regexp.Regexp{
-		regexp.MustCompile(`(?i)/bootstrap[.-]` + ver + `(?:\.bundle)?(?:\.min)?\.js`),
-		regexp.MustCompile(`(?i)/(?:twitter-)?bootstrap/` + ver + `/`),
-		regexp.MustCompile(`(?i)/bootstrap@` + ver),
+	{"bootstrap", []*lazyre.Regexp{
+		lazyre.New(`(?i)/bootstrap[.-]` + ver + `(?:\.bundle)?(?:\.min)?\.js`),
+		lazyre.New(`(?i)/(?:twitter-)?bootstrap/` + ver + `/`),
+		lazyre.New(`(?i)/bootstrap@` + ver),
 	}},
-	{"angularjs", []*regexp.Regexp{
-		regexp.MustCompile(`(?i)/angular[.-](1\.\d+\.\d+)(?:\.min)?\.js`),
-		regexp.MustCompile(`(?i)/angularjs/(1\.\d+\.\d+)/`),
-		regexp.MustCompile(`(?i)/angular@(1\.\d+\.\d+)`),
+	{"angularjs", []*lazyre.Regexp{
+		lazyre.New(`(?i)/angular[.-](1\.\d+\.\d+)(?:\.min)?\.js`),
+		lazyre.New(`(?i)/angularjs/(1\.\d+\.\d+)/`),
+		lazyre.New(`(?i)/angular@(1\.\d+\.\d+)`),
 	}},
-	{"lodash", []*regexp.Regexp{
-		regexp.MustCompile(`(?i)/lodash[.-]` + ver + `(?:\.min)?\.js`),
-		regexp.MustCompile(`(?i)/lodash(?:\.js)?/` + ver + `/`),
-		regexp.MustCompile(`(?i)/lodash@` + ver),
+	{"lodash", []*lazyre.Regexp{
+		lazyre.New(`(?i)/lodash[.-]` + ver + `(?:\.min)?\.js`),
+		lazyre.New(`(?i)/lodash(?:\.js)?/` + ver + `/`),
+		lazyre.New(`(?i)/lodash@` + ver),
 	}},
-	{"moment", []*regexp.Regexp{
-		regexp.MustCompile(`(?i)/moment[.-]` + ver + `(?:\.min)?\.js`),
-		regexp.MustCompile(`(?i)/moment(?:\.js)?/` + ver + `/`),
-		regexp.MustCompile(`(?i)/moment@` + ver),
+	{"moment", []*lazyre.Regexp{
+		lazyre.New(`(?i)/moment[.-]` + ver + `(?:\.min)?\.js`),
+		lazyre.New(`(?i)/moment(?:\.js)?/` + ver + `/`),
+		lazyre.New(`(?i)/moment@` + ver),
 	}},
-	{"handlebars", []*regexp.Regexp{
+	{"handlebars", []*lazyre.Regexp{
 		// Release builds are named handlebars-v4.7.7.js,
 		// handlebars.min-v4.7.7.js and handlebars.runtime-v4.7.7.js.
-		regexp.MustCompile(`(?i)/handlebars(?:\.runtime)?(?:\.min)?[.-]v?` + ver + `(?:\.min)?\.js`),
-		regexp.MustCompile(`(?i)/handlebars(?:\.js)?/` + ver + `/`),
-		regexp.MustCompile(`(?i)/handlebars@` + ver),
+		lazyre.New(`(?i)/handlebars(?:\.runtime)?(?:\.min)?[.-]v?` + ver + `(?:\.min)?\.js`),
+		lazyre.New(`(?i)/handlebars(?:\.js)?/` + ver + `/`),
+		lazyre.New(`(?i)/handlebars@` + ver),
 	}},
-	{"dompurify", []*regexp.Regexp{
-		regexp.MustCompile(`(?i)/dompurify/` + ver + `/`),
-		regexp.MustCompile(`(?i)/dompurify@` + ver),
-		regexp.MustCompile(`(?i)/purify[.-]` + ver + `(?:\.min)?\.js`),
+	{"dompurify", []*lazyre.Regexp{
+		lazyre.New(`(?i)/dompurify/` + ver + `/`),
+		lazyre.New(`(?i)/dompurify@` + ver),
+		lazyre.New(`(?i)/purify[.-]` + ver + `(?:\.min)?\.js`),
 	}},
-	{"vue", []*regexp.Regexp{
-		regexp.MustCompile(`(?i)/vue/` + ver + `/vue[a-z.]*\.js`),
-		regexp.MustCompile(`(?i)/vue@` + ver),
-		regexp.MustCompile(`(?i)/vue[.-]` + ver + `(?:\.min)?\.js`),
+	{"vue", []*lazyre.Regexp{
+		lazyre.New(`(?i)/vue/` + ver + `/vue[a-z.]*\.js`),
+		lazyre.New(`(?i)/vue@` + ver),
+		lazyre.New(`(?i)/vue[.-]` + ver + `(?:\.min)?\.js`),
 	}},
 }
 
@@ -247,21 +247,21 @@ func scriptNameSightings(script, page *url.URL) []sighting {
 var scriptBannerPatterns = []struct {
 	product  string
 	requires string
-	re       *regexp.Regexp
+	re       *lazyre.Regexp
 }{
-	{"jquery", "", regexp.MustCompile(`/\*!?\s*jQuery v` + ver)},
-	{"jquery", "", regexp.MustCompile(`\* jQuery JavaScript Library v` + ver)},
-	{"jquery_ui", "", regexp.MustCompile(`/\*!?\s*jQuery UI - v` + ver)},
-	{"bootstrap", "", regexp.MustCompile(`\*\s*Bootstrap v` + ver + ` \(https?://getbootstrap\.com`)},
-	{"angularjs", "", regexp.MustCompile(`@license AngularJS v(1\.\d+\.\d+)`)},
-	{"moment", "", regexp.MustCompile(`//! moment\.js\s*\n//! version : ` + ver)},
-	{"lodash", "lodash", regexp.MustCompile(`\bVERSION\s*=\s*['"]` + ver + `['"]`)},
+	{"jquery", "", lazyre.New(`/\*!?\s*jQuery v` + ver)},
+	{"jquery", "", lazyre.New(`\* jQuery JavaScript Library v` + ver)},
+	{"jquery_ui", "", lazyre.New(`/\*!?\s*jQuery UI - v` + ver)},
+	{"bootstrap", "", lazyre.New(`\*\s*Bootstrap v` + ver + ` \(https?://getbootstrap\.com`)},
+	{"angularjs", "", lazyre.New(`@license AngularJS v(1\.\d+\.\d+)`)},
+	{"moment", "", lazyre.New(`//! moment\.js\s*\n//! version : ` + ver)},
+	{"lodash", "lodash", lazyre.New(`\bVERSION\s*=\s*['"]` + ver + `['"]`)},
 	// "/**!\n\n @license\n handlebars v4.7.7\n\nCopyright (C) 2011-2019 by Yehuda Katz"
-	{"handlebars", "", regexp.MustCompile(`/\*+![\s*]*(?:@license[\s*]+)?handlebars v` + ver)},
+	{"handlebars", "", lazyre.New(`/\*+![\s*]*(?:@license[\s*]+)?handlebars v` + ver)},
 	// "/*! @license DOMPurify 2.3.3 | (c) Cure53 and other contributors | …"
-	{"dompurify", "", regexp.MustCompile(`@license DOMPurify ` + ver)},
+	{"dompurify", "", lazyre.New(`@license DOMPurify ` + ver)},
 	// "/*!\n * Vue.js v2.6.14\n * (c) 2014-2021 Evan You"
-	{"vue", "", regexp.MustCompile(`/\*!?[\s*]*Vue\.js v` + ver)},
+	{"vue", "", lazyre.New(`/\*!?[\s*]*Vue\.js v` + ver)},
 }
 
 // scriptBodySightings reads library versions from the header comments of
@@ -293,16 +293,16 @@ func scriptBodySightings(body []byte, script, page *url.URL) []sighting {
 // pages: what a server prints when nobody replaced its pages.
 var pagePatterns = []struct {
 	product string
-	re      *regexp.Regexp
+	re      *lazyre.Regexp
 }{
 	// "<h3>Apache Tomcat/9.0.30</h3>", "<title>Apache Tomcat/9.0.30</title>"
-	{"tomcat", regexp.MustCompile(`Apache Tomcat/(\d+\.\d+\.\d+)\b`)},
+	{"tomcat", lazyre.New(`Apache Tomcat/(\d+\.\d+\.\d+)\b`)},
 	// "<address>Apache/2.4.41 (Ubuntu) Server at example.com Port 80</address>"
-	{"apache_httpd", regexp.MustCompile(`<address>Apache/(\d+\.\d+\.\d+)[^<]{0,120}? Server at `)},
+	{"apache_httpd", lazyre.New(`<address>Apache/(\d+\.\d+\.\d+)[^<]{0,120}? Server at `)},
 	// "<hr><center>nginx/1.18.0</center>"
-	{"nginx", regexp.MustCompile(`<center>nginx/(\d+\.\d+\.\d+)</center>`)},
+	{"nginx", lazyre.New(`<center>nginx/(\d+\.\d+\.\d+)</center>`)},
 	// "Powered by Jetty:// 9.4.38.v20210224"
-	{"jetty", regexp.MustCompile(`Powered by Jetty:// (\d+\.\d+\.\d+)`)},
+	{"jetty", lazyre.New(`Powered by Jetty:// (\d+\.\d+\.\d+)`)},
 }
 
 // maxPageScan bounds how much of a page the footer patterns read.

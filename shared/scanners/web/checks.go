@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"secscan/shared/checks"
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 )
@@ -101,7 +101,7 @@ func hstsMaxAge(v string) (int64, bool) {
 
 // sensitiveHeader matches response headers that may carry tokens; their
 // values never go into evidence.
-var sensitiveHeader = regexp.MustCompile(`(?i)token|csrf|xsrf|secret|session|auth|api-?key`)
+var sensitiveHeader = lazyre.New(`(?i)token|csrf|xsrf|secret|session|auth|api-?key`)
 
 // headerEvidence lists the response's headers, sorted by name, values
 // cleaned and cut; cookie values are never shown.
@@ -134,7 +134,7 @@ func headerEvidence(r *httpprobe.Response) string {
 
 // versionPattern matches a product token with a version number, e.g.
 // "Apache/2.4.49" or "PHP/8.1.2"; a bare number counts too ("5.0.2").
-var versionPattern = regexp.MustCompile(`\d+\.\d+`)
+var versionPattern = lazyre.New(`\d+\.\d+`)
 
 // VersionDisclosure reports Server / X-Powered-By style headers of r that
 // carry a version number, as the finding http_check reports for the page

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
 	"secscan/shared/checks"
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 )
@@ -110,8 +110,8 @@ func (s *scan) probeHTTPS(ctx context.Context) []scans.Finding {
 }
 
 var (
-	contactLine = regexp.MustCompile(`(?im)^[ \t]*contact[ \t]*:[ \t]*\S+`)
-	expiresLine = regexp.MustCompile(`(?im)^[ \t]*expires[ \t]*:[ \t]*(\S+)`)
+	contactLine = lazyre.New(`(?im)^[ \t]*contact[ \t]*:[ \t]*\S+`)
+	expiresLine = lazyre.New(`(?im)^[ \t]*expires[ \t]*:[ \t]*(\S+)`)
 )
 
 // probeSecurityTxt looks for /.well-known/security.txt with a Contact

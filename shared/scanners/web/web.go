@@ -10,12 +10,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"secscan/shared/checks"
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/internal/machine"
 	"secscan/shared/scans"
@@ -110,8 +110,8 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 }
 
 var (
-	titlePattern     = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
-	generatorPattern = regexp.MustCompile(`(?is)<meta[^>]+name=["']generator["'][^>]+content=["']([^"']+)["']`)
+	titlePattern     = lazyre.New(`(?is)<title[^>]*>(.*?)</title>`)
+	generatorPattern = lazyre.New(`(?is)<meta[^>]+name=["']generator["'][^>]+content=["']([^"']+)["']`)
 )
 
 // webOrigin describes the origin a page was served from, for the surface.

@@ -10,8 +10,9 @@
 package distro
 
 import (
-	"regexp"
 	"strings"
+
+	"secscan/shared/lazyre"
 )
 
 // Build is the distribution a banner names.
@@ -39,41 +40,41 @@ var (
 	// sshComment is the comment of an SSH version line after the software
 	// version: "OpenSSH_9.2p1 Debian-2+deb12u10", "Ubuntu-3ubuntu0.6",
 	// "Raspbian-5+deb11u3", "FreeBSD-20230719".
-	sshComment = regexp.MustCompile(`(?:^|[\s(])(Debian|Ubuntu|Raspbian|FreeBSD)-([0-9][0-9A-Za-z.+~:_-]{0,40})`)
+	sshComment = lazyre.New(`(?:^|[\s(])(Debian|Ubuntu|Raspbian|FreeBSD)-([0-9][0-9A-Za-z.+~:_-]{0,40})`)
 
 	// inline revisions, in the dash-separated segment of a version token
 	// that carries them.
 	revisionMarkers = []struct {
 		distribution string
-		re           *regexp.Regexp
+		re           *lazyre.Regexp
 	}{
-		{"Debian", regexp.MustCompile(`^[0-9][0-9A-Za-z.~]*\+deb[0-9]+(?:u[0-9]+)?[0-9A-Za-z.+~]*$|^[0-9][0-9A-Za-z.~]*deb[0-9]+u[0-9]+`)},
-		{"Ubuntu", regexp.MustCompile(`^[0-9][0-9A-Za-z.+~]*ubuntu[0-9][0-9A-Za-z.+~]*$`)},
-		{"RHEL", regexp.MustCompile(`^[0-9][0-9A-Za-z.+~_]*\.el[0-9]+(?:_[0-9]+)*(?:\.[0-9A-Za-z_]+)*$`)},
-		{"Fedora", regexp.MustCompile(`^[0-9][0-9A-Za-z.+~_]*\.fc[0-9]+$`)},
-		{"Amazon Linux", regexp.MustCompile(`^[0-9][0-9A-Za-z.+~_]*\.amzn[0-9]+(?:\.[0-9A-Za-z_]+)*$`)},
-		{"Alpine", regexp.MustCompile(`^r[0-9]+$`)},
+		{"Debian", lazyre.New(`^[0-9][0-9A-Za-z.~]*\+deb[0-9]+(?:u[0-9]+)?[0-9A-Za-z.+~]*$|^[0-9][0-9A-Za-z.~]*deb[0-9]+u[0-9]+`)},
+		{"Ubuntu", lazyre.New(`^[0-9][0-9A-Za-z.+~]*ubuntu[0-9][0-9A-Za-z.+~]*$`)},
+		{"RHEL", lazyre.New(`^[0-9][0-9A-Za-z.+~_]*\.el[0-9]+(?:_[0-9]+)*(?:\.[0-9A-Za-z_]+)*$`)},
+		{"Fedora", lazyre.New(`^[0-9][0-9A-Za-z.+~_]*\.fc[0-9]+$`)},
+		{"Amazon Linux", lazyre.New(`^[0-9][0-9A-Za-z.+~_]*\.amzn[0-9]+(?:\.[0-9A-Za-z_]+)*$`)},
+		{"Alpine", lazyre.New(`^r[0-9]+$`)},
 	}
 
 	// versionToken is a token that starts with a version or carries one
 	// after a product name: "PHP/7.4.33-1+deb11u5", "10.11.6-MariaDB-0+deb12u1".
-	versionToken = regexp.MustCompile(`[0-9][0-9A-Za-z.+~:_/-]*`)
+	versionToken = lazyre.New(`[0-9][0-9A-Za-z.+~:_/-]*`)
 
 	// markers are distribution names that banners and Server headers carry
 	// without a revision ("Apache/2.4.57 (Debian)", "(Red Hat Enterprise
 	// Linux)", "(CentOS)").
 	markers = []struct {
 		distribution string
-		re           *regexp.Regexp
+		re           *lazyre.Regexp
 	}{
-		{"Debian", regexp.MustCompile(`(?i)\b(?:Debian|Raspbian)\b`)},
-		{"Ubuntu", regexp.MustCompile(`(?i)\bUbuntu\b`)},
-		{"RHEL", regexp.MustCompile(`(?i)\b(?:Red ?Hat(?: Enterprise Linux)?|RHEL|CentOS|Rocky(?: Linux)?|AlmaLinux|Oracle Linux)\b`)},
-		{"Fedora", regexp.MustCompile(`(?i)\bFedora\b`)},
-		{"Amazon Linux", regexp.MustCompile(`(?i)\bAmazon ?Linux\b`)},
-		{"SUSE", regexp.MustCompile(`(?i)\b(?:open)?SUSE\b|\bSLES\b`)},
-		{"Alpine", regexp.MustCompile(`(?i)\bAlpine\b`)},
-		{"FreeBSD", regexp.MustCompile(`(?i)\bFreeBSD\b`)},
+		{"Debian", lazyre.New(`(?i)\b(?:Debian|Raspbian)\b`)},
+		{"Ubuntu", lazyre.New(`(?i)\bUbuntu\b`)},
+		{"RHEL", lazyre.New(`(?i)\b(?:Red ?Hat(?: Enterprise Linux)?|RHEL|CentOS|Rocky(?: Linux)?|AlmaLinux|Oracle Linux)\b`)},
+		{"Fedora", lazyre.New(`(?i)\bFedora\b`)},
+		{"Amazon Linux", lazyre.New(`(?i)\bAmazon ?Linux\b`)},
+		{"SUSE", lazyre.New(`(?i)\b(?:open)?SUSE\b|\bSLES\b`)},
+		{"Alpine", lazyre.New(`(?i)\bAlpine\b`)},
+		{"FreeBSD", lazyre.New(`(?i)\bFreeBSD\b`)},
 	}
 )
 

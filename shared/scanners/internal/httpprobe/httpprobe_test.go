@@ -163,9 +163,9 @@ func TestClean(t *testing.T) {
 		max  int
 		want string
 	}{
-		{"a\r\nb\x00c", 100, "a b c"},
+		{"a\r\nb\x00c\u202e", 100, "a bc"}, // controls and bidi dropped (safetext.Line)
 		{"  lots   of  space ", 100, "lots of space"},
-		{strings.Repeat("x", 10), 5, "xxxxx…"},
+		{strings.Repeat("x", 10), 5, "xxxx…"}, // at most max runes, the ellipsis included
 		{"\xff\xfeok", 100, "ok"},
 	}
 	for _, tc := range tests {

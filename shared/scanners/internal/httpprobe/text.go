@@ -5,39 +5,16 @@ import (
 	"errors"
 	"net/url"
 	"strings"
-	"unicode"
 
 	"golang.org/x/net/html"
 
 	"secscan/shared/plainerr"
+	"secscan/shared/safetext"
 )
 
-// Clean makes target-supplied text safe for evidence and outcomes: control
-// characters become spaces, runs of spaces collapse, and the result is cut
-// to max runes with an ellipsis.
-func Clean(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	space := false
-	for _, r := range s {
-		if n >= max {
-			b.WriteString("…")
-			break
-		}
-		if unicode.IsControl(r) || unicode.IsSpace(r) || r == unicode.ReplacementChar {
-			if !space && b.Len() > 0 {
-				b.WriteByte(' ')
-				n++
-			}
-			space = true
-			continue
-		}
-		space = false
-		b.WriteRune(r)
-		n++
-	}
-	return strings.TrimRight(b.String(), " ")
-}
+// Clean makes target-supplied text safe for evidence and outcomes: one line
+// of at most max runes (safetext.Line).
+func Clean(s string, max int) string { return safetext.Line(s, max) }
 
 // Describe turns a failed request into a few words for an outcome line.
 func Describe(err error) string {

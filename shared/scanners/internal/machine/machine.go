@@ -6,10 +6,10 @@
 package machine
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 )
@@ -64,9 +64,9 @@ func KnownEndpoint(sf scans.Surface, host string, port int) (string, bool) {
 }
 
 var (
-	titlePattern   = regexp.MustCompile(`(?is)<title[^>]*>\s*(.*?)\s*</title>`)
-	metricsLink    = regexp.MustCompile(`(?i)href\s*=\s*["']?(?:\./|/)?metrics["'\s>]`)
-	exporterTitle  = regexp.MustCompile(`(?i)\bexporter\b|^prometheus\b|pushgateway`)
+	titlePattern   = lazyre.New(`(?is)<title[^>]*>\s*(.*?)\s*</title>`)
+	metricsLink    = lazyre.New(`(?i)href\s*=\s*["']?(?:\./|/)?metrics["'\s>]`)
+	exporterTitle  = lazyre.New(`(?i)\bexporter\b|^prometheus\b|pushgateway`)
 	maxLandingSize = 64 << 10
 )
 

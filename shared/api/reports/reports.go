@@ -1,33 +1,88 @@
-package api
+// Package reports serves the report downloads of a completed scan (CONTRACT
+// "Reports"): Markdown, HTML, PDF and the findings CSV. It is apart from
+// package api so that only the four report functions link the report
+// renderers (shared/report); get-scan and the other endpoints do not.
+package reports
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"secscan/shared/api"
 	"secscan/shared/apierr"
 	"secscan/shared/auth"
+	"secscan/shared/httpapi"
+	"secscan/shared/ids"
 	"secscan/shared/plans"
 	"secscan/shared/report"
 	"secscan/shared/scans"
 	"secscan/shared/store"
 )
 
+// Store is what the report endpoints read (store.Store).
+type Store interface {
+	GetScanDetail(ctx context.Context, userID, id string) (store.ScanDetail, error)
+	GetTarget(ctx context.Context, userID, id string) (store.Target, error)
+}
+
+// Handlers are the report endpoints and what they need.
+type Handlers struct {
+	Store  Store
+	Auth   *auth.Authenticator
+	Now    func() time.Time
+	Logger *slog.Logger
+	// RenderPDF renders the PDF report (report/pdf.Render): a field, so that
+	// only the function serving PDFs links maroto.
+	RenderPDF func(report.Report, report.Paper) ([]byte, error)
+}
+
+// Of is the report endpoints of a's store, authenticator, clock and logger;
+// renderPDF is needed by PDF only.
+func Of(a *api.API, renderPDF func(report.Report, report.Paper) ([]byte, error)) *Handlers {
+	return &Handlers{Store: a.Store, Auth: a.Auth, Now: a.Now, Logger: a.Logger, RenderPDF: renderPDF}
+}
+
+// Markdown is ReportMarkdownFunction, GET /api/scans/{id}/report.md.
+func (h *Handlers) Markdown() http.Handler { return h.serve(markdownReport) }
+
+// HTML is ReportHTMLFunction, GET /api/scans/{id}/report.html.
+func (h *Handlers) HTML() http.Handler { return h.serve(htmlReport) }
+
+// PDF is ReportPDFFunction, GET /api/scans/{id}/report.pdf. It panics
+// without RenderPDF: at cold start, not at the first request.
+func (h *Handlers) PDF() http.Handler {
+	if h.RenderPDF == nil {
+		panic("reports: PDF needs RenderPDF")
+	}
+	return h.serve(pdfReport)
+}
+
+// CSV is FindingsCSVFunction, GET /api/scans/{id}/findings.csv.
+func (h *Handlers) CSV() http.Handler { return h.serve(csvReport) }
+
+// serve is format's endpoint, authenticated.
+func (h *Handlers) serve(format reportFormat) http.Handler {
+	return httpapi.Observe(h.Logger, api.Authenticated(h.Auth, h.report(format)))
+}
+
 // reportFormat is one downloadable rendering of a completed scan.
 type reportFormat struct {
 	name        string // the plan's name for it: md, html, pdf, csv
 	contentType string
-	render      func(a *API, r report.Report, req *http.Request) ([]byte, error)
+	render      func(h *Handlers, r report.Report, req *http.Request) ([]byte, error)
 }
 
 var (
 	markdownReport = reportFormat{"md", "text/markdown; charset=utf-8",
-		func(_ *API, r report.Report, _ *http.Request) ([]byte, error) { return report.Markdown(r), nil }}
+		func(_ *Handlers, r report.Report, _ *http.Request) ([]byte, error) { return report.Markdown(r), nil }}
 	htmlReport = reportFormat{"html", "text/html; charset=utf-8",
-		func(_ *API, r report.Report, _ *http.Request) ([]byte, error) { return report.HTML(r), nil }}
+		func(_ *Handlers, r report.Report, _ *http.Request) ([]byte, error) { return report.HTML(r), nil }}
 	pdfReport = reportFormat{"pdf", "application/pdf",
-		func(a *API, r report.Report, req *http.Request) ([]byte, error) {
+		func(h *Handlers, r report.Report, req *http.Request) ([]byte, error) {
 			paper := report.A4
 			switch req.URL.Query().Get("paper") {
 			case "", "a4":
@@ -36,19 +91,19 @@ var (
 			default:
 				return nil, apierr.Field("paper", "must be a4 or letter")
 			}
-			return a.PDF(r, paper)
+			return h.RenderPDF(r, paper)
 		}}
 	csvReport = reportFormat{"csv", "text/csv; charset=utf-8",
-		func(_ *API, r report.Report, _ *http.Request) ([]byte, error) { return report.CSV(r), nil }}
+		func(_ *Handlers, r report.Report, _ *http.Request) ([]byte, error) { return report.CSV(r), nil }}
 )
 
 // report serves format for a completed scan of the caller (CONTRACT
 // "Reports"): 403 when the plan lacks the format (decided before any read),
 // 404 for an unknown or foreign scan, 409 unless completed, 410 once a
 // free-plan report's retention has passed.
-func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Request, auth.Principal) error {
+func (h *Handlers) report(format reportFormat) func(http.ResponseWriter, *http.Request, auth.Principal) error {
 	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-		id, err := scanID(r)
+		id, err := httpapi.PathID(r, ids.Scan, ids.Valid, "Scan")
 		if err != nil {
 			return err
 		}
@@ -57,14 +112,14 @@ func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Reques
 			return apierr.New(apierr.Forbidden, "The %s report is not available on the %s plan; it needs the starter plan or higher",
 				format.name, plan)
 		}
-		d, err := a.Store.GetScanDetail(r.Context(), p.User.ID, id)
+		d, err := h.Store.GetScanDetail(r.Context(), p.User.ID, id)
 		if store.IsNotFound(err) {
 			return apierr.New(apierr.NotFound, "Scan %s not found", id)
 		}
 		if err != nil {
 			return err
 		}
-		now := a.Now()
+		now := h.Now()
 		if d.Scan.Status != scans.Completed {
 			return apierr.New(apierr.Conflict, "Scan %s is %s; reports are available once it has completed", id, d.Scan.Status)
 		}
@@ -74,7 +129,7 @@ func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Reques
 		// The scope statement names how ownership was proven; a target
 		// deleted since the scan is said to be no longer on file.
 		var proof *report.Verification
-		switch t, err := a.Store.GetTarget(r.Context(), p.User.ID, d.Scan.TargetID); {
+		switch t, err := h.Store.GetTarget(r.Context(), p.User.ID, d.Scan.TargetID); {
 		case err == nil:
 			proof = &report.Verification{Method: t.Method}
 			if t.VerifiedAt != nil {
@@ -87,7 +142,7 @@ func (a *API) report(format reportFormat) func(http.ResponseWriter, *http.Reques
 		if d.Comparison != nil {
 			notRetested = d.Comparison.NotRetested
 		}
-		body, err := format.render(a, report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Issues: d.Issues, Steps: d.Steps, Surface: d.Surface,
+		body, err := format.render(h, report.Build(report.Input{Scan: d.Scan, Findings: d.Findings, Issues: d.Issues, Steps: d.Steps, Surface: d.Surface,
 			Watermarked: plan == plans.Free, GeneratedAt: now, Verification: proof, NotRetested: notRetested}), r)
 		if err != nil {
 			return err

@@ -1,11 +1,11 @@
-package api_test
+package reports_test
 
 import (
 	"mime"
 	"testing"
 	"time"
 
-	"secscan/shared/api"
+	"secscan/shared/api/reports"
 	"secscan/shared/scans"
 )
 
@@ -32,11 +32,11 @@ func TestReportFileName(t *testing.T) {
 			"md", "_evil__host-2026-01-02-scn____filename_evil.exe.md"},
 	}
 	for _, c := range cases {
-		name := api.ReportFileName(c.scan, c.ext)
+		name := reports.ReportFileName(c.scan, c.ext)
 		if name != c.want {
 			t.Errorf("ReportFileName = %q, want %q", name, c.want)
 		}
-		header := api.ContentDisposition(name)
+		header := reports.ContentDisposition(name)
 		if header != `attachment; filename="`+c.want+`"` {
 			t.Errorf("Content-Disposition %q", header)
 		}
@@ -46,7 +46,7 @@ func TestReportFileName(t *testing.T) {
 		}
 	}
 	// Quotes and backslashes in a name are escaped, not cut.
-	h := api.ContentDisposition(`a"b\c.pdf`)
+	h := reports.ContentDisposition(`a"b\c.pdf`)
 	if _, params, err := mime.ParseMediaType(h); err != nil || params["filename"] != `a"b\c.pdf` {
 		t.Errorf("%q parses as %v %v", h, params, err)
 	}

@@ -1,0 +1,251 @@
+// Package safetext is the one place text from outside the service (what a
+// scanned target answered: banners, headers, certificate names, TXT records,
+// file names, error texts that quote them) is made safe to store and show.
+// Each policy is named for where the text goes and says what it removes and
+// why; callers pick the policy, never a hand-written filter.
+//
+// Every policy bounds its work: only a prefix of the input proportional to
+// max is examined, so a megabyte banner costs no more than a short one.
+//
+// What every policy removes, and why:
+//   - invalid UTF-8: a byte that is not text cannot be shown faithfully;
+//   - C0 and C1 control characters (NUL, BEL, ESC, DEL, U+0080–U+009F):
+//     they move the cursor, ring, or start terminal sequences;
+//   - terminal escape sequences (ESC [ … final, ESC ] … BEL), whole, so a
+//     banner's colour codes do not leave "[31m" behind;
+//   - format characters (Unicode Cf): the bidi overrides and isolates
+//     (U+202A–U+202E, U+2066–U+2069, U+200E/F), which make text read in
+//     another order than it is stored ("Trojan Source"), and the zero-width
+//     characters (U+200B–U+200D, U+2060, U+FEFF), which hide text inside
+//     text; private-use and surrogate code points, which show as nothing
+//     or as a box.
+package safetext
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Line is one line of untrusted text for a field shown in the API, a report,
+// the dashboard or a sentence: what every policy removes is dropped, runs of
+// white space (line breaks, tabs, U+2028 included) become one space, and the
+// result is at most max runes, cut at a nearby word boundary with "…" when
+// it was longer. Text of one line cannot forge a second line of a log,
+// a report table or a message.
+func Line(s string, max int) string { return apply(s, max, false) }
+
+// Block is untrusted text of several lines (a response excerpt, a file's
+// first lines): as Line, but a line break (LF, CRLF, CR, U+2028/U+2029)
+// is kept as one "\n", with at most one empty line in a row; other white
+// space runs become one space.
+func Block(s string, max int) string { return apply(s, max, true) }
+
+// Prompt is target text placed inside a model prompt's data delimiters
+// (modelplanner): as Block, and any tag spelled like the delimiters
+// ("<untrusted-data", "</untrusted-data", any case) loses its "<", so data
+// cannot close its own block and pass for instructions.
+func Prompt(s string, max int) string {
+	s = Block(s, max)
+	lower := strings.ToLower(s)
+	if !strings.Contains(lower, "untrusted-data") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '<' && (strings.HasPrefix(lower[i+1:], "untrusted-data") || strings.HasPrefix(lower[i+1:], "/untrusted-data")) {
+			b.WriteByte('[')
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// Log is untrusted text written to a terminal or a CI log: as Line (so it
+// cannot start a line of its own), and every "::" becomes ": :", so no part
+// of it reads as a GitHub Actions workflow command ("::error::",
+// "::add-mask::", "::stop-commands::") whatever the line it is printed on.
+func Log(s string, max int) string {
+	s = Line(s, max)
+	for strings.Contains(s, "::") {
+		s = strings.ReplaceAll(s, "::", ": :")
+	}
+	return s
+}
+
+// MaxPDFMeta bounds a PDF metadata value (title, subject, keywords).
+const MaxPDFMeta = 200
+
+// PDFMeta is untrusted text for a PDF's document information (title,
+// subject), which viewers show in window titles and file dialogs: one
+// line (Line) of at most MaxPDFMeta runes. The PDF library escapes the
+// string syntax (parentheses, backslashes); this removes what would show
+// as something other than the text.
+func PDFMeta(s string) string { return Line(s, MaxPDFMeta) }
+
+// apply is the one filter behind the policies.
+func apply(s string, max int, lines bool) string {
+	if max <= 0 {
+		return ""
+	}
+	long := len(s) > max*utf8.UTFMax+64
+	if long {
+		s = s[:max*utf8.UTFMax+64] // may split a rune; the loop drops the fragment
+	}
+	if len(s) <= max && plainASCII(s) {
+		return s
+	}
+	if len(s) > max && plainASCII(strings.TrimRight(s[:max+1], " ")) {
+		return truncate([]rune(s[:max-1]))
+	}
+	var w writer
+	w.b.Grow(min(len(s), max+8))
+	escape := escNone
+	for _, r := range s {
+		if escape, r = skipEscape(escape, r); r < 0 {
+			continue
+		}
+		if w.add(r, lines) && w.runes > max {
+			break
+		}
+	}
+	if w.runes <= max && !long {
+		return w.b.String()
+	}
+	kept := []rune(w.b.String())
+	return truncate(kept[:min(len(kept), max-1)])
+}
+
+// writer accumulates kept runes, holding back white space until text
+// follows it (so none leads or trails).
+type writer struct {
+	b                  strings.Builder
+	runes              int
+	pendingSpace, crLF bool
+	pendingBreaks      int
+}
+
+// add takes r; it reports whether r was written.
+func (w *writer) add(r rune, lines bool) bool {
+	switch {
+	case r > ' ' && r < 0x7f: // printable ASCII, the common case
+	case lines && (r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029'):
+		if r == '\n' && w.crLF {
+			w.crLF = false
+			return false
+		}
+		w.crLF = r == '\r'
+		if w.runes > 0 {
+			w.pendingBreaks = min(w.pendingBreaks+1, 2)
+		}
+		return false
+	case unicode.IsSpace(r):
+		w.pendingSpace = w.runes > 0
+		w.crLF = false
+		return false
+	case removed(r):
+		return false
+	}
+	w.crLF = false
+	w.flush()
+	w.b.WriteRune(r)
+	w.runes++
+	return true
+}
+
+// flush writes the white space held back before a kept rune.
+func (w *writer) flush() {
+	switch {
+	case w.pendingBreaks > 0:
+		w.b.WriteString(strings.Repeat("\n", w.pendingBreaks))
+		w.runes += w.pendingBreaks
+	case w.pendingSpace:
+		w.b.WriteByte(' ')
+		w.runes++
+	}
+	w.pendingBreaks, w.pendingSpace = 0, false
+}
+
+// removed reports whether every policy drops r (see the package comment).
+func removed(r rune) bool {
+	return r == utf8.RuneError || unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Co, unicode.Cs)
+}
+
+// truncate ends cut (already one rune short of the cap) with an ellipsis,
+// on a word boundary when one is near.
+func truncate(cut []rune) string {
+	for i := len(cut) - 1; i > 0 && i >= len(cut)-15; i-- {
+		if cut[i] == ' ' {
+			cut = cut[:i]
+			break
+		}
+	}
+	return strings.TrimRight(string(cut), " ,;:-") + "…"
+}
+
+// plainASCII reports whether s is printable ASCII with single inner spaces,
+// i.e. already clean.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' {
+			if i == 0 || i == len(s)-1 || s[i-1] == ' ' {
+				return false
+			}
+			continue
+		}
+		if c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// Terminal escape sequences are dropped whole, not just their ESC byte.
+const (
+	escNone = iota
+	escStart
+	escCSI // ESC [ parameters… final byte
+	escOSC // ESC ] text… BEL or ESC \
+)
+
+// skipEscape advances the escape-sequence state by r; it returns r = -1
+// while r belongs to a sequence.
+func skipEscape(state int, r rune) (int, rune) {
+	switch state {
+	case escStart:
+		return afterESC(r)
+	case escCSI:
+		if r >= 0x40 && r <= 0x7e {
+			return escNone, -1
+		}
+		if r >= 0x20 && r < 0x40 {
+			return escCSI, -1
+		}
+		return escNone, r // malformed: stop skipping
+	case escOSC:
+		if r == 0x07 || r == 0x1b || r == 0x9c {
+			return escNone, -1
+		}
+		return escOSC, -1
+	}
+	switch r {
+	case 0x1b:
+		return escStart, -1
+	case 0x9b: // CSI as one C1 character
+		return escCSI, -1
+	}
+	return escNone, r
+}
+
+// afterESC is the state after ESC and r.
+func afterESC(r rune) (int, rune) {
+	switch r {
+	case '[':
+		return escCSI, -1
+	case ']':
+		return escOSC, -1
+	}
+	return escNone, -1 // a two-character sequence such as ESC c
+}
