@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"secscan/shared/lazyre"
 	"secscan/shared/planner"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -117,9 +117,9 @@ func (p *Planner) SummaryReserve(model string, s planner.State) int {
 }
 
 var (
-	hostPattern = regexp.MustCompile(`(?i)\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\b`)
-	ipPattern   = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}\b`)
-	cvePattern  = regexp.MustCompile(`(?i)\bCVE-\d{4}-\d{4,}\b`)
+	hostPattern = lazyre.New(`(?i)\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\b`)
+	ipPattern   = lazyre.New(`\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}\b`)
+	cvePattern  = lazyre.New(`(?i)\bCVE-\d{4}-\d{4,}\b`)
 )
 
 var ratingRank = map[scans.RiskRating]int{scans.RiskNone: 0, scans.RiskLow: 1, scans.RiskMedium: 2, scans.RiskHigh: 3, scans.RiskCritical: 4}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/publicsuffix"
 
 	"secscan/shared/domainname"
+	"secscan/shared/lazyre"
 	"secscan/shared/planner"
 )
 
@@ -24,9 +25,9 @@ import (
 // attacker's), except names of the scope and CVEs, which are not.
 
 var (
-	urlPattern   = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s<>"'` + "`" + `]+|\b(?:javascript|data|vbscript):[^\s]+`)
-	emailPattern = regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,63}\b`)
-	codeSpan     = regexp.MustCompile("`[^`]*`")
+	urlPattern   = lazyre.New(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s<>"'` + "`" + `]+|\b(?:javascript|data|vbscript):[^\s]+`)
+	emailPattern = lazyre.New(`(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,63}\b`)
+	codeSpan     = lazyre.New("`[^`]*`")
 	// commandPatterns recognise shell command lines: an executive summary
 	// has no use for one, and one in the evidence is the target's text.
 	commandPatterns = []*regexp.Regexp{
@@ -39,7 +40,7 @@ var (
 		regexp.MustCompile(`(?i)\b(?:rm\s+-[a-z]*[rf]|chmod\s+[+0-7]|nc\s+-[a-z]*e)`),
 		regexp.MustCompile(`\$\(|&&`),
 	}
-	wordPattern = regexp.MustCompile(`[a-z0-9]+`)
+	wordPattern = lazyre.New(`[a-z0-9]+`)
 )
 
 // specialUseTLDs are names that are host names without being in the public
@@ -131,7 +132,7 @@ func (k known) check(what, text string) error {
 			return fmt.Errorf("%s names a host outside the scope that no finding names", what)
 		}
 	}
-	for _, pattern := range []*regexp.Regexp{ipPattern, cvePattern} {
+	for _, pattern := range []*lazyre.Regexp{ipPattern, cvePattern} {
 		for _, m := range pattern.FindAllString(text, 20) {
 			if len(m) > 4 && !k.contains(m) {
 				return fmt.Errorf("it names %s, which no finding names", line(m, 80))

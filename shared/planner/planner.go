@@ -19,12 +19,12 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"secscan/shared/domainname"
+	"secscan/shared/lazyre"
 	"secscan/shared/plans"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -596,7 +596,7 @@ func namesSharing(hosts []scans.Host, h scans.Host, addr string) []string {
 
 // stoppedAt finds where a port_scan range call stopped when its time bound
 // ran out ("... not scanned within the time bound (from port N on ...").
-var stoppedAt = regexp.MustCompile(`not scanned within the time bound \(from port (\d+) on`)
+var stoppedAt = lazyre.New(`not scanned within the time bound \(from port (\d+) on`)
 
 // continuations are the range calls that finish the ranges earlier calls
 // could not within their time bound.
@@ -697,7 +697,7 @@ func siteIdentity(s State, h scans.Host) string {
 
 // tlsCertificate finds the certificate in a tls_check outcome
 // ("...; certificate \"CN=...\" expiring 2027-01-01; ...").
-var tlsCertificate = regexp.MustCompile(`; certificate ("(?:[^"\\]|\\.)*" expiring \S+|none)`)
+var tlsCertificate = lazyre.New(`; certificate ("(?:[^"\\]|\\.)*" expiring \S+|none)`)
 
 // certificateOf is the certificate tls_check saw on host:port, "" when no
 // successful tls_check of it is recorded.
