@@ -176,3 +176,23 @@ func TestScriptsInOrder(t *testing.T) {
 		t.Errorf("the page runs %v, want %v, app.js first", order, scripts)
 	}
 }
+
+// The page has a favicon, inline as a data: URL, which the CSP's img-src
+// admits: no /favicon.ico request that would 404.
+func TestFavicon(t *testing.T) {
+	t.Parallel()
+	raw, err := files.ReadFile("web/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `<link rel="icon" type="image/svg+xml" href="data:image/svg+xml,`) {
+		t.Error("index.html has no inline SVG favicon")
+	}
+	d, err := New(testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.CSP(), "img-src 'self' data:") {
+		t.Errorf("the CSP does not admit the data: favicon: %s", d.CSP())
+	}
+}

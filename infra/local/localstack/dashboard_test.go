@@ -930,4 +930,25 @@ func TestDashboardIssues(t *testing.T) {
 	if h := b.text("#issue-h"); h != "Issue not found" {
 		t.Errorf("an unknown issue shows %q", h)
 	}
+
+	// The scan's most severe issue: its proof with copy buttons, then a
+	// retest from the panel, followed until it ends, location by location.
+	b.goTo("#/scans/"+scanID, "#issues tbody tr")
+	b.click("#issues tbody tr a[data-issue]")
+	var proofs struct {
+		Blocks  int `json:"blocks"`
+		Buttons int `json:"buttons"`
+	}
+	b.run("proof", chromedp.WaitVisible("#issue-panel[open] #retest", chromedp.ByQuery), chromedp.Evaluate(`({
+		blocks: document.querySelectorAll('#issue-panel details.proof').length,
+		buttons: document.querySelectorAll('#issue-panel details.proof button').length})`, &proofs))
+	if proofs.Blocks == 0 || proofs.Buttons < proofs.Blocks {
+		t.Errorf("the most severe issue shows %d proofs with %d copy buttons, want each proof with its copy button", proofs.Blocks, proofs.Buttons)
+	}
+	b.click("#retest")
+	b.run("retest ends", chromedp.WaitVisible("#retest-results li[data-outcome]", chromedp.ByQuery))
+	if st := b.text("#retest-status"); !strings.Contains(st, "credits") {
+		t.Errorf("retest status %q, want the outcome and its credits", st)
+	}
+	b.capture("retest", "#issue-panel")
 }

@@ -913,6 +913,55 @@
     return section;
   }
 
+  // proofBlock shows the exchange that proved a finding (text only), with a
+  // copy button, and for an HTTP proof the curl command that repeats it.
+  function proofBlock(p) {
+    const full = 'Request:\n' + p.request + '\n\nResponse:\n' + p.response + (p.curl ? '\n\nRepeat with:\n' + p.curl : '');
+    return h('details', { class: 'proof' }, h('summary', {}, p.kind === 'http' ? 'Proof: the HTTP exchange' : 'Proof: the protocol transcript'),
+      h('p', { class: 'muted' }, 'Observed ' + when(p.observed_at)),
+      h('pre', { class: 'evidence' }, p.request), h('pre', { class: 'evidence' }, p.response),
+      p.curl ? [h('p', {}, 'Repeat it with:'), h('pre', { class: 'mono evidence' }, p.curl), copyButton(p.curl, 'Curl command')] : null,
+      copyButton(full, 'Proof'));
+  }
+
+  // retestBlock re-runs the checks behind an issue on its locations
+  // (POST …/retest) and follows the retest until it ends, saying per
+  // location whether the weakness is still there.
+  function retestBlock(scanId, is) {
+    const status = h('p', { id: 'retest-status', role: 'status', 'aria-live': 'polite' });
+    const results = h('ul', { id: 'retest-results', class: 'locations' });
+    const box = alertBox();
+    const outcome = { reproduced: 'still there', not_reproduced: 'not found any more', error: 'could not be tested' };
+    const button = h('button', { type: 'button', id: 'retest', class: 'secondary', onclick: async () => {
+      button.disabled = true;
+      clear(box); clear(results);
+      try {
+        let rt = (await api('POST', '/api/scans/' + encodeURIComponent(scanId) + '/issues/' + encodeURIComponent(is.key) + '/retest')).data;
+        for (let i = 0; i < 150 && (rt.status === 'queued' || rt.status === 'running'); i++) {
+          clear(status); status.append('Retest ' + rt.status + '…');
+          await new Promise((r) => setTimeout(r, 2000));
+          rt = (await api('GET', '/api/retests/' + encodeURIComponent(rt.id))).data;
+        }
+        clear(status);
+        if (rt.status === 'failed') status.append('The retest failed: ' + (rt.error || 'no reason given') + '.');
+        else if (rt.status !== 'completed') status.append('The retest is still running; look again later.');
+        else {
+          const fixed = rt.results.length > 0 && rt.results.every((x) => x.outcome === 'not_reproduced');
+          status.append((fixed ? 'Fixed: not found at any location.' : 'Retested.') + ' ' + rt.credits_used + ' credits.');
+          add(results, rt.results.map((x) => h('li', { 'data-outcome': x.outcome }, h('span', { class: 'mono' }, where(x)), ' — ',
+            h('strong', {}, outcome[x.outcome] || x.outcome), x.detail ? ': ' + x.detail : '', x.proof ? proofBlock(x.proof) : null)));
+        }
+      } catch (err) {
+        clear(status);
+        showError(box, err);
+      } finally {
+        button.disabled = false;
+      }
+    } }, 'Retest this issue');
+    return h('div', { class: 'retest' }, h('p', { class: 'row' }, button,
+      h('span', { class: 'muted' }, 'Re-runs only the checks behind this issue on its locations; it costs their credits.')), box, status, results);
+  }
+
   // The issue panel: a side sheet with its own address,
   // #/scans/<id>/issues/<key>. It is a modal <dialog>: focus moves into it
   // and stays there; Escape, Close and the browser's Back close it.
@@ -953,14 +1002,14 @@
           fact('CWE', cwe ? link('https://cwe.mitre.org/data/definitions/' + cwe[1] + '.html', is.cwe) : is.cwe),
           fact('CVE', cve ? link('https://nvd.nist.gov/vuln/detail/' + cve, cve) : is.cve),
           fact('CVSS', is.cvss == null ? null : String(is.cvss))),
+        scan.status === 'completed' ? retestBlock(scanId, is) : null,
         h('h3', {}, is.count === 1 ? '1 location' : is.count + ' locations'),
         h('ul', { class: 'locations' }, is.locations.map((l, n) => {
           const f = findings.get(l.finding_id) || {};
           return h('li', { 'data-finding': l.finding_id },
             h('details', { open: n < 3 }, h('summary', { class: 'mono' }, where(l)),
               f.evidence ? h('pre', { class: 'evidence' }, f.evidence) : h('p', { class: 'muted' }, 'No evidence recorded.'),
-              f.proof ? h('details', { class: 'proof' }, h('summary', {}, 'Proof (' + f.proof.kind + ')'),
-                h('pre', {}, f.proof.request), h('pre', {}, f.proof.response)) : null));
+              f.proof ? proofBlock(f.proof) : null));
         })),
         h('h3', {}, 'Description'), h('p', {}, is.description),
         h('h3', {}, 'Remediation'), h('p', { class: 'prewrap' }, is.remediation),
