@@ -1,16 +1,22 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"secscan/infra/local/devidp"
+	"secscan/infra/local/dynamolocal"
 	"secscan/infra/local/localstack"
 	"secscan/shared/auth"
 	"secscan/shared/config"
+	"secscan/shared/store"
 )
 
 // openData opens the stack's data folder: LOCAL_DATA, by default .local at
@@ -79,4 +85,47 @@ func (a adminInfo) print(w io.Writer, base string, token string) {
 	default:
 		fmt.Fprintf(w, "  Scripts: export TOKEN=%s   (in memory: a new token each start)\n", token)
 	}
+}
+
+// startDynamoDB starts DynamoDB Local with its data in the data folder (in
+// memory without one) and its log in logDir; stop ends it.
+func startDynamoDB(ctx context.Context, root, logDir string, data *localstack.DataDir) (endpoint string, stop func(), err error) {
+	ddbLog, err := os.Create(filepath.Join(logDir, "dynamodb-local.log"))
+	if err != nil {
+		return "", nil, err
+	}
+	dbPath := ""
+	if data != nil {
+		dbPath = data.DynamoDBPath()
+		fmt.Printf("Starting DynamoDB Local (data in %s, 127.0.0.1 only)…\n", dbPath)
+	} else {
+		fmt.Println("Starting DynamoDB Local (in memory, 127.0.0.1 only)…")
+	}
+	ddb, err := dynamolocal.StartAt(ctx, filepath.Join(root, "infra", "local"), dbPath, ddbLog)
+	if err != nil {
+		ddbLog.Close()
+		return "", nil, err
+	}
+	return ddb.Endpoint, func() { ddb.Stop(); ddbLog.Close() }, nil
+}
+
+// prepareUsers makes the local admin (BootstrapAdmin) and, on a kept data
+// folder, ends the scans the previous run left unfinished: their executions
+// lived in that process's runner, so nothing would drive them again.
+func prepareUsers(ctx context.Context, cfg *config.Config, data *localstack.DataDir, db *dynamodb.Client, st *store.Store) (adminInfo, error) {
+	admin, err := localAdmin(cfg, data)
+	if err != nil {
+		return admin, err
+	}
+	if _, err := localstack.BootstrapAdmin(ctx, st, cfg.BootstrapAdminEmail, cfg.BootstrapAdminToken, time.Now()); err != nil {
+		return admin, err
+	}
+	if data == nil {
+		return admin, nil
+	}
+	n, err := localstack.EndUnfinishedScans(ctx, db, cfg.TableName, st, time.Now())
+	if n > 0 {
+		fmt.Printf("Marked %d scan(s) the previous run left unfinished as failed.\n", n)
+	}
+	return admin, err
 }

@@ -93,24 +93,12 @@ func run() error {
 		defer data.Close()
 	}
 	if cfg.DynamoDBEndpoint == "" {
-		ddbLog, err := os.Create(filepath.Join(logDir, "dynamodb-local.log"))
+		endpoint, stopDB, err := startDynamoDB(ctx, *root, logDir, data)
 		if err != nil {
 			return err
 		}
-		defer ddbLog.Close()
-		dbPath := ""
-		if data != nil {
-			dbPath = data.DynamoDBPath()
-			fmt.Printf("Starting DynamoDB Local (data in %s, 127.0.0.1 only)…\n", dbPath)
-		} else {
-			fmt.Println("Starting DynamoDB Local (in memory, 127.0.0.1 only)…")
-		}
-		ddb, err := dynamolocal.StartAt(ctx, filepath.Join(*root, "infra", "local"), dbPath, ddbLog)
-		if err != nil {
-			return err
-		}
-		defer ddb.Stop()
-		cfg.DynamoDBEndpoint = ddb.Endpoint
+		defer stopDB()
+		cfg.DynamoDBEndpoint = endpoint
 	}
 	db, err := store.NewClient(ctx, cfg.DynamoDBEndpoint)
 	if err != nil {
@@ -164,23 +152,9 @@ func run() error {
 	// EventBridge Scheduler's part: fire due schedules every LOCAL_SCHEDULER_INTERVAL.
 	ticker := localstack.StartScheduler(ctx, api, cfg.LocalSchedulerInterval, logger)
 	defer ticker.Close()
-	admin, err := localAdmin(&cfg, data)
+	admin, err := prepareUsers(ctx, &cfg, data, db, api.Store)
 	if err != nil {
 		return err
-	}
-	if _, err := localstack.BootstrapAdmin(ctx, api.Store, cfg.BootstrapAdminEmail, cfg.BootstrapAdminToken, time.Now()); err != nil {
-		return err
-	}
-	if data != nil {
-		// Executions lived in the previous process's runner: its unfinished
-		// scans have nothing left to drive them.
-		n, err := localstack.EndUnfinishedScans(ctx, db, cfg.TableName, api.Store, time.Now())
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			fmt.Printf("Marked %d scan(s) the previous run left unfinished as failed.\n", n)
-		}
 	}
 	routes, err := tpl.Routes()
 	if err != nil {
