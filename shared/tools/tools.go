@@ -189,3 +189,31 @@ func (r *Registry) Get(name string) (Tool, bool) {
 
 // Names lists the tools in registration order.
 func (r *Registry) Names() []string { return slices.Clone(r.order) }
+
+// HostPort is the input of the tools that audit one service: {"host",
+// "port"}.
+type HostPort struct {
+	Host string `json:"host"`
+	Port int    `json:"port"`
+}
+
+// DecodeHostPort decodes a HostPort input strictly and checks it: the host
+// in the scan's scope, the port defaultPort when absent (0: none, the port is
+// required) and within 1-65535. It returns the scoped host and the port.
+func DecodeHostPort(env Env, raw json.RawMessage, defaultPort int) (string, int, error) {
+	var in HostPort
+	if err := DecodeInput(raw, &in); err != nil {
+		return "", 0, err
+	}
+	host, err := env.ScopedHost(in.Host)
+	if err != nil {
+		return "", 0, err
+	}
+	if in.Port == 0 {
+		in.Port = defaultPort
+	}
+	if in.Port < 1 || in.Port > 65535 {
+		return "", 0, Refuse("port %d is out of range (1-65535)", in.Port)
+	}
+	return host, in.Port, nil
+}

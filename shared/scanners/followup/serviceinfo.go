@@ -41,19 +41,9 @@ var (
 
 // Run implements tools.Tool.
 func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in struct {
-		Host string `json:"host"`
-		Port int    `json:"port"`
-	}
-	if err := tools.DecodeInput(raw, &in); err != nil {
-		return tools.Result{}, err
-	}
-	host, err := env.ScopedHost(in.Host)
+	host, port, err := tools.DecodeHostPort(env, raw, 0)
 	if err != nil {
 		return tools.Result{}, err
-	}
-	if in.Port < 1 || in.Port > 65535 {
-		return tools.Result{}, tools.Refuse("port %d is out of range (1-65535)", in.Port)
 	}
 	if env.Dialer == nil {
 		return tools.Result{}, errors.New("service_info: the environment has no dialer")
@@ -66,13 +56,13 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	}
 	proto := "redis"
 	for _, v := range env.Surface.Services {
-		if v.Port == in.Port && v.Protocol == "memcached" {
+		if v.Port == port && v.Protocol == "memcached" {
 			proto = "memcached"
 		}
 	}
-	conn, err := env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(in.Port)))
+	conn, err := env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
-		return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, in.Port, err)
+		return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, port, err)
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
@@ -90,7 +80,7 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 		product = "memcached"
 		line, err := command(conn, "version\r\n", 256)
 		if err != nil {
-			return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, in.Port, err)
+			return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, port, err)
 		}
 		said = httpprobe.Clean(line, 120)
 		if m := memcachedVersion.FindStringSubmatch(line); m != nil {
@@ -100,10 +90,10 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 		product = "Redis"
 		reply, err := command(conn, "INFO server\r\n", maxInfoBytes)
 		if err != nil {
-			return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, in.Port, err)
+			return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, port, err)
 		}
 		if strings.HasPrefix(reply, "-") {
-			return tools.Result{Outcome: fmt.Sprintf("%s:%d refused INFO: %s", host, in.Port, httpprobe.Clean(reply, 120))}, nil
+			return tools.Result{Outcome: fmt.Sprintf("%s:%d refused INFO: %s", host, port, httpprobe.Clean(reply, 120))}, nil
 		}
 		if m := redisVersion.FindStringSubmatch(reply); m != nil {
 			version = m[1]
@@ -111,14 +101,14 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 		}
 	}
 	if version == "" {
-		return tools.Result{Outcome: fmt.Sprintf("%s:%d answered without a version: %s", host, in.Port, said)}, nil
+		return tools.Result{Outcome: fmt.Sprintf("%s:%d answered without a version: %s", host, port, said)}, nil
 	}
 	version = httpprobe.Clean(version, 40)
 	name := strings.ToLower(product)
 	return tools.Result{
-		Outcome:  fmt.Sprintf("%s:%d is %s %s (read with one read-only command, no authentication asked)", host, in.Port, product, version),
-		Services: []scans.Service{{Host: host, Port: in.Port, Name: name, Banner: product + " " + said}},
-		Surface: scans.Surface{Services: []scans.ServiceInfo{{Host: host, Address: address, Port: in.Port, Transport: "tcp",
+		Outcome:  fmt.Sprintf("%s:%d is %s %s (read with one read-only command, no authentication asked)", host, port, product, version),
+		Services: []scans.Service{{Host: host, Port: port, Name: name, Banner: product + " " + said}},
+		Surface: scans.Surface{Services: []scans.ServiceInfo{{Host: host, Address: address, Port: port, Transport: "tcp",
 			Protocol: name, Product: product, Version: version}}},
 	}, nil
 }

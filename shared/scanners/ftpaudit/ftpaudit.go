@@ -107,19 +107,9 @@ func (*Tool) Checks() []*checks.Check {
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in struct {
-		Host string `json:"host"`
-		Port int    `json:"port"`
-	}
-	if err := tools.DecodeInput(raw, &in); err != nil {
-		return tools.Result{}, err
-	}
-	host, err := env.ScopedHost(in.Host)
+	host, port, err := tools.DecodeHostPort(env, raw, 0)
 	if err != nil {
 		return tools.Result{}, err
-	}
-	if in.Port < 1 || in.Port > 65535 {
-		return tools.Result{}, tools.Refuse("port %d is out of range (1-65535)", in.Port)
 	}
 	if env.Dialer == nil {
 		return tools.Result{}, errors.New("ftp_audit: the environment has no dialer")
@@ -129,9 +119,9 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if _, err := env.ProbedHost(ctx, host); err != nil {
 		return tools.Result{}, err
 	}
-	a := &audit{env: env, host: host, port: in.Port}
+	a := &audit{env: env, host: host, port: port}
 	if err := a.run(ctx); err != nil {
-		return tools.Result{}, fmt.Errorf("ftp_audit %s:%d: %w", host, in.Port, err)
+		return tools.Result{}, fmt.Errorf("ftp_audit %s:%d: %w", host, port, err)
 	}
 	return a.result(), nil
 }

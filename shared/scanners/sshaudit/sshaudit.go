@@ -98,22 +98,9 @@ func (*Tool) Checks() []*checks.Check {
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in struct {
-		Host string `json:"host"`
-		Port int    `json:"port"`
-	}
-	if err := tools.DecodeInput(raw, &in); err != nil {
-		return tools.Result{}, err
-	}
-	host, err := env.ScopedHost(in.Host)
+	host, port, err := tools.DecodeHostPort(env, raw, 22)
 	if err != nil {
 		return tools.Result{}, err
-	}
-	if in.Port == 0 {
-		in.Port = 22
-	}
-	if in.Port < 1 || in.Port > 65535 {
-		return tools.Result{}, tools.Refuse("port %d is out of range (1-65535)", in.Port)
 	}
 	if env.Dialer == nil {
 		return tools.Result{}, errors.New("ssh_audit: the environment has no dialer")
@@ -124,9 +111,9 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if _, err := env.ProbedHost(ctx, host); err != nil {
 		return tools.Result{}, err
 	}
-	a, err := audit(ctx, env, host, in.Port)
+	a, err := audit(ctx, env, host, port)
 	if err != nil {
-		return tools.Result{}, fmt.Errorf("ssh_audit %s:%d: %w", host, in.Port, err)
+		return tools.Result{}, fmt.Errorf("ssh_audit %s:%d: %w", host, port, err)
 	}
 	return a.result(), nil
 }
