@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/miekg/dns"
 
 	"secscan/infra/local/demotarget"
@@ -54,134 +55,23 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var data *localstack.DataDir
+	s := &stack{addr: *addr, root: *root}
 	stopped := false
 	defer func() {
+		s.close()
 		if stopped {
-			printStopped(os.Stdout, data)
+			printStopped(os.Stdout, s.data)
 		}
 	}()
-
-	cfg, err := config.FromEnv()
-	if err != nil {
-		return err
-	}
-	if cfg.JWTJWKSURL == "" {
-		// The development identity provider signs a session for any email,
-		// the bootstrap admin's included: it must never be reachable from
-		// another machine.
-		if err := localstack.LoopbackOnly(*addr); err != nil {
-			return fmt.Errorf("ADDR %s: %w (the development identity provider is on because JWT_JWKS_URL is unset)", *addr, err)
-		}
-	}
-	logger := lambdaenv.NewLogger(cfg.LogLevel)
-	// This process's logs, in a directory of its own: two stacks on one
-	// machine never write into each other's files.
-	logDir, err := os.MkdirTemp("", "secscan-local-")
-	if err != nil {
-		return err
-	}
-	tpl, err := samtemplate.Load(filepath.Join(*root, "template.yaml"))
-	if err != nil {
-		return err
-	}
-
-	if data, err = openData(*root); err != nil {
-		return err
-	}
-	if data != nil {
-		defer data.Close()
-	}
-	if cfg.DynamoDBEndpoint == "" {
-		endpoint, stopDB, err := startDynamoDB(ctx, *root, logDir, data)
-		if err != nil {
-			return err
-		}
-		defer stopDB()
-		cfg.DynamoDBEndpoint = endpoint
-	}
-	db, err := store.NewClient(ctx, cfg.DynamoDBEndpoint)
-	if err != nil {
-		return err
-	}
-	if err := dynamolocal.CreateTables(ctx, db, tpl, cfg.TableName); err != nil {
-		return err
-	}
-
-	opts := app.Options{Logger: logger}
-	var demo *demotarget.Target
-	if demoOn, err := demoEnabled(); err != nil {
-		return err
-	} else if demoOn {
-		if demo, err = startDemo(ctx, &cfg); err != nil {
-			return err
-		}
-		defer demo.Close()
-		opts.WebPorts = tools.Ports{HTTP: demo.Config().HTTPPort, HTTPS: demo.Config().HTTPSPort, DNS: demo.DNSPort()}
-		opts.ScanRootCAs = demo.RootCAs()
-	}
-
-	sfnLog, err := os.Create(filepath.Join(logDir, "stepfunctions.log"))
-	if err != nil {
-		return err
-	}
-	defer sfnLog.Close()
-	scans, err := localstack.StartScans(ctx, *root, tpl, sfnLog)
-	if err != nil {
-		return err
-	}
-	defer scans.Close()
-	cfg.StepFunctionsEndpoint, cfg.StateMachineARN = scans.Endpoint(), scans.StateMachineARN()
-
-	var idp *devidp.Provider
-	if cfg.JWTJWKSURL == "" {
-		cfg.JWTIssuer, cfg.JWTAudience = "http://"+*addr+"/dev", "secscan-local"
-		if idp, err = newIdP(cfg, data); err != nil {
-			return err
-		}
-		if opts.SessionKeys, err = idp.Keyfunc(); err != nil {
+	for _, phase := range []func(context.Context) error{s.configure, s.storage, s.demoTarget, s.stateMachine, s.identity} {
+		if err := phase(ctx); err != nil {
 			return err
 		}
 	}
-	svc, err := app.Build(ctx, cfg, opts)
+	srv, ln, err := s.server(ctx)
 	if err != nil {
 		return err
 	}
-	scans.Serve(svc.Agent)
-	api := svc.API
-	// EventBridge Scheduler's part: fire due schedules every LOCAL_SCHEDULER_INTERVAL.
-	ticker := localstack.StartScheduler(ctx, api, cfg.LocalSchedulerInterval, logger)
-	defer ticker.Close()
-	admin, err := prepareUsers(ctx, &cfg, data, db, api.Store)
-	if err != nil {
-		return err
-	}
-	routes, err := tpl.Routes()
-	if err != nil {
-		return err
-	}
-	dash, err := dashboard.New(localstack.DashboardConfig(idp, os.Getenv, cfg.JWTAudience))
-	if err != nil {
-		return fmt.Errorf("dashboard: %w", err)
-	}
-	handlers := app.Handlers(api)
-	handlers[localstack.DashboardFunction] = dash.Handler()
-	handler, err := localstack.NewRouter(routes, handlers, idp)
-	if err != nil {
-		return err
-	}
-
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w (is another local stack running? set ADDR to use another port)", *addr, err)
-	}
-	// A client that sends slowly, reads slowly or idles cannot hold a connection:
-	// bodies are at most 64 KiB, and the slowest endpoint (a report, a
-	// verification) answers well within its function's timeout of 30 s at most.
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	printBanner(os.Stdout, *addr, cfg, idp != nil, len(routes), demo, sfnLog.Name(), admin)
-
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -191,13 +81,182 @@ func run() error {
 			return err
 		}
 	}
-	// The deferred stops (state machine runner, demo target, DynamoDB Local)
-	// run after this; each is bounded, so the whole stops within 10 s.
+	// s.close then stops the state machine runner, the demo target and
+	// DynamoDB Local; each is bounded, so the whole stops within 10 s.
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdownCtx) // requests still open after 3 s are cut
 	stopped = true
 	return nil
+}
+
+// stack is what run starts, phase by phase; close stops it in reverse order.
+type stack struct {
+	addr, root string
+	cfg        config.Config
+	logger     *slog.Logger
+	logDir     string // this process's logs, in a directory of its own
+	tpl        *samtemplate.Template
+	data       *localstack.DataDir // nil: in memory (LOCAL_DATA=memory)
+	db         *dynamodb.Client
+	demo       *demotarget.Target
+	sfnLog     *os.File
+	scans      *localstack.Scans
+	idp        *devidp.Provider
+	opts       app.Options
+	closers    []func()
+}
+
+// onClose registers f to run when the stack stops (last registered, first run).
+func (s *stack) onClose(f func()) { s.closers = append(s.closers, f) }
+
+func (s *stack) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
+
+// configure reads the environment and template.yaml.
+func (s *stack) configure(context.Context) error {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return err
+	}
+	if cfg.JWTJWKSURL == "" {
+		// The development identity provider signs a session for any email,
+		// the bootstrap admin's included: it must never be reachable from
+		// another machine.
+		if err := localstack.LoopbackOnly(s.addr); err != nil {
+			return fmt.Errorf("ADDR %s: %w (the development identity provider is on because JWT_JWKS_URL is unset)", s.addr, err)
+		}
+	}
+	s.cfg, s.logger = cfg, lambdaenv.NewLogger(cfg.LogLevel)
+	s.opts = app.Options{Logger: s.logger}
+	// Two stacks on one machine never write into each other's log files.
+	if s.logDir, err = os.MkdirTemp("", "secscan-local-"); err != nil {
+		return err
+	}
+	s.tpl, err = samtemplate.Load(filepath.Join(s.root, "template.yaml"))
+	return err
+}
+
+// storage opens .local, starts DynamoDB Local unless DYNAMODB_ENDPOINT names
+// one, and creates the tables of template.yaml.
+func (s *stack) storage(ctx context.Context) error {
+	data, err := openData(s.root)
+	if err != nil {
+		return err
+	}
+	if data != nil {
+		s.data = data
+		s.onClose(func() { data.Close() })
+	}
+	if s.cfg.DynamoDBEndpoint == "" {
+		endpoint, stopDB, err := startDynamoDB(ctx, s.root, s.logDir, s.data)
+		if err != nil {
+			return err
+		}
+		s.onClose(stopDB)
+		s.cfg.DynamoDBEndpoint = endpoint
+	}
+	if s.db, err = store.NewClient(ctx, s.cfg.DynamoDBEndpoint); err != nil {
+		return err
+	}
+	return dynamolocal.CreateTables(ctx, s.db, s.tpl, s.cfg.TableName)
+}
+
+// demoTarget starts the demo target unless DEMO_TARGET=false.
+func (s *stack) demoTarget(ctx context.Context) error {
+	on, err := demoEnabled()
+	if err != nil || !on {
+		return err
+	}
+	demo, err := startDemo(ctx, &s.cfg)
+	if err != nil {
+		return err
+	}
+	s.demo = demo
+	s.onClose(func() { demo.Close() })
+	s.opts.WebPorts = tools.Ports{HTTP: demo.Config().HTTPPort, HTTPS: demo.Config().HTTPSPort, DNS: demo.DNSPort()}
+	s.opts.ScanRootCAs = demo.RootCAs()
+	return nil
+}
+
+// stateMachine starts aws-local-stepfunctions on the scan state machine.
+func (s *stack) stateMachine(ctx context.Context) error {
+	sfnLog, err := os.Create(filepath.Join(s.logDir, "stepfunctions.log"))
+	if err != nil {
+		return err
+	}
+	s.sfnLog = sfnLog
+	s.onClose(func() { sfnLog.Close() })
+	scans, err := localstack.StartScans(ctx, s.root, s.tpl, sfnLog)
+	if err != nil {
+		return err
+	}
+	s.scans = scans
+	s.onClose(func() { scans.Close() })
+	s.cfg.StepFunctionsEndpoint, s.cfg.StateMachineARN = scans.Endpoint(), scans.StateMachineARN()
+	return nil
+}
+
+// identity starts the development identity provider unless JWT_JWKS_URL
+// names a real one.
+func (s *stack) identity(context.Context) error {
+	if s.cfg.JWTJWKSURL != "" {
+		return nil
+	}
+	s.cfg.JWTIssuer, s.cfg.JWTAudience = "http://"+s.addr+"/dev", "secscan-local"
+	var err error
+	if s.idp, err = newIdP(s.cfg, s.data); err != nil {
+		return err
+	}
+	s.opts.SessionKeys, err = s.idp.Keyfunc()
+	return err
+}
+
+// server builds the service, the schedule ticker and the router, prints the
+// banner and returns the server with its listener.
+func (s *stack) server(ctx context.Context) (*http.Server, net.Listener, error) {
+	svc, err := app.Build(ctx, s.cfg, s.opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.scans.Serve(svc.Agent)
+	api := svc.API
+	// EventBridge Scheduler's part: fire due schedules every LOCAL_SCHEDULER_INTERVAL.
+	ticker := localstack.StartScheduler(ctx, api, s.cfg.LocalSchedulerInterval, s.logger)
+	s.onClose(ticker.Close)
+	admin, err := prepareUsers(ctx, &s.cfg, s.data, s.db, api.Store)
+	if err != nil {
+		return nil, nil, err
+	}
+	routes, err := s.tpl.Routes()
+	if err != nil {
+		return nil, nil, err
+	}
+	dash, err := dashboard.New(localstack.DashboardConfig(s.idp, os.Getenv, s.cfg.JWTAudience))
+	if err != nil {
+		return nil, nil, fmt.Errorf("dashboard: %w", err)
+	}
+	handlers := app.Handlers(api)
+	handlers[localstack.DashboardFunction] = dash.Handler()
+	handler, err := localstack.NewRouter(routes, handlers, s.idp)
+	if err != nil {
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen on %s: %w (is another local stack running? set ADDR to use another port)", s.addr, err)
+	}
+	// A client that sends slowly, reads slowly or idles cannot hold a connection:
+	// bodies are at most 64 KiB, and the slowest endpoint (a report, a
+	// verification) answers well within its function's timeout of 30 s at most.
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn)}
+	printBanner(os.Stdout, s.addr, s.cfg, s.idp != nil, len(routes), s.demo, s.sfnLog.Name(), admin)
+	return srv, ln, nil
 }
 
 // printStopped is the one line Ctrl-C leaves, printed once everything the
