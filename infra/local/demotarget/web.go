@@ -89,30 +89,71 @@ func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr.Set("Access-Control-Allow-Credentials", "true")
 	}
 
-	switch r.Method {
-	case http.MethodTrace:
-		h.trace(w, r)
-		return
-	case http.MethodOptions:
-		h.options(w, r)
+	if h.special(w, r) {
 		return
 	}
-	if r.URL.Path == ChallengePath {
-		h.challenge(w, r)
+	if page, ok := staticPages[r.URL.Path]; ok {
+		h.write(w, page.contentType, page.body(h.target.cfg.Domain))
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost {
-		h.methodNotAllowed(w, r, allowedMethods)
-		return
-	}
+	h.page(w, r)
+}
 
-	domain := h.target.cfg.Domain
-	// Weakness: Apache 2.4.49's path traversal (CVE-2021-41773): encoded
-	// dot segments reach outside the document root.
-	if strings.Contains(strings.ToLower(r.URL.RawPath), ".%2e/") && strings.HasSuffix(r.URL.Path, "/etc/passwd") {
+// special answers what is not a page of the site: TRACE, OPTIONS, the
+// verification challenge, methods the site refuses and the path traversal.
+func (h *webHandler) special(w http.ResponseWriter, r *http.Request) bool {
+	switch {
+	case r.Method == http.MethodTrace:
+		h.trace(w, r)
+	case r.Method == http.MethodOptions:
+		h.options(w, r)
+	case r.URL.Path == ChallengePath:
+		h.challenge(w, r)
+	case !siteMethod(r.Method):
+		h.methodNotAllowed(w, r, allowedMethods)
+	case traversal(r):
+		// Weakness: Apache 2.4.49's path traversal (CVE-2021-41773): encoded
+		// dot segments reach outside the document root.
 		h.write(w, "text/plain", passwdFile)
-		return
+	default:
+		return false
 	}
+	return true
+}
+
+// siteMethod reports whether the site's pages answer method.
+func siteMethod(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead || method == http.MethodPost
+}
+
+// traversal reports whether r is CVE-2021-41773's request for /etc/passwd.
+func traversal(r *http.Request) bool {
+	return strings.Contains(strings.ToLower(r.URL.RawPath), ".%2e/") && strings.HasSuffix(r.URL.Path, "/etc/passwd")
+}
+
+// staticPage is a page whose body depends only on the demo's domain.
+type staticPage struct {
+	contentType string
+	body        func(domain string) string
+}
+
+func constant(body string) func(string) string { return func(string) string { return body } }
+
+// staticPages are the site's fixed files, by path.
+var staticPages = map[string]staticPage{
+	jqueryPath:             {"application/javascript", constant(jqueryStub)},
+	appJSPath:              {"application/javascript", constant(appJS)},
+	sourceMapPath:          {"application/json", constant(sourceMap)},
+	"/.git/HEAD":           {"text/plain", constant(gitHEAD)},
+	"/.git/config":         {"text/plain", gitConfig},
+	"/.env":                {"text/plain", dotEnv},
+	"/robots.txt":          {"text/plain", constant(robotsTxt)},
+	backupDir + backupFile: {"application/octet-stream", constant(sqlDump)},
+}
+
+// page answers the site's pages that depend on the request.
+func (h *webHandler) page(w http.ResponseWriter, r *http.Request) {
+	domain := h.target.cfg.Domain
 	switch r.URL.Path {
 	case "/", "/index.php", "/index.html":
 		h.setSessionCookie(w)
@@ -124,34 +165,13 @@ func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.Copy(io.Discard, r.Body) // bounded by MaxBytesReader; nothing is stored
 		}
 		h.write(w, "text/html; charset=UTF-8", loginPage(domain, r.Method == http.MethodPost))
-	case jqueryPath:
-		h.write(w, "application/javascript", jqueryStub)
-	case appJSPath:
-		h.write(w, "application/javascript", appJS)
-	case sourceMapPath:
-		h.write(w, "application/json", sourceMap)
-	case "/.git/HEAD":
-		h.write(w, "text/plain", gitHEAD)
-	case "/.git/config":
-		h.write(w, "text/plain", gitConfig(domain))
-	case "/.env":
-		h.write(w, "text/plain", dotEnv(domain))
-	case "/robots.txt":
-		h.write(w, "text/plain", robotsTxt)
 	case "/server-status":
-		now := time.Now()
-		if _, auto := r.URL.Query()["auto"]; auto {
-			h.write(w, "text/plain; charset=ISO-8859-1", serverStatusAuto(domain, h.started, now))
-			return
-		}
-		h.write(w, "text/html; charset=ISO-8859-1", serverStatus(domain, h.target.cfg.Host, localPort(r), h.started, now))
+		h.serverStatus(w, r)
 	case "/backup":
-		hdr.Set("Location", backupDir)
+		w.Header().Set("Location", backupDir)
 		w.WriteHeader(http.StatusMovedPermanently)
 	case backupDir:
 		h.write(w, "text/html;charset=UTF-8", backupListing(domain, localPort(r)))
-	case backupDir + backupFile:
-		h.write(w, "application/octet-stream", sqlDump)
 	case backupDir + DumpFile:
 		w.Header().Set("Content-Type", "application/gzip")
 		http.ServeContent(w, r, DumpFile, h.started, bytes.NewReader(gzippedDump()))
@@ -160,6 +180,16 @@ func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		h.notFound(w, r)
 	}
+}
+
+// serverStatus is mod_status left open, in its machine form with ?auto.
+func (h *webHandler) serverStatus(w http.ResponseWriter, r *http.Request) {
+	domain, now := h.target.cfg.Domain, time.Now()
+	if _, auto := r.URL.Query()["auto"]; auto {
+		h.write(w, "text/plain; charset=ISO-8859-1", serverStatusAuto(domain, h.started, now))
+		return
+	}
+	h.write(w, "text/html; charset=ISO-8859-1", serverStatus(domain, h.target.cfg.Host, localPort(r), h.started, now))
 }
 
 func (h *webHandler) write(w http.ResponseWriter, contentType, body string) {
