@@ -105,37 +105,10 @@ type lambdaError struct {
 func (inv *Invoker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	requestID := newRequestID()
 	w.Header().Set("X-Amzn-RequestId", requestID)
-	escaped, ok := strings.CutPrefix(r.URL.EscapedPath(), "/2015-03-31/functions/")
-	if ok {
-		escaped, ok = strings.CutSuffix(escaped, "/invocations")
-	}
-	functionName, err := url.PathUnescape(escaped)
-	if r.Method != http.MethodPost || !ok || err != nil {
-		writeAPIError(w, http.StatusNotFound, "UnknownOperationException", "sfnlocal serves only the Lambda Invoke API")
-		return
-	}
-	name := FunctionNameOf(functionName)
-	factory, ok := inv.Functions[name]
+	name, factory, payload, ok := inv.request(w, r)
 	if !ok {
-		writeAPIError(w, http.StatusNotFound, "ResourceNotFoundException", "Function not found: "+FunctionARN(name))
 		return
 	}
-	if t := r.Header.Get("X-Amz-Invocation-Type"); t != "" && t != "RequestResponse" {
-		writeAPIError(w, http.StatusBadRequest, "InvalidParameterValueException", "sfnlocal runs only RequestResponse invocations, not "+t)
-		return
-	}
-	payload, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxPayloadBytes))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			writeAPIError(w, http.StatusRequestEntityTooLarge, "RequestEntityTooLargeException",
-				fmt.Sprintf("Request must be smaller than %d bytes for the InvokeFunction operation", MaxPayloadBytes))
-			return
-		}
-		writeAPIError(w, http.StatusBadRequest, "InvalidRequestContentException", "read request: "+err.Error())
-		return
-	}
-
 	timeout := DefaultTimeout
 	if t, ok := inv.Timeouts[name]; ok && t > 0 {
 		timeout = t
@@ -156,25 +129,7 @@ func (inv *Invoker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: requestID, InvokedFunctionArn: FunctionARN(name)})
-
-	type outcome struct {
-		payload []byte
-		err     *messages.InvokeResponse_Error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		out, invokeErr := invoke(ctx, handler, payload)
-		done <- outcome{out, invokeErr}
-	}()
-	var result outcome
-	select {
-	case result = <-done:
-		p.release(handler, true)
-	case <-ctx.Done():
-		// The instance may still be running: its slot goes to a fresh instance, and the
-		// abandoned one is dropped when it returns.
-		p.release(handler, false)
-	}
+	result := runInstance(ctx, p, handler, payload)
 	if r.Context().Err() != nil {
 		return // nobody is waiting for the answer
 	}
@@ -184,11 +139,77 @@ func (inv *Invoker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		result = outcome{err: &messages.InvokeResponse_Error{Type: "Sandbox.Timedout",
 			Message: fmt.Sprintf("RequestId: %s Error: Task timed out after %.2f seconds", requestID, timeout.Seconds())}}
 	}
+	writeOutcome(w, result)
+}
+
+// request reads an Invoke request: the function's name, its factory and the
+// payload. It answers the errors itself and then returns ok false.
+func (inv *Invoker) request(w http.ResponseWriter, r *http.Request) (name string, factory func() lambda.Handler, payload []byte, ok bool) {
+	escaped, ok := strings.CutPrefix(r.URL.EscapedPath(), "/2015-03-31/functions/")
+	if ok {
+		escaped, ok = strings.CutSuffix(escaped, "/invocations")
+	}
+	functionName, err := url.PathUnescape(escaped)
+	if r.Method != http.MethodPost || !ok || err != nil {
+		writeAPIError(w, http.StatusNotFound, "UnknownOperationException", "sfnlocal serves only the Lambda Invoke API")
+		return "", nil, nil, false
+	}
+	name = FunctionNameOf(functionName)
+	if factory, ok = inv.Functions[name]; !ok {
+		writeAPIError(w, http.StatusNotFound, "ResourceNotFoundException", "Function not found: "+FunctionARN(name))
+		return "", nil, nil, false
+	}
+	if t := r.Header.Get("X-Amz-Invocation-Type"); t != "" && t != "RequestResponse" {
+		writeAPIError(w, http.StatusBadRequest, "InvalidParameterValueException", "sfnlocal runs only RequestResponse invocations, not "+t)
+		return "", nil, nil, false
+	}
+	payload, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxPayloadBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		writeAPIError(w, http.StatusRequestEntityTooLarge, "RequestEntityTooLargeException",
+			fmt.Sprintf("Request must be smaller than %d bytes for the InvokeFunction operation", MaxPayloadBytes))
+	case err != nil:
+		writeAPIError(w, http.StatusBadRequest, "InvalidRequestContentException", "read request: "+err.Error())
+	default:
+		return name, factory, payload, true
+	}
+	return "", nil, nil, false
+}
+
+// outcome is what one invocation returned: a payload or a function error.
+type outcome struct {
+	payload []byte
+	err     *messages.InvokeResponse_Error
+}
+
+// runInstance invokes handler until it returns or ctx ends, and gives the
+// instance back to its pool: to serve again when it returned, dropped when
+// it was abandoned at the timeout.
+func runInstance(ctx context.Context, p *pool, handler lambda.Handler, payload []byte) outcome {
+	done := make(chan outcome, 1)
+	go func() {
+		out, invokeErr := invoke(ctx, handler, payload)
+		done <- outcome{out, invokeErr}
+	}()
+	select {
+	case result := <-done:
+		p.release(handler, true)
+		return result
+	case <-ctx.Done():
+		// The instance may still be running: its slot goes to a fresh instance, and the
+		// abandoned one is dropped when it returns.
+		p.release(handler, false)
+		return outcome{}
+	}
+}
+
+// writeOutcome answers as Lambda's Invoke API does.
+func writeOutcome(w http.ResponseWriter, result outcome) {
 	if result.err == nil && len(result.payload) > MaxPayloadBytes {
 		result.err = &messages.InvokeResponse_Error{Type: "Function.ResponseSizeTooLarge",
 			Message: fmt.Sprintf("Response payload size exceeded maximum allowed payload size (%d bytes).", MaxPayloadBytes)}
 	}
-
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Amz-Executed-Version", "$LATEST")
 	if result.err != nil {

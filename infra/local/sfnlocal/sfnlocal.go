@@ -134,32 +134,10 @@ func (r *Runner) Stop() {
 
 // Start runs the state machine's runner; it is killed by Stop or when ctx ends.
 func Start(ctx context.Context, opts Options) (*Runner, error) {
-	localDir, err := filepath.Abs(opts.NodeModulesDir) // the runner runs in its own folder
+	localDir, node, err := checkOptions(&opts)
 	if err != nil {
-		return nil, fmt.Errorf("sfnlocal: %w", err)
-	}
-	node := filepath.Join(localDir, "node_modules", ".bin", "node")
-	library := filepath.Join(localDir, "node_modules", "aws-local-stepfunctions", "build", "main.node.esm.js")
-	for _, f := range []string{node, library} {
-		if _, err := os.Stat(f); err != nil {
-			return nil, fmt.Errorf("sfnlocal: %s is missing: run `make deps` (npm ci in infra/local): %w", f, err)
-		}
-	}
-	if !json.Valid(opts.Definition) {
-		return nil, errors.New("sfnlocal: the state machine definition is not valid JSON")
-	}
-	if err := requireLoopback(opts.LambdaEndpoint); err != nil {
 		return nil, err
 	}
-	name := opts.StateMachineName
-	if name == "" {
-		name = "StateMachine"
-	}
-	log := opts.Log
-	if log == nil {
-		log = os.Stderr
-	}
-
 	tempDir, err := os.MkdirTemp("", "sfnlocal-")
 	if err != nil {
 		return nil, fmt.Errorf("sfnlocal: %w", err)
@@ -170,6 +148,70 @@ func Start(ctx context.Context, opts Options) (*Runner, error) {
 			_ = os.RemoveAll(tempDir)
 		}
 	}()
+	cmd, err := command(ctx, opts, localDir, node, tempDir)
+	if err != nil {
+		return nil, err
+	}
+	stderrTail := &tailBuffer{max: 4096}
+	cmd.Stderr = io.MultiWriter(&lockedWriter{w: opts.Log}, stderrTail)
+	portLine := &firstLine{line: make(chan string, 1)}
+	cmd.Stdout = portLine
+	// The runner exits when this pipe closes, so it cannot outlive a crashed parent.
+	if _, err := cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("sfnlocal: %w", err)
+	}
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("sfnlocal: start %s: %w", node, err)
+	}
+	started = true
+	r := &Runner{stateMachineARN: StateMachineARN(opts.StateMachineName), cmd: cmd, exited: make(chan struct{})}
+
+	go func() { // also reaps the process when ctx ends it
+		_ = cmd.Wait()
+		_ = os.RemoveAll(tempDir)
+		close(r.exited)
+	}()
+	if err := r.awaitPort(ctx, portLine, stderrTail); err != nil {
+		return nil, err
+	}
+	// The runner has read both files; removing them now leaves nothing behind if we crash.
+	_ = os.RemoveAll(tempDir)
+	return r, nil
+}
+
+// checkOptions validates opts and fills in the defaults; it returns the
+// folder holding node_modules and the node binary in it.
+func checkOptions(opts *Options) (localDir, node string, err error) {
+	localDir, err = filepath.Abs(opts.NodeModulesDir) // the runner runs in its own folder
+	if err != nil {
+		return "", "", fmt.Errorf("sfnlocal: %w", err)
+	}
+	node = filepath.Join(localDir, "node_modules", ".bin", "node")
+	library := filepath.Join(localDir, "node_modules", "aws-local-stepfunctions", "build", "main.node.esm.js")
+	for _, f := range []string{node, library} {
+		if _, err := os.Stat(f); err != nil {
+			return "", "", fmt.Errorf("sfnlocal: %s is missing: run `make deps` (npm ci in infra/local): %w", f, err)
+		}
+	}
+	if !json.Valid(opts.Definition) {
+		return "", "", errors.New("sfnlocal: the state machine definition is not valid JSON")
+	}
+	if err := requireLoopback(opts.LambdaEndpoint); err != nil {
+		return "", "", err
+	}
+	if opts.StateMachineName == "" {
+		opts.StateMachineName = "StateMachine"
+	}
+	if opts.Log == nil {
+		opts.Log = os.Stderr
+	}
+	return localDir, node, nil
+}
+
+// command writes the runner script and the definition into tempDir and
+// returns the runner's command.
+func command(ctx context.Context, opts Options, localDir, node, tempDir string) (*exec.Cmd, error) {
 	script := filepath.Join(tempDir, "runner.mjs")
 	definition := filepath.Join(tempDir, "definition.asl.json")
 	if err := os.WriteFile(script, runnerScript, 0o600); err != nil {
@@ -178,11 +220,10 @@ func Start(ctx context.Context, opts Options) (*Runner, error) {
 	if err := os.WriteFile(definition, opts.Definition, 0o600); err != nil {
 		return nil, fmt.Errorf("sfnlocal: %w", err)
 	}
-
 	cmd := exec.CommandContext(ctx, node, script,
 		"--local-dir", localDir,
 		"--definition", definition,
-		"--state-machine-arn", StateMachineARN(name),
+		"--state-machine-arn", StateMachineARN(opts.StateMachineName),
 		"--status-change-function", opts.StatusChangeFunction,
 		"--port", strconv.Itoa(opts.Port))
 	cmd.Dir = tempDir
@@ -197,27 +238,12 @@ func Start(ctx context.Context, opts Options) (*Runner, error) {
 		"AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_LAMBDA=" + opts.LambdaEndpoint,
 	}
-	stderrTail := &tailBuffer{max: 4096}
-	cmd.Stderr = io.MultiWriter(&lockedWriter{w: log}, stderrTail)
-	portLine := &firstLine{line: make(chan string, 1)}
-	cmd.Stdout = portLine
-	// The runner exits when this pipe closes, so it cannot outlive a crashed parent.
-	if _, err := cmd.StdinPipe(); err != nil {
-		return nil, fmt.Errorf("sfnlocal: %w", err)
-	}
-	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("sfnlocal: start %s: %w", node, err)
-	}
-	started = true
-	r := &Runner{stateMachineARN: StateMachineARN(name), cmd: cmd, exited: make(chan struct{})}
+	return cmd, nil
+}
 
-	go func() { // also reaps the process when ctx ends it
-		_ = cmd.Wait()
-		_ = os.RemoveAll(tempDir)
-		close(r.exited)
-	}()
-
+// awaitPort waits for the runner to print its port, stopping it when it
+// prints something else, exits, takes longer than startTimeout or ctx ends.
+func (r *Runner) awaitPort(ctx context.Context, portLine *firstLine, stderrTail *tailBuffer) error {
 	timer := time.NewTimer(startTimeout)
 	defer timer.Stop()
 	select {
@@ -225,20 +251,18 @@ func Start(ctx context.Context, opts Options) (*Runner, error) {
 		port, err := strconv.Atoi(strings.TrimSpace(line))
 		if err != nil || port <= 0 || port > 65535 {
 			r.Stop()
-			return nil, fmt.Errorf("sfnlocal: runner printed %q instead of its port: %s", line, stderrTail.String())
+			return fmt.Errorf("sfnlocal: runner printed %q instead of its port: %s", line, stderrTail.String())
 		}
 		r.endpoint = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		// The runner has read both files; removing them now leaves nothing behind if we crash.
-		_ = os.RemoveAll(tempDir)
-		return r, nil
+		return nil
 	case <-r.exited:
-		return nil, fmt.Errorf("sfnlocal: runner exited before it was ready: %s", stderrTail.String())
+		return fmt.Errorf("sfnlocal: runner exited before it was ready: %s", stderrTail.String())
 	case <-timer.C:
 		r.Stop()
-		return nil, fmt.Errorf("sfnlocal: runner not ready after %s: %s", startTimeout, stderrTail.String())
+		return fmt.Errorf("sfnlocal: runner not ready after %s: %s", startTimeout, stderrTail.String())
 	case <-ctx.Done():
 		r.Stop()
-		return nil, fmt.Errorf("sfnlocal: start: %w", ctx.Err())
+		return fmt.Errorf("sfnlocal: start: %w", ctx.Err())
 	}
 }
 
