@@ -165,7 +165,9 @@ const createAttempts = 5
 
 // CreateTables creates every table of the template (the logical id "Table"
 // gets name; others get name-<logical id>), waits until they are active and
-// turns TTL on where the template does. Existing tables are left as they are.
+// turns TTL on where the template does. A table that exists already (make
+// run's data folder) is kept with its items and gains the global secondary
+// indexes the template added since it was made.
 func CreateTables(ctx context.Context, db *dynamodb.Client, tpl *samtemplate.Template, name string) error {
 	defs, err := tpl.Tables()
 	if err != nil {
@@ -178,43 +180,100 @@ func CreateTables(ctx context.Context, db *dynamodb.Client, tpl *samtemplate.Tem
 		}
 		in := def.Create
 		in.TableName = aws.String(tableName)
-		// DynamoDB Local on a busy machine can take longer than the client's
-		// per-call timeout to create a table: try again (a table the timed
-		// out call did create answers ResourceInUse, and is waited for).
-		var err error
-		for attempt := 1; ; attempt++ {
-			_, err = db.CreateTable(ctx, &in)
-			var exists *types.ResourceInUseException
-			if errors.As(err, &exists) {
-				err = nil
-			}
-			var apiErr smithy.APIError
-			if err == nil || errors.As(err, &apiErr) || ctx.Err() != nil || attempt == createAttempts {
-				break
-			}
-		}
-		if err != nil {
+		if err := createTable(ctx, db, &in); err != nil {
 			return fmt.Errorf("create table %s: %w", tableName, err)
 		}
-		waiter := dynamodb.NewTableExistsWaiter(db)
-		if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName}, 30*time.Second); err != nil {
-			return fmt.Errorf("wait for table %s: %w", tableName, err)
+		if err := addMissingIndexes(ctx, db, &in); err != nil {
+			return fmt.Errorf("indexes of %s: %w", tableName, err)
 		}
-		if def.TTLAttribute != "" {
-			// A table kept from an earlier run (make run's data folder) has it on.
-			ttl, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: in.TableName})
-			if err != nil {
-				return fmt.Errorf("ttl of %s: %w", tableName, err)
-			}
-			if d := ttl.TimeToLiveDescription; d != nil && d.TimeToLiveStatus == types.TimeToLiveStatusEnabled {
-				continue
-			}
-			_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: in.TableName,
-				TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(def.TTLAttribute), Enabled: aws.Bool(true)}})
-			if err != nil {
-				return fmt.Errorf("ttl on %s: %w", tableName, err)
-			}
+		if err := enableTTL(ctx, db, tableName, def.TTLAttribute); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// createTable creates the table unless it exists, and waits until it is active.
+func createTable(ctx context.Context, db *dynamodb.Client, in *dynamodb.CreateTableInput) error {
+	// DynamoDB Local on a busy machine can take longer than the client's
+	// per-call timeout to create a table: try again (a table the timed out
+	// call did create answers ResourceInUse, and is waited for).
+	var err error
+	for attempt := 1; ; attempt++ {
+		_, err = db.CreateTable(ctx, in)
+		var exists *types.ResourceInUseException
+		if errors.As(err, &exists) {
+			err = nil
+		}
+		var apiErr smithy.APIError
+		if err == nil || errors.As(err, &apiErr) || ctx.Err() != nil || attempt == createAttempts {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return waitActive(ctx, db, *in.TableName)
+}
+
+func waitActive(ctx context.Context, db *dynamodb.Client, table string) error {
+	waiter := dynamodb.NewTableExistsWaiter(db)
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: &table}, 30*time.Second); err != nil {
+		return fmt.Errorf("wait for table %s: %w", table, err)
+	}
+	return nil
+}
+
+// addMissingIndexes creates, one at a time as DynamoDB requires, the global
+// secondary indexes of in that the existing table lacks.
+func addMissingIndexes(ctx context.Context, db *dynamodb.Client, in *dynamodb.CreateTableInput) error {
+	desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName})
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, g := range desc.Table.GlobalSecondaryIndexes {
+		have[aws.ToString(g.IndexName)] = true
+	}
+	for _, g := range in.GlobalSecondaryIndexes {
+		if have[aws.ToString(g.IndexName)] {
+			continue
+		}
+		_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName:            in.TableName,
+			AttributeDefinitions: in.AttributeDefinitions,
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+				IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection,
+				ProvisionedThroughput: g.ProvisionedThroughput, OnDemandThroughput: g.OnDemandThroughput,
+			}}},
+		})
+		if err != nil {
+			return fmt.Errorf("add index %s: %w", aws.ToString(g.IndexName), err)
+		}
+		if err := waitActive(ctx, db, *in.TableName); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// enableTTL turns TTL on attribute unless it is on already ("" : no TTL).
+func enableTTL(ctx context.Context, db *dynamodb.Client, table, attribute string) error {
+	if attribute == "" {
+		return nil
+	}
+	// A table kept from an earlier run (make run's data folder) has it on.
+	ttl, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: &table})
+	if err != nil {
+		return fmt.Errorf("ttl of %s: %w", table, err)
+	}
+	if d := ttl.TimeToLiveDescription; d != nil && d.TimeToLiveStatus == types.TimeToLiveStatusEnabled {
+		return nil
+	}
+	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: &table,
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(attribute), Enabled: aws.Bool(true)}})
+	if err != nil {
+		return fmt.Errorf("ttl on %s: %w", table, err)
 	}
 	return nil
 }
