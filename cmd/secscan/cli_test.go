@@ -23,6 +23,7 @@ import (
 
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
+	"secscan/shared/syncio"
 )
 
 // findingView is what the tests read of a finding in the CLI's JSON.
@@ -525,7 +526,7 @@ func TestInterruptedWait(t *testing.T) {
 	// once the scan is running.
 	interrupt := func(terminal bool, stdin string, args ...string) result {
 		cr := &cliRun{s: s, token: token, interrupts: make(chan os.Signal, 2), terminal: terminal,
-			stdin: strings.NewReader(stdin), stderr: &syncBuffer{}}
+			stdin: strings.NewReader(stdin), stderr: &syncio.Buffer{}}
 		done := make(chan result, 1)
 		go func() {
 			done <- cr.run(t, append([]string{"scan", "slow.test", "--type", "web", "--tier", "quick", "--wait"}, args...)...)
@@ -545,7 +546,7 @@ func TestInterruptedWait(t *testing.T) {
 	bin := buildCLI(t)
 	cmd := exec.Command(bin, "scan", "slow.test", "--type", "web", "--tier", "quick", "--wait", "--cancel-on-interrupt")
 	cmd.Env = append(os.Environ(), "SECSCAN_API_URL="+s.base, "SECSCAN_TOKEN="+token)
-	stderr := &syncBuffer{}
+	stderr := &syncio.Buffer{}
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +29,7 @@ import (
 	"secscan/shared/resolver/resolvertest"
 	"secscan/shared/samtemplate"
 	"secscan/shared/store"
+	"secscan/shared/syncio"
 	"secscan/shared/tools"
 )
 
@@ -44,7 +44,7 @@ type stack struct {
 	idp   *devidp.Provider
 	demo  *demotarget.Target
 	dns   *resolvertest.Server
-	logs  *syncBuffer
+	logs  *syncio.Buffer
 }
 
 // slowHost is where slow.test lives: another loopback address, so that its
@@ -56,7 +56,7 @@ func startStack(t *testing.T) *stack {
 	t.Helper()
 	ctx := context.Background()
 	_, table := dynamotest.NewTable(t)
-	s := &stack{dns: resolvertest.Start(t), logs: &syncBuffer{}}
+	s := &stack{dns: resolvertest.Start(t), logs: &syncio.Buffer{}}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("stack logs:\n%s", s.logs.String())
@@ -178,7 +178,7 @@ type cliRun struct {
 	configDir  string
 	interrupts chan os.Signal
 	terminal   bool // stdin is a terminal (questions may be asked)
-	stderr     *syncBuffer
+	stderr     *syncio.Buffer
 }
 
 func (s *stack) cli(token string) *cliRun { return &cliRun{s: s, token: token} }
@@ -194,7 +194,7 @@ func (r *cliRun) run(t *testing.T, args ...string) result {
 	var stdout bytes.Buffer
 	stderr := r.stderr
 	if stderr == nil {
-		stderr = &syncBuffer{}
+		stderr = &syncio.Buffer{}
 	}
 	configDir := r.configDir
 	if configDir == "" {
@@ -216,24 +216,6 @@ func expectCode(t *testing.T, r result, code int) {
 	if r.code != code {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a concurrent reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // await polls cond every 20 ms for up to a minute.

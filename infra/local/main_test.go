@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,35 +11,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"secscan/shared/syncio"
 )
 
 // stackProc is `go run ./infra/local` as a user runs it: its own process,
 // in its own process group (as a terminal's foreground job).
 type stackProc struct {
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *syncio.Buffer
 	base string
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // buildStack builds the local stack's binary once per test.
@@ -74,7 +57,7 @@ func startProc(t *testing.T, bin, addr, dataDir string, env ...string) *stackPro
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &stackProc{out: &syncBuffer{}, base: "http://" + addr}
+	p := &stackProc{out: &syncio.Buffer{}, base: "http://" + addr}
 	p.cmd = exec.Command(bin, "-root", root)
 	p.cmd.Env = append(os.Environ(), "ADDR="+addr, "LOCAL_DATA="+dataDir, "DEMO_TARGET=false",
 		"BOOTSTRAP_ADMIN_EMAIL=", "BOOTSTRAP_ADMIN_TOKEN=", "DYNAMODB_ENDPOINT=", "JWT_JWKS_URL=")

@@ -19,11 +19,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"secscan/infra/local/demotarget"
 	"secscan/infra/local/modeltest"
+	"secscan/shared/syncio"
 )
 
 // Scripted is the MODEL value that runs the scripted model.
@@ -71,7 +71,7 @@ func (c Config) withDefaults() Config {
 		c.Logs = io.Discard
 	}
 	// Both stacks and their runners log to it at once.
-	c.Logs = &lockedWriter{w: c.Logs}
+	c.Logs = syncio.NewWriter(c.Logs)
 	if c.Timeout == 0 {
 		c.Timeout = 15 * time.Minute
 	}
@@ -165,18 +165,6 @@ func RepoRoot() (string, error) {
 		return "", err
 	}
 	return repoRoot(wd)
-}
-
-// lockedWriter serialises the writes of several loggers to one writer.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 func newLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,6 +30,7 @@ import (
 	"secscan/shared/resolver/resolvertest"
 	"secscan/shared/samtemplate"
 	"secscan/shared/store"
+	"secscan/shared/syncio"
 	"secscan/shared/tools"
 )
 
@@ -104,7 +104,7 @@ func startStack(t testing.TB, options ...stackOption) *stack {
 				}), middleware.After)
 		})
 	}
-	logs := &lockedBuffer{}
+	logs := &syncio.Buffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("stack logs:\n%s", logs.String())
@@ -275,24 +275,6 @@ func expect(t testing.TB, r response, status int) {
 	if r.status != status {
 		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
 	}
-}
-
-// lockedBuffer collects the logs of a stack's goroutines and processes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // templateRoutes reads the routes of the repository's template.yaml.

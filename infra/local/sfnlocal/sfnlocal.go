@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"secscan/shared/syncio"
 )
 
 // Region and Account are what the local ARNs claim; nothing is ever sent to AWS.
@@ -153,7 +155,7 @@ func Start(ctx context.Context, opts Options) (*Runner, error) {
 		return nil, err
 	}
 	stderrTail := &tailBuffer{max: 4096}
-	cmd.Stderr = io.MultiWriter(&lockedWriter{w: opts.Log}, stderrTail)
+	cmd.Stderr = io.MultiWriter(syncio.NewWriter(opts.Log), stderrTail)
 	portLine := &firstLine{line: make(chan string, 1)}
 	cmd.Stdout = portLine
 	// The runner exits when this pipe closes, so it cannot outlive a crashed parent.
@@ -299,18 +301,6 @@ func (f *firstLine) Write(p []byte) (int, error) { // exec calls Write from one 
 		f.line <- string(f.buf[:i])
 	}
 	return len(p), nil
-}
-
-// lockedWriter serialises writes: the runner's stderr copier may share Log with other writers.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // tailBuffer keeps the last max bytes written, to explain a failed start.
