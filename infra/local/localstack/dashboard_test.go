@@ -41,6 +41,7 @@ type browserTest struct {
 	ctx      context.Context
 	base     string
 	shots    string // screenshot directory
+	download string // where the browser saves downloads
 	axe      string // axe-core's source
 	dialogs  atomic.Int32
 	failures []string
@@ -63,10 +64,15 @@ func newBrowser(t *testing.T, base string) *browserTest {
 	if err != nil {
 		t.Fatalf("axe-core: %v (run make deps)", err)
 	}
+	// make test saves the screenshots in ci-artifacts/screenshots (see the
+	// Makefile); a plain go test keeps them only for the test's duration.
 	shots := os.Getenv("DASHBOARD_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
 	}
+	download := t.TempDir()
 	// A fresh profile per browser. Not t.TempDir: Chromium's helper
 	// processes may still write into it for a moment after the browser
 	// closes, so it is removed with a few retries.
@@ -104,7 +110,7 @@ func newBrowser(t *testing.T, base string) *browserTest {
 	ctx, cancelCtx := chromedp.NewContext(allocCtx, chromedp.WithErrorf(quiet))
 	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
 	t.Cleanup(func() { _ = chromedp.Cancel(ctx); cancelTimeout(); cancelCtx(); cancelAlloc() })
-	b := &browserTest{t: t, ctx: ctx, base: base, shots: shots, axe: string(axe)}
+	b := &browserTest{t: t, ctx: ctx, base: base, shots: shots, download: download, axe: string(axe)}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		if ex, ok := ev.(*runtime.EventExceptionThrown); ok {
 			t.Errorf("JavaScript exception: %s", ex.ExceptionDetails.Error())
@@ -116,7 +122,7 @@ func newBrowser(t *testing.T, base string) *browserTest {
 	})
 	// The first Run starts the browser, bound to the context it gets: the
 	// test's, not one step's timeout.
-	if err := chromedp.Run(ctx, browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(shots).WithEventsEnabled(true)); err != nil {
+	if err := chromedp.Run(ctx, browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(download).WithEventsEnabled(true)); err != nil {
 		t.Fatalf("start %s: %v", exe, err)
 	}
 	return b
@@ -130,7 +136,7 @@ func (b *browserTest) run(step string, actions ...chromedp.Action) {
 	if err := chromedp.Run(ctx, actions...); err != nil {
 		var loc string
 		_ = chromedp.Run(b.ctx, chromedp.Location(&loc))
-		b.shot("failure")
+		b.shot("failure-" + strings.ReplaceAll(b.t.Name(), "/", "_"))
 		b.t.Fatalf("%s: %v (at %s)", step, err, loc)
 	}
 }
@@ -408,7 +414,7 @@ func TestDashboardInTheBrowser(t *testing.T) {
 		t.Errorf("PDF shows %q", locked)
 	}
 	b.click(`button[data-format=md]`)
-	md := awaitFile(t, filepath.Join(b.shots, scanID+".md"))
+	md := awaitFile(t, filepath.Join(b.download, scanID+".md"))
 	if !strings.Contains(md, "DEMO") || !strings.Contains(md, "demo.test") {
 		t.Errorf("downloaded report: %.200q", md)
 	}
@@ -476,7 +482,7 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	// On Starter the PDF report downloads too.
 	b.goTo("#/scans/"+scanID, `button[data-format=pdf]`)
 	b.click(`button[data-format=pdf]`)
-	if pdf := awaitFile(t, filepath.Join(b.shots, scanID+".pdf")); !strings.HasPrefix(pdf, "%PDF-") {
+	if pdf := awaitFile(t, filepath.Join(b.download, scanID+".pdf")); !strings.HasPrefix(pdf, "%PDF-") {
 		t.Errorf("downloaded PDF starts %.8q", pdf)
 	}
 
