@@ -291,14 +291,14 @@ func cliFigures(t *testing.T, p *stackProc, work, token string, findings, issues
 		t.Fatal(err)
 	}
 	fixed := fmt.Sprintf("The full/standard scan of the demo through `secscan scan --wait` (%d findings in %d issues, %d agent\n"+
-		"steps): its SARIF log is %s (%s gzipped; %d results, %d rules: one per issue), its JUnit report\n"+
-		"%s (%d test cases, one per issue).\n",
+		"steps): its SARIF log is %s (%s gzipped; %d results, one per issue, of %d rules, one per check),\n"+
+		"its JUnit report %s (%d test cases, one per issue).\n",
 		rec.FindingsCount, rec.IssuesCount, len(rec.Steps), kb(len(sarif)), kb(gzipLen(sarif)), len(log.Runs[0].Results),
 		len(log.Runs[0].Tool.Driver.Rules), kb(len(junit)), cases)
-	measured := fmt.Sprintf("Measured by `make readme-figures` on %s (%d cores, %s, %s/%s; not compared by the test): "+
+	measured := fmt.Sprintf("Measured by `make readme-figures` on %s (%d cores at load %s, %s, %s/%s; not compared by the test): "+
 		"`secscan scan --wait` to exit took %s for that full/standard scan and %s for a quick web scan; "+
 		"the CLI binary is %.1f MB stripped (`-trimpath -ldflags='-s -w'`).\n",
-		machine(), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, seconds(full), seconds(quick),
+		machine(), runtime.NumCPU(), load(), runtime.Version(), runtime.GOOS, runtime.GOARCH, seconds(full), seconds(quick),
 		float64(info.Size())/(1<<20))
 	return fixed, measured
 }
@@ -316,6 +316,16 @@ func gzipLen(b []byte) int {
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+// load is the one-minute load average, for the measured line.
+func load() string {
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			return f[0]
+		}
+	}
+	return "unknown"
+}
 
 // machine names the CPU, for the measured line.
 func machine() string {

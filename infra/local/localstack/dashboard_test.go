@@ -393,8 +393,9 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	if steps := b.text("#steps"); !strings.Contains(steps, hostile) {
 		t.Errorf("the hostile step outcome is not shown as text: %q", steps)
 	}
-	b.page("scan-completed")
+	b.page("issue-panel-hostile")
 	b.run("close the panel", chromedp.KeyEvent(kb.Escape), chromedp.WaitNotPresent("#issue-panel[open]", chromedp.ByQuery))
+	b.page("scan-completed")
 
 	// Filters of the issues table: the least severity found.
 	var least string

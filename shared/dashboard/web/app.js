@@ -239,10 +239,10 @@
   // for one call; a longer Retry-After (the hourly scan-creation limit) is
   // shown as an error at once, saying when to try again.
   const RETRY = { tries: 3, budget: 60 };
-  // navigations counts the page changes: a call still waiting to retry when
-  // the user has left its page is abandoned (it neither retries nor fails,
-  // so it can neither sign in again behind a sign-out nor overwrite the
-  // page the user went to).
+  // navigations counts the page changes (and sign-outs): a call whose page
+  // the user has left is abandoned, answered or waiting to retry (it neither
+  // retries nor settles, so it can neither sign in again behind a sign-out
+  // nor draw into the page the user went to).
   let navigations = 0;
   const rateNote = document.getElementById('rate-note');
   const rateWaits = new Set(); // {until, page} of the calls waiting to retry
@@ -307,6 +307,10 @@
         init.body = JSON.stringify(body);
       }
       const res = await fetch(path, init);
+      // The user left the page that asked: its answer must not reach the
+      // page on screen now (an overview finishing late would append itself
+      // to the targets page). The call is abandoned: it never settles.
+      if (navigations !== started) return new Promise(() => {});
       if (res.status === 401 && !renewed) {
         renewed = true;
         session.exp = 0; // renew, or sign in again
