@@ -36,8 +36,11 @@ run: deps
 	$(GO) run ./$(LOCAL)
 
 # make readme-figures runs the README's walkthrough on a fresh stack (the
-# addresses of make run: stop it first) and writes the demo scan's figures
-# into README.md; TestReadmeFirstRun fails when they disagree.
+# addresses of make run: stop it first), then the CLI against it, and writes
+# into README.md the demo scan's figures (<!-- readme-figures -->), the CLI's
+# SARIF/JUnit figures (<!-- readme-figures-cli -->) and what this machine
+# measured (<!-- readme-measured -->: wall times, binary size). TestReadmeFirstRun
+# fails when the first two disagree with a fresh run; the third is not compared.
 readme-figures: deps
 	$(GO) test -count=1 -run '^TestReadmeFirstRun$$' ./$(LOCAL) -args -update
 
