@@ -63,8 +63,8 @@ func remOf(t *testing.T, name, v string) float64 {
 }
 
 // Every margin, padding and gap of the stylesheet is a step of the spacing
-// scale (or 0 or auto), every font size a step of the type scale, and every
-// colour one of the :root palette: a raw value that creeps back in fails
+// scale (or 0 or auto), every font size a step of the type scale, every
+// corner one of the radii, and every colour one of the :root palette: a raw value that creeps back in fails
 // here, naming the rule.
 func TestStylesheetUsesTheScales(t *testing.T) {
 	css, vars := stylesheet(t)
@@ -107,6 +107,9 @@ func TestStylesheetUsesTheScales(t *testing.T) {
 					t.Errorf("%s: %q is not a step of the spacing scale (--space-1…7, 0 or auto)", where, tok)
 				}
 			}
+		}
+		if d.property == "border-radius" && !regexp.MustCompile(`^(0|var\(--radius(-[a-z]+)?\))$`).MatchString(d.value) {
+			t.Errorf("%s: not one of the corner radii (--radius-sm, --radius, --radius-lg, --radius-pill)", where)
 		}
 		if d.property == "font-size" && !textTok.MatchString(d.value) {
 			t.Errorf("%s: not a step of the type scale (--text-2xs…2xl)", where)
