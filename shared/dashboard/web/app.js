@@ -245,24 +245,26 @@
   // nor draw into the page the user went to).
   let navigations = 0;
   const rateNote = document.getElementById('rate-note');
-  const rateWaits = new Set(); // {until, page} of the calls waiting to retry
+  const rateWaits = new Set(); // {until, page, why} of the calls waiting to retry
   let rateTimer = 0;
   // showRateNote shows the longest countdown of the calls of the page on
   // screen (the calls of a page left behind are abandoned: no note).
   function showRateNote() {
     let until = 0;
-    for (const w of rateWaits) if (w.page === navigations) until = Math.max(until, w.until);
+    let why = '';
+    for (const w of rateWaits) if (w.page === navigations && w.until > until) ({ until, why } = w);
     if (!until) {
       rateNote.hidden = true;
       clear(rateNote);
       return;
     }
-    rateNote.textContent = 'Rate limited, retrying in ' + Math.max(0, Math.ceil((until - Date.now()) / 1000)) + ' s';
+    rateNote.textContent = why + ', retrying in ' + Math.max(0, Math.ceil((until - Date.now()) / 1000)) + ' s';
     rateNote.hidden = false;
   }
-  // rateWait waits seconds before a retry, with the note counting down.
-  function rateWait(seconds) {
-    const w = { until: Date.now() + seconds * 1000, page: navigations };
+  // rateWait waits seconds before a retry, with the note counting down
+  // ("Rate limited" after a 429, "Service busy" after a 503).
+  function rateWait(seconds, status) {
+    const w = { until: Date.now() + seconds * 1000, page: navigations, why: status === 429 ? 'Rate limited' : 'Service busy' };
     rateWaits.add(w);
     showRateNote();
     if (!rateTimer) rateTimer = setInterval(showRateNote, 1000);
@@ -321,7 +323,7 @@
         if (wait !== null && waited + wait <= RETRY.budget) {
           retries += 1;
           waited += wait;
-          await rateWait(wait);
+          await rateWait(wait, res.status);
           if (navigations !== started || !session) return new Promise(() => {});
           continue;
         }
