@@ -23,7 +23,7 @@ FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w -buildid='
 
-.PHONY: run reset readme-figures test deps build lint lint-asl bench clean sam-build sam-local coldstart agent-eval
+.PHONY: run reset readme-figures test screenshots deps build lint lint-asl bench clean sam-build sam-local coldstart agent-eval
 
 deps: $(NPM_STAMP)
 
@@ -36,8 +36,11 @@ run: deps
 	$(GO) run ./$(LOCAL)
 
 # make readme-figures runs the README's walkthrough on a fresh stack (the
-# addresses of make run: stop it first) and writes the demo scan's figures
-# into README.md; TestReadmeFirstRun fails when they disagree.
+# addresses of make run: stop it first), then the CLI against it, and writes
+# into README.md the demo scan's figures (<!-- readme-figures -->), the CLI's
+# SARIF/JUnit figures (<!-- readme-figures-cli -->) and what this machine
+# measured (<!-- readme-measured -->: wall times, binary size). TestReadmeFirstRun
+# fails when the first two disagree with a fresh run; the third is not compared.
 readme-figures: deps
 	$(GO) test -count=1 -run '^TestReadmeFirstRun$$' ./$(LOCAL) -args -update
 
@@ -48,8 +51,19 @@ reset:
 		echo "make reset: a local stack is using .local: stop it first (Ctrl-C)"; exit 1; fi
 	rm -rf .local
 
+# The dashboard's Chromium tests save their screenshots (every page at 390, 768
+# and 1280 px) into SCREENSHOTS, emptied first: CI keeps the folder as an artifact.
+SCREENSHOTS ?= $(CURDIR)/ci-artifacts/screenshots
+
 test: deps
-	$(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -race -count=1 ./...
+	rm -rf $(SCREENSHOTS) && mkdir -p $(SCREENSHOTS)
+	DASHBOARD_SCREENSHOTS=$(SCREENSHOTS) $(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -race -count=1 ./...
+
+# make screenshots: only the dashboard's Chromium tests, for the screenshots.
+screenshots: deps
+	rm -rf $(SCREENSHOTS) && mkdir -p $(SCREENSHOTS)
+	DASHBOARD_SCREENSHOTS=$(SCREENSHOTS) $(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -count=1 -run '^TestDashboard' ./$(LOCAL)/localstack
+	@echo "screenshots: $$(ls $(SCREENSHOTS)/*.png | wc -l) in $(SCREENSHOTS)"
 
 # The demo target scanned with MODEL (scripted, a Bedrock model id, or an
 # OpenAI-compatible base URL) and with the playbook, side by side.

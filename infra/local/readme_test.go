@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"flag"
@@ -10,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -173,20 +176,163 @@ func checkFigures(t *testing.T, p *stackProc, work, readme string) {
 		"| Hosts | %d |\n| Services | %d |\n| PDF report | %s pages |\n",
 		rec.RiskRating, rec.FindingsCount, rec.IssuesCount, len(rec.Steps), rec.CreditsUsed, rec.MaxCredits,
 		len(rec.Surface.Hosts), len(rec.Surface.Services), pages[1])
-	const open, end = "<!-- readme-figures -->\n", "<!-- /readme-figures -->"
-	a, rest, ok1 := strings.Cut(readme, open)
-	current, b, ok2 := strings.Cut(rest, end)
-	if !ok1 || !ok2 {
-		t.Fatal("README lacks the readme-figures markers")
+	cli, measured := cliFigures(t, p, work, admin, rec.FindingsCount, rec.IssuesCount, len(rec.Steps))
+	blocks := []figureBlock{
+		{"readme-figures", figures, true},
+		{"readme-figures-cli", cli, true},
+		// Wall times and binary sizes depend on the machine and the Go
+		// release: written by make readme-figures, never compared.
+		{"readme-measured", measured, false},
+	}
+	updated, differ := readme, []string{}
+	for _, b := range blocks {
+		open, end := "<!-- "+b.name+" -->\n", "<!-- /"+b.name+" -->"
+		before, rest, ok1 := strings.Cut(updated, open)
+		current, after, ok2 := strings.Cut(rest, end)
+		if !ok1 || !ok2 {
+			t.Fatalf("README lacks the %s markers", b.name)
+		}
+		updated = before + open + b.text + end + after
+		if b.compared && current != b.text {
+			differ = append(differ, fmt.Sprintf("%s:\nREADME:\n%s\nrun:\n%s", b.name, current, b.text))
+		}
 	}
 	if *updateFigures {
-		if err := os.WriteFile("../../README.md", []byte(a+open+figures+end+b), 0o644); err != nil {
+		if err := os.WriteFile("../../README.md", []byte(updated), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("README figures written:\n%s", figures)
+		for _, b := range blocks {
+			t.Logf("README %s written:\n%s", b.name, b.text)
+		}
 		return
 	}
-	if current != figures {
-		t.Errorf("the README's demo figures disagree with this run (make readme-figures updates them):\nREADME:\n%s\nrun:\n%s", current, figures)
+	if len(differ) > 0 {
+		t.Errorf("the README's demo figures disagree with this run (make readme-figures updates them):\n%s", strings.Join(differ, "\n"))
 	}
+	t.Logf("measured on this machine (not compared):\n%s", measured)
+}
+
+// figureBlock is a block of the README between <!-- name --> and
+// <!-- /name -->: compared blocks hold what the demo produces (counts,
+// sizes rounded to KB), the others what this machine measured.
+type figureBlock struct {
+	name, text string
+	compared   bool
+}
+
+// cliFigures runs the CLI as the README's CI section does, against the
+// walkthrough's stack: a full/standard scan with --wait writing SARIF and
+// JUnit, and a quick web scan, each timed. It returns the block of what the
+// scan produced (the same scan as the walkthrough's: its figures must
+// match) and the block of what this machine measured.
+func cliFigures(t *testing.T, p *stackProc, work, token string, findings, issues, steps int) (string, string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "secscan")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "../../cmd/secscan")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build secscan: %v\n%s", err, out)
+	}
+	secscan := func(args ...string) ([]byte, time.Duration) {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "SECSCAN_API_URL="+p.base, "SECSCAN_TOKEN="+token, "HOME="+work, "XDG_CONFIG_HOME="+work)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		start := time.Now()
+		out, err := cmd.Output()
+		took := time.Since(start)
+		if err != nil {
+			t.Fatalf("secscan %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+		}
+		return out, took
+	}
+	out, full := secscan("scan", "demo.secscan.test", "--type", "full", "--tier", "standard", "--wait", "--json",
+		"--sarif", "demo.sarif", "--junit", "demo.xml")
+	var rec struct {
+		FindingsCount int               `json:"findings_count"`
+		IssuesCount   int               `json:"issues_count"`
+		Steps         []json.RawMessage `json:"agent_steps"`
+	}
+	if err := json.Unmarshal(out, &rec); err != nil {
+		t.Fatalf("secscan scan --json: %v\n%.300s", err, out)
+	}
+	if rec.FindingsCount != findings || rec.IssuesCount != issues || len(rec.Steps) != steps {
+		t.Errorf("the CLI's full/standard scan: %d findings, %d issues, %d steps; the walkthrough's: %d, %d, %d",
+			rec.FindingsCount, rec.IssuesCount, len(rec.Steps), findings, issues, steps)
+	}
+	sarif, err := os.ReadFile(filepath.Join(work, "demo.sarif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []json.RawMessage `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []json.RawMessage `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(sarif, &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("the SARIF log: %v (%d runs)", err, len(log.Runs))
+	}
+	junit, err := os.ReadFile(filepath.Join(work, "demo.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := strings.Count(string(junit), "<testcase ")
+	_, quick := secscan("scan", "demo.secscan.test", "--type", "web", "--tier", "quick", "--wait", "--json")
+	info, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := fmt.Sprintf("The full/standard scan of the demo through `secscan scan --wait` (%d findings in %d issues, %d agent\n"+
+		"steps): its SARIF log is %s (%s gzipped; %d results, one per issue, of %d rules, one per check),\n"+
+		"its JUnit report %s (%d test cases, one per issue).\n",
+		rec.FindingsCount, rec.IssuesCount, len(rec.Steps), kb(len(sarif)), kb(gzipLen(sarif)), len(log.Runs[0].Results),
+		len(log.Runs[0].Tool.Driver.Rules), kb(len(junit)), cases)
+	measured := fmt.Sprintf("Measured by `make readme-figures` on %s (%d cores at load %s, %s, %s/%s; not compared by the test): "+
+		"`secscan scan --wait` to exit took %s for that full/standard scan and %s for a quick web scan; "+
+		"the CLI binary is %.1f MB stripped (`-trimpath -ldflags='-s -w'`).\n",
+		machine(), runtime.NumCPU(), load(), runtime.Version(), runtime.GOOS, runtime.GOARCH, seconds(full), seconds(quick),
+		float64(info.Size())/(1<<20))
+	return fixed, measured
+}
+
+// kb rounds a size to whole KB (1,024 bytes), the precision the README
+// states and the test compares.
+func kb(n int) string { return fmt.Sprintf("%d KB", (n+512)/1024) }
+
+func gzipLen(b []byte) int {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return buf.Len()
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+// load is the one-minute load average, for the measured line.
+func load() string {
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			return f[0]
+		}
+	}
+	return "unknown"
+}
+
+// machine names the CPU, for the measured line.
+func machine() string {
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		if m := regexp.MustCompile(`(?m)^model name\s*:\s*(.+)$`).FindSubmatch(b); m != nil {
+			return strings.TrimSpace(string(m[1]))
+		}
+	}
+	return "this machine"
 }

@@ -209,6 +209,8 @@
   }
 
   function signOut() {
+    navigations += 1;
+    showRateNote();
     session = null;
     me = null;
     localStorage.removeItem(SIGNED_IN);
@@ -232,22 +234,99 @@
     }
   }
 
+  // The bounds of the automatic retry after a 429 or a 503 with Retry-After:
+  // at most RETRY.tries retries and RETRY.budget seconds of waiting in all
+  // for one call; a longer Retry-After (the hourly scan-creation limit) is
+  // shown as an error at once, saying when to try again.
+  const RETRY = { tries: 3, budget: 60 };
+  // navigations counts the page changes (and sign-outs): a call whose page
+  // the user has left is abandoned, answered or waiting to retry (it neither
+  // retries nor settles, so it can neither sign in again behind a sign-out
+  // nor draw into the page the user went to).
+  let navigations = 0;
+  const rateNote = document.getElementById('rate-note');
+  const rateWaits = new Set(); // {until, page, why} of the calls waiting to retry
+  let rateTimer = 0;
+  // showRateNote shows the longest countdown of the calls of the page on
+  // screen (the calls of a page left behind are abandoned: no note).
+  function showRateNote() {
+    let until = 0;
+    let why = '';
+    for (const w of rateWaits) if (w.page === navigations && w.until > until) ({ until, why } = w);
+    if (!until) {
+      rateNote.hidden = true;
+      clear(rateNote);
+      return;
+    }
+    rateNote.textContent = why + ', retrying in ' + Math.max(0, Math.ceil((until - Date.now()) / 1000)) + ' s';
+    rateNote.hidden = false;
+  }
+  // rateWait waits seconds before a retry, with the note counting down
+  // ("Rate limited" after a 429, "Service busy" after a 503).
+  function rateWait(seconds, status) {
+    const w = { until: Date.now() + seconds * 1000, page: navigations, why: status === 429 ? 'Rate limited' : 'Service busy' };
+    rateWaits.add(w);
+    showRateNote();
+    if (!rateTimer) rateTimer = setInterval(showRateNote, 1000);
+    return new Promise((resolve) => setTimeout(resolve, seconds * 1000)).then(() => {
+      rateWaits.delete(w);
+      if (rateWaits.size === 0) {
+        clearInterval(rateTimer);
+        rateTimer = 0;
+      }
+      showRateNote();
+    });
+  }
+  // retryAfter reads Retry-After (whole seconds or an HTTP date) as seconds.
+  function retryAfter(value) {
+    if (!value) return null;
+    if (/^\d+$/.test(value.trim())) return Math.max(1, Number(value));
+    const at = Date.parse(value);
+    return Number.isNaN(at) ? null : Math.max(1, Math.ceil((at - Date.now()) / 1000));
+  }
+
   // api calls the service with the session; a 401 renews the session once
   // and otherwise sends the user to sign in, coming back to this very page.
-  async function api(method, path, body, raw) {
-    for (let attempt = 0; ; attempt++) {
+  // A GET refused with 429 (or 503) is retried after its Retry-After, within
+  // RETRY's bounds, with a visible note; so is a POST that carries an
+  // idempotency key (opts.idempotencyKey: the API answers a repeat with the
+  // first result). Any other POST, PUT, PATCH or DELETE is never repeated.
+  async function api(method, path, body, raw, opts) {
+    const key = opts && opts.idempotencyKey;
+    const retriable = method === 'GET' || Boolean(key);
+    const started = navigations;
+    let renewed = false;
+    let retries = 0;
+    let waited = 0;
+    for (;;) {
       if (!session || Date.now() > session.exp) {
         if (!(await renew())) { await signIn(location.hash); throw new ApiError(401, 'Your session has ended; signing in again…'); }
       }
       const init = { method, headers: { Authorization: 'Bearer ' + session.id }, credentials: 'omit' };
+      if (key) init.headers['Idempotency-Key'] = key;
       if (body !== undefined) {
         init.headers['Content-Type'] = 'application/json';
         init.body = JSON.stringify(body);
       }
       const res = await fetch(path, init);
-      if (res.status === 401 && attempt === 0) {
+      // The user left the page that asked: its answer must not reach the
+      // page on screen now (an overview finishing late would append itself
+      // to the targets page). The call is abandoned: it never settles.
+      if (navigations !== started) return new Promise(() => {});
+      if (res.status === 401 && !renewed) {
+        renewed = true;
         session.exp = 0; // renew, or sign in again
         continue;
+      }
+      if ((res.status === 429 || res.status === 503) && retriable && retries < RETRY.tries) {
+        const wait = retryAfter(res.headers.get('Retry-After'));
+        if (wait !== null && waited + wait <= RETRY.budget) {
+          retries += 1;
+          waited += wait;
+          await rateWait(wait, res.status);
+          if (navigations !== started || !session) return new Promise(() => {});
+          continue;
+        }
       }
       if (raw && res.ok) return res;
       const text = await res.text();
@@ -309,6 +388,8 @@
       return;
     }
     clearTimeout(pollTimer);
+    navigations += 1;
+    showRateNote();
     clear(notice);
     if (!session) return pageSignIn();
     if (!me) {
@@ -572,8 +653,10 @@
         clear(err);
         const body = { target: target.value, scan_type: type.value, tier: tier.value, max_credits: Number(credits.value) };
         if (callback.value.trim()) body.callback_url = callback.value.trim();
+        const idempotencyKey = crypto.randomUUID();
         try {
-          const r = await api('POST', '/api/scans', body);
+          // The key makes a retry after a 429 safe: a repeat returns the first scan.
+          const r = await api('POST', '/api/scans', body, false, { idempotencyKey: idempotencyKey });
           location.hash = '#/scans/' + r.data.id;
         } catch (x) { showError(err, x); }
       },

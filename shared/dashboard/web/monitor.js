@@ -372,7 +372,7 @@
       const table = (caption, id, heads, rows) => h('div', { class: 'table-wrap' }, h('table', { id, class: 'stack' }, h('caption', {}, caption),
         h('thead', {}, h('tr', {}, heads.map((x) => h('th', { scope: 'col' }, x)))), h('tbody', {}, rows)));
       const fresh = hosts.filter(isNew).length + services.filter(isNew).length;
-      add(section, h('p', { class: 'muted' }, hosts.length + ' hosts, ' + services.length + ' services' + (fresh ? ', ' + fresh + ' new in the latest scan' : '') + '.'),
+      add(section, h('p', { class: 'muted' }, hosts.length + (hosts.length === 1 ? ' host, ' : ' hosts, ') + services.length + (services.length === 1 ? ' service' : ' services') + (fresh ? ', ' + fresh + ' new in the latest scan' : '') + '.'),
         table('Hosts', 'asset-hosts', ['Host', 'Addresses', 'First seen', 'Last seen'], hosts.map((x) => h('tr', { 'data-host': x.name, class: isNew(x) ? 'is-new' : null },
           h('td', {}, x.name, newMark(x)), h('td', { 'data-label': 'Addresses' }, x.addresses.join(', ') || '—'),
           h('td', { 'data-label': 'First seen' }, when(x.first_seen_at)), h('td', { 'data-label': 'Last seen' }, when(x.last_seen_at))))),
