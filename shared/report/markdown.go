@@ -359,35 +359,54 @@ func mdText(s string) string {
 // is true while only spaces precede it.
 func mdNeedsEscape(s string, i int, start bool) bool {
 	c := s[i]
-	switch c {
-	case '\\', '*', '`', '[', ']', '~', '|', '$', '<', '@':
+	switch {
+	case strings.IndexByte(mdAlways, c) >= 0:
 		return true
-	case '&':
-		return mdEntity.MatchString(s[i:])
-	case '_':
-		// Inside a word an underscore never delimits emphasis.
-		return i == 0 || i == len(s)-1 || !mdWordByte(s[i-1]) || !mdWordByte(s[i+1])
-	case ':':
-		return strings.HasPrefix(s[i:], "://")
-	case '.':
-		if i >= 3 && strings.EqualFold(s[i-3:i], "www") && (i == 3 || !mdWordByte(s[i-4])) {
-			return true
-		}
-	case '#', '>', '-', '+', '=':
+	case strings.IndexByte(mdAtStart, c) >= 0:
 		return start
-	case '!':
-		return i+1 < len(s) && s[i+1] == '['
 	}
-	// "2026. " or "1) " at the start would begin an ordered list: the
-	// digits are written, and the '.' or ')' after them escaped.
-	if (c == '.' || c == ')') && i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
-		j := i - 1
-		for j > 0 && s[j-1] >= '0' && s[j-1] <= '9' {
-			j--
-		}
-		return strings.TrimLeft(s[:j], " ") == ""
+	if rule, ok := mdInContext[c]; ok {
+		return rule(s, i)
 	}
 	return false
+}
+
+const (
+	// mdAlways are escaped wherever they stand.
+	mdAlways = "\\*`[]~|$<@"
+	// mdAtStart are escaped before any visible character: a heading, quote,
+	// list or setext underline.
+	mdAtStart = "#>-+="
+)
+
+// mdInContext tells, for the bytes whose escaping depends on what
+// surrounds them, whether s[i] must be escaped.
+var mdInContext = map[byte]func(s string, i int) bool{
+	'&': func(s string, i int) bool { return mdEntity.MatchString(s[i:]) },
+	// Inside a word an underscore never delimits emphasis.
+	'_': func(s string, i int) bool {
+		return i == 0 || i == len(s)-1 || !mdWordByte(s[i-1]) || !mdWordByte(s[i+1])
+	},
+	':': func(s string, i int) bool { return strings.HasPrefix(s[i:], "://") },
+	'!': func(s string, i int) bool { return i+1 < len(s) && s[i+1] == '[' },
+	'.': func(s string, i int) bool {
+		www := i >= 3 && strings.EqualFold(s[i-3:i], "www") && (i == 3 || !mdWordByte(s[i-4]))
+		return www || mdListMarker(s, i)
+	},
+	')': mdListMarker,
+}
+
+// mdListMarker: "2026. " or "1) " at the start would begin an ordered
+// list: the digits are written, and the '.' or ')' after them escaped.
+func mdListMarker(s string, i int) bool {
+	if i == 0 || s[i-1] < '0' || s[i-1] > '9' {
+		return false
+	}
+	j := i - 1
+	for j > 0 && s[j-1] >= '0' && s[j-1] <= '9' {
+		j--
+	}
+	return strings.TrimLeft(s[:j], " ") == ""
 }
 
 // mdEntity matches an HTML entity or character reference, which CommonMark
