@@ -173,32 +173,9 @@ func (*Tool) Checks() []*checks.Check { return []*checks.Check{checks.DNSWildcar
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in struct {
-		Sources  []scans.HostSource `json:"sources"`
-		Wordlist string             `json:"wordlist"`
-	}
-	if err := tools.DecodeInput(raw, &in); err != nil {
+	in, err := readInput(raw)
+	if err != nil {
 		return tools.Result{}, err
-	}
-	labels, concurrency := Wordlist(), resolveConcurrency
-	switch in.Wordlist {
-	case "", "standard":
-	case "deep":
-		labels, concurrency = DeepWordlist(), deepResolveConcurrency
-	default:
-		return tools.Result{}, tools.Refuse("wordlist %q is unknown; use standard or deep", in.Wordlist)
-	}
-	use := map[scans.HostSource]bool{}
-	for _, s := range in.Sources {
-		if !slices.Contains(allSources, s) {
-			return tools.Result{}, tools.Refuse("source %q is unknown", s)
-		}
-		use[s] = true
-	}
-	if in.Sources == nil {
-		for _, s := range allSources {
-			use[s] = true
-		}
 	}
 	domain, err := domainname.Normalize(env.Domain)
 	if err != nil {
@@ -211,14 +188,70 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
 	defer cancel()
 
+	use := in.use
 	d := &discovery{env: env, domain: domain, use: use, tool: t, cands: map[string]map[scans.HostSource]bool{}, outside: map[string]bool{},
-		wild: newWildcards(), labels: labels, labelConcurrency: concurrency, deep: in.Wordlist == "deep"}
+		wild: newWildcards(), labels: in.labels, labelConcurrency: in.concurrency, deep: in.deep}
 	d.consider(domain, scans.SourceApex)
 	if use[scans.SourceWWW] {
 		d.consider("www."+domain, scans.SourceWWW)
 	}
+	d.independentSources(ctx)
+	if use[scans.SourceWordlist] {
+		d.wordlist(ctx)
+	}
+	d.wildcardSubzones(ctx, use[scans.SourceWordlist])
+	hosts := d.resolveAll(ctx)
+	if err := parent.Err(); err != nil {
+		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+	}
+	return d.result(hosts), nil
+}
 
-	// Every source that depends on nothing else, in parallel.
+// input is a call's decoded input: the sources to use (all when none are
+// named) and the wordlist with its resolution concurrency.
+type input struct {
+	use         map[scans.HostSource]bool
+	labels      []string
+	concurrency int
+	deep        bool
+}
+
+// readInput decodes and checks a call's input; unknown sources and
+// wordlists are refused.
+func readInput(raw json.RawMessage) (input, error) {
+	var in struct {
+		Sources  []scans.HostSource `json:"sources"`
+		Wordlist string             `json:"wordlist"`
+	}
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return input{}, err
+	}
+	out := input{labels: Wordlist(), concurrency: resolveConcurrency, deep: in.Wordlist == "deep", use: map[scans.HostSource]bool{}}
+	switch in.Wordlist {
+	case "", "standard":
+	case "deep":
+		out.labels, out.concurrency = DeepWordlist(), deepResolveConcurrency
+	default:
+		return input{}, tools.Refuse("wordlist %q is unknown; use standard or deep", in.Wordlist)
+	}
+	for _, s := range in.Sources {
+		if !slices.Contains(allSources, s) {
+			return input{}, tools.Refuse("source %q is unknown", s)
+		}
+		out.use[s] = true
+	}
+	if in.Sources == nil {
+		for _, s := range allSources {
+			out.use[s] = true
+		}
+	}
+	return out, nil
+}
+
+// independentSources runs every source that depends on nothing else, in
+// parallel, and waits for them.
+func (d *discovery) independentSources(ctx context.Context) {
+	use := d.use
 	var wg sync.WaitGroup
 	wg.Go(func() { d.probe(ctx, d.domain) })
 	if use[scans.SourceNS] || use[scans.SourceAXFR] {
@@ -237,15 +270,6 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 		wg.Go(func() { d.pages(ctx) })
 	}
 	wg.Wait()
-	if use[scans.SourceWordlist] {
-		d.wordlist(ctx)
-	}
-	d.wildcardSubzones(ctx, use[scans.SourceWordlist])
-	hosts := d.resolveAll(ctx)
-	if err := parent.Err(); err != nil {
-		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
-	}
-	return d.result(hosts), nil
 }
 
 // discovery is the state of one call.
@@ -341,24 +365,8 @@ func (d *discovery) nameServers(ctx context.Context) {
 func (d *discovery) transfer(ctx context.Context, ns string) {
 	ctx, cancel := context.WithTimeout(ctx, 6*time.Second)
 	defer cancel()
-	ips, err := d.env.Resolver.LookupIP(ctx, ns)
-	if err != nil || len(ips) == 0 {
-		return
-	}
-	port := d.env.Ports.DNSPort()
-	if d.tool.axfrPort > 0 {
-		port = d.tool.axfrPort
-	}
-	// Checked here, where the name is known, so a refusal names the server
-	// and never the address it resolved to.
-	var refused *netguard.AddressError
-	if err := d.env.Dialer.Policy().CheckResolved(ns, ips[0]); errors.As(err, &refused) {
-		d.note("zone transfer at %s not tried: refused: %s", ns, refused.Plain())
-		return
-	}
-	conn, err := d.env.Dialer.DialContext(ctx, "tcp", netip.AddrPortFrom(ips[0], uint16(port)).String())
-	if err != nil {
-		d.note("zone transfer at %s not tried: %s", ns, httpprobe.Clean(err.Error(), 120))
+	conn := d.dialNameServer(ctx, ns)
+	if conn == nil {
 		return
 	}
 	defer conn.Close()
@@ -377,7 +385,42 @@ func (d *discovery) transfer(ctx context.Context, ns string) {
 	if _, err := conn.Write(append(frame, wire...)); err != nil {
 		return
 	}
-	records, read, soas := 0, 0, 0
+	if records := d.readZone(conn, q.Id); records > 0 {
+		d.note("zone transfer allowed by %s: %d records read, names kept", ns, records)
+	}
+}
+
+// dialNameServer connects to a name server's DNS port over TCP; nil (and
+// a note when the policy or the network refuses) when it cannot.
+func (d *discovery) dialNameServer(ctx context.Context, ns string) net.Conn {
+	ips, err := d.env.Resolver.LookupIP(ctx, ns)
+	if err != nil || len(ips) == 0 {
+		return nil
+	}
+	port := d.env.Ports.DNSPort()
+	if d.tool.axfrPort > 0 {
+		port = d.tool.axfrPort
+	}
+	// Checked here, where the name is known, so a refusal names the server
+	// and never the address it resolved to.
+	var refused *netguard.AddressError
+	if err := d.env.Dialer.Policy().CheckResolved(ns, ips[0]); errors.As(err, &refused) {
+		d.note("zone transfer at %s not tried: refused: %s", ns, refused.Plain())
+		return nil
+	}
+	conn, err := d.env.Dialer.DialContext(ctx, "tcp", netip.AddrPortFrom(ips[0], uint16(port)).String())
+	if err != nil {
+		d.note("zone transfer at %s not tried: %s", ns, httpprobe.Clean(err.Error(), 120))
+		return nil
+	}
+	return conn
+}
+
+// readZone reads the answers to the transfer query id, within the
+// record and byte bounds, until the closing SOA, considering the names;
+// it returns the number of records read.
+func (d *discovery) readZone(conn io.Reader, id uint16) (records int) {
+	read, soas := 0, 0
 	for records < maxAXFRRecords {
 		var size [2]byte
 		if _, err := io.ReadFull(conn, size[:]); err != nil {
@@ -392,32 +435,35 @@ func (d *discovery) transfer(ctx context.Context, ns string) {
 			break
 		}
 		var msg dns.Msg
-		if msg.Unpack(body) != nil || msg.Id != q.Id || msg.Rcode != dns.RcodeSuccess || len(msg.Answer) == 0 {
+		if msg.Unpack(body) != nil || msg.Id != id || msg.Rcode != dns.RcodeSuccess || len(msg.Answer) == 0 {
 			break
 		}
-		for _, rr := range msg.Answer {
-			records++
-			if _, ok := rr.(*dns.SOA); ok {
-				soas++
-				continue
-			}
-			switch v := rr.(type) {
-			case *dns.A, *dns.AAAA:
-				d.consider(rr.Header().Name, scans.SourceAXFR)
-			case *dns.CNAME:
-				d.consider(rr.Header().Name, scans.SourceAXFR)
-				if d.use[scans.SourceCNAME] {
-					d.consider(v.Target, scans.SourceCNAME)
-				}
-			}
-		}
+		records += len(msg.Answer)
+		soas += d.zoneRecords(msg.Answer)
 		if soas >= 2 { // the closing SOA: the transfer is complete
 			break
 		}
 	}
-	if records > 0 {
-		d.note("zone transfer allowed by %s: %d records read, names kept", ns, records)
+	return records
+}
+
+// zoneRecords considers the owner names of a transfer's address and alias
+// records (and the aliases' targets); it returns the number of SOAs.
+func (d *discovery) zoneRecords(answer []dns.RR) (soas int) {
+	for _, rr := range answer {
+		switch v := rr.(type) {
+		case *dns.SOA:
+			soas++
+		case *dns.A, *dns.AAAA:
+			d.consider(rr.Header().Name, scans.SourceAXFR)
+		case *dns.CNAME:
+			d.consider(rr.Header().Name, scans.SourceAXFR)
+			if d.use[scans.SourceCNAME] {
+				d.consider(v.Target, scans.SourceCNAME)
+			}
+		}
 	}
+	return soas
 }
 
 // mailExchangers: in-scope MX hosts.
@@ -516,6 +562,21 @@ func (d *discovery) pages(ctx context.Context) {
 		return
 	}
 	defer client.Close()
+	var wg sync.WaitGroup
+	for _, u := range d.homePages() {
+		wg.Go(func() {
+			chain, _ := client.Follow(ctx, u, pageBody)
+			for i, resp := range chain {
+				d.readPage(i, resp)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// homePages are the domain's https and http home pages, then the web
+// origins the scan found that the policy allows, up to maxOrigins.
+func (d *discovery) homePages() []*url.URL {
 	var starts []*url.URL
 	https, http := httpprobe.DefaultURLs(d.env)
 	starts = append(starts, https, http)
@@ -529,38 +590,35 @@ func (d *discovery) pages(ctx context.Context) {
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	for _, u := range starts {
-		wg.Go(func() {
-			chain, _ := client.Follow(ctx, u, pageBody)
-			for i, resp := range chain {
-				if i > 0 && d.use[scans.SourceRedirect] {
-					d.consider(resp.URL.Hostname(), scans.SourceRedirect)
-				}
-				if resp.Location != nil && d.use[scans.SourceRedirect] {
-					d.consider(resp.Location.Hostname(), scans.SourceRedirect)
-				}
-				if d.use[scans.SourceCSP] {
-					for _, v := range resp.Header.Values("Content-Security-Policy") {
-						for _, n := range cspNames(v) {
-							d.consider(n, scans.SourceCSP)
-						}
-					}
-				}
-				if d.use[scans.SourceCORS] {
-					if o, err := url.Parse(resp.Header.Get("Access-Control-Allow-Origin")); err == nil && o.Hostname() != "" {
-						d.consider(o.Hostname(), scans.SourceCORS)
-					}
-				}
-				if d.use[scans.SourceLink] && strings.Contains(resp.ContentType(), "html") {
-					for _, n := range linkHosts(resp.Body, resp.URL) {
-						d.consider(n, scans.SourceLink)
-					}
-				}
-			}
-		})
+	return starts
+}
+
+// readPage considers the names of the i-th response of a redirect chain:
+// where it was redirected, its CSP and CORS headers and its links.
+func (d *discovery) readPage(i int, resp *httpprobe.Response) {
+	if i > 0 && d.use[scans.SourceRedirect] {
+		d.consider(resp.URL.Hostname(), scans.SourceRedirect)
 	}
-	wg.Wait()
+	if resp.Location != nil && d.use[scans.SourceRedirect] {
+		d.consider(resp.Location.Hostname(), scans.SourceRedirect)
+	}
+	if d.use[scans.SourceCSP] {
+		for _, v := range resp.Header.Values("Content-Security-Policy") {
+			for _, n := range cspNames(v) {
+				d.consider(n, scans.SourceCSP)
+			}
+		}
+	}
+	if d.use[scans.SourceCORS] {
+		if o, err := url.Parse(resp.Header.Get("Access-Control-Allow-Origin")); err == nil && o.Hostname() != "" {
+			d.consider(o.Hostname(), scans.SourceCORS)
+		}
+	}
+	if d.use[scans.SourceLink] && strings.Contains(resp.ContentType(), "html") {
+		for _, n := range linkHosts(resp.Body, resp.URL) {
+			d.consider(n, scans.SourceLink)
+		}
+	}
 }
 
 // wordlist resolves label.domain for every built-in label; a name whose
