@@ -4,6 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"strings"
+
+	"context"
+	"fmt"
+	"net/url"
+	"secscan/shared/scanners/internal/httpprobe"
 )
 
 // robots.txt (RFC 9309) is parsed here rather than with a library: the
@@ -154,4 +159,42 @@ func robotsMatch(pattern, path string) bool {
 		return len(path)-pos >= len(last) && strings.HasSuffix(path, last)
 	}
 	return strings.Contains(path[pos:], last)
+}
+
+// robotsFor returns the robots.txt rules of u's origin, fetching them the
+// first time the origin is met.
+func (c *crawler) robotsFor(ctx context.Context, u *url.URL) *robotsRules {
+	origin := httpprobe.Origin(u)
+	key := normalize(origin)
+	if r, ok := c.robots[key]; ok {
+		return r
+	}
+	rules := allowAll
+	robotsURL := *origin
+	robotsURL.Path = "/robots.txt"
+	reserved := c.budget.reserve(robotsBytes)
+	var resp *httpprobe.Response
+	err := errBudget
+	if reserved > 0 {
+		resp, err = c.client.Do(ctx, httpprobe.Request{URL: &robotsURL, MaxBody: reserved})
+		used := int64(0)
+		if err == nil {
+			used = int64(len(resp.Body))
+		}
+		c.budget.refund(reserved - used)
+	}
+	switch {
+	case err != nil:
+		// RFC 9309 2.3.1.4: an unreachable robots.txt means a complete
+		// disallow.
+		rules = &robotsRules{disallowAll: true}
+		c.notes = append(c.notes, fmt.Sprintf("%s could not be read (%s): nothing more crawled there", robotsURL.String(), httpprobe.Describe(err)))
+	case resp.Status >= 500:
+		rules = &robotsRules{disallowAll: true}
+		c.notes = append(c.notes, fmt.Sprintf("%s answered %d: nothing more crawled there", robotsURL.String(), resp.Status))
+	case resp.Status >= 200 && resp.Status < 300:
+		rules = parseRobots(resp.Body, robotsAgent)
+	}
+	c.robots[key] = rules
+	return rules
 }
