@@ -116,20 +116,30 @@ func pdfText(s string) string {
 		case r < 0x100:
 			b.WriteByte(byte(r))
 		default:
-			if c, ok := pdfCP1252High[r]; ok {
-				b.WriteByte(c)
-			} else if t, ok := pdfTransliterations[r]; ok {
-				b.WriteString(t)
-			} else if unicode.Is(unicode.Zs, r) {
-				b.WriteByte(' ')
-			} else if unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Variation_Selector) {
-				// bidi controls, zero-width (non-)joiners, stray combining marks, emoji selectors
-			} else {
-				b.WriteString(pdfBaseLetter(r))
-			}
+			b.WriteString(pdfAbove255(r))
 		}
 	}
 	return b.String()
+}
+
+// pdfAbove255 encodes a rune above Latin-1: its cp1252 byte, a
+// transliteration, a space for a space, nothing for bidi controls,
+// zero-width (non-)joiners, stray combining marks and emoji selectors, or
+// its base letter.
+func pdfAbove255(r rune) string {
+	if c, ok := pdfCP1252High[r]; ok {
+		return string([]byte{c})
+	}
+	if t, ok := pdfTransliterations[r]; ok {
+		return t
+	}
+	if unicode.Is(unicode.Zs, r) {
+		return " "
+	}
+	if unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Variation_Selector) {
+		return ""
+	}
+	return pdfBaseLetter(r)
 }
 
 // pdfBaseLetter is r without its accents when that is Latin-1 (ő → o), else "?".
