@@ -28,6 +28,28 @@ func Markdown(r Report) []byte {
 	if r.Watermark != "" {
 		w.watermark(r.Watermark)
 	}
+	w.cover(r)
+	w.executiveSummary(r)
+	w.scope(r.Scope)
+	w.plan(r.Plan)
+
+	w.severities(r)
+	w.issues(r)
+	w.coverage(r)
+	w.findingsAppendix(r)
+	w.stepsAppendix(r)
+	w.line("---")
+	w.line()
+	w.line("Generated ", showTime(r.GeneratedAt), " for scan ", mdText(r.Scan.ID), ".")
+	if r.Watermark != "" {
+		w.line()
+		w.watermark(r.Watermark)
+	}
+	return b.Bytes()
+}
+
+// cover: the title, the confidentiality line and the scan facts.
+func (w mdWriter) cover(r Report) {
 	w.line("# Security scan report: ", mdText(textOneLine(r.Scan.Target)))
 	w.line()
 	w.line("**", mdText(r.Confidential), "**")
@@ -42,7 +64,10 @@ func Markdown(r Report) []byte {
 		w.line("| ", p.label, " | ", v, " |")
 	}
 	w.line()
+}
 
+// executiveSummary: the risk rating, the summary, the totals and the attack chains.
+func (w mdWriter) executiveSummary(r Report) {
 	w.line("## Executive summary")
 	w.line()
 	w.line("> **Risk rating: ", showRiskIcon(r.Summary.RiskRating), " ", mdText(strings.ToUpper(showRisk(r.Summary.RiskRating))), "**")
@@ -63,10 +88,10 @@ func Markdown(r Report) []byte {
 		w.line(strconv.Itoa(i+1), ". ", mdText(textOneLine(c)))
 	}
 	w.line()
+}
 
-	w.scope(r.Scope)
-	w.plan(r.Plan)
-
+// severities: the counts by severity with a bar chart.
+func (w mdWriter) severities(r Report) {
 	w.line("## Severity breakdown")
 	w.line()
 	w.line("| Severity | Issues | Findings | Chart (issues) |")
@@ -77,7 +102,10 @@ func Markdown(r Report) []byte {
 			strconv.Itoa(r.Counts[i].Count), " | ", mdBar(c.Count, top), " |")
 	}
 	w.line()
+}
 
+// issues: the issues table, then each issue in detail.
+func (w mdWriter) issues(r Report) {
 	w.line("## Issues")
 	w.line()
 	if len(r.Issues) == 0 {
@@ -97,7 +125,10 @@ func Markdown(r Report) []byte {
 			w.issue(i+1, is)
 		}
 	}
+}
 
+// coverage: tools run, hosts, services and what was not tested.
+func (w mdWriter) coverage(r Report) {
 	w.line("## Coverage")
 	w.line()
 	w.line("### Tools run")
@@ -121,7 +152,10 @@ func Markdown(r Report) []byte {
 	w.line("### Not tested")
 	w.line()
 	w.list(r.Coverage.NotTested, "Everything in the scope of this scan type and tier was tested.")
+}
 
+// findingsAppendix: every finding on one line, by issue.
+func (w mdWriter) findingsAppendix(r Report) {
 	w.line("## Appendix: findings")
 	w.line()
 	w.line("Every finding on one line, by issue (numbers as in the issues section); findings.csv has each one's evidence.")
@@ -139,7 +173,10 @@ func Markdown(r Report) []byte {
 		}
 	}
 	w.line()
+}
 
+// stepsAppendix: the audit trail of the agent's steps.
+func (w mdWriter) stepsAppendix(r Report) {
 	w.line("## Appendix: agent steps")
 	w.line()
 	w.line("The audit trail: every step the scan agent took, in order.")
@@ -155,14 +192,6 @@ func Markdown(r Report) []byte {
 		}
 	}
 	w.line()
-	w.line("---")
-	w.line()
-	w.line("Generated ", showTime(r.GeneratedAt), " for scan ", mdText(r.Scan.ID), ".")
-	if r.Watermark != "" {
-		w.line()
-		w.watermark(r.Watermark)
-	}
-	return b.Bytes()
 }
 
 type mdWriter struct{ b *bytes.Buffer }
