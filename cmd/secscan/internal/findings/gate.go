@@ -164,7 +164,7 @@ func baselineFingerprints(raw []byte) ([]string, error) {
 	}
 	var doc struct {
 		Findings *[]client.Finding `json:"findings"`
-		Runs     []baselineRun        `json:"runs"`
+		Runs     []baselineRun     `json:"runs"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
