@@ -75,17 +75,12 @@ type Option = httpprobe.Option
 var WithRootCAs = httpprobe.WithRootCAs
 
 // Tool is the web_crawl tool.
-type Tool struct {
-	opts httpprobe.Options
-}
+type Tool struct{ httpprobe.Tool }
 
 // New returns the web_crawl tool.
 func New(opts ...Option) tools.Tool {
-	return &Tool{opts: httpprobe.NewOptions(opts)}
+	return &Tool{httpprobe.NewTool(Name, cost, timeout, opts)}
 }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -126,12 +121,6 @@ func (*Tool) InputSchema() json.RawMessage {
   "additionalProperties": false
 }`, httpprobe.MaxURLLength, MaxPages, DefaultMaxPages, MaxDepth, DefaultMaxDepth))
 }
-
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
 
 // Checks implements checks.Emitter: the page checks and the web tool's
 // version-disclosure header check it applies to every page.
@@ -175,7 +164,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 		}
 		start = u
 	}
-	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strconv"
+	"time"
 
 	"secscan/shared/tools"
 )
@@ -55,3 +56,28 @@ func PageInput(env tools.Env, raw json.RawMessage) (*url.URL, error) {
 	}
 	return ParseTarget(env, in.URL)
 }
+
+// Tool is what every web tool shares: its name, cost and time bound, and
+// the options it was built with. A tool embeds it and adds Description,
+// InputSchema, Checks and Run.
+type Tool struct {
+	name    string
+	cost    int
+	timeout time.Duration
+	// Opts are the options the tool was built with.
+	Opts Options
+}
+
+// NewTool returns the shared part of a web tool.
+func NewTool(name string, cost int, timeout time.Duration, opts []Option) Tool {
+	return Tool{name: name, cost: cost, timeout: timeout, Opts: NewOptions(opts)}
+}
+
+// Name implements tools.Tool.
+func (t *Tool) Name() string { return t.name }
+
+// Cost implements tools.Tool.
+func (t *Tool) Cost() int { return t.cost }
+
+// Timeout implements tools.Tool.
+func (t *Tool) Timeout() time.Duration { return t.timeout }
