@@ -204,17 +204,17 @@ func listedFiles(body []byte, u *url.URL) (entries []listedEntry, listed int) {
 
 // servedFile reads the first bytes of a listed file; a finding when the
 // server hands it out (not an HTML page).
-func servedFile(ctx context.Context, client *httpprobe.Client, dir *url.URL, e listedEntry) (scans.Finding, bool) {
+func servedFile(ctx context.Context, client *httpprobe.Client, dir *url.URL, e listedEntry) (f scans.Finding, ok bool) {
 	resp, err := client.Do(ctx, httpprobe.Request{URL: e.u, MaxBody: prefixBytes,
 		Header: http.Header{"Range": {"bytes=0-" + strconv.Itoa(prefixBytes-1)}}})
 	if err != nil || (resp.Status != http.StatusOK && resp.Status != http.StatusPartialContent) || strings.Contains(resp.ContentType(), "html") {
-		return scans.Finding{}, false
+		return f, false
 	}
 	size := sizeOf(resp)
 	evidence := fmt.Sprintf("Listed in %s and served: GET %s → %d, %s, content: %s (first %d bytes read, nothing more downloaded)",
 		httpprobe.Clean(dir.String(), 300), httpprobe.Clean(e.u.String(), 300), resp.Status, size, sniff(resp.Body), len(resp.Body))
 	host, port := httpprobe.HostPort(e.u)
-	f := checks.ListedSensitiveFile.Finding(host, &port, httpprobe.Clean(evidence, 1500))
+	f = checks.ListedSensitiveFile.Finding(host, &port, httpprobe.Clean(evidence, 1500))
 	f.Proof = resp.Proof("")
 	f.Title = fmt.Sprintf("%s downloadable from a directory listing: %s", capitalize(e.class.kind), httpprobe.Clean(e.u.EscapedPath(), 200))
 	f.Severity = e.class.severity
