@@ -33,6 +33,7 @@ import (
 	"secscan/shared/checks"
 	"secscan/shared/domainname"
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -106,21 +107,19 @@ func WithRootCAs(pool *x509.CertPool) Option {
 
 // Tool is the discover_hosts tool.
 type Tool struct {
+	tooldef.Base
 	axfrPort int
 	web      httpprobe.Options
 }
 
 // New returns the discover_hosts tool.
 func New(opts ...Option) tools.Tool {
-	t := &Tool{}
+	t := &Tool{Base: tooldef.New(Name, cost, timeout)}
 	for _, o := range opts {
 		o(t)
 	}
 	return t
 }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -149,12 +148,6 @@ func (*Tool) InputSchema() json.RawMessage {
   }
 }`, len(allSources), names, len(Wordlist()), len(DeepWordlist())))
 }
-
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
 
 // Checks implements checks.Emitter: discovery maps the surface; the one
 // weakness it reports is a wildcard zone (which it also keeps from

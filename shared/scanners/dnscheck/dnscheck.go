@@ -33,6 +33,7 @@ import (
 	"secscan/shared/domainname"
 	"secscan/shared/resolver"
 	"secscan/shared/safetext"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -58,6 +59,7 @@ const (
 
 // Checker is the dns_check tool. Build it with New.
 type Checker struct {
+	tooldef.Base
 	axfrPort int // 0: defaultAXFRPort
 }
 
@@ -76,15 +78,12 @@ func WithAXFRPort(port int) Option {
 
 // New returns the dns_check tool.
 func New(opts ...Option) tools.Tool {
-	var c Checker
+	c := Checker{Base: tooldef.New(toolName, toolCost, callTimeout)}
 	for _, opt := range opts {
 		opt(&c)
 	}
 	return c
 }
-
-// Name implements tools.Tool.
-func (Checker) Name() string { return toolName }
 
 // Description implements tools.Tool.
 func (Checker) Description() string {
@@ -107,12 +106,6 @@ const inputSchema = `{
     "domain": {"type": "string", "description": "Domain to check: the scan's domain or one of its subdomains. Default: the scan's domain."}
   }
 }`
-
-// Cost implements tools.Tool.
-func (Checker) Cost() int { return toolCost }
-
-// Timeout implements tools.Tool.
-func (Checker) Timeout() time.Duration { return callTimeout }
 
 // Checks implements checks.Emitter.
 func (Checker) Checks() []*checks.Check { return emitted }

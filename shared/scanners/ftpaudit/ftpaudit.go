@@ -35,6 +35,7 @@ import (
 	"secscan/shared/checks"
 	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -64,13 +65,10 @@ const (
 var allowedCommands = []string{"FEAT", "AUTH", "USER", "PASS", "EPSV", "PASV", "TYPE", "LIST", "NLST", "QUIT"}
 
 // Tool is the ftp_audit tool.
-type Tool struct{}
+type Tool struct{ tooldef.Base }
 
 // New returns the ftp_audit tool.
-func New() tools.Tool { return &Tool{} }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
+func New() tools.Tool { return &Tool{tooldef.New(Name, cost, timeout)} }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -93,12 +91,6 @@ func (*Tool) InputSchema() json.RawMessage {
   }
 }`)
 }
-
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
 
 // Checks implements checks.Emitter.
 func (*Tool) Checks() []*checks.Check {

@@ -35,6 +35,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -54,13 +55,10 @@ const (
 )
 
 // Tool is the ssh_audit tool.
-type Tool struct{}
+type Tool struct{ tooldef.Base }
 
 // New returns the ssh_audit tool.
-func New() tools.Tool { return &Tool{} }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
+func New() tools.Tool { return &Tool{tooldef.New(Name, cost, timeout)} }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -83,12 +81,6 @@ const inputSchema = `{
     "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "the SSH port; default 22"}
   }
 }`
-
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
 
 // Checks implements checks.Emitter.
 func (*Tool) Checks() []*checks.Check {

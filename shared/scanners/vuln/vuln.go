@@ -28,6 +28,7 @@ import (
 	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/distro"
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -62,21 +63,19 @@ func withClock(now func() time.Time) Option { return func(t *Tool) { t.now = now
 
 // Tool is the version_check tool.
 type Tool struct {
+	tooldef.Base
 	rootCAs *x509.CertPool
 	now     func() time.Time
 }
 
 // New returns the version_check tool.
 func New(opts ...Option) tools.Tool {
-	t := &Tool{now: time.Now}
+	t := &Tool{Base: tooldef.New(Name, cost, timeout), now: time.Now}
 	for _, o := range opts {
 		o(t)
 	}
 	return t
 }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -96,12 +95,6 @@ func (*Tool) Description() string {
 func (*Tool) InputSchema() json.RawMessage {
 	return httpprobe.PageSchema(" to fingerprint")
 }
-
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {

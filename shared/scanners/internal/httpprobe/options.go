@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/tools"
 )
 
@@ -61,23 +62,12 @@ func PageInput(env tools.Env, raw json.RawMessage) (*url.URL, error) {
 // the options it was built with. A tool embeds it and adds Description,
 // InputSchema, Checks and Run.
 type Tool struct {
-	name    string
-	cost    int
-	timeout time.Duration
+	tooldef.Base
 	// Opts are the options the tool was built with.
 	Opts Options
 }
 
 // NewTool returns the shared part of a web tool.
 func NewTool(name string, cost int, timeout time.Duration, opts []Option) Tool {
-	return Tool{name: name, cost: cost, timeout: timeout, Opts: NewOptions(opts)}
+	return Tool{Base: tooldef.New(name, cost, timeout), Opts: NewOptions(opts)}
 }
-
-// Name implements tools.Tool.
-func (t *Tool) Name() string { return t.name }
-
-// Cost implements tools.Tool.
-func (t *Tool) Cost() int { return t.cost }
-
-// Timeout implements tools.Tool.
-func (t *Tool) Timeout() time.Duration { return t.timeout }
