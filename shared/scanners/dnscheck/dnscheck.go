@@ -127,22 +127,31 @@ func (a txtAnswer) absent() bool {
 	return errors.Is(a.err, resolver.ErrNXDomain) || errors.Is(a.err, resolver.ErrNoRecords)
 }
 
+// checkedDomain is the domain to check (default: the scan's), normalized;
+// a name outside the scan's domain is refused.
+func checkedDomain(env tools.Env, domain string) (string, error) {
+	if domain == "" {
+		domain = env.Domain
+	}
+	name, err := domainname.Normalize(domain)
+	if err != nil {
+		return "", tools.Refuse("domain: %v", err)
+	}
+	if !env.InScope(name) {
+		return "", tools.Refuse("domain %s is outside the scan's domain %s", name, env.Domain)
+	}
+	return name, nil
+}
+
 // Run implements tools.Tool.
 func (c Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var in input
 	if err := tools.DecodeInput(raw, &in); err != nil {
 		return tools.Result{}, err
 	}
-	domain := in.Domain
-	if domain == "" {
-		domain = env.Domain
-	}
-	name, err := domainname.Normalize(domain)
+	name, err := checkedDomain(env, in.Domain)
 	if err != nil {
-		return tools.Result{}, tools.Refuse("domain: %v", err)
-	}
-	if !env.InScope(name) {
-		return tools.Result{}, tools.Refuse("domain %s is outside the scan's domain %s", name, env.Domain)
+		return tools.Result{}, err
 	}
 	if env.Resolver == nil {
 		return tools.Result{}, errors.New("dns_check: the environment has no resolver")
