@@ -2,7 +2,6 @@ package discovery
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -16,6 +15,7 @@ import (
 
 	"secscan/shared/domainname"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/dnswire"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 )
@@ -65,17 +65,14 @@ func (d *discovery) transfer(ctx context.Context, ns string) {
 	if deadline, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(deadline)
 	}
-	q := new(dns.Msg)
-	q.SetAxfr(dns.Fqdn(d.domain))
-	wire, err := q.Pack()
+	frame, id, err := dnswire.AXFRRequest(d.domain)
 	if err != nil {
 		return
 	}
-	frame := binary.BigEndian.AppendUint16(nil, uint16(len(wire)))
-	if _, err := conn.Write(append(frame, wire...)); err != nil {
+	if _, err := conn.Write(frame); err != nil {
 		return
 	}
-	if records := d.readZone(conn, q.Id); records > 0 {
+	if records := d.readZone(conn, id); records > 0 {
 		d.note("zone transfer allowed by %s: %d records read, names kept", ns, records)
 	}
 }
@@ -112,18 +109,11 @@ func (d *discovery) dialNameServer(ctx context.Context, ns string) net.Conn {
 func (d *discovery) readZone(conn io.Reader, id uint16) (records int) {
 	read, soas := 0, 0
 	for records < maxAXFRRecords {
-		var size [2]byte
-		if _, err := io.ReadFull(conn, size[:]); err != nil {
+		body, err := dnswire.ReadFrame(conn, maxAXFRBytes-read)
+		if err != nil {
 			break
 		}
-		n := int(binary.BigEndian.Uint16(size[:]))
-		if read += 2 + n; read > maxAXFRBytes {
-			break
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(conn, body); err != nil {
-			break
-		}
+		read += 2 + len(body)
 		var msg dns.Msg
 		if msg.Unpack(body) != nil || msg.Id != id || msg.Rcode != dns.RcodeSuccess || len(msg.Answer) == 0 {
 			break

@@ -2,10 +2,8 @@ package dnscheck
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
 	"secscan/shared/safetext"
+	"secscan/shared/scanners/internal/dnswire"
 	"secscan/shared/tools"
 )
 
@@ -166,36 +165,29 @@ func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool
 		_ = conn.SetDeadline(deadline)
 	}
 
-	query := new(dns.Msg)
-	query.SetAxfr(dns.Fqdn(zone))
-	wire, err := query.Pack()
+	frame, id, err := dnswire.AXFRRequest(zone)
 	if err != nil {
 		return false, 0, "request not built: " + err.Error()
 	}
-	frame := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(wire)), uint16(len(wire)))
-	if _, err := conn.Write(append(frame, wire...)); err != nil {
+	if _, err := conn.Write(frame); err != nil {
 		return false, 0, "request not sent (" + safetext.Line(err.Error(), 120) + ")"
 	}
 
 	read := 0
 	for range maxAXFRMessages {
-		var size [2]byte
-		if _, err := io.ReadFull(conn, size[:]); err != nil {
-			return false, records, closedResult(ctx, err, records)
-		}
-		n := int(binary.BigEndian.Uint16(size[:]))
-		if read += 2 + n; read > maxAXFRBytes {
+		body, err := dnswire.ReadFrame(conn, maxAXFRBytes-read)
+		if errors.Is(err, dnswire.ErrOverBudget) {
 			return false, records, fmt.Sprintf("stopped after %d bytes without a complete answer", maxAXFRBytes)
 		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(conn, body); err != nil {
+		if err != nil {
 			return false, records, closedResult(ctx, err, records)
 		}
+		read += 2 + len(body)
 		var msg dns.Msg
 		if err := msg.Unpack(body); err != nil {
 			return false, records, "malformed answer"
 		}
-		if msg.Id != query.Id || !msg.Response {
+		if msg.Id != id || !msg.Response {
 			return false, records, "answer does not match the request"
 		}
 		if msg.Rcode != dns.RcodeSuccess {
