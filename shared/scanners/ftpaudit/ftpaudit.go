@@ -609,6 +609,26 @@ func (a *audit) result() (res tools.Result) {
 		res.Outcome += fmt.Sprintf("; anonymous login refused; %s; %d TCP connections", tls, a.conns)
 		return res
 	}
+	listing := a.listing()
+	res.Findings = append(res.Findings, checks.FTPAnonymousLogin.Finding(a.host, &port,
+		fmt.Sprintf("%s greeted %q; %s; %s; %s", where, a.greeting, a.loginReply, listing, tls)))
+	hits := a.sensitiveNames()
+	if len(hits) > 0 {
+		listed := strings.Join(hits[:min(len(hits), maxHitsShown)], ", ")
+		if len(hits) > maxHitsShown {
+			listed += fmt.Sprintf(" and %d more", len(hits)-maxHitsShown)
+		}
+		f := checks.FTPAnonymousSensitiveFile.Finding(a.host, &port,
+			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), listed))
+		res.Findings = append(res.Findings, f)
+	}
+	res.Outcome += fmt.Sprintf("; anonymous login accepted; %s; %d sensitive-looking names; %s; %d TCP connections", listing, len(hits), tls, a.conns)
+	return res
+}
+
+// listing describes what the anonymous listing read: how many entries in
+// how many directories, the first 20 names, and where it stopped.
+func (a *audit) listing() string {
 	var names []string
 	for _, e := range a.entries {
 		n := e.path
@@ -631,8 +651,11 @@ func (a *audit) result() (res tools.Result) {
 	if a.pasvOther != "" {
 		listing += fmt.Sprintf("; a PASV reply named %s, ignored: data connections went to the control connection's address", a.pasvOther)
 	}
-	res.Findings = append(res.Findings, checks.FTPAnonymousLogin.Finding(a.host, &port,
-		fmt.Sprintf("%s greeted %q; %s; %s; %s", where, a.greeting, a.loginReply, listing, tls)))
+	return listing
+}
+
+// sensitiveNames are the listed names that look sensitive, with why.
+func (a *audit) sensitiveNames() []string {
 	var hits []string
 	for _, e := range a.entries {
 		if r := sensitiveReason(e.path); r != "" {
@@ -643,15 +666,5 @@ func (a *audit) result() (res tools.Result) {
 			hits = append(hits, fmt.Sprintf("%s (%s)", httpprobe.Clean(p, 200), r))
 		}
 	}
-	if len(hits) > 0 {
-		listed := strings.Join(hits[:min(len(hits), maxHitsShown)], ", ")
-		if len(hits) > maxHitsShown {
-			listed += fmt.Sprintf(" and %d more", len(hits)-maxHitsShown)
-		}
-		f := checks.FTPAnonymousSensitiveFile.Finding(a.host, &port,
-			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), listed))
-		res.Findings = append(res.Findings, f)
-	}
-	res.Outcome += fmt.Sprintf("; anonymous login accepted; %s; %d sensitive-looking names; %s; %d TCP connections", listing, len(hits), tls, a.conns)
-	return res
+	return hits
 }
