@@ -40,20 +40,10 @@ func (d *pdfDoc) paragraph(s string, p pdfPara) {
 	if p.bar != nil {
 		left = 2
 	}
-	if p.tab == 0 {
-		p.tab = 1
-	}
 	if p.leadFace.family == "" {
 		p.leadFace = p.f
 	}
-	width := d.colWidth(size) - left - pad - pdfWrapSlack
-	lines := pdfWrapText(pdfText(pdfClip(s, pdfMaxFieldBytes)), p.f, width, p.tab)
-	if p.maxLines > 0 && len(lines) > p.maxLines {
-		note := pdfText(p.cutNote)
-		lines = lines[:p.maxLines]
-		last := pdfFitLine(lines[p.maxLines-1]+"\x85", p.f, width-p.f.width(note))
-		lines[p.maxLines-1] = strings.TrimSuffix(last, "\x85") + note
-	}
+	lines := pdfParaLines(s, p, d.colWidth(size)-left-pad-pdfWrapSlack)
 	lh := p.f.lineHeight()
 	leadDone := false
 	// addRow adds one line, or with edge the padding above or below a box.
@@ -92,6 +82,23 @@ func (d *pdfDoc) paragraph(s string, p pdfPara) {
 	if p.bg != nil {
 		addRow(pdfPadYBox, "", true)
 	}
+}
+
+// pdfParaLines wraps s into lines of width mm in p's face (tabs every
+// p.tab, default 1), at most p.maxLines of them, the last then ending
+// with p.cutNote.
+func pdfParaLines(s string, p pdfPara, width float64) []string {
+	if p.tab == 0 {
+		p.tab = 1
+	}
+	lines := pdfWrapText(pdfText(pdfClip(s, pdfMaxFieldBytes)), p.f, width, p.tab)
+	if p.maxLines > 0 && len(lines) > p.maxLines {
+		note := pdfText(p.cutNote)
+		lines = lines[:p.maxLines]
+		last := pdfFitLine(lines[p.maxLines-1]+"\x85", p.f, width-p.f.width(note))
+		lines[p.maxLines-1] = strings.TrimSuffix(last, "\x85") + note
+	}
+	return lines
 }
 
 // heading adds a section title that stays with at least keep mm of what follows.
