@@ -78,28 +78,8 @@ func (d *pdfDoc) issue(n int, is report.Issue) {
 	d.paragraph(strconv.Itoa(n)+". "+pdfOneLine(is.Title), pdfPara{f: fH3, color: pdfColorNavy, indent: 1, bar: pdfSeverityColor(is.Severity)})
 	d.space(0.5)
 
-	// A no-break space keeps each "Label: value" on one line.
-	meta := []string{pdfCapitalize(string(is.Severity)), pdfCapitalize(string(is.Confidence)), string(is.Category)}
-	if is.Confidence == scans.Tentative {
-		meta[1] = "? Tentative"
-	}
-	if is.CWE != nil && *is.CWE != "" {
-		meta = append(meta, *is.CWE)
-	}
-	if is.CVE != nil && *is.CVE != "" {
-		meta = append(meta, *is.CVE)
-	}
-	if is.CVSS != nil {
-		meta = append(meta, "CVSS\u00a0"+strconv.FormatFloat(*is.CVSS, 'f', 1, 64))
-	}
-	if is.Check != "" {
-		meta = append(meta, "check\u00a0"+string(is.Check))
-	}
-	const labelCols = 13
-	label := func(s string, f pdfFace, color *props.Color) pdfPara {
-		return pdfPara{f: f, color: color, indent: labelCols, lead: s, leadFace: fSmallBold}
-	}
-	d.paragraph(pdfOneLine(strings.Join(meta, "  ·  ")), label("Classification", fSmall, pdfColorMuted))
+	label := pdfLabelled
+	d.paragraph(pdfOneLine(strings.Join(pdfClassification(is), "  ·  ")), label("Classification", fSmall, pdfColorMuted))
 	d.space(pdfIssueGap)
 	shown, more := IssueEvidence(is)
 	for i, e := range shown {
@@ -113,21 +93,7 @@ func (d *pdfDoc) issue(n int, is report.Issue) {
 			d.paragraph(pdfHostPort(e.Finding)+"   "+pdfOneLine(e.Finding.ID)+"   - "+report.SameEvidence(e.SameAs), p)
 		} else {
 			d.paragraph(pdfHostPort(e.Finding)+"   "+pdfOneLine(e.Finding.ID), p)
-			evidence := label("", fMonoSmall, pdfColorText)
-			evidence.bg, evidence.tab = pdfColorCode, 4
-			evidence.maxLines, evidence.cutNote = pdfEvidenceLines, "\u2026 [cut: the full evidence is in findings.csv]"
-			switch {
-			case minor(is.Severity):
-				evidence.maxLines = 1
-			case is.Severity == scans.Medium:
-				evidence.maxLines = pdfEvidenceLines - 1
-			}
-			d.paragraph(pdfOrNone(e.Finding.Evidence), evidence)
-			if proof := pdfProof(is, i, e.Finding.Proof); proof != "" {
-				d.space(0.3)
-				evidence.maxLines, evidence.cutNote = 2, "\u2026"
-				d.paragraph(proof, evidence)
-			}
+			d.evidence(is, i, e.Finding)
 		}
 		d.space(pdfIssueGap)
 	}
@@ -149,6 +115,56 @@ func (d *pdfDoc) issue(n int, is report.Issue) {
 		refs[i] = pdfOneLine(ref)
 	}
 	d.paragraph(pdfOrNone(strings.Join(refs, "   ")), label("References", fSmall, pdfColorText))
+}
+
+// pdfLabelled is a paragraph of an issue's section: s in the label
+// column, the text beside it in face f.
+func pdfLabelled(s string, f pdfFace, color *props.Color) pdfPara {
+	const labelCols = 13
+	return pdfPara{f: f, color: color, indent: labelCols, lead: s, leadFace: fSmallBold}
+}
+
+// pdfClassification is an issue's classification: severity, confidence,
+// category, CWE, CVE, CVSS and check; a no-break space keeps each "Label:
+// value" on one line.
+func pdfClassification(is report.Issue) []string {
+	meta := []string{pdfCapitalize(string(is.Severity)), pdfCapitalize(string(is.Confidence)), string(is.Category)}
+	if is.Confidence == scans.Tentative {
+		meta[1] = "? Tentative"
+	}
+	if is.CWE != nil && *is.CWE != "" {
+		meta = append(meta, *is.CWE)
+	}
+	if is.CVE != nil && *is.CVE != "" {
+		meta = append(meta, *is.CVE)
+	}
+	if is.CVSS != nil {
+		meta = append(meta, "CVSS\u00a0"+strconv.FormatFloat(*is.CVSS, 'f', 1, 64))
+	}
+	if is.Check != "" {
+		meta = append(meta, "check\u00a0"+string(is.Check))
+	}
+	return meta
+}
+
+// evidence shows the evidence of the i-th finding f of an issue in a code
+// box, fewer lines for lesser severities, then its proof.
+func (d *pdfDoc) evidence(is report.Issue, i int, f scans.Finding) {
+	evidence := pdfLabelled("", fMonoSmall, pdfColorText)
+	evidence.bg, evidence.tab = pdfColorCode, 4
+	evidence.maxLines, evidence.cutNote = pdfEvidenceLines, "\u2026 [cut: the full evidence is in findings.csv]"
+	switch {
+	case minor(is.Severity):
+		evidence.maxLines = 1
+	case is.Severity == scans.Medium:
+		evidence.maxLines = pdfEvidenceLines - 1
+	}
+	d.paragraph(pdfOrNone(f.Evidence), evidence)
+	if proof := pdfProof(is, i, f.Proof); proof != "" {
+		d.space(0.3)
+		evidence.maxLines, evidence.cutNote = 2, "\u2026"
+		d.paragraph(proof, evidence)
+	}
 }
 
 // findingsAppendix lists every finding on one line, by issue: nothing is
