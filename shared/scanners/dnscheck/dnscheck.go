@@ -382,17 +382,22 @@ func (r *report) dmarc(a txtAnswer, inherited bool) {
 		r.notes = append(r.notes, fmt.Sprintf("DMARC: %d records", len(records)))
 		return
 	}
-	record := records[0]
+	r.dmarcPolicy(a.name, records[0], inherited)
+}
+
+// dmarcPolicy judges the policy of the DMARC record at name (inherited:
+// the organizational domain's, whose sp= tag applies when present).
+func (r *report) dmarcPolicy(name, record string, inherited bool) {
 	tags := parseTags(record)
 	policy, key := tags["p"], "p"
 	if inherited && tags["sp"] != "" {
 		policy, key = tags["sp"], "sp"
 	}
-	evidence := fmt.Sprintf("TXT %s: %q", a.name, safetext.Line(record, maxShown))
+	evidence := fmt.Sprintf("TXT %s: %q", name, safetext.Line(record, maxShown))
 	if inherited {
 		evidence += fmt.Sprintf(" (%s has no DMARC record of its own, so this one applies, with its %s= tag)", r.domain, key)
 	}
-	r.notes = append(r.notes, fmt.Sprintf("DMARC (%s): %s=%s", a.name, key, safetext.Line(policy, 20)))
+	r.notes = append(r.notes, fmt.Sprintf("DMARC (%s): %s=%s", name, key, safetext.Line(policy, 20)))
 	switch strings.ToLower(policy) {
 	case "none":
 		r.add(checks.DMARCNone, evidence+"; "+key+"=none only monitors, receivers still deliver spoofed mail")
