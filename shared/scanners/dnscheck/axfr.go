@@ -183,31 +183,42 @@ func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool
 			return false, records, closedResult(ctx, err, records)
 		}
 		read += 2 + len(body)
-		var msg dns.Msg
-		if err := msg.Unpack(body); err != nil {
-			return false, records, "malformed answer"
+		answer, refusal := transferAnswer(body, id, zone, records == 0)
+		if refusal != "" {
+			return false, records, refusal
 		}
-		if msg.Id != id || !msg.Response {
-			return false, records, "answer does not match the request"
-		}
-		if msg.Rcode != dns.RcodeSuccess {
-			return false, records, "refused (" + rcodeName(msg.Rcode) + ")"
-		}
-		if len(msg.Answer) == 0 {
-			return false, records, "refused (empty answer)"
-		}
-		if records == 0 {
-			soa, ok := msg.Answer[0].(*dns.SOA)
-			if !ok || !strings.EqualFold(dns.CanonicalName(soa.Hdr.Name), dns.CanonicalName(zone)) {
-				return false, 0, "answer is not a transfer of the zone (no SOA first)"
-			}
-		}
-		records = min(records+len(msg.Answer), maxAXFRRecords)
+		records = min(records+len(answer), maxAXFRRecords)
 		if records >= 2 {
 			return true, records, fmt.Sprintf("allowed (%d records read)", records)
 		}
 	}
 	return false, records, "no records after the SOA"
+}
+
+// transferAnswer reads one message of a transfer of zone asked with id:
+// its records, or why it does not continue the transfer (first: the
+// first message, which must start with the zone's SOA).
+func transferAnswer(body []byte, id uint16, zone string, first bool) ([]dns.RR, string) {
+	var msg dns.Msg
+	if err := msg.Unpack(body); err != nil {
+		return nil, "malformed answer"
+	}
+	if msg.Id != id || !msg.Response {
+		return nil, "answer does not match the request"
+	}
+	if msg.Rcode != dns.RcodeSuccess {
+		return nil, "refused (" + rcodeName(msg.Rcode) + ")"
+	}
+	if len(msg.Answer) == 0 {
+		return nil, "refused (empty answer)"
+	}
+	if first {
+		soa, ok := msg.Answer[0].(*dns.SOA)
+		if !ok || !strings.EqualFold(dns.CanonicalName(soa.Hdr.Name), dns.CanonicalName(zone)) {
+			return nil, "answer is not a transfer of the zone (no SOA first)"
+		}
+	}
+	return msg.Answer, ""
 }
 
 // closedResult says why reading stopped early: the deadline (which also
