@@ -160,29 +160,13 @@ func (a *audit) run(ctx context.Context) error {
 		a.notFTP = true
 		return nil
 	}
-	// FEAT: RFC 2389; AUTH TLS listed there means explicit FTPS.
-	if code, text, err := c.cmd("FEAT"); err == nil && code == 211 {
-		for line := range strings.SplitSeq(strings.ToUpper(text), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "AUTH" && strings.Contains(line, "TLS") {
-				a.authTLS = "FEAT lists " + httpprobe.Clean(strings.TrimSpace(line), 60)
-			}
-		}
-	} else if err != nil {
+	if err := a.features(c); err != nil {
 		return err
 	}
-	code, text, err = c.cmd("USER anonymous")
+	code, err = a.loginAnonymous(c)
 	if err != nil {
 		return err
 	}
-	say := fmt.Sprintf("USER anonymous → %d", code)
-	if code == 331 {
-		code, text, err = c.cmd("PASS " + AnonymousPassword)
-		if err != nil {
-			return err
-		}
-		say += fmt.Sprintf(", PASS <e-mail address> → %d", code)
-	}
-	a.loginReply = say + " " + httpprobe.Clean(firstLine(text), 80)
 	if code == 230 {
 		a.anonymous = true
 		a.list(ctx, c)
@@ -193,6 +177,43 @@ func (a *audit) run(ctx context.Context) error {
 		a.probeAuthTLS(ctx)
 	}
 	return nil
+}
+
+// features reads FEAT (RFC 2389): AUTH TLS listed there means explicit
+// FTPS. Only a failed exchange is an error.
+func (a *audit) features(c *control) error {
+	code, text, err := c.cmd("FEAT")
+	if err != nil {
+		return err
+	}
+	if code != 211 {
+		return nil
+	}
+	for line := range strings.SplitSeq(strings.ToUpper(text), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "AUTH" && strings.Contains(line, "TLS") {
+			a.authTLS = "FEAT lists " + httpprobe.Clean(strings.TrimSpace(line), 60)
+		}
+	}
+	return nil
+}
+
+// loginAnonymous tries USER anonymous (and PASS with an e-mail address
+// when asked) and records the replies; code is the last reply's.
+func (a *audit) loginAnonymous(c *control) (code int, err error) {
+	code, text, err := c.cmd("USER anonymous")
+	if err != nil {
+		return 0, err
+	}
+	say := fmt.Sprintf("USER anonymous → %d", code)
+	if code == 331 {
+		code, text, err = c.cmd("PASS " + AnonymousPassword)
+		if err != nil {
+			return 0, err
+		}
+		say += fmt.Sprintf(", PASS <e-mail address> → %d", code)
+	}
+	a.loginReply = say + " " + httpprobe.Clean(firstLine(text), 80)
+	return code, nil
 }
 
 // probeAuthTLS asks for AUTH TLS on a fresh control connection (RFC 4217
