@@ -388,16 +388,9 @@ var (
 // names is never dialled.
 func (a *audit) passivePort(c *control) (int, error) {
 	if !c.noEPSV {
-		code, text, err := c.cmd("EPSV")
-		if err != nil {
-			return 0, err
-		}
-		if code == 229 {
-			if m := epsvReply.FindStringSubmatch(text); m != nil {
-				if p, err := strconv.Atoi(m[4]); err == nil && p > 0 && p < 65536 {
-					return p, nil
-				}
-			}
+		p, err := epsvPort(c)
+		if err != nil || p > 0 {
+			return p, err
 		}
 		c.noEPSV = true
 	}
@@ -425,6 +418,21 @@ func (a *audit) passivePort(c *control) (int, error) {
 		return 0, errors.New("PASV reply names port 0")
 	}
 	return p, nil
+}
+
+// epsvPort asks for extended passive mode: the port, 0 when the server
+// does not answer with one.
+func epsvPort(c *control) (int, error) {
+	code, text, err := c.cmd("EPSV")
+	if err != nil || code != 229 {
+		return 0, err
+	}
+	if m := epsvReply.FindStringSubmatch(text); m != nil {
+		if p, err := strconv.Atoi(m[4]); err == nil && p > 0 && p < 65536 {
+			return p, nil
+		}
+	}
+	return 0, nil
 }
 
 // parseListLine reads a name (and whether it is a directory) from one line
