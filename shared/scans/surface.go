@@ -126,13 +126,9 @@ func (s *Surface) Merge(o Surface) {
 // mergeHost unites h with the host of its name, added when there is room;
 // a later reason it was not scanned, or alias, wins.
 func (s *Surface) mergeHost(h Host) {
-	i := slices.IndexFunc(s.Hosts, func(x Host) bool { return x.Name == h.Name })
+	i := indexOrAdd(&s.Hosts, func(x Host) bool { return x.Name == h.Name }, MaxSurfaceHosts, Host{Name: h.Name})
 	if i < 0 {
-		if len(s.Hosts) >= MaxSurfaceHosts {
-			return
-		}
-		s.Hosts = append(s.Hosts, Host{Name: h.Name})
-		i = len(s.Hosts) - 1
+		return
 	}
 	x := &s.Hosts[i]
 	x.Addresses = union(x.Addresses, h.Addresses)
@@ -143,6 +139,19 @@ func (s *Surface) mergeHost(h Host) {
 	if h.CNAME != "" {
 		x.CNAME, x.NotProbed = h.CNAME, h.NotProbed
 	}
+}
+
+// indexOrAdd is the index of the entry of *list that match finds, else of
+// fresh, appended; -1 when there is no such entry and *list holds limit.
+func indexOrAdd[T any](list *[]T, match func(T) bool, limit int, fresh T) int {
+	if i := slices.IndexFunc(*list, match); i >= 0 {
+		return i
+	}
+	if len(*list) >= limit {
+		return -1
+	}
+	*list = append(*list, fresh)
+	return len(*list) - 1
 }
 
 // mergeService fills the service of v's host, address and port with what
@@ -172,13 +181,9 @@ func (s *Surface) mergeService(v ServiceInfo) {
 // mergeWeb fills the web origin of w's origin with what it lacks, added
 // when there is room; technologies are united.
 func (s *Surface) mergeWeb(w WebOrigin) {
-	i := slices.IndexFunc(s.Web, func(x WebOrigin) bool { return x.Origin == w.Origin })
+	i := indexOrAdd(&s.Web, func(x WebOrigin) bool { return x.Origin == w.Origin }, MaxSurfaceWeb, WebOrigin{Origin: w.Origin})
 	if i < 0 {
-		if len(s.Web) >= MaxSurfaceWeb {
-			return
-		}
-		s.Web = append(s.Web, WebOrigin{Origin: w.Origin})
-		i = len(s.Web) - 1
+		return
 	}
 	x := &s.Web[i]
 	x.Title, x.Server = cmp.Or(x.Title, w.Title), cmp.Or(x.Server, w.Server)
