@@ -139,15 +139,11 @@ func (w mdWriter) coverage(r Report) {
 	w.list(r.Coverage.Hosts, "No host was observed.")
 	w.line("### Services discovered")
 	w.line()
-	if len(r.Coverage.Services) == 0 {
-		w.line("No listening service was discovered.")
-	} else {
-		w.line("| Host | Port | Service | Banner |")
-		w.line("| --- | ---: | --- | --- |")
-		for _, s := range r.Coverage.Services {
-			w.line("| ", mdCell(s.Host), " | ", strconv.Itoa(s.Port), " | ", mdCell(s.Name), " | ", mdCell(s.Banner), " |")
-		}
+	var services [][]string
+	for _, s := range r.Coverage.Services {
+		services = append(services, []string{mdCell(s.Host), strconv.Itoa(s.Port), mdCell(s.Name), mdCell(s.Banner)})
 	}
+	w.table("No listening service was discovered.", "| Host | Port | Service | Banner |", "| --- | ---: | --- | --- |", services)
 	w.line()
 	w.line("### Not tested")
 	w.line()
@@ -181,20 +177,30 @@ func (w mdWriter) stepsAppendix(r Report) {
 	w.line()
 	w.line("The audit trail: every step the scan agent took, in order.")
 	w.line()
-	if len(r.Steps) == 0 {
-		w.line("No step was recorded.")
-	} else {
-		w.line("| Seq | Tool | Input | Outcome | Findings added | Credits | Duration |")
-		w.line("| ---: | --- | --- | --- | ---: | ---: | ---: |")
-		for _, s := range r.Steps {
-			w.line("| ", strconv.Itoa(s.Seq), " | ", mdCell(s.Tool), " | ", mdCell(showInput(s.Input)), " | ", mdCell(s.Outcome),
-				" | ", strconv.Itoa(s.FindingsAdded), " | ", strconv.Itoa(s.Credits), " | ", showDuration(s.DurationMS), " |")
-		}
+	var rows [][]string
+	for _, s := range r.Steps {
+		rows = append(rows, []string{strconv.Itoa(s.Seq), mdCell(s.Tool), mdCell(showInput(s.Input)), mdCell(s.Outcome),
+			strconv.Itoa(s.FindingsAdded), strconv.Itoa(s.Credits), showDuration(s.DurationMS)})
 	}
+	w.table("No step was recorded.", "| Seq | Tool | Input | Outcome | Findings added | Credits | Duration |", "| ---: | --- | --- | --- | ---: | ---: | ---: |", rows)
 	w.line()
 }
 
 type mdWriter struct{ b *bytes.Buffer }
+
+// table writes a table (its header and alignment rows, one row of cells
+// each), or the sentence empty when there are no rows.
+func (w mdWriter) table(empty, header, align string, rows [][]string) {
+	if len(rows) == 0 {
+		w.line(empty)
+		return
+	}
+	w.line(header)
+	w.line(align)
+	for _, cells := range rows {
+		w.line("| ", strings.Join(cells, " | "), " |")
+	}
+}
 
 func (w mdWriter) line(parts ...string) {
 	for _, p := range parts {
