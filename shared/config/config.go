@@ -3,6 +3,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"os"
@@ -60,6 +61,54 @@ type Config struct {
 	LogLevel string // LOG_LEVEL: DEBUG, INFO, WARN, ERROR
 }
 
+// parseTyped reads the settings that are not plain strings: the booleans
+// and the scheduler interval.
+func (c *Config) parseTyped(getenv func(string) string) error {
+	var err error
+	if c.AllowPrivateNetworks, err = parseBool(getenv, "ALLOW_PRIVATE_NETWORKS"); err != nil {
+		return err
+	}
+	if c.AllowInsecureCallbacks, err = parseBool(getenv, "ALLOW_INSECURE_CALLBACKS"); err != nil {
+		return err
+	}
+	if v := strings.TrimSpace(getenv("LOCAL_SCHEDULER_INTERVAL")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("LOCAL_SCHEDULER_INTERVAL must be a positive duration such as 30s, got %q", v)
+		}
+		c.LocalSchedulerInterval = d
+	}
+	return nil
+}
+
+// validate checks the settings that depend on each other.
+func (c Config) validate() error {
+	if c.DNSServer != "" {
+		if _, _, err := net.SplitHostPort(c.DNSServer); err != nil {
+			return fmt.Errorf("DNS_SERVER must be host:port, got %q", c.DNSServer)
+		}
+	}
+	if (c.BootstrapAdminEmail == "") != (c.BootstrapAdminToken == "") {
+		return fmt.Errorf("BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_TOKEN must be set together")
+	}
+	if c.BootstrapAdminToken != "" && !strings.HasPrefix(c.BootstrapAdminToken, "pt_") {
+		return fmt.Errorf("BOOTSTRAP_ADMIN_TOKEN must start with pt_")
+	}
+	switch c.AgentProvider {
+	case "bedrock":
+	case "openai":
+		if c.AgentOpenAIBaseURL == "" {
+			return fmt.Errorf("AGENT_PROVIDER=openai needs AGENT_OPENAI_BASE_URL")
+		}
+	default:
+		return fmt.Errorf("AGENT_PROVIDER must be bedrock or openai, got %q", c.AgentProvider)
+	}
+	if c.JWTJWKSURL != "" && (c.JWTIssuer == "" || c.JWTAudience == "") {
+		return fmt.Errorf("JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE")
+	}
+	return nil
+}
+
 // FromEnv reads the configuration from the process environment.
 func FromEnv() (Config, error) { return Parse(os.Getenv) }
 
@@ -92,50 +141,14 @@ func Parse(getenv func(string) string) (Config, error) {
 		Version:                  strings.TrimSpace(getenv("VERSION")),
 		LogLevel:                 strings.ToUpper(strings.TrimSpace(getenv("LOG_LEVEL"))),
 	}
-	var err error
-	if c.AllowPrivateNetworks, err = parseBool(getenv, "ALLOW_PRIVATE_NETWORKS"); err != nil {
+	if err := c.parseTyped(getenv); err != nil {
 		return Config{}, err
 	}
-	if c.AllowInsecureCallbacks, err = parseBool(getenv, "ALLOW_INSECURE_CALLBACKS"); err != nil {
+	c.TableName = cmp.Or(c.TableName, "secscan")
+	c.Version = cmp.Or(c.Version, "dev")
+	c.AgentProvider = cmp.Or(c.AgentProvider, "bedrock")
+	if err := c.validate(); err != nil {
 		return Config{}, err
-	}
-	if v := strings.TrimSpace(getenv("LOCAL_SCHEDULER_INTERVAL")); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return Config{}, fmt.Errorf("LOCAL_SCHEDULER_INTERVAL must be a positive duration such as 30s, got %q", v)
-		}
-		c.LocalSchedulerInterval = d
-	}
-	if c.TableName == "" {
-		c.TableName = "secscan"
-	}
-	if c.Version == "" {
-		c.Version = "dev"
-	}
-	if c.DNSServer != "" {
-		if _, _, err := net.SplitHostPort(c.DNSServer); err != nil {
-			return Config{}, fmt.Errorf("DNS_SERVER must be host:port, got %q", c.DNSServer)
-		}
-	}
-	if (c.BootstrapAdminEmail == "") != (c.BootstrapAdminToken == "") {
-		return Config{}, fmt.Errorf("BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_TOKEN must be set together")
-	}
-	if c.BootstrapAdminToken != "" && !strings.HasPrefix(c.BootstrapAdminToken, "pt_") {
-		return Config{}, fmt.Errorf("BOOTSTRAP_ADMIN_TOKEN must start with pt_")
-	}
-	switch c.AgentProvider {
-	case "":
-		c.AgentProvider = "bedrock"
-	case "bedrock":
-	case "openai":
-		if c.AgentOpenAIBaseURL == "" {
-			return Config{}, fmt.Errorf("AGENT_PROVIDER=openai needs AGENT_OPENAI_BASE_URL")
-		}
-	default:
-		return Config{}, fmt.Errorf("AGENT_PROVIDER must be bedrock or openai, got %q", c.AgentProvider)
-	}
-	if c.JWTJWKSURL != "" && (c.JWTIssuer == "" || c.JWTAudience == "") {
-		return Config{}, fmt.Errorf("JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE")
 	}
 	return c, nil
 }

@@ -68,21 +68,9 @@ func Normalize(input string) (string, error) {
 	if name == "" {
 		return "", invalid("%q is not a domain name", s)
 	}
-	if _, err := netip.ParseAddr(name); err == nil {
-		return "", invalid("%q is an IP address; give a domain name such as example.com", s)
+	if err := checkLabels(s, name); err != nil {
+		return "", err
 	}
-	if strings.Contains(name, "_") {
-		return "", invalid("%q contains an underscore, which is not allowed in host names", s)
-	}
-	for label := range strings.SplitSeq(name, ".") {
-		if label == "" {
-			return "", invalid("%q has an empty label (two dots in a row, or a leading dot)", s)
-		}
-		if strings.HasPrefix(label, "-") || strings.HasSuffix(label, "-") {
-			return "", invalid("%q has a label that starts or ends with a hyphen (%q)", s, label)
-		}
-	}
-
 	ascii, err := idnaProfile.ToASCII(name)
 	if err != nil {
 		return "", invalid("%q is not a valid domain name: it contains characters or a label form that domain names do not allow", s)
@@ -91,45 +79,59 @@ func Normalize(input string) (string, error) {
 		// Unicode input that maps to URL syntax (e.g. fullwidth solidus).
 		return "", invalid("%q is not a valid domain name: it contains characters that domain names do not allow", s)
 	}
+	if err := checkASCII(s, ascii); err != nil {
+		return "", err
+	}
+	return ascii, nil
+}
 
+// checkLabels refuses, before the IDNA mapping, an IP address, an
+// underscore, empty labels and labels that start or end with a hyphen in
+// name (the lowercased input s).
+func checkLabels(s, name string) error {
+	if _, err := netip.ParseAddr(name); err == nil {
+		return invalid("%q is an IP address; give a domain name such as example.com", s)
+	}
+	if strings.Contains(name, "_") {
+		return invalid("%q contains an underscore, which is not allowed in host names", s)
+	}
+	for label := range strings.SplitSeq(name, ".") {
+		if label == "" {
+			return invalid("%q has an empty label (two dots in a row, or a leading dot)", s)
+		}
+		if strings.HasPrefix(label, "-") || strings.HasSuffix(label, "-") {
+			return invalid("%q has a label that starts or ends with a hyphen (%q)", s, label)
+		}
+	}
+	return nil
+}
+
+// checkASCII refuses an ASCII (punycode) name that is too long, a single
+// label, has an invalid label or ends in a numeric one; s is the input.
+func checkASCII(s, ascii string) error {
 	if len(ascii) > maxNameLength {
-		return "", invalid("%q is too long: a domain name has at most %d characters (this one has %d)", truncate(s, 40), maxNameLength, len(ascii))
+		return invalid("%q is too long: a domain name has at most %d characters (this one has %d)", truncate(s, 40), maxNameLength, len(ascii))
 	}
 	labels := strings.Split(ascii, ".")
 	if len(labels) < 2 {
-		return "", invalid("%q is a single label; give a full domain name such as example.com", s)
+		return invalid("%q is a single label; give a full domain name such as example.com", s)
 	}
 	for _, label := range labels {
 		if err := checkLabel(s, label); err != nil {
-			return "", err
+			return err
 		}
 	}
 	if looksNumeric(labels[len(labels)-1]) {
-		return "", invalid("%q ends in a numeric label, which makes it look like an IP address; give a domain name such as example.com", s)
+		return invalid("%q ends in a numeric label, which makes it look like an IP address; give a domain name such as example.com", s)
 	}
-	return ascii, nil
+	return nil
 }
 
 // checkShape refuses inputs that are something else than a bare name
 // (URL, e-mail, host:port, path, wildcard), with a hint at the fix.
 func checkShape(s string) error {
-	if strings.Contains(s, "://") || strings.HasPrefix(s, "//") {
-		hint := "example.com"
-		if u, err := url.Parse(s); err == nil && u.Hostname() != "" {
-			if h, err := Normalize(u.Hostname()); err == nil {
-				hint = h
-			}
-		}
-		return invalid("%q is a URL; give only the domain name, e.g. %s", s, hint)
-	}
-	if strings.HasPrefix(s, "[") || strings.HasSuffix(s, "]") {
-		return invalid("%q is an IP address; give a domain name such as example.com", s)
-	}
-	if strings.Contains(s, "@") {
-		return invalid("%q contains \"@\" (user info or an e-mail address); give only the domain name, e.g. %s", s, hintAfter(s, "@"))
-	}
-	if i := strings.IndexAny(s, "/?#\\"); i >= 0 {
-		return invalid("%q contains a path, query or fragment; give only the domain name, e.g. %s", s, hint(s[:i]))
+	if err := checkURLShape(s); err != nil {
+		return err
 	}
 	if _, err := netip.ParseAddr(strings.TrimSuffix(s, ".")); err == nil {
 		return invalid("%q is an IP address; give a domain name such as example.com", s)
@@ -147,6 +149,30 @@ func checkShape(s string) error {
 		if r < 0x20 || r == 0x7f {
 			return invalid("%q contains control characters", s)
 		}
+	}
+	return nil
+}
+
+// checkURLShape refuses a URL, a bracketed IP address, user info and a
+// path, query or fragment.
+func checkURLShape(s string) error {
+	if strings.Contains(s, "://") || strings.HasPrefix(s, "//") {
+		hint := "example.com"
+		if u, err := url.Parse(s); err == nil && u.Hostname() != "" {
+			if h, err := Normalize(u.Hostname()); err == nil {
+				hint = h
+			}
+		}
+		return invalid("%q is a URL; give only the domain name, e.g. %s", s, hint)
+	}
+	if strings.HasPrefix(s, "[") || strings.HasSuffix(s, "]") {
+		return invalid("%q is an IP address; give a domain name such as example.com", s)
+	}
+	if strings.Contains(s, "@") {
+		return invalid("%q contains \"@\" (user info or an e-mail address); give only the domain name, e.g. %s", s, hintAfter(s, "@"))
+	}
+	if i := strings.IndexAny(s, "/?#\\"); i >= 0 {
+		return invalid("%q contains a path, query or fragment; give only the domain name, e.g. %s", s, hint(s[:i]))
 	}
 	return nil
 }

@@ -48,53 +48,78 @@ func (b *Bedrock) Converse(ctx context.Context, r Request) (Response, error) {
 		InferenceConfig: &types.InferenceConfiguration{MaxTokens: aws.Int32(int32(r.MaxTokens))},
 	}
 	for _, m := range r.Messages {
-		msg := types.Message{Role: types.ConversationRoleUser}
-		if m.Role == Assistant {
-			msg.Role = types.ConversationRoleAssistant
-		}
-		for _, b := range m.Blocks {
-			switch {
-			case b.ToolUse != nil:
-				var v any
-				if err := json.Unmarshal(b.ToolUse.Input, &v); err != nil {
-					v = map[string]any{}
-				}
-				msg.Content = append(msg.Content, &types.ContentBlockMemberToolUse{Value: types.ToolUseBlock{
-					ToolUseId: aws.String(b.ToolUse.ID), Name: aws.String(b.ToolUse.Name), Input: document.NewLazyDocument(v)}})
-			case b.ToolResult != nil:
-				status := types.ToolResultStatusSuccess
-				if b.ToolResult.Error {
-					status = types.ToolResultStatusError
-				}
-				msg.Content = append(msg.Content, &types.ContentBlockMemberToolResult{Value: types.ToolResultBlock{
-					ToolUseId: aws.String(b.ToolResult.ID), Status: status,
-					Content: []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberText{Value: b.ToolResult.Text}}}})
-			default:
-				msg.Content = append(msg.Content, &types.ContentBlockMemberText{Value: b.Text})
-			}
-		}
-		in.Messages = append(in.Messages, msg)
+		in.Messages = append(in.Messages, bedrockMessage(m))
 	}
-	if len(r.Tools) > 0 {
-		tc := &types.ToolConfiguration{}
-		for _, t := range r.Tools {
-			var schema any
-			if err := json.Unmarshal(t.Schema, &schema); err != nil {
-				return Response{}, fmt.Errorf("tool %s: schema: %w", t.Name, err)
-			}
-			tc.Tools = append(tc.Tools, &types.ToolMemberToolSpec{Value: types.ToolSpecification{
-				Name: aws.String(t.Name), Description: aws.String(t.Description),
-				InputSchema: &types.ToolInputSchemaMemberJson{Value: document.NewLazyDocument(schema)}}})
-		}
-		if r.ToolChoice != "" {
-			tc.ToolChoice = &types.ToolChoiceMemberTool{Value: types.SpecificToolChoice{Name: aws.String(r.ToolChoice)}}
-		}
-		in.ToolConfig = tc
+	tc, err := bedrockTools(r)
+	if err != nil {
+		return Response{}, err
 	}
+	in.ToolConfig = tc
 	out, err := b.API.Converse(ctx, in)
 	if err != nil {
 		return Response{}, classifyBedrock(r.Model, err)
 	}
+	return bedrockResponse(out)
+}
+
+// bedrockMessage is the Converse message of m.
+func bedrockMessage(m Message) types.Message {
+	msg := types.Message{Role: types.ConversationRoleUser}
+	if m.Role == Assistant {
+		msg.Role = types.ConversationRoleAssistant
+	}
+	for _, b := range m.Blocks {
+		msg.Content = append(msg.Content, bedrockBlock(b))
+	}
+	return msg
+}
+
+// bedrockBlock is the Converse content block of b: a tool use (input that
+// is not JSON sent as {}), a tool result or text.
+func bedrockBlock(b Block) types.ContentBlock {
+	switch {
+	case b.ToolUse != nil:
+		var v any
+		if err := json.Unmarshal(b.ToolUse.Input, &v); err != nil {
+			v = map[string]any{}
+		}
+		return &types.ContentBlockMemberToolUse{Value: types.ToolUseBlock{
+			ToolUseId: aws.String(b.ToolUse.ID), Name: aws.String(b.ToolUse.Name), Input: document.NewLazyDocument(v)}}
+	case b.ToolResult != nil:
+		status := types.ToolResultStatusSuccess
+		if b.ToolResult.Error {
+			status = types.ToolResultStatusError
+		}
+		return &types.ContentBlockMemberToolResult{Value: types.ToolResultBlock{
+			ToolUseId: aws.String(b.ToolResult.ID), Status: status,
+			Content: []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberText{Value: b.ToolResult.Text}}}}
+	}
+	return &types.ContentBlockMemberText{Value: b.Text}
+}
+
+// bedrockTools is the tool configuration of r, nil when it offers none.
+func bedrockTools(r Request) (*types.ToolConfiguration, error) {
+	if len(r.Tools) == 0 {
+		return nil, nil
+	}
+	tc := &types.ToolConfiguration{}
+	for _, t := range r.Tools {
+		var schema any
+		if err := json.Unmarshal(t.Schema, &schema); err != nil {
+			return nil, fmt.Errorf("tool %s: schema: %w", t.Name, err)
+		}
+		tc.Tools = append(tc.Tools, &types.ToolMemberToolSpec{Value: types.ToolSpecification{
+			Name: aws.String(t.Name), Description: aws.String(t.Description),
+			InputSchema: &types.ToolInputSchemaMemberJson{Value: document.NewLazyDocument(schema)}}})
+	}
+	if r.ToolChoice != "" {
+		tc.ToolChoice = &types.ToolChoiceMemberTool{Value: types.SpecificToolChoice{Name: aws.String(r.ToolChoice)}}
+	}
+	return tc, nil
+}
+
+// bedrockResponse is the text and tool uses of a Converse answer.
+func bedrockResponse(out *bedrockruntime.ConverseOutput) (Response, error) {
 	var resp Response
 	resp.StopReason = string(out.StopReason)
 	if out.Usage != nil {
@@ -110,20 +135,25 @@ func (b *Bedrock) Converse(ctx context.Context, r Request) (Response, error) {
 		case *types.ContentBlockMemberText:
 			text = append(text, c.Value)
 		case *types.ContentBlockMemberToolUse:
-			input := json.RawMessage("{}")
-			if c.Value.Input != nil {
-				var v any
-				if err := c.Value.Input.UnmarshalSmithyDocument(&v); err == nil {
-					if raw, err := json.Marshal(jsonValue(v, 0)); err == nil {
-						input = raw
-					}
-				}
-			}
-			resp.ToolUses = append(resp.ToolUses, ToolUse{ID: aws.ToString(c.Value.ToolUseId), Name: aws.ToString(c.Value.Name), Input: input})
+			resp.ToolUses = append(resp.ToolUses, ToolUse{ID: aws.ToString(c.Value.ToolUseId), Name: aws.ToString(c.Value.Name), Input: toolInput(c.Value.Input)})
 		}
 	}
 	resp.Text = strings.Join(text, "\n")
 	return resp, nil
+}
+
+// toolInput is a tool use's input as JSON, {} when absent or unreadable.
+func toolInput(d document.Interface) json.RawMessage {
+	input := json.RawMessage("{}")
+	if d != nil {
+		var v any
+		if err := d.UnmarshalSmithyDocument(&v); err == nil {
+			if raw, err := json.Marshal(jsonValue(v, 0)); err == nil {
+				input = raw
+			}
+		}
+	}
+	return input
 }
 
 // classifyBedrock tells the operator's mistakes (unknown model, no access)

@@ -85,33 +85,24 @@ func str(s string) *string { return &s }
 
 // Converse implements Client.
 func (c *OpenAI) Converse(ctx context.Context, r Request) (Response, error) {
+	body, err := json.Marshal(oaRequestOf(r))
+	if err != nil {
+		return Response{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, CallBudget.Operation)
+	defer cancel()
+	out, err := c.send(ctx, r.Model, body)
+	if err != nil {
+		return Response{}, err
+	}
+	return out.response()
+}
+
+// oaRequestOf is the chat completions request of r.
+func oaRequestOf(r Request) oaRequest {
 	req := oaRequest{Model: r.Model, MaxTokens: r.MaxTokens, Messages: []oaMessage{{Role: "system", Content: str(r.System)}}}
 	for _, m := range r.Messages {
-		var text []string
-		var calls []oaToolCall
-		for _, b := range m.Blocks {
-			switch {
-			case b.ToolUse != nil:
-				tc := oaToolCall{ID: b.ToolUse.ID, Type: "function"}
-				tc.Function.Name, tc.Function.Arguments = b.ToolUse.Name, string(b.ToolUse.Input)
-				calls = append(calls, tc)
-			case b.ToolResult != nil:
-				// Tool results are messages of their own, before the text.
-				req.Messages = append(req.Messages, oaMessage{Role: "tool", ToolCallID: b.ToolResult.ID, Content: str(b.ToolResult.Text)})
-			default:
-				text = append(text, b.Text)
-			}
-		}
-		switch {
-		case m.Role == Assistant:
-			msg := oaMessage{Role: "assistant", ToolCalls: calls}
-			if len(text) > 0 {
-				msg.Content = str(strings.Join(text, "\n"))
-			}
-			req.Messages = append(req.Messages, msg)
-		case len(text) > 0:
-			req.Messages = append(req.Messages, oaMessage{Role: "user", Content: str(strings.Join(text, "\n\n"))})
-		}
+		req.Messages = append(req.Messages, oaMessages(m)...)
 	}
 	for _, t := range r.Tools {
 		var ot oaTool
@@ -122,42 +113,86 @@ func (c *OpenAI) Converse(ctx context.Context, r Request) (Response, error) {
 	if r.ToolChoice != "" {
 		req.ToolChoice = map[string]any{"type": "function", "function": map[string]string{"name": r.ToolChoice}}
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return Response{}, err
+	return req
+}
+
+// oaMessages are the chat messages of one message: its tool results, each
+// a message of its own, before its text and tool calls.
+func oaMessages(m Message) []oaMessage {
+	var out []oaMessage
+	var text []string
+	var calls []oaToolCall
+	for _, b := range m.Blocks {
+		switch {
+		case b.ToolUse != nil:
+			tc := oaToolCall{ID: b.ToolUse.ID, Type: "function"}
+			tc.Function.Name, tc.Function.Arguments = b.ToolUse.Name, string(b.ToolUse.Input)
+			calls = append(calls, tc)
+		case b.ToolResult != nil:
+			out = append(out, oaMessage{Role: "tool", ToolCallID: b.ToolResult.ID, Content: str(b.ToolResult.Text)})
+		default:
+			text = append(text, b.Text)
+		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, CallBudget.Operation)
-	defer cancel()
+	switch {
+	case m.Role == Assistant:
+		msg := oaMessage{Role: "assistant", ToolCalls: calls}
+		if len(text) > 0 {
+			msg.Content = str(strings.Join(text, "\n"))
+		}
+		out = append(out, msg)
+	case len(text) > 0:
+		out = append(out, oaMessage{Role: "user", Content: str(strings.Join(text, "\n\n"))})
+	}
+	return out
+}
+
+// send posts body, retrying throttling and server errors with full jitter
+// within the operation's deadline, until c.Budget.MaxAttempts.
+func (c *OpenAI) send(ctx context.Context, model string, body []byte) (oaResponse, error) {
 	var out oaResponse
 	for attempt := 1; ; attempt++ {
 		status, raw, err := c.post(ctx, body)
-		retryable := err != nil || status == http.StatusTooManyRequests || status >= 500
 		if err == nil && status == http.StatusOK {
 			if err := json.Unmarshal(raw, &out); err != nil {
-				return Response{}, fmt.Errorf("model %s: unreadable answer: %w", r.Model, err)
+				return out, fmt.Errorf("model %s: unreadable answer: %w", model, err)
 			}
-			break
+			return out, nil
 		}
-		switch status {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			return Response{}, &planner.ConfigError{Reason: "The scan's model is not available: the model server refused the API key"}
-		case http.StatusNotFound:
-			return Response{}, &planner.ConfigError{Reason: "The scan's model is not available: the model server does not serve " + r.Model}
+		if err := oaRefusal(status, model); err != nil {
+			return out, err
 		}
+		retryable := err != nil || status == http.StatusTooManyRequests || status >= 500
 		if !retryable || attempt >= c.Budget.MaxAttempts {
 			if err == nil {
 				err = fmt.Errorf("HTTP %d", status)
 			}
-			return Response{}, fmt.Errorf("model %s: %w", r.Model, err)
+			return out, fmt.Errorf("model %s: %w", model, err)
 		}
 		// Full jitter, within the operation's deadline.
 		wait := time.Duration(rand.Int64N(int64(min(c.Budget.MaxBackoff, 100*time.Millisecond<<attempt)) + 1))
 		select {
 		case <-ctx.Done():
-			return Response{}, fmt.Errorf("model %s: %w", r.Model, ctx.Err())
+			return out, fmt.Errorf("model %s: %w", model, ctx.Err())
 		case <-time.After(wait):
 		}
 	}
+}
+
+// oaRefusal is the operator's mistake a status says, nil for the others.
+func oaRefusal(status int, model string) error {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return &planner.ConfigError{Reason: "The scan's model is not available: the model server refused the API key"}
+	case http.StatusNotFound:
+		return &planner.ConfigError{Reason: "The scan's model is not available: the model server does not serve " + model}
+	}
+	return nil
+}
+
+// response is the first choice's text and tool calls; arguments that are
+// not JSON become {} (the tool refuses what it needs and does not get).
+func (out oaResponse) response() (Response, error) {
 	if len(out.Choices) == 0 {
 		return Response{}, errors.New("the model answered without a choice")
 	}
@@ -169,7 +204,7 @@ func (c *OpenAI) Converse(ctx context.Context, r Request) (Response, error) {
 	for _, tc := range ch.Message.ToolCalls {
 		input := json.RawMessage(tc.Function.Arguments)
 		if !json.Valid(input) {
-			input = json.RawMessage("{}") // the tool refuses what it needs and does not get
+			input = json.RawMessage("{}")
 		}
 		resp.ToolUses = append(resp.ToolUses, ToolUse{ID: tc.ID, Name: tc.Function.Name, Input: input})
 	}

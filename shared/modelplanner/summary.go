@@ -162,20 +162,30 @@ func validSummary(input json.RawMessage, s planner.State, rules scans.Summary) (
 	}
 	out := scans.Summary{RiskRating: in.RiskRating, Summary: Sanitize(in.Summary, 2000), AttackChains: []string{}}
 	for i, c := range in.AttackChains {
-		if strings.TrimSpace(c.Description) == "" || len([]rune(c.Description)) > 400 || len(c.FindingIDs) == 0 || len(c.FindingIDs) > 10 {
-			return scans.Summary{}, fmt.Errorf("attack chain %d needs a description (at most 400 characters) and 1 to 10 finding ids", i+1)
-		}
-		for _, id := range c.FindingIDs {
-			if !ids[id] {
-				return scans.Summary{}, fmt.Errorf("attack chain %d names finding %q, which does not exist", i+1, line(id, 40))
-			}
-		}
-		if err := k.check(fmt.Sprintf("attack chain %d", i+1), c.Description); err != nil {
+		chain, err := validChain(i+1, c.Description, c.FindingIDs, ids, k)
+		if err != nil {
 			return scans.Summary{}, err
 		}
-		out.AttackChains = append(out.AttackChains, line(c.Description, 400)+" (findings: "+strings.Join(c.FindingIDs, ", ")+")")
+		out.AttackChains = append(out.AttackChains, chain)
 	}
 	return out, nil
+}
+
+// validChain checks attack chain n (a description and the findings it is
+// made of, which must exist in ids) and words it for the summary.
+func validChain(n int, description string, findingIDs []string, ids map[string]bool, k known) (string, error) {
+	if strings.TrimSpace(description) == "" || len([]rune(description)) > 400 || len(findingIDs) == 0 || len(findingIDs) > 10 {
+		return "", fmt.Errorf("attack chain %d needs a description (at most 400 characters) and 1 to 10 finding ids", n)
+	}
+	for _, id := range findingIDs {
+		if !ids[id] {
+			return "", fmt.Errorf("attack chain %d names finding %q, which does not exist", n, line(id, 40))
+		}
+	}
+	if err := k.check(fmt.Sprintf("attack chain %d", n), description); err != nil {
+		return "", err
+	}
+	return line(description, 400) + " (findings: " + strings.Join(findingIDs, ", ") + ")", nil
 }
 
 func deref(s *string) string {

@@ -102,26 +102,64 @@ func (k known) contains(s string) bool { return strings.Contains(k.corpus, strin
 // check applies the rules to one text; what names it in a rejection ("the
 // summary", "attack chain 2").
 func (k known) check(what, text string) error {
+	for _, rule := range textRules {
+		if err := rule(k, what, text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// textRules are the rules check applies, in order: the first broken one
+// rejects the text.
+var textRules = []func(k known, what, text string) error{
+	(known).knownURLs, (known).knownEmails, noCommands, (known).knownCode,
+	(known).knownHosts, (known).knownAddresses, (known).everySentenceAnchored,
+}
+
+// knownURLs: every URL is in a finding.
+func (k known) knownURLs(what, text string) error {
 	for _, u := range urlPattern.FindAllString(text, 20) {
 		if !k.contains(strings.TrimRight(u, ".,;:!?)]}")) {
 			return fmt.Errorf("%s contains a URL that no finding contains", what)
 		}
 	}
+	return nil
+}
+
+// knownEmails: every e-mail address is in a finding.
+func (k known) knownEmails(what, text string) error {
 	for _, e := range emailPattern.FindAllString(text, 20) {
 		if !k.contains(e) {
 			return fmt.Errorf("%s contains an e-mail address that no finding contains", what)
 		}
 	}
+	return nil
+}
+
+// noCommands: no command lines.
+func noCommands(_ known, what, text string) error {
 	for _, p := range commandPatterns {
 		if p.MatchString(text) {
 			return fmt.Errorf("%s contains a command line", what)
 		}
 	}
+	return nil
+}
+
+// knownCode: every code span is in a finding.
+func (k known) knownCode(what, text string) error {
 	for _, span := range codeSpan.FindAllString(text, 20) {
 		if inner := strings.Trim(span, "`"); strings.TrimSpace(inner) != "" && !k.contains(inner) {
 			return fmt.Errorf("%s contains code that no finding contains", what)
 		}
 	}
+	return nil
+}
+
+// knownHosts: every host name in the scope, or outside it, is in a
+// finding.
+func (k known) knownHosts(what, text string) error {
 	for _, name := range hostPattern.FindAllString(text, 40) {
 		name = strings.ToLower(name)
 		switch {
@@ -132,6 +170,11 @@ func (k known) check(what, text string) error {
 			return fmt.Errorf("%s names a host outside the scope that no finding names", what)
 		}
 	}
+	return nil
+}
+
+// knownAddresses: every IP address and CVE id is in a finding.
+func (k known) knownAddresses(_, text string) error {
 	for _, pattern := range []*lazyre.Regexp{ipPattern, cvePattern} {
 		for _, m := range pattern.FindAllString(text, 20) {
 			if len(m) > 4 && !k.contains(m) {
@@ -139,6 +182,11 @@ func (k known) check(what, text string) error {
 			}
 		}
 	}
+	return nil
+}
+
+// everySentenceAnchored: every sentence refers to a finding.
+func (k known) everySentenceAnchored(what, text string) error {
 	for i, sentence := range sentences(text) {
 		if !k.refersToFinding(sentence) {
 			return fmt.Errorf("sentence %d of %s refers to no finding (name its host, title, CVE, CWE, port or id)", i+1, what)

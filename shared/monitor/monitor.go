@@ -172,59 +172,82 @@ func Compare(in Input) scans.Comparison {
 	}
 	if in.Baseline != nil {
 		out.BaselineScanID, out.BaselineFinishedAt = in.Baseline.ScanID, in.Baseline.FinishedAt
-		inBaseline := map[string]bool{}
-		for _, is := range in.Baseline.Issues {
-			inBaseline[is.Key] = true
-		}
-		for _, is := range in.Issues {
-			le, known := in.Ledger[is.Key]
-			switch {
-			case known && le.Status == scans.IssueFixed:
-				out.Changes[is.Key] = scans.ChangeRegressed
-			case known || inBaseline[is.Key]:
-				out.Changes[is.Key] = scans.ChangeRecurring
-			default:
-				out.Changes[is.Key] = scans.ChangeNew
-			}
-		}
-		for _, is := range in.Baseline.Issues {
-			if seen[is.Key] {
-				continue
-			}
-			if !covered(in.Coverage, is) {
-				out.NotRetested = append(out.NotRetested, is.Key)
-				continue
-			}
-			last := in.Baseline.ScanID
-			if le, ok := in.Ledger[is.Key]; ok && le.LastScanID != "" {
-				last = le.LastScanID
-			}
-			out.Fixed = append(out.Fixed, scans.FixedIssue{Key: is.Key, Check: is.Check, CVE: is.CVE, Title: is.Title,
-				Severity: is.Severity, LastSeenScanID: last})
-		}
-		slices.SortStableFunc(out.Fixed, func(a, b scans.FixedIssue) int {
-			if a.Severity.Rank() != b.Severity.Rank() {
-				return a.Severity.Rank() - b.Severity.Rank()
-			}
-			return strings.Compare(a.Key, b.Key)
-		})
+		changes(in, out.Changes)
+		out.Fixed, out.NotRetested = fixedSince(in, seen)
 	}
 	if len(in.KnownHosts) > 0 || len(in.KnownServices) > 0 {
-		for _, h := range in.Surface.Hosts {
-			if n := normHost(h.Name); !in.KnownHosts[n] && !slices.Contains(out.NewHosts, n) {
-				out.NewHosts = append(out.NewHosts, n)
-			}
-		}
-		for _, v := range in.Surface.Services {
-			k := ServiceKey(v.Host, v.Port)
-			if !in.KnownServices[k] && !slices.Contains(out.NewServices, k) {
-				out.NewServices = append(out.NewServices, k)
-			}
-		}
-		slices.Sort(out.NewHosts)
-		slices.Sort(out.NewServices)
+		out.NewHosts, out.NewServices = newAssets(in)
 	}
 	return out
+}
+
+// changes sets how each issue of the scan compares with the baseline and
+// the ledger: regressed (fixed before), recurring or new.
+func changes(in Input, out map[string]scans.IssueChange) {
+	inBaseline := map[string]bool{}
+	for _, is := range in.Baseline.Issues {
+		inBaseline[is.Key] = true
+	}
+	for _, is := range in.Issues {
+		le, known := in.Ledger[is.Key]
+		switch {
+		case known && le.Status == scans.IssueFixed:
+			out[is.Key] = scans.ChangeRegressed
+		case known || inBaseline[is.Key]:
+			out[is.Key] = scans.ChangeRecurring
+		default:
+			out[is.Key] = scans.ChangeNew
+		}
+	}
+}
+
+// fixedSince are the baseline issues the scan did not see (seen: its
+// issues' keys): fixed where it tested them again, by severity then key;
+// not retested where it did not.
+func fixedSince(in Input, seen map[string]bool) (fixed []scans.FixedIssue, notRetested []string) {
+	fixed, notRetested = []scans.FixedIssue{}, []string{}
+	for _, is := range in.Baseline.Issues {
+		if seen[is.Key] {
+			continue
+		}
+		if !covered(in.Coverage, is) {
+			notRetested = append(notRetested, is.Key)
+			continue
+		}
+		last := in.Baseline.ScanID
+		if le, ok := in.Ledger[is.Key]; ok && le.LastScanID != "" {
+			last = le.LastScanID
+		}
+		fixed = append(fixed, scans.FixedIssue{Key: is.Key, Check: is.Check, CVE: is.CVE, Title: is.Title,
+			Severity: is.Severity, LastSeenScanID: last})
+	}
+	slices.SortStableFunc(fixed, func(a, b scans.FixedIssue) int {
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() - b.Severity.Rank()
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return fixed, notRetested
+}
+
+// newAssets are the hosts and services ("host:port") of the surface not in
+// the inventory before, each once, sorted.
+func newAssets(in Input) (hosts, services []string) {
+	hosts, services = []string{}, []string{}
+	for _, h := range in.Surface.Hosts {
+		if n := normHost(h.Name); !in.KnownHosts[n] && !slices.Contains(hosts, n) {
+			hosts = append(hosts, n)
+		}
+	}
+	for _, v := range in.Surface.Services {
+		k := ServiceKey(v.Host, v.Port)
+		if !in.KnownServices[k] && !slices.Contains(services, k) {
+			services = append(services, k)
+		}
+	}
+	slices.Sort(hosts)
+	slices.Sort(services)
+	return hosts, services
 }
 
 // ServiceKey names a service of the inventory: "host:port".

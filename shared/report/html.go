@@ -162,6 +162,28 @@ func htmlViewOf(r Report) htmlView {
 	for _, s := range r.Coverage.Services {
 		v.Services = append(v.Services, htmlService{Host: textOneLine(s.Host), Port: s.Port, Name: textOneLine(s.Name), Banner: textOneLine(s.Banner)})
 	}
+	v.Bars = htmlBars(r)
+	v.IssueLine = showIssueCount(r)
+	v.Issues = make([]htmlIssue, 0, len(r.Issues))
+	v.Rows = make([]htmlRow, 0, len(r.Findings))
+	for i, is := range r.Issues {
+		hi, rows := htmlIssueOf(i+1, is)
+		v.Issues = append(v.Issues, hi)
+		v.Rows = append(v.Rows, rows...)
+	}
+	for _, s := range r.Steps {
+		v.Steps = append(v.Steps, htmlStep{
+			Seq: s.Seq, FindingsAdded: s.FindingsAdded, Credits: s.Credits,
+			Tool: textOneLine(s.Tool), Input: showInput(s.Input), Outcome: textOneLine(s.Outcome), Duration: showDuration(s.DurationMS),
+		})
+	}
+	return v
+}
+
+// htmlBars is the severity chart: issues by severity, the longest bar the
+// most frequent severity, a non-zero count at least 1 %.
+func htmlBars(r Report) []htmlBar {
+	var bars []htmlBar
 	top := showMaxCount(r.IssueCounts)
 	for i, c := range r.IssueCounts {
 		bar := htmlBar{Label: showSeverity(c.Severity), Class: htmlSeverityClass(c.Severity), Count: c.Count, Findings: r.Counts[i].Count}
@@ -171,72 +193,82 @@ func htmlViewOf(r Report) htmlView {
 				bar.Percent = max(bar.Percent, 1)
 			}
 		}
-		v.Bars = append(v.Bars, bar)
+		bars = append(bars, bar)
 	}
-	v.IssueLine = showIssueCount(r)
-	v.Issues = make([]htmlIssue, 0, len(r.Issues))
-	v.Rows = make([]htmlRow, 0, len(r.Findings))
-	for i, is := range r.Issues {
-		hi := htmlIssue{
-			N: i + 1, Anchor: "i-" + strconv.Itoa(i+1), Label: showSeverity(is.Severity), Class: htmlSeverityClass(is.Severity),
-			Title: textOneLine(is.Title), CVE: textOneLine(showDeref(is.CVE)), CWE: textOneLine(showDeref(is.CWE)), CVSS: htmlOptional(showCVSS(is.CVSS)),
-			Check: textOneLine(string(is.Check)), Category: textOneLine(string(is.Category)), Count: is.Count,
-			Confidence: textOneLine(showConfidence(is.Confidence)), Tentative: is.Confidence == scans.Tentative,
-			Description: htmlSpans(textClean(textLF(strings.TrimSpace(is.Description)), true)),
-			Remediation: htmlSpans(textClean(textLF(strings.TrimSpace(is.Remediation)), true)),
-		}
-		hi.HasDescription, hi.HasRemediation = len(hi.Description) > 0, len(hi.Remediation) > 0
-		if hi.CVE != "" {
-			hi.CVECVSS = append(hi.CVECVSS, hi.CVE)
-		}
-		if is.CVSS != nil {
-			hi.CVECVSS = append(hi.CVECVSS, "CVSS "+hi.CVSS)
-		}
-		hi.Locations = make([]htmlLocation, 0, len(is.Findings))
-		for _, f := range is.Findings {
-			hi.Locations = append(hi.Locations, htmlLocation{HostPort: htmlOr(textOneLine(showHostPort(f.Host, f.Port)), "—"), ID: textOneLine(f.ID)})
-			row := htmlRow{Issue: i + 1, Anchor: hi.Anchor, Label: showSeverity(f.Severity), Class: htmlSeverityClass(f.Severity),
-				Title: textOneLine(f.Title), ID: textOneLine(f.ID)}
-			if hp := textOneLine(showHostPort(f.Host, f.Port)); hp != "" {
-				row.HostParts = strings.SplitAfter(hp, ".")
-			}
-			v.Rows = append(v.Rows, row)
-		}
-		if len(hi.Locations) > 0 {
-			hi.First = strings.SplitAfter(hi.Locations[0].HostPort, ".")
-			hi.MoreLocations = len(hi.Locations) - 1
-		}
-		shown, more := EvidenceOf(is)
-		for k, e := range shown {
-			loc := htmlLocation{HostPort: hi.Locations[k].HostPort, ID: hi.Locations[k].ID}
-			if e.SameAs != "" {
-				loc.Same = SameEvidence(e.SameAs)
-			} else {
-				loc.Evidence = strings.TrimRight(textClean(textLF(e.Finding.Evidence), true), "\n")
-				loc.Proof = ProofText(e.Finding.Proof)
-			}
-			hi.Evidence = append(hi.Evidence, loc)
-		}
-		if more > 0 {
-			hi.More = showMore(more)
-		}
-		for _, ref := range is.References {
-			text := textOneLine(ref)
-			hr := htmlRef{Text: text}
-			if htmlLinkable(text) {
-				hr.URL = text
-			}
-			hi.References = append(hi.References, hr)
-		}
-		v.Issues = append(v.Issues, hi)
+	return bars
+}
+
+// htmlIssueOf is issue number n in detail, and the findings appendix's
+// rows of its findings.
+func htmlIssueOf(n int, is Issue) (htmlIssue, []htmlRow) {
+	hi := htmlIssue{
+		N: n, Anchor: "i-" + strconv.Itoa(n), Label: showSeverity(is.Severity), Class: htmlSeverityClass(is.Severity),
+		Title: textOneLine(is.Title), CVE: textOneLine(showDeref(is.CVE)), CWE: textOneLine(showDeref(is.CWE)), CVSS: htmlOptional(showCVSS(is.CVSS)),
+		Check: textOneLine(string(is.Check)), Category: textOneLine(string(is.Category)), Count: is.Count,
+		Confidence: textOneLine(showConfidence(is.Confidence)), Tentative: is.Confidence == scans.Tentative,
+		Description: htmlSpans(textClean(textLF(strings.TrimSpace(is.Description)), true)),
+		Remediation: htmlSpans(textClean(textLF(strings.TrimSpace(is.Remediation)), true)),
 	}
-	for _, s := range r.Steps {
-		v.Steps = append(v.Steps, htmlStep{
-			Seq: s.Seq, FindingsAdded: s.FindingsAdded, Credits: s.Credits,
-			Tool: textOneLine(s.Tool), Input: showInput(s.Input), Outcome: textOneLine(s.Outcome), Duration: showDuration(s.DurationMS),
-		})
+	hi.HasDescription, hi.HasRemediation = len(hi.Description) > 0, len(hi.Remediation) > 0
+	if hi.CVE != "" {
+		hi.CVECVSS = append(hi.CVECVSS, hi.CVE)
 	}
-	return v
+	if is.CVSS != nil {
+		hi.CVECVSS = append(hi.CVECVSS, "CVSS "+hi.CVSS)
+	}
+	var rows []htmlRow
+	hi.Locations = make([]htmlLocation, 0, len(is.Findings))
+	for _, f := range is.Findings {
+		hi.Locations = append(hi.Locations, htmlLocation{HostPort: htmlOr(textOneLine(showHostPort(f.Host, f.Port)), "—"), ID: textOneLine(f.ID)})
+		row := htmlRow{Issue: n, Anchor: hi.Anchor, Label: showSeverity(f.Severity), Class: htmlSeverityClass(f.Severity),
+			Title: textOneLine(f.Title), ID: textOneLine(f.ID)}
+		if hp := textOneLine(showHostPort(f.Host, f.Port)); hp != "" {
+			row.HostParts = strings.SplitAfter(hp, ".")
+		}
+		rows = append(rows, row)
+	}
+	if len(hi.Locations) > 0 {
+		hi.First = strings.SplitAfter(hi.Locations[0].HostPort, ".")
+		hi.MoreLocations = len(hi.Locations) - 1
+	}
+	hi.Evidence, hi.More = htmlEvidence(is, hi.Locations)
+	hi.References = htmlRefs(is.References)
+	return hi, rows
+}
+
+// htmlEvidence is the evidence shown of an issue, by location, and how
+// many more findings' evidence is left out.
+func htmlEvidence(is Issue, locations []htmlLocation) ([]htmlLocation, string) {
+	var out []htmlLocation
+	shown, more := EvidenceOf(is)
+	for k, e := range shown {
+		loc := htmlLocation{HostPort: locations[k].HostPort, ID: locations[k].ID}
+		if e.SameAs != "" {
+			loc.Same = SameEvidence(e.SameAs)
+		} else {
+			loc.Evidence = strings.TrimRight(textClean(textLF(e.Finding.Evidence), true), "\n")
+			loc.Proof = ProofText(e.Finding.Proof)
+		}
+		out = append(out, loc)
+	}
+	if more > 0 {
+		return out, showMore(more)
+	}
+	return out, ""
+}
+
+// htmlRefs are an issue's references, plain https URLs as links.
+func htmlRefs(refs []string) []htmlRef {
+	var out []htmlRef
+	for _, ref := range refs {
+		text := textOneLine(ref)
+		hr := htmlRef{Text: text}
+		if htmlLinkable(text) {
+			hr.URL = text
+		}
+		out = append(out, hr)
+	}
+	return out
 }
 
 // htmlSpans cuts text (lines kept) into plain text and code spans, for

@@ -28,6 +28,28 @@ func Markdown(r Report) []byte {
 	if r.Watermark != "" {
 		w.watermark(r.Watermark)
 	}
+	w.cover(r)
+	w.executiveSummary(r)
+	w.scope(r.Scope)
+	w.plan(r.Plan)
+
+	w.severities(r)
+	w.issues(r)
+	w.coverage(r)
+	w.findingsAppendix(r)
+	w.stepsAppendix(r)
+	w.line("---")
+	w.line()
+	w.line("Generated ", showTime(r.GeneratedAt), " for scan ", mdText(r.Scan.ID), ".")
+	if r.Watermark != "" {
+		w.line()
+		w.watermark(r.Watermark)
+	}
+	return b.Bytes()
+}
+
+// cover: the title, the confidentiality line and the scan facts.
+func (w mdWriter) cover(r Report) {
 	w.line("# Security scan report: ", mdText(textOneLine(r.Scan.Target)))
 	w.line()
 	w.line("**", mdText(r.Confidential), "**")
@@ -42,7 +64,10 @@ func Markdown(r Report) []byte {
 		w.line("| ", p.label, " | ", v, " |")
 	}
 	w.line()
+}
 
+// executiveSummary: the risk rating, the summary, the totals and the attack chains.
+func (w mdWriter) executiveSummary(r Report) {
 	w.line("## Executive summary")
 	w.line()
 	w.line("> **Risk rating: ", showRiskIcon(r.Summary.RiskRating), " ", mdText(strings.ToUpper(showRisk(r.Summary.RiskRating))), "**")
@@ -63,10 +88,10 @@ func Markdown(r Report) []byte {
 		w.line(strconv.Itoa(i+1), ". ", mdText(textOneLine(c)))
 	}
 	w.line()
+}
 
-	w.scope(r.Scope)
-	w.plan(r.Plan)
-
+// severities: the counts by severity with a bar chart.
+func (w mdWriter) severities(r Report) {
 	w.line("## Severity breakdown")
 	w.line()
 	w.line("| Severity | Issues | Findings | Chart (issues) |")
@@ -77,7 +102,10 @@ func Markdown(r Report) []byte {
 			strconv.Itoa(r.Counts[i].Count), " | ", mdBar(c.Count, top), " |")
 	}
 	w.line()
+}
 
+// issues: the issues table, then each issue in detail.
+func (w mdWriter) issues(r Report) {
 	w.line("## Issues")
 	w.line()
 	if len(r.Issues) == 0 {
@@ -97,7 +125,10 @@ func Markdown(r Report) []byte {
 			w.issue(i+1, is)
 		}
 	}
+}
 
+// coverage: tools run, hosts, services and what was not tested.
+func (w mdWriter) coverage(r Report) {
 	w.line("## Coverage")
 	w.line()
 	w.line("### Tools run")
@@ -108,20 +139,19 @@ func Markdown(r Report) []byte {
 	w.list(r.Coverage.Hosts, "No host was observed.")
 	w.line("### Services discovered")
 	w.line()
-	if len(r.Coverage.Services) == 0 {
-		w.line("No listening service was discovered.")
-	} else {
-		w.line("| Host | Port | Service | Banner |")
-		w.line("| --- | ---: | --- | --- |")
-		for _, s := range r.Coverage.Services {
-			w.line("| ", mdCell(s.Host), " | ", strconv.Itoa(s.Port), " | ", mdCell(s.Name), " | ", mdCell(s.Banner), " |")
-		}
+	var services [][]string
+	for _, s := range r.Coverage.Services {
+		services = append(services, []string{mdCell(s.Host), strconv.Itoa(s.Port), mdCell(s.Name), mdCell(s.Banner)})
 	}
+	w.table("No listening service was discovered.", "| Host | Port | Service | Banner |", "| --- | ---: | --- | --- |", services)
 	w.line()
 	w.line("### Not tested")
 	w.line()
 	w.list(r.Coverage.NotTested, "Everything in the scope of this scan type and tier was tested.")
+}
 
+// findingsAppendix: every finding on one line, by issue.
+func (w mdWriter) findingsAppendix(r Report) {
 	w.line("## Appendix: findings")
 	w.line()
 	w.line("Every finding on one line, by issue (numbers as in the issues section); findings.csv has each one's evidence.")
@@ -139,33 +169,38 @@ func Markdown(r Report) []byte {
 		}
 	}
 	w.line()
+}
 
+// stepsAppendix: the audit trail of the agent's steps.
+func (w mdWriter) stepsAppendix(r Report) {
 	w.line("## Appendix: agent steps")
 	w.line()
 	w.line("The audit trail: every step the scan agent took, in order.")
 	w.line()
-	if len(r.Steps) == 0 {
-		w.line("No step was recorded.")
-	} else {
-		w.line("| Seq | Tool | Input | Outcome | Findings added | Credits | Duration |")
-		w.line("| ---: | --- | --- | --- | ---: | ---: | ---: |")
-		for _, s := range r.Steps {
-			w.line("| ", strconv.Itoa(s.Seq), " | ", mdCell(s.Tool), " | ", mdCell(showInput(s.Input)), " | ", mdCell(s.Outcome),
-				" | ", strconv.Itoa(s.FindingsAdded), " | ", strconv.Itoa(s.Credits), " | ", showDuration(s.DurationMS), " |")
-		}
+	var rows [][]string
+	for _, s := range r.Steps {
+		rows = append(rows, []string{strconv.Itoa(s.Seq), mdCell(s.Tool), mdCell(showInput(s.Input)), mdCell(s.Outcome),
+			strconv.Itoa(s.FindingsAdded), strconv.Itoa(s.Credits), showDuration(s.DurationMS)})
 	}
+	w.table("No step was recorded.", "| Seq | Tool | Input | Outcome | Findings added | Credits | Duration |", "| ---: | --- | --- | --- | ---: | ---: | ---: |", rows)
 	w.line()
-	w.line("---")
-	w.line()
-	w.line("Generated ", showTime(r.GeneratedAt), " for scan ", mdText(r.Scan.ID), ".")
-	if r.Watermark != "" {
-		w.line()
-		w.watermark(r.Watermark)
-	}
-	return b.Bytes()
 }
 
 type mdWriter struct{ b *bytes.Buffer }
+
+// table writes a table (its header and alignment rows, one row of cells
+// each), or the sentence empty when there are no rows.
+func (w mdWriter) table(empty, header, align string, rows [][]string) {
+	if len(rows) == 0 {
+		w.line(empty)
+		return
+	}
+	w.line(header)
+	w.line(align)
+	for _, cells := range rows {
+		w.line("| ", strings.Join(cells, " | "), " |")
+	}
+}
 
 func (w mdWriter) line(parts ...string) {
 	for _, p := range parts {
@@ -359,35 +394,54 @@ func mdText(s string) string {
 // is true while only spaces precede it.
 func mdNeedsEscape(s string, i int, start bool) bool {
 	c := s[i]
-	switch c {
-	case '\\', '*', '`', '[', ']', '~', '|', '$', '<', '@':
+	switch {
+	case strings.IndexByte(mdAlways, c) >= 0:
 		return true
-	case '&':
-		return mdEntity.MatchString(s[i:])
-	case '_':
-		// Inside a word an underscore never delimits emphasis.
-		return i == 0 || i == len(s)-1 || !mdWordByte(s[i-1]) || !mdWordByte(s[i+1])
-	case ':':
-		return strings.HasPrefix(s[i:], "://")
-	case '.':
-		if i >= 3 && strings.EqualFold(s[i-3:i], "www") && (i == 3 || !mdWordByte(s[i-4])) {
-			return true
-		}
-	case '#', '>', '-', '+', '=':
+	case strings.IndexByte(mdAtStart, c) >= 0:
 		return start
-	case '!':
-		return i+1 < len(s) && s[i+1] == '['
 	}
-	// "2026. " or "1) " at the start would begin an ordered list: the
-	// digits are written, and the '.' or ')' after them escaped.
-	if (c == '.' || c == ')') && i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
-		j := i - 1
-		for j > 0 && s[j-1] >= '0' && s[j-1] <= '9' {
-			j--
-		}
-		return strings.TrimLeft(s[:j], " ") == ""
+	if rule, ok := mdInContext[c]; ok {
+		return rule(s, i)
 	}
 	return false
+}
+
+const (
+	// mdAlways are escaped wherever they stand.
+	mdAlways = "\\*`[]~|$<@"
+	// mdAtStart are escaped before any visible character: a heading, quote,
+	// list or setext underline.
+	mdAtStart = "#>-+="
+)
+
+// mdInContext tells, for the bytes whose escaping depends on what
+// surrounds them, whether s[i] must be escaped.
+var mdInContext = map[byte]func(s string, i int) bool{
+	'&': func(s string, i int) bool { return mdEntity.MatchString(s[i:]) },
+	// Inside a word an underscore never delimits emphasis.
+	'_': func(s string, i int) bool {
+		return i == 0 || i == len(s)-1 || !mdWordByte(s[i-1]) || !mdWordByte(s[i+1])
+	},
+	':': func(s string, i int) bool { return strings.HasPrefix(s[i:], "://") },
+	'!': func(s string, i int) bool { return i+1 < len(s) && s[i+1] == '[' },
+	'.': func(s string, i int) bool {
+		www := i >= 3 && strings.EqualFold(s[i-3:i], "www") && (i == 3 || !mdWordByte(s[i-4]))
+		return www || mdListMarker(s, i)
+	},
+	')': mdListMarker,
+}
+
+// mdListMarker: "2026. " or "1) " at the start would begin an ordered
+// list: the digits are written, and the '.' or ')' after them escaped.
+func mdListMarker(s string, i int) bool {
+	if i == 0 || s[i-1] < '0' || s[i-1] > '9' {
+		return false
+	}
+	j := i - 1
+	for j > 0 && s[j-1] >= '0' && s[j-1] <= '9' {
+		j--
+	}
+	return strings.TrimLeft(s[:j], " ") == ""
 }
 
 // mdEntity matches an HTML entity or character reference, which CommonMark

@@ -225,26 +225,7 @@ func coverage(r Report) Coverage {
 	hosts := map[string]bool{}
 	seenService := map[string]bool{}
 	for _, st := range r.Steps {
-		if !slices.Contains(c.ToolsRun, st.Tool) {
-			c.ToolsRun = append(c.ToolsRun, st.Tool)
-		}
-		for _, sv := range st.Services {
-			key := sv.Host + ":" + itoa(sv.Port)
-			hosts[sv.Host] = true
-			if !seenService[key] {
-				seenService[key] = true
-				c.Services = append(c.Services, sv)
-			}
-		}
-		o := st.Outcome
-		switch st.Status {
-		case scans.StepRefused:
-			c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") was not run: "+strings.TrimSpace(strings.TrimPrefix(o, "Refused:")))
-		case scans.StepFailed:
-			c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") could not complete: "+strings.TrimSpace(strings.TrimPrefix(o, "Tool error:")))
-		case scans.StepTimedOut:
-			c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") reached its time limit; its results are partial.")
-		}
+		c.addStep(st, hosts, seenService)
 	}
 	for _, f := range r.Findings {
 		hosts[f.Host] = true
@@ -255,25 +236,8 @@ func coverage(r Report) Coverage {
 	described := map[string]bool{}
 	var notScanned []string
 	for _, h := range r.Surface.Hosts {
-		line := h.Name
-		if len(h.Addresses) > 0 {
-			line += " (" + strings.Join(h.Addresses, ", ") + ")"
-		}
-		if len(h.Sources) > 0 {
-			var srcs []string
-			for _, s := range h.Sources {
-				srcs = append(srcs, string(s))
-			}
-			line += " — found by " + strings.Join(srcs, ", ")
-		}
-		if h.NotScanned != "" {
-			line += " — not scanned: " + h.NotScanned
-			notScanned = append(notScanned, h.Name+" was discovered but not scanned: "+h.NotScanned+".")
-		}
-		if h.CNAME != "" {
-			line += " — alias of " + h.CNAME
-			notScanned = append(notScanned, h.Name+" is an alias of "+h.CNAME+", outside the scope; its services were not probed: "+h.NotProbed+".")
-		}
+		line, left := hostLine(h)
+		notScanned = append(notScanned, left...)
 		c.Hosts = append(c.Hosts, line)
 		described[h.Name] = true
 	}
@@ -284,28 +248,10 @@ func coverage(r Report) Coverage {
 	}
 	slices.Sort(c.Hosts)
 	for _, v := range r.Surface.Services {
-		key := v.Host + ":" + itoa(v.Port)
-		what := strings.TrimSpace(v.Product + " " + v.Version)
-		i := slices.IndexFunc(c.Services, func(s scans.Service) bool { return s.Host == v.Host && s.Port == v.Port })
-		switch {
-		case i >= 0 && v.Version != "" && !strings.Contains(c.Services[i].Banner, v.Version):
-			c.Services[i].Banner = what // read later (e.g. Redis INFO): says more than the first banner
-		case i >= 0 && what != "" && c.Services[i].Banner == "":
-			c.Services[i].Banner = what
-		case i < 0 && !seenService[key]:
-			seenService[key] = true
-			c.Services = append(c.Services, scans.Service{Host: v.Host, Port: v.Port, Name: v.Protocol, Banner: what})
-		}
+		c.addSurfaceService(v, seenService)
 	}
 	for _, w := range r.Surface.Web {
-		line := "Web origin " + w.Origin
-		if w.Title != "" {
-			line += " — “" + w.Title + "”"
-		}
-		if w.Server != "" {
-			line += " — " + w.Server
-		}
-		c.Hosts = append(c.Hosts, line)
+		c.Hosts = append(c.Hosts, webLine(w))
 	}
 	c.NotTested = append(c.NotTested, notScanned...)
 	if n := r.Surface.OutOfScope; n > 0 {
@@ -321,16 +267,104 @@ func coverage(r Report) Coverage {
 		}
 		return a.Port - b.Port
 	})
-	covered := categoriesOf[r.Scan.Type]
-	for _, cat := range []scans.Category{scans.CategoryNetwork, scans.CategorySSL, scans.CategoryWeb, scans.CategoryVuln, scans.CategoryCode, scans.CategoryDNS} {
-		if !slices.Contains(covered, cat) {
-			c.NotTested = append(c.NotTested, "Not in scope of a "+string(r.Scan.Type)+" scan: "+categoryNames[cat]+".")
+	c.NotTested = append(c.NotTested, outOfScope(r.Scan)...)
+	return c
+}
+
+// addStep records a step's tool, the services it found (once per host and
+// port, their hosts in hosts) and, when it did not complete, why.
+func (c *Coverage) addStep(st scans.Step, hosts, seenService map[string]bool) {
+	if !slices.Contains(c.ToolsRun, st.Tool) {
+		c.ToolsRun = append(c.ToolsRun, st.Tool)
+	}
+	for _, sv := range st.Services {
+		key := sv.Host + ":" + itoa(sv.Port)
+		hosts[sv.Host] = true
+		if !seenService[key] {
+			seenService[key] = true
+			c.Services = append(c.Services, sv)
 		}
 	}
-	if r.Scan.Tier != "deep" && slices.Contains(covered, scans.CategoryNetwork) {
-		c.NotTested = append(c.NotTested, "Ports outside the most common ones: only a deep scan checks all 65,535.")
+	o := st.Outcome
+	switch st.Status {
+	case scans.StepRefused:
+		c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") was not run: "+strings.TrimSpace(strings.TrimPrefix(o, "Refused:")))
+	case scans.StepFailed:
+		c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") could not complete: "+strings.TrimSpace(strings.TrimPrefix(o, "Tool error:")))
+	case scans.StepTimedOut:
+		c.NotTested = append(c.NotTested, "Step "+itoa(st.Seq)+" ("+st.Tool+") reached its time limit; its results are partial.")
 	}
-	return c
+}
+
+// hostLine describes a surface host: its addresses, sources, why it was
+// left out or whose alias it is; left are the sentences for Not tested.
+func hostLine(h scans.Host) (line string, left []string) {
+	line = h.Name
+	if len(h.Addresses) > 0 {
+		line += " (" + strings.Join(h.Addresses, ", ") + ")"
+	}
+	if len(h.Sources) > 0 {
+		var srcs []string
+		for _, s := range h.Sources {
+			srcs = append(srcs, string(s))
+		}
+		line += " — found by " + strings.Join(srcs, ", ")
+	}
+	if h.NotScanned != "" {
+		line += " — not scanned: " + h.NotScanned
+		left = append(left, h.Name+" was discovered but not scanned: "+h.NotScanned+".")
+	}
+	if h.CNAME != "" {
+		line += " — alias of " + h.CNAME
+		left = append(left, h.Name+" is an alias of "+h.CNAME+", outside the scope; its services were not probed: "+h.NotProbed+".")
+	}
+	return line, left
+}
+
+// addSurfaceService merges a surface service into the services the steps
+// found: its product and version replace or fill the banner, or it is
+// added.
+func (c *Coverage) addSurfaceService(v scans.ServiceInfo, seenService map[string]bool) {
+	key := v.Host + ":" + itoa(v.Port)
+	what := strings.TrimSpace(v.Product + " " + v.Version)
+	i := slices.IndexFunc(c.Services, func(s scans.Service) bool { return s.Host == v.Host && s.Port == v.Port })
+	switch {
+	case i >= 0 && v.Version != "" && !strings.Contains(c.Services[i].Banner, v.Version):
+		c.Services[i].Banner = what // read later (e.g. Redis INFO): says more than the first banner
+	case i >= 0 && what != "" && c.Services[i].Banner == "":
+		c.Services[i].Banner = what
+	case i < 0 && !seenService[key]:
+		seenService[key] = true
+		c.Services = append(c.Services, scans.Service{Host: v.Host, Port: v.Port, Name: v.Protocol, Banner: what})
+	}
+}
+
+// webLine describes a web origin with its title and server.
+func webLine(w scans.WebOrigin) string {
+	line := "Web origin " + w.Origin
+	if w.Title != "" {
+		line += " — “" + w.Title + "”"
+	}
+	if w.Server != "" {
+		line += " — " + w.Server
+	}
+	return line
+}
+
+// outOfScope are the sentences for what a scan's type and tier do not
+// test: the categories outside its playbook, the uncommon ports.
+func outOfScope(s scans.Scan) []string {
+	var out []string
+	covered := categoriesOf[s.Type]
+	for _, cat := range []scans.Category{scans.CategoryNetwork, scans.CategorySSL, scans.CategoryWeb, scans.CategoryVuln, scans.CategoryCode, scans.CategoryDNS} {
+		if !slices.Contains(covered, cat) {
+			out = append(out, "Not in scope of a "+string(s.Type)+" scan: "+categoryNames[cat]+".")
+		}
+	}
+	if s.Tier != "deep" && slices.Contains(covered, scans.CategoryNetwork) {
+		out = append(out, "Ports outside the most common ones: only a deep scan checks all 65,535.")
+	}
+	return out
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

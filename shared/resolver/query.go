@@ -110,33 +110,8 @@ func queryable(qtype uint16) bool {
 func answerOf(resp *dns.Msg, name string, qtype uint16) Answer {
 	a := Answer{Rcode: resp.Rcode, Authenticated: resp.AuthenticatedData}
 	owner := dns.CanonicalName(name)
-
-	// The chain: from the queried name, through CNAME records of the
-	// answer, bounded and loop-free. A CNAME question ends at the first hop:
-	// the resolver does not chase a CNAME asked for as data.
-	cnames := make(map[string]string)
-	for _, rr := range resp.Answer {
-		if c, ok := rr.(*dns.CNAME); ok && c.Hdr.Class == dns.ClassINET {
-			if _, dup := cnames[dns.CanonicalName(c.Hdr.Name)]; !dup {
-				cnames[dns.CanonicalName(c.Hdr.Name)] = dns.CanonicalName(c.Target)
-			}
-		}
-	}
-	onChain := map[string]bool{owner: true}
-	current := owner
-	for range maxCNAMEHops {
-		target, ok := cnames[current]
-		if !ok || onChain[target] {
-			break
-		}
-		a.CNAMEs = append(a.CNAMEs, target)
-		onChain[target] = true
-		current = target
-		if qtype == dns.TypeCNAME {
-			break
-		}
-	}
-
+	var onChain map[string]bool
+	a.CNAMEs, onChain = cnameChain(resp.Answer, owner, qtype)
 	for _, rr := range resp.Answer {
 		h := rr.Header()
 		if h.Rrtype != qtype || h.Class != dns.ClassINET {
@@ -144,22 +119,55 @@ func answerOf(resp *dns.Msg, name string, qtype uint16) Answer {
 		}
 		switch rrOwner := dns.CanonicalName(h.Name); {
 		case rrOwner == owner:
-			if len(a.Records) < MaxAnswers {
-				a.Records = append(a.Records, rr)
-			}
+			a.Records = appendBounded(a.Records, rr)
 		case onChain[rrOwner] && qtype != dns.TypeCNAME:
-			if len(a.Aliased) < MaxAnswers {
-				a.Aliased = append(a.Aliased, rr)
-			}
+			a.Aliased = appendBounded(a.Aliased, rr)
 		}
 	}
 	for _, rr := range resp.Ns {
 		switch rr.Header().Rrtype {
 		case dns.TypeSOA, dns.TypeNS:
-			if len(a.Authority) < MaxAnswers {
-				a.Authority = append(a.Authority, rr)
-			}
+			a.Authority = appendBounded(a.Authority, rr)
 		}
 	}
 	return a
+}
+
+// appendBounded appends rr unless rrs holds MaxAnswers already.
+func appendBounded(rrs []dns.RR, rr dns.RR) []dns.RR {
+	if len(rrs) < MaxAnswers {
+		rrs = append(rrs, rr)
+	}
+	return rrs
+}
+
+// cnameChain follows the chain from the queried name (owner) through the
+// CNAME records of the answer, bounded and loop-free: the targets in
+// order, and every name on the chain (owner included). A CNAME question
+// ends at the first hop: the resolver does not chase a CNAME asked for as
+// data.
+func cnameChain(answer []dns.RR, owner string, qtype uint16) (targets []string, onChain map[string]bool) {
+	cnames := make(map[string]string)
+	for _, rr := range answer {
+		if c, ok := rr.(*dns.CNAME); ok && c.Hdr.Class == dns.ClassINET {
+			if _, dup := cnames[dns.CanonicalName(c.Hdr.Name)]; !dup {
+				cnames[dns.CanonicalName(c.Hdr.Name)] = dns.CanonicalName(c.Target)
+			}
+		}
+	}
+	onChain = map[string]bool{owner: true}
+	current := owner
+	for range maxCNAMEHops {
+		target, ok := cnames[current]
+		if !ok || onChain[target] {
+			break
+		}
+		targets = append(targets, target)
+		onChain[target] = true
+		current = target
+		if qtype == dns.TypeCNAME {
+			break
+		}
+	}
+	return targets, onChain
 }

@@ -153,6 +153,18 @@ func (r *Resolver) LookupIP(ctx context.Context, host string) ([]netip.Addr, err
 	wg.Go(func() { aaaa.rrs, aaaa.err = r.lookup(ctx, name, dns.TypeAAAA) })
 	wg.Wait()
 
+	if addrs := addresses(a.rrs, aaaa.rrs); len(addrs) > 0 {
+		return addrs, nil
+	}
+	if err := lookupFailure(a.err, aaaa.err); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("lookup %s A/AAAA: %w", host, ErrNoRecords)
+}
+
+// addresses are the distinct addresses of A then AAAA records, at most
+// MaxAnswers.
+func addresses(a, aaaa []dns.RR) []netip.Addr {
 	seen := make(map[netip.Addr]bool)
 	var addrs []netip.Addr
 	add := func(ip netip.Addr) {
@@ -161,33 +173,36 @@ func (r *Resolver) LookupIP(ctx context.Context, host string) ([]netip.Addr, err
 			addrs = append(addrs, ip)
 		}
 	}
-	for _, rr := range a.rrs {
+	for _, rr := range a {
 		if rec, ok := rr.(*dns.A); ok {
 			ip, _ := netip.AddrFromSlice(rec.A)
 			add(ip.Unmap())
 		}
 	}
-	for _, rr := range aaaa.rrs {
+	for _, rr := range aaaa {
 		if rec, ok := rr.(*dns.AAAA); ok {
 			ip, _ := netip.AddrFromSlice(rec.AAAA)
 			add(ip)
 		}
 	}
-	if len(addrs) > 0 {
-		return addrs, nil
-	}
+	return addrs
+}
 
+// lookupFailure is the error of an address lookup that found none: a
+// non-existent name first, then a failed query; nil when both only found
+// no records.
+func lookupFailure(aErr, aaaaErr error) error {
 	switch {
-	case errors.Is(a.err, ErrNXDomain):
-		return nil, a.err
-	case errors.Is(aaaa.err, ErrNXDomain):
-		return nil, aaaa.err
-	case a.err != nil && !errors.Is(a.err, ErrNoRecords):
-		return nil, a.err
-	case aaaa.err != nil && !errors.Is(aaaa.err, ErrNoRecords):
-		return nil, aaaa.err
+	case errors.Is(aErr, ErrNXDomain):
+		return aErr
+	case errors.Is(aaaaErr, ErrNXDomain):
+		return aaaaErr
+	case aErr != nil && !errors.Is(aErr, ErrNoRecords):
+		return aErr
+	case aaaaErr != nil && !errors.Is(aaaaErr, ErrNoRecords):
+		return aaaaErr
 	}
-	return nil, fmt.Errorf("lookup %s A/AAAA: %w", host, ErrNoRecords)
+	return nil
 }
 
 // LookupTXT returns the TXT records of name, at most MaxAnswers. Each

@@ -106,57 +106,13 @@ const (
 // same entries always give the same surface.
 func (s *Surface) Merge(o Surface) {
 	for _, h := range o.Hosts {
-		i := slices.IndexFunc(s.Hosts, func(x Host) bool { return x.Name == h.Name })
-		if i < 0 {
-			if len(s.Hosts) >= MaxSurfaceHosts {
-				continue
-			}
-			s.Hosts = append(s.Hosts, Host{Name: h.Name})
-			i = len(s.Hosts) - 1
-		}
-		x := &s.Hosts[i]
-		x.Addresses = union(x.Addresses, h.Addresses)
-		x.Sources = union(x.Sources, h.Sources)
-		if h.NotScanned != "" {
-			x.NotScanned = h.NotScanned
-		}
-		if h.CNAME != "" {
-			x.CNAME, x.NotProbed = h.CNAME, h.NotProbed
-		}
+		s.mergeHost(h)
 	}
 	for _, v := range o.Services {
-		i := slices.IndexFunc(s.Services, func(x ServiceInfo) bool {
-			return x.Host == v.Host && x.Address == v.Address && x.Port == v.Port
-		})
-		if i < 0 {
-			if len(s.Services) >= MaxSurfaceServices {
-				continue
-			}
-			s.Services = append(s.Services, v)
-			continue
-		}
-		x := &s.Services[i]
-		x.Transport = cmp.Or(x.Transport, v.Transport)
-		if x.Protocol == "" || x.Protocol == "unknown" {
-			x.Protocol = cmp.Or(v.Protocol, x.Protocol)
-		}
-		if v.Version != "" { // a later, closer look (e.g. Redis INFO) wins
-			x.Product, x.Version = cmp.Or(v.Product, x.Product), v.Version
-		}
-		x.Product = cmp.Or(x.Product, v.Product)
+		s.mergeService(v)
 	}
 	for _, w := range o.Web {
-		i := slices.IndexFunc(s.Web, func(x WebOrigin) bool { return x.Origin == w.Origin })
-		if i < 0 {
-			if len(s.Web) >= MaxSurfaceWeb {
-				continue
-			}
-			s.Web = append(s.Web, WebOrigin{Origin: w.Origin})
-			i = len(s.Web) - 1
-		}
-		x := &s.Web[i]
-		x.Title, x.Server = cmp.Or(x.Title, w.Title), cmp.Or(x.Server, w.Server)
-		x.Technologies = union(x.Technologies, w.Technologies)
+		s.mergeWeb(w)
 	}
 	for _, n := range o.OutOfScopeNames {
 		if !slices.Contains(s.OutOfScopeNames, n) && len(s.OutOfScopeNames) < maxOutOfScope {
@@ -165,6 +121,73 @@ func (s *Surface) Merge(o Surface) {
 	}
 	s.OutOfScope = max(s.OutOfScope, o.OutOfScope, len(s.OutOfScopeNames))
 	s.Sort()
+}
+
+// mergeHost unites h with the host of its name, added when there is room;
+// a later reason it was not scanned, or alias, wins.
+func (s *Surface) mergeHost(h Host) {
+	i := indexOrAdd(&s.Hosts, func(x Host) bool { return x.Name == h.Name }, MaxSurfaceHosts, Host{Name: h.Name})
+	if i < 0 {
+		return
+	}
+	x := &s.Hosts[i]
+	x.Addresses = union(x.Addresses, h.Addresses)
+	x.Sources = union(x.Sources, h.Sources)
+	if h.NotScanned != "" {
+		x.NotScanned = h.NotScanned
+	}
+	if h.CNAME != "" {
+		x.CNAME, x.NotProbed = h.CNAME, h.NotProbed
+	}
+}
+
+// indexOrAdd is the index of the entry of *list that match finds, else of
+// fresh, appended; -1 when there is no such entry and *list holds limit.
+func indexOrAdd[T any](list *[]T, match func(T) bool, limit int, fresh T) int {
+	if i := slices.IndexFunc(*list, match); i >= 0 {
+		return i
+	}
+	if len(*list) >= limit {
+		return -1
+	}
+	*list = append(*list, fresh)
+	return len(*list) - 1
+}
+
+// mergeService fills the service of v's host, address and port with what
+// it lacks (a later version wins with its product), or adds v when there
+// is room.
+func (s *Surface) mergeService(v ServiceInfo) {
+	i := slices.IndexFunc(s.Services, func(x ServiceInfo) bool {
+		return x.Host == v.Host && x.Address == v.Address && x.Port == v.Port
+	})
+	if i < 0 {
+		if len(s.Services) < MaxSurfaceServices {
+			s.Services = append(s.Services, v)
+		}
+		return
+	}
+	x := &s.Services[i]
+	x.Transport = cmp.Or(x.Transport, v.Transport)
+	if x.Protocol == "" || x.Protocol == "unknown" {
+		x.Protocol = cmp.Or(v.Protocol, x.Protocol)
+	}
+	if v.Version != "" { // a later, closer look (e.g. Redis INFO) wins
+		x.Product, x.Version = cmp.Or(v.Product, x.Product), v.Version
+	}
+	x.Product = cmp.Or(x.Product, v.Product)
+}
+
+// mergeWeb fills the web origin of w's origin with what it lacks, added
+// when there is room; technologies are united.
+func (s *Surface) mergeWeb(w WebOrigin) {
+	i := indexOrAdd(&s.Web, func(x WebOrigin) bool { return x.Origin == w.Origin }, MaxSurfaceWeb, WebOrigin{Origin: w.Origin})
+	if i < 0 {
+		return
+	}
+	x := &s.Web[i]
+	x.Title, x.Server = cmp.Or(x.Title, w.Title), cmp.Or(x.Server, w.Server)
+	x.Technologies = union(x.Technologies, w.Technologies)
 }
 
 // Sort orders every list: hosts and origins by name, services by host,

@@ -257,39 +257,13 @@ func (n narrative) why(e *entry) (reason string, viaChain bool) {
 }
 
 func (n narrative) reasonByKind(e *entry) string {
-	switch {
-	case e.is(kindBackdoor):
-		return "that release is known to contain a backdoor"
-	case e.is(kindSecret):
-		return "a leaked credential stays usable by anyone who saw it until it is rotated"
-	case e.is(kindRepoExposed):
-		return "anyone can download the site's source code and history from it"
-	case e.is(kindNoAuth):
-		return "it answers anyone without asking for credentials"
-	case e.is(kindDatabase):
-		return "the database accepts connections from the whole internet"
-	case e.is(kindDanglingCNAME):
-		return "whoever claims the dangling resource can publish content under your name"
-	case e.is(kindCORSCredentials):
-		return "other websites can read your users' data with their own sessions"
-	case e.is(kindBadCertificate):
-		return "every visitor sees a browser warning and learns to click through it"
-	case e.is(kindCleartextLogin):
-		return "logins cross the network in cleartext"
-	case e.is(kindVulnerableJS):
-		return "the library has known cross-site scripting flaws"
-	case e.cve != "":
-		return "it has a published vulnerability (" + e.cve + ") that attackers can look up as easily as you can"
-	case e.is(kindOutdated):
-		return "outdated software carries known, published vulnerabilities"
-	case e.is(kindSPFMissing | kindSPFWeak | kindDMARC):
-		return "anyone can send mail in your domain's name"
-	case e.is(kindOpenRedirect):
-		return "your own links can be used to send people to phishing pages"
-	case e.is(kindNoHSTS | kindNoHTTPSRedirect | kindInsecureCookie):
-		return "visitors can be kept on plain HTTP, where their traffic can be read and changed"
-	case e.is(kindNoCSP):
-		return "nothing limits what injected script could do"
+	for _, r := range kindReasons {
+		if r.kind == 0 && e.cve != "" {
+			return "it has a published vulnerability (" + e.cve + ") that attackers can look up as easily as you can"
+		}
+		if r.kind != 0 && e.is(r.kind) {
+			return r.reason
+		}
 	}
 	switch e.sev {
 	case scans.Critical, scans.High:
@@ -298,6 +272,30 @@ func (n narrative) reasonByKind(e *entry) string {
 		return "it is the most significant weakness found"
 	}
 	return "it is the most significant of the minor issues found"
+}
+
+// kindReasons say why a finding of a kind matters, the first that applies;
+// the entry without a kind stands for a finding with a CVE.
+var kindReasons = []struct {
+	kind   kind
+	reason string
+}{
+	{kindBackdoor, "that release is known to contain a backdoor"},
+	{kindSecret, "a leaked credential stays usable by anyone who saw it until it is rotated"},
+	{kindRepoExposed, "anyone can download the site's source code and history from it"},
+	{kindNoAuth, "it answers anyone without asking for credentials"},
+	{kindDatabase, "the database accepts connections from the whole internet"},
+	{kindDanglingCNAME, "whoever claims the dangling resource can publish content under your name"},
+	{kindCORSCredentials, "other websites can read your users' data with their own sessions"},
+	{kindBadCertificate, "every visitor sees a browser warning and learns to click through it"},
+	{kindCleartextLogin, "logins cross the network in cleartext"},
+	{kindVulnerableJS, "the library has known cross-site scripting flaws"},
+	{0, ""}, // a published CVE
+	{kindOutdated, "outdated software carries known, published vulnerabilities"},
+	{kindSPFMissing | kindSPFWeak | kindDMARC, "anyone can send mail in your domain's name"},
+	{kindOpenRedirect, "your own links can be used to send people to phishing pages"},
+	{kindNoHSTS | kindNoHTTPSRedirect | kindInsecureCookie, "visitors can be kept on plain HTTP, where their traffic can be read and changed"},
+	{kindNoCSP, "nothing limits what injected script could do"},
 }
 
 // chainSentence points to the attack chains; named says the first one was

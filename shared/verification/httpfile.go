@@ -132,32 +132,23 @@ func describeError(err error, elapsed time.Duration) string {
 	var (
 		redirect *redirectError
 		refused  *netguard.AddressError
-		rcode    *resolver.RcodeError
 		certErr  *tls.CertificateVerificationError
 		header   tls.RecordHeaderError
 		netErr   net.Error
 	)
-	host := ""
 	var urlErr *url.Error
-	if errors.As(err, &urlErr) {
-		if u, perr := url.Parse(urlErr.URL); perr == nil {
-			host = u.Hostname()
-		}
-	}
+	errors.As(err, &urlErr)
 	switch {
 	case errors.As(err, &redirect):
 		return redirect.reason
 	case errors.As(err, &refused):
 		// No "; " inside: that separates the https and http attempts.
 		return "refused: " + refused.Plain()
-	case errors.Is(err, resolver.ErrNXDomain):
-		return host + " does not exist (NXDOMAIN)"
-	case errors.Is(err, resolver.ErrNoRecords):
-		return host + " has no A or AAAA record"
-	case errors.Is(err, resolver.ErrTimeout):
-		return "the DNS lookup of " + host + " timed out"
-	case errors.As(err, &rcode):
-		return "the DNS lookup of " + host + " failed (" + rcode.Error() + ")"
+	}
+	if s, ok := describeDNS(err, requestHost(urlErr)); ok {
+		return s
+	}
+	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return "timed out after " + roundDuration(elapsed)
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -173,6 +164,34 @@ func describeError(err error, elapsed time.Duration) string {
 		err = urlErr.Err
 	}
 	return clean(plainerr.Describe(err))
+}
+
+// requestHost is the host of the request a *url.Error names, "" without
+// one.
+func requestHost(urlErr *url.Error) string {
+	if urlErr == nil {
+		return ""
+	}
+	if u, err := url.Parse(urlErr.URL); err == nil {
+		return u.Hostname()
+	}
+	return ""
+}
+
+// describeDNS words a failed lookup of host; ok is false for other errors.
+func describeDNS(err error, host string) (string, bool) {
+	var rcode *resolver.RcodeError
+	switch {
+	case errors.Is(err, resolver.ErrNXDomain):
+		return host + " does not exist (NXDOMAIN)", true
+	case errors.Is(err, resolver.ErrNoRecords):
+		return host + " has no A or AAAA record", true
+	case errors.Is(err, resolver.ErrTimeout):
+		return "the DNS lookup of " + host + " timed out", true
+	case errors.As(err, &rcode):
+		return "the DNS lookup of " + host + " failed (" + rcode.Error() + ")", true
+	}
+	return "", false
 }
 
 // clean bounds an error text that may carry target-supplied words (such as

@@ -188,6 +188,12 @@ func (d *Deliverer) Deliver(ctx context.Context, userID, scanID string) (Outcome
 	if !claimed {
 		return Outcome{Skipped: "delivered before (" + sc.WebhookDelivery + ")"}, nil
 	}
+	return d.send(ctx, userID, scanID, deliveryID, sc.CallbackURL, body)
+}
+
+// send posts the claimed delivery to callback, retrying after each
+// Backoff, recording every attempt; it stops at the first success.
+func (d *Deliverer) send(ctx context.Context, userID, scanID, deliveryID, callback string, body []byte) (Outcome, error) {
 	log := d.Logger.With("scan_id", scanID, "delivery", deliveryID)
 	client := d.client()
 	out := Outcome{}
@@ -202,7 +208,7 @@ func (d *Deliverer) Deliver(ctx context.Context, userID, scanID string) (Outcome
 		if err != nil {
 			return out, err
 		}
-		rec := d.attempt(ctx, client, sc.CallbackURL, deliveryID, secret, body)
+		rec := d.attempt(ctx, client, callback, deliveryID, secret, body)
 		rec.Attempt = attempt
 		out.Attempts = attempt
 		if err := d.Store.RecordWebhookAttempt(ctx, userID, scanID, rec); err != nil {

@@ -116,20 +116,30 @@ func pdfText(s string) string {
 		case r < 0x100:
 			b.WriteByte(byte(r))
 		default:
-			if c, ok := pdfCP1252High[r]; ok {
-				b.WriteByte(c)
-			} else if t, ok := pdfTransliterations[r]; ok {
-				b.WriteString(t)
-			} else if unicode.Is(unicode.Zs, r) {
-				b.WriteByte(' ')
-			} else if unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Variation_Selector) {
-				// bidi controls, zero-width (non-)joiners, stray combining marks, emoji selectors
-			} else {
-				b.WriteString(pdfBaseLetter(r))
-			}
+			b.WriteString(pdfAbove255(r))
 		}
 	}
 	return b.String()
+}
+
+// pdfAbove255 encodes a rune above Latin-1: its cp1252 byte, a
+// transliteration, a space for a space, nothing for bidi controls,
+// zero-width (non-)joiners, stray combining marks and emoji selectors, or
+// its base letter.
+func pdfAbove255(r rune) string {
+	if c, ok := pdfCP1252High[r]; ok {
+		return string([]byte{c})
+	}
+	if t, ok := pdfTransliterations[r]; ok {
+		return t
+	}
+	if unicode.Is(unicode.Zs, r) {
+		return " "
+	}
+	if unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Variation_Selector) {
+		return ""
+	}
+	return pdfBaseLetter(r)
 }
 
 // pdfBaseLetter is r without its accents when that is Latin-1 (ő → o), else "?".
@@ -195,24 +205,10 @@ func pdfWrap(s string, f pdfFace, width float64) []string {
 		cw := int(w[c])
 		// A loop: what is left after a break may still not fit with c.
 		for units+cw > limit && i > start && c != ' ' {
-			var end, next int
-			switch {
-			case lastSpace > start:
-				end, next = lastSpace, lastSpace+1
-			case lastPunct >= start:
-				end, next = lastPunct+1, lastPunct+1
-			default:
-				end, next = i, i
-			}
+			end, next := pdfBreak(s, start, i, lastSpace, lastPunct)
 			lines = append(lines, strings.TrimRight(s[start:end], " "))
-			for next < i && s[next] == ' ' {
-				next++
-			}
 			start = next
-			units = 0
-			for j := start; j < i; j++ {
-				units += int(w[s[j]])
-			}
+			units = pdfUnits(w, s[start:i])
 			if lastSpace < start {
 				lastSpace = -1
 			}
@@ -232,6 +228,34 @@ func pdfWrap(s string, f pdfFace, width float64) []string {
 		}
 	}
 	return append(lines, strings.TrimRight(s[start:], " "))
+}
+
+// pdfBreak chooses where a line that cannot take s[i] ends (end) and the
+// next one starts (next): at the last space after start, else after the
+// last punctuation, else right before s[i]; the next line does not start
+// with spaces.
+func pdfBreak(s string, start, i, lastSpace, lastPunct int) (end, next int) {
+	switch {
+	case lastSpace > start:
+		end, next = lastSpace, lastSpace+1
+	case lastPunct >= start:
+		end, next = lastPunct+1, lastPunct+1
+	default:
+		end, next = i, i
+	}
+	for next < i && s[next] == ' ' {
+		next++
+	}
+	return end, next
+}
+
+// pdfUnits is the width of s in glyph units of the widths w.
+func pdfUnits(w *[256]uint16, s string) int {
+	units := 0
+	for j := 0; j < len(s); j++ {
+		units += int(w[s[j]])
+	}
+	return units
 }
 
 // pdfWrapText wraps text that may hold several paragraphs; tabs become

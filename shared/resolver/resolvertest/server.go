@@ -253,8 +253,14 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 		resp.Truncated = true
 		return resp
 	}
+	s.resolve(resp, name, q.Qtype)
+	return resp
+}
 
-	for range 16 { // follow CNAMEs like a recursive resolver, bounded
+// resolve answers a question for name and qtype into resp, following
+// CNAMEs like a recursive resolver, bounded.
+func (s *Server) resolve(resp *dns.Msg, name string, qtype uint16) {
+	for range 16 {
 		rrs, exists := s.records[name]
 		if !exists && !s.hasDescendant(name) {
 			rrs, exists = s.wildcard(name)
@@ -262,33 +268,37 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 		if !exists && !s.hasDescendant(name) {
 			resp.Rcode = dns.RcodeNameError
 			s.addZoneSOA(resp, name)
-			return resp
+			return
 		}
-		var cname *dns.CNAME
-		found := false
-		for _, rr := range rrs {
-			if rr.Header().Rrtype == q.Qtype {
-				resp.Answer = append(resp.Answer, dns.Copy(rr))
-				found = true
-			} else if c, ok := rr.(*dns.CNAME); ok && q.Qtype != dns.TypeCNAME {
-				cname = c
-			}
-		}
-		if found {
-			return resp
+		answers, cname := matching(rrs, qtype)
+		if len(answers) > 0 {
+			resp.Answer = append(resp.Answer, answers...)
+			return
 		}
 		if cname == nil {
 			s.addZoneSOA(resp, name) // NOERROR without data
-			return resp
+			return
 		}
 		resp.Answer = append(resp.Answer, dns.Copy(cname))
 		name = dns.CanonicalName(cname.Target)
-		if _, ok := s.rcodes[name]; ok {
-			resp.Rcode = s.rcodes[name]
-			return resp
+		if rcode, ok := s.rcodes[name]; ok {
+			resp.Rcode = rcode
+			return
 		}
 	}
-	return resp
+}
+
+// matching are copies of the records of qtype among rrs and, unless CNAME
+// is asked for, the last CNAME among them.
+func matching(rrs []dns.RR, qtype uint16) (answers []dns.RR, cname *dns.CNAME) {
+	for _, rr := range rrs {
+		if rr.Header().Rrtype == qtype {
+			answers = append(answers, dns.Copy(rr))
+		} else if c, ok := rr.(*dns.CNAME); ok && qtype != dns.TypeCNAME {
+			cname = c
+		}
+	}
+	return answers, cname
 }
 
 // addZoneSOA puts the SOA of the closest zone enclosing name (an added SOA

@@ -62,17 +62,12 @@ type Option = httpprobe.Option
 var WithRootCAs = httpprobe.WithRootCAs
 
 // Tool is the code_scan tool.
-type Tool struct {
-	opts httpprobe.Options
-}
+type Tool struct{ httpprobe.Tool }
 
 // New returns the code_scan tool.
 func New(opts ...Option) tools.Tool {
-	return &Tool{opts: httpprobe.NewOptions(opts)}
+	return &Tool{httpprobe.NewTool(Name, cost, timeout, opts)}
 }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -88,12 +83,6 @@ func (*Tool) InputSchema() json.RawMessage {
 	return httpprobe.PageSchema(" whose scripts to read")
 }
 
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
-
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
 	target, err := httpprobe.PageInput(env, raw)
@@ -104,7 +93,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
-	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}

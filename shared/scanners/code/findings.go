@@ -236,43 +236,14 @@ func (c *collector) result() tools.Result {
 
 // outcome summarises what was read, found, set aside and left out.
 func (c *collector) outcome(reported int) string {
-	var scripts, maps, sources, inline, failed, limited, cut, truncated, bytesRead int
-	var git []string
-	for _, f := range c.files {
-		bytesRead += f.read
-		if f.failed {
-			failed++
-		}
-		if f.limited {
-			limited++
-		}
-		if f.cut {
-			cut++
-		}
-		if f.truncated && f.valid {
-			truncated++
-		}
-		switch {
-		case f.kind == kindPage:
-			inline += f.inline
-		case f.kind == kindScript && f.valid:
-			scripts++
-			sources += f.sources
-		case f.kind == kindMap && f.valid:
-			maps++
-			sources += f.sources
-		case f.kind == kindGit && f.valid:
-			git = append(git, strings.TrimPrefix(f.url.Path, "/.git/"))
-		}
-	}
-	var parts []string
+	t := c.tally()
 	read := fmt.Sprintf("read %s: %d inline %s, %d %s, %d source %s (%d original %s)",
-		display(c.home.URL), inline, plural(inline, "script", "scripts"), scripts, plural(scripts, "script", "scripts"),
-		maps, plural(maps, "map", "maps"), sources, plural(sources, "source", "sources"))
-	if len(git) > 0 {
-		read += ", exposed /.git/ (" + strings.Join(git, ", ") + ")"
+		display(c.home.URL), t.inline, plural(t.inline, "script", "scripts"), t.scripts, plural(t.scripts, "script", "scripts"),
+		t.maps, plural(t.maps, "map", "maps"), t.sources, plural(t.sources, "source", "sources"))
+	if len(t.git) > 0 {
+		read += ", exposed /.git/ (" + strings.Join(t.git, ", ") + ")"
 	}
-	parts = append(parts, read+fmt.Sprintf("; %d KiB scanned", (bytesRead+1023)/1024))
+	parts := []string{read + fmt.Sprintf("; %d KiB scanned", (t.bytesRead+1023)/1024)}
 	if reported == 0 {
 		parts = append(parts, "no secrets found")
 	} else {
@@ -288,22 +259,68 @@ func (c *collector) outcome(reported int) string {
 	if hosts := compactHosts(c.outOfScope); hosts != "" {
 		parts = append(parts, "outside the scope, not fetched: "+hosts)
 	}
-	if truncated > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s cut at the size limit (%d MiB per file, %d MiB per call)", truncated, plural(truncated, "file", "files"), maxFileBytes>>20, maxTotalBytes>>20))
+	parts = append(parts, c.leftOut(t)...)
+	return httpprobe.Clean(strings.Join(parts, "; "), 1000)
+}
+
+// fileTally counts the files of a call by kind and by what stopped them.
+type fileTally struct {
+	scripts, maps, sources, inline, failed, limited, cut, truncated, bytesRead int
+	git                                                                        []string // exposed /.git/ files read
+}
+
+func (c *collector) tally() fileTally {
+	var t fileTally
+	for _, f := range c.files {
+		t.bytesRead += f.read
+		t.failed += count(f.failed)
+		t.limited += count(f.limited)
+		t.cut += count(f.cut)
+		t.truncated += count(f.truncated && f.valid)
+		switch {
+		case f.kind == kindPage:
+			t.inline += f.inline
+		case f.kind == kindScript && f.valid:
+			t.scripts++
+			t.sources += f.sources
+		case f.kind == kindMap && f.valid:
+			t.maps++
+			t.sources += f.sources
+		case f.kind == kindGit && f.valid:
+			t.git = append(t.git, strings.TrimPrefix(f.url.Path, "/.git/"))
+		}
+	}
+	return t
+}
+
+// count is 1 for true.
+func count(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// leftOut are the outcome's sentences on what was not read in full: cut at
+// the size limit, over the script or file limits, failed, out of time.
+func (c *collector) leftOut(t fileTally) []string {
+	var parts []string
+	if t.truncated > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s cut at the size limit (%d MiB per file, %d MiB per call)", t.truncated, plural(t.truncated, "file", "files"), maxFileBytes>>20, maxTotalBytes>>20))
 	}
 	if c.extra > 0 {
 		parts = append(parts, fmt.Sprintf("%d more scripts not read (limit %d)", c.extra, maxScripts))
 	}
-	if limited > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s not read (limit of %d files and %d MiB per call)", limited, plural(limited, "file", "files"), maxFiles, maxTotalBytes>>20))
+	if t.limited > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s not read (limit of %d files and %d MiB per call)", t.limited, plural(t.limited, "file", "files"), maxFiles, maxTotalBytes>>20))
 	}
-	if failed > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s failed", failed, plural(failed, "request", "requests")))
+	if t.failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s failed", t.failed, plural(t.failed, "request", "requests")))
 	}
-	if cut+c.notRun > 0 {
-		parts = append(parts, fmt.Sprintf("time ran out: %d scans cut short, %d files not read", cut, c.notRun))
+	if t.cut+c.notRun > 0 {
+		parts = append(parts, fmt.Sprintf("time ran out: %d scans cut short, %d files not read", t.cut, c.notRun))
 	}
-	return httpprobe.Clean(strings.Join(parts, "; "), 1000)
+	return parts
 }
 
 // compactHosts lists distinct hosts with their counts, at most

@@ -350,22 +350,30 @@ func classify(f report.Finding, doc document) (sighting, dropReason) {
 			s.note = awsExampleNote(f.Secret)
 		}
 	case ruleGeneric:
-		if recaptchaSiteKey.MatchString(f.Secret) {
-			return s, dropPublic
-		}
-		if doc.code && (!quoted(f.Match, f.Secret) || camelCase(f.Secret)) {
-			// apiKey: props.apiKey, or a property name in a string
-			// ("DeliveryS3KeyPrefix"): code, not a value.
-			return s, dropIdentifier
-		}
-		s.severity = scans.Medium
-		s.note = "Found by gitleaks' generic rule (a secret-like name assigned a high-entropy value), not by a service-specific pattern: check the value before rotating."
+		return classifyGeneric(f, doc, s)
 	case ruleJWT:
 		if role := jwtRole(f.Secret); role == "anon" || role == "public" {
 			s.severity = scans.Low
 			s.note = fmt.Sprintf("The token's role claim is %q: Supabase and similar services issue such keys for browser use; they are safe only when row-level security guards every table.", role)
 		}
 	}
+	return s, keep
+}
+
+// classifyGeneric judges a finding of gitleaks' generic rule: a reCAPTCHA
+// site key is public, a name in code an identifier; what is left is a
+// medium finding to check.
+func classifyGeneric(f report.Finding, doc document, s sighting) (sighting, dropReason) {
+	if recaptchaSiteKey.MatchString(f.Secret) {
+		return s, dropPublic
+	}
+	if doc.code && (!quoted(f.Match, f.Secret) || camelCase(f.Secret)) {
+		// apiKey: props.apiKey, or a property name in a string
+		// ("DeliveryS3KeyPrefix"): code, not a value.
+		return s, dropIdentifier
+	}
+	s.severity = scans.Medium
+	s.note = "Found by gitleaks' generic rule (a secret-like name assigned a high-entropy value), not by a service-specific pattern: check the value before rotating."
 	return s, keep
 }
 

@@ -142,30 +142,41 @@ func pageChecks(r *httpprobe.Response, doc *document, out *collector) {
 	if g := doc.generator; g != "" && generatorVersion.MatchString(g) {
 		out.add(checks.VersionPage, r.URL, fmt.Sprintf("%s: <meta name=\"generator\" content=%q>", summary, httpprobe.Clean(g, 80)))
 	}
-	pageHTTPS := r.URL.Scheme == "https"
 	for _, f := range doc.forms {
-		desc := fmt.Sprintf("%s: form %s %s (fields: %s)", summary, f.method, httpprobe.Clean(f.action.String(), 200), fieldList(f))
-		switch {
-		case f.password && !pageHTTPS:
-			out.addProven(checks.PasswordOverHTTP, r, desc+"; the page itself is served over plain HTTP", "password")
-		case f.action.Scheme != "http":
-		case f.password:
-			out.addProven(checks.PasswordFormToHTTP, r, desc, "password")
-		case pageHTTPS || f.method == "POST":
-			out.add(checks.FormToHTTP, r.URL, desc)
-		}
+		formCheck(r, f, summary, out)
 	}
-	if pageHTTPS {
-		for _, res := range doc.resources {
-			if res.url.Scheme != "http" {
-				continue
-			}
-			c := checks.MixedPassive
-			if res.active {
-				c = checks.MixedActive
-			}
-			out.add(c, r.URL, fmt.Sprintf("%s loads %s (<%s>)", httpprobe.Clean(r.URL.String(), 200), httpprobe.Clean(res.url.String(), 200), res.tag))
+	if r.URL.Scheme == "https" {
+		mixedContent(r, doc.resources, out)
+	}
+}
+
+// formCheck reports a form that sends a password or data over plain HTTP.
+func formCheck(r *httpprobe.Response, f form, summary string, out *collector) {
+	pageHTTPS := r.URL.Scheme == "https"
+	desc := fmt.Sprintf("%s: form %s %s (fields: %s)", summary, f.method, httpprobe.Clean(f.action.String(), 200), fieldList(f))
+	switch {
+	case f.password && !pageHTTPS:
+		out.addProven(checks.PasswordOverHTTP, r, desc+"; the page itself is served over plain HTTP", "password")
+	case f.action.Scheme != "http":
+	case f.password:
+		out.addProven(checks.PasswordFormToHTTP, r, desc, "password")
+	case pageHTTPS || f.method == "POST":
+		out.add(checks.FormToHTTP, r.URL, desc)
+	}
+}
+
+// mixedContent reports the plain-HTTP subresources of an HTTPS page,
+// active or passive.
+func mixedContent(r *httpprobe.Response, resources []resource, out *collector) {
+	for _, res := range resources {
+		if res.url.Scheme != "http" {
+			continue
 		}
+		c := checks.MixedPassive
+		if res.active {
+			c = checks.MixedActive
+		}
+		out.add(c, r.URL, fmt.Sprintf("%s loads %s (<%s>)", httpprobe.Clean(r.URL.String(), 200), httpprobe.Clean(res.url.String(), 200), res.tag))
 	}
 }
 

@@ -12,12 +12,9 @@
 package crawl
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -25,7 +22,6 @@ import (
 	"time"
 
 	"secscan/shared/checks"
-	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -79,17 +75,12 @@ type Option = httpprobe.Option
 var WithRootCAs = httpprobe.WithRootCAs
 
 // Tool is the web_crawl tool.
-type Tool struct {
-	opts httpprobe.Options
-}
+type Tool struct{ httpprobe.Tool }
 
 // New returns the web_crawl tool.
 func New(opts ...Option) tools.Tool {
-	return &Tool{opts: httpprobe.NewOptions(opts)}
+	return &Tool{httpprobe.NewTool(Name, cost, timeout, opts)}
 }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -130,12 +121,6 @@ func (*Tool) InputSchema() json.RawMessage {
   "additionalProperties": false
 }`, httpprobe.MaxURLLength, MaxPages, DefaultMaxPages, MaxDepth, DefaultMaxDepth))
 }
-
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
 
 // Checks implements checks.Emitter: the page checks and the web tool's
 // version-disclosure header check it applies to every page.
@@ -179,7 +164,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 		}
 		start = u
 	}
-	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
@@ -234,303 +219,6 @@ type crawler struct {
 	halt      bool   // no more requests at all (byte budget spent)
 }
 
-type skipCounts struct {
-	robots, scope, static, actions, depth, variants, limit int
-}
-
-// run crawls breadth-first from start (nil: the domain's home page).
-func (c *crawler) run(ctx context.Context, start *url.URL) error {
-	seed, err := c.fetchSeed(ctx, start)
-	if err != nil {
-		return err
-	}
-	c.start = seed.URL
-	queue := c.handle(seed, 0)
-	for len(queue) > 0 && c.stopReason() == "" {
-		if ctx.Err() != nil {
-			c.stop("the call's time budget ran out")
-			break
-		}
-		// One round is every queued URL of the lowest depth: links of the
-		// next level, or redirects of the current one.
-		slices.SortStableFunc(queue, func(a, b target) int { return cmp.Compare(a.depth, b.depth) })
-		n := 1
-		for n < len(queue) && queue[n].depth == queue[0].depth {
-			n++
-		}
-		round := queue[:n]
-		queue = slices.Clone(queue[n:])
-		batch := c.selectBatch(ctx, round)
-		responses := c.fetchAll(ctx, batch)
-		for i, resp := range responses {
-			if resp != nil {
-				queue = append(queue, c.handle(resp, batch[i].depth)...)
-			}
-		}
-		if len(queue) > maxQueued {
-			c.queued += len(queue) - maxQueued
-			queue = queue[:maxQueued]
-		}
-	}
-	if ctx.Err() != nil {
-		c.stop("the call's time budget ran out")
-	}
-	if c.stopReason() != "" {
-		c.skipped.limit += len(queue) + c.unfetched
-	}
-	return nil
-}
-
-// fetchSeed fetches the start page: start, or the domain's https home page
-// and, when https cannot be reached at all, the http one.
-func (c *crawler) fetchSeed(ctx context.Context, start *url.URL) (*httpprobe.Response, error) {
-	if start != nil {
-		c.markSeen(start)
-		resp, err := c.fetch(ctx, start)
-		if err != nil {
-			return nil, fmt.Errorf("fetch %s: %s", httpprobe.Clean(start.String(), 300), httpprobe.Describe(err))
-		}
-		return resp, nil
-	}
-	httpsURL, httpURL := httpprobe.DefaultURLs(c.env)
-	c.markSeen(httpsURL)
-	// https may use two thirds of the remaining time, so a port that
-	// swallows packets leaves the http fallback a chance.
-	httpsCtx, cancel := ctx, context.CancelFunc(func() {})
-	if deadline, ok := ctx.Deadline(); ok {
-		httpsCtx, cancel = context.WithTimeout(ctx, time.Until(deadline)*2/3)
-	}
-	resp, httpsErr := c.fetch(httpsCtx, httpsURL)
-	cancel()
-	if httpsErr == nil {
-		return resp, nil
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	c.markSeen(httpURL)
-	resp, httpErr := c.fetch(ctx, httpURL)
-	if httpErr == nil {
-		return resp, nil
-	}
-	return nil, fmt.Errorf("%s: %s; %s: %s", httpsURL, httpprobe.Describe(httpsErr), httpURL, httpprobe.Describe(httpErr))
-}
-
-// handle records one fetched page, runs the per-page checks and returns
-// the URLs it leads to: a redirect's target at the same depth, links one
-// level deeper.
-func (c *crawler) handle(resp *httpprobe.Response, depth int) []target {
-	c.pages = append(c.pages, resp)
-	c.addService(resp)
-	var doc *document
-	if isHTML(resp) {
-		d := parseHTML(resp.Body, resp.URL)
-		doc = &d
-	}
-	pageChecks(resp, doc, c.out)
-
-	var next []target
-	if resp.IsRedirect() {
-		if t, ok := c.candidate(resp.Location, depth); ok {
-			next = append(next, t)
-		}
-	}
-	if doc == nil {
-		return next
-	}
-	for _, f := range doc.forms {
-		desc := f.method + " " + c.short(f.action)
-		if f.password {
-			desc += " [password]"
-		}
-		desc += " on " + c.short(resp.URL)
-		if !slices.Contains(c.forms, desc) {
-			c.forms = append(c.forms, desc)
-		}
-	}
-	for _, s := range doc.scripts {
-		if httpprobe.SameHost(s, resp.URL) && !slices.Contains(c.scripts, s.String()) {
-			c.scripts = append(c.scripts, s.String())
-		}
-	}
-	for _, link := range doc.links {
-		if t, ok := c.candidate(link, depth+1); ok {
-			next = append(next, t)
-		}
-	}
-	return next
-}
-
-// staticFile matches paths of files that are not pages: fetching them
-// spends the byte budget on nothing the checks read.
-var staticFile = lazyre.New(`(?i)\.(?:png|jpe?g|gif|svg|ico|webp|avif|bmp|tiff?|css|js|mjs|map|woff2?|ttf|eot|otf|pdf|zip|gz|tgz|bz2|xz|rar|7z|tar|mp4|m4v|mp3|m4a|webm|ogg|ogv|wav|avi|mov|flv|docx?|xlsx?|pptx?|odt|ods|exe|msi|dmg|iso|bin|apk|jar|war|deb|rpm)$`)
-
-// actionLike matches links that look like actions rather than pages
-// (logging out, deleting, unsubscribing): GET should be safe, but some
-// applications act on it, and a scan must not.
-var actionLike = lazyre.New(`(?i)(?:^|[/_.?&=-])(?:log-?out|log-?off|sign-?out|delete|remove|destroy|unsubscribe|revoke)(?:$|[/_.?&=-])`)
-
-// candidate decides whether a URL a page leads to is worth queueing; each
-// URL is judged once.
-func (c *crawler) candidate(u *url.URL, depth int) (target, bool) {
-	if u == nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return target{}, false
-	}
-	key := normalize(u)
-	if c.seen[key] {
-		return target{}, false
-	}
-	c.seen[key] = true
-	switch {
-	case httpprobe.CheckURL(c.env, u) != nil:
-		c.skipped.scope++
-	case staticFile.MatchString(u.Path):
-		c.skipped.static++
-	case actionLike.MatchString(u.EscapedPath() + "?" + u.RawQuery):
-		c.skipped.actions++
-	case depth > c.maxDepth:
-		c.skipped.depth++
-	default:
-		v := *u
-		v.Fragment, v.RawFragment = "", ""
-		return target{url: &v, depth: depth}, true
-	}
-	return target{}, false
-}
-
-func (c *crawler) markSeen(u *url.URL) { c.seen[normalize(u)] = true }
-
-// selectBatch picks from one round the URLs to fetch: within the query
-// variants per path, allowed by robots.txt, and within max_pages.
-func (c *crawler) selectBatch(ctx context.Context, round []target) []target {
-	var batch []target
-	for i, t := range round {
-		if c.requestCount()+len(batch) >= c.maxPages {
-			c.stop(fmt.Sprintf("reached max_pages (%d)", c.maxPages))
-			c.skipped.limit += len(round) - i
-			break
-		}
-		if t.url.RawQuery != "" {
-			key := pathKey(t.url)
-			if c.variants[key] >= maxQueryVariants {
-				c.skipped.variants++
-				continue
-			}
-			c.variants[key]++
-		}
-		if !c.robotsFor(ctx, t.url).allowed(requestPath(t.url)) {
-			c.skipped.robots++
-			continue
-		}
-		batch = append(batch, t)
-	}
-	return batch
-}
-
-// fetchAll fetches a batch with at most workers requests at once and
-// returns the responses in batch order (nil where the fetch failed or was
-// not made).
-func (c *crawler) fetchAll(ctx context.Context, batch []target) []*httpprobe.Response {
-	out := make([]*httpprobe.Response, len(batch))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(batch)) {
-		wg.Go(func() {
-			for i := range jobs {
-				if ctx.Err() != nil || c.halted() {
-					c.mu.Lock()
-					c.unfetched++
-					c.mu.Unlock()
-					continue
-				}
-				resp, err := c.fetch(ctx, batch[i].url)
-				if errors.Is(err, errBudget) {
-					c.mu.Lock()
-					c.unfetched++
-					c.mu.Unlock()
-				}
-				if err != nil {
-					continue
-				}
-				out[i] = resp
-			}
-		})
-	}
-	for i := range batch {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	return out
-}
-
-// fetch GETs one page within the byte budget. A spent budget stops the
-// crawl.
-func (c *crawler) fetch(ctx context.Context, u *url.URL) (*httpprobe.Response, error) {
-	reserved := c.budget.reserve(pageBytes)
-	if reserved == 0 {
-		c.stop(fmt.Sprintf("spent the byte budget (%d MiB)", totalBytes>>20))
-		c.mu.Lock()
-		c.halt = true
-		c.mu.Unlock()
-		return nil, errBudget
-	}
-	c.mu.Lock()
-	c.requests++
-	c.mu.Unlock()
-	resp, err := c.client.Do(ctx, httpprobe.Request{URL: u, MaxBody: reserved})
-	if err != nil {
-		c.budget.refund(reserved)
-		c.mu.Lock()
-		c.failed++
-		c.lastError = err
-		c.mu.Unlock()
-		return nil, err
-	}
-	c.budget.refund(reserved - int64(len(resp.Body)))
-	return resp, nil
-}
-
-var errBudget = errors.New("byte budget spent")
-
-// robotsFor returns the robots.txt rules of u's origin, fetching them the
-// first time the origin is met.
-func (c *crawler) robotsFor(ctx context.Context, u *url.URL) *robotsRules {
-	origin := httpprobe.Origin(u)
-	key := normalize(origin)
-	if r, ok := c.robots[key]; ok {
-		return r
-	}
-	rules := allowAll
-	robotsURL := *origin
-	robotsURL.Path = "/robots.txt"
-	reserved := c.budget.reserve(robotsBytes)
-	var resp *httpprobe.Response
-	err := errBudget
-	if reserved > 0 {
-		resp, err = c.client.Do(ctx, httpprobe.Request{URL: &robotsURL, MaxBody: reserved})
-		used := int64(0)
-		if err == nil {
-			used = int64(len(resp.Body))
-		}
-		c.budget.refund(reserved - used)
-	}
-	switch {
-	case err != nil:
-		// RFC 9309 2.3.1.4: an unreachable robots.txt means a complete
-		// disallow.
-		rules = &robotsRules{disallowAll: true}
-		c.notes = append(c.notes, fmt.Sprintf("%s could not be read (%s): nothing more crawled there", robotsURL.String(), httpprobe.Describe(err)))
-	case resp.Status >= 500:
-		rules = &robotsRules{disallowAll: true}
-		c.notes = append(c.notes, fmt.Sprintf("%s answered %d: nothing more crawled there", robotsURL.String(), resp.Status))
-	case resp.Status >= 200 && resp.Status < 300:
-		rules = parseRobots(resp.Body, robotsAgent)
-	}
-	c.robots[key] = rules
-	return rules
-}
-
 func (c *crawler) stop(reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -569,75 +257,6 @@ func (c *crawler) addService(r *httpprobe.Response) {
 		Banner: httpprobe.Clean(r.Header.Get("Server"), 120)})
 }
 
-// byteBudget is what may still be read in this call.
-type byteBudget struct {
-	mu   sync.Mutex
-	left int64
-	used int64
-}
-
-// reserve takes up to max bytes from the budget, or 0 when less than
-// minReserve is left.
-func (b *byteBudget) reserve(max int64) int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n := min(max, b.left)
-	if n < minReserve {
-		return 0
-	}
-	b.left -= n
-	b.used += n
-	return n
-}
-
-// refund gives back what a request reserved and did not read.
-func (b *byteBudget) refund(n int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.left += n
-	b.used -= n
-}
-
-func (b *byteBudget) spent() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.used
-}
-
-// normalize is the identity of a URL for the crawl: scheme and host
-// lowercased, default port dropped, no fragment or user info, "/" for an
-// empty path.
-func normalize(u *url.URL) string {
-	host, port := httpprobe.HostPort(u)
-	site := httpprobe.SiteURL(strings.ToLower(u.Scheme), host, port)
-	v := *u
-	v.Scheme, v.Host, v.User = site.Scheme, site.Host, nil
-	v.Fragment, v.RawFragment = "", ""
-	if v.Path == "" {
-		v.Path, v.RawPath = "/", ""
-	}
-	return v.String()
-}
-
-// pathKey is a URL without its query, for counting query variants.
-func pathKey(u *url.URL) string {
-	v := *u
-	v.RawQuery, v.ForceQuery = "", false
-	return normalize(&v)
-}
-
-// requestPath is the path and query robots.txt rules are matched against.
-func requestPath(u *url.URL) string {
-	p := u.EscapedPath()
-	if p == "" {
-		p = "/"
-	}
-	if u.RawQuery != "" {
-		p += "?" + u.RawQuery
-	}
-	return p
-}
-
 // short names u for the outcome: its path on the start page's origin,
 // the full URL elsewhere.
 func (c *crawler) short(u *url.URL) string {
@@ -645,109 +264,4 @@ func (c *crawler) short(u *url.URL) string {
 		return httpprobe.Clean(requestPath(u), 120)
 	}
 	return httpprobe.Clean(u.String(), 160)
-}
-
-func (c *crawler) result() tools.Result {
-	findings := c.out.findings()
-	htmlPages := 0
-	var listed []string
-	for _, p := range c.pages {
-		if isHTML(p) {
-			htmlPages++
-		}
-		item := c.short(p.URL)
-		if p.Status != http.StatusOK {
-			item += fmt.Sprintf(" (%d)", p.Status)
-		}
-		listed = append(listed, item)
-	}
-	outcome := fmt.Sprintf("crawled %s (%d HTML) from %s, depth ≤ %d, %s read",
-		plural(len(c.pages), "page"), htmlPages, httpprobe.Clean(c.start.String(), 200), c.maxDepth, kib(c.budget.spent()))
-	if r := c.stopReason(); r != "" {
-		outcome += "; stopped: " + r
-	}
-	if s := c.skipped.describe(); s != "" {
-		outcome += "; not fetched: " + s
-	}
-	if len(findings) == 0 {
-		outcome += "; no findings"
-	} else {
-		outcome += fmt.Sprintf("; %s: %s", plural(len(findings), "finding"), severityCounts(findings))
-	}
-	outcome += "; pages: " + list(listed)
-	if len(c.forms) > 0 {
-		outcome += fmt.Sprintf("; %s: %s", plural(len(c.forms), "form"), list(c.forms))
-	}
-	if len(c.scripts) > 0 {
-		outcome += fmt.Sprintf("; %s: %s", plural(len(c.scripts), "same-host script"), list(c.scripts))
-	}
-	c.mu.Lock()
-	if c.failed > 0 {
-		outcome += fmt.Sprintf("; %s failed (last: %s)", plural(c.failed, "request"), httpprobe.Describe(c.lastError))
-	}
-	c.mu.Unlock()
-	if c.queued > 0 {
-		outcome += fmt.Sprintf("; %d links dropped (queue limit %d)", c.queued, maxQueued)
-	}
-	for _, n := range c.notes {
-		outcome += "; " + n
-	}
-	return tools.Result{Outcome: httpprobe.Clean(outcome, 3000), Findings: findings, Services: c.services}
-}
-
-func (s skipCounts) describe() string {
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		what string
-	}{
-		{s.limit, "past the limits"},
-		{s.robots, "disallowed by robots.txt"},
-		{s.scope, "out of scope"},
-		{s.depth, "past max_depth"},
-		{s.static, "static files"},
-		{s.actions, "action-like links (logout, delete…)"},
-		{s.variants, "extra query variants"},
-	} {
-		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func severityCounts(fs []scans.Finding) string {
-	counts := map[scans.Severity]int{}
-	for _, f := range fs {
-		counts[f.Severity]++
-	}
-	var parts []string
-	for _, sev := range scans.Severities {
-		if counts[sev] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[sev], sev))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// list names at most maxListed items.
-func list(items []string) string {
-	if len(items) <= maxListed {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(items[:maxListed], ", ") + fmt.Sprintf(" (+%d more)", len(items)-maxListed)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func kib(n int64) string {
-	if n < 1<<10 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return fmt.Sprintf("%d KiB", n>>10)
 }

@@ -70,9 +70,7 @@ var resourceAttrs = map[string]struct {
 // page. URLs are resolved against page and <base href>; only http(s)
 // results are kept; none is checked against the scope here.
 func parseHTML(body []byte, page *url.URL) document {
-	var doc document
-	base := page
-	var cur *form // the open <form>, if any
+	p := parser{page: page, base: page}
 	z := html.NewTokenizer(bytes.NewReader(body))
 	for range maxTokens {
 		tt := z.Next()
@@ -80,107 +78,154 @@ func parseHTML(body []byte, page *url.URL) document {
 			break
 		}
 		if tt == html.EndTagToken {
-			if name, _ := z.TagName(); string(name) == "form" && cur != nil {
-				doc.forms = append(doc.forms, *cur)
-				cur = nil
+			if name, _ := z.TagName(); string(name) == "form" {
+				p.closeForm()
 			}
 			continue
 		}
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
 		}
-		name, hasAttr := z.TagName()
-		tag := string(name)
-		attrs := map[string]string{}
-		for hasAttr {
-			var k, v []byte
-			k, v, hasAttr = z.TagAttr()
-			key := string(k)
-			if _, dup := attrs[key]; !dup {
-				attrs[key] = strings.TrimSpace(string(v))
-			}
-		}
-		resolve := func(ref string) *url.URL {
-			if ref == "" {
-				return nil
-			}
-			u, err := base.Parse(ref)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return nil
-			}
-			u.Fragment, u.RawFragment = "", ""
-			return u
-		}
-		switch tag {
-		case "base":
-			if u := resolve(attrs["href"]); u != nil {
-				base = u
-			}
-		case "a", "area":
-			if u := resolve(attrs["href"]); u != nil && len(doc.links) < maxLinksPerPage {
-				doc.links = append(doc.links, u)
-			}
-		case "meta":
-			if strings.EqualFold(attrs["name"], "generator") && doc.generator == "" {
-				doc.generator = attrs["content"]
-			}
-		case "link":
-			if hasToken(attrs["rel"], "stylesheet") {
-				if u := resolve(attrs["href"]); u != nil && len(doc.resources) < maxResourcesPerPage {
-					doc.resources = append(doc.resources, resource{url: u, tag: "link rel=stylesheet href", active: true})
-				}
-			}
-		case "form":
-			if cur != nil && len(doc.forms) < maxFormsPerPage {
-				doc.forms = append(doc.forms, *cur) // an unclosed form ends where the next starts
-			}
-			cur = nil
-			if len(doc.forms) >= maxFormsPerPage {
-				break
-			}
-			method := strings.ToUpper(attrs["method"])
-			if method == "" {
-				method = "GET"
-			}
-			action := page
-			if a, ok := attrs["action"]; ok && a != "" {
-				action = resolve(a)
-			}
-			if action == nil {
-				break // javascript: and other non-http actions are not requests
-			}
-			cur = &form{method: method, action: action}
-		case "input", "textarea", "select":
-			if cur == nil {
-				break
-			}
-			if strings.EqualFold(attrs["type"], "password") {
-				cur.password = true
-			}
-			if n := attrs["name"]; n != "" && len(cur.fields) < maxFieldsPerForm {
-				cur.fields = append(cur.fields, n)
-			}
-		}
-		if ra, ok := resourceAttrs[tag]; ok {
-			if u := resolve(attrs[ra.attr]); u != nil {
-				if len(doc.resources) < maxResourcesPerPage {
-					doc.resources = append(doc.resources, resource{url: u, tag: tag + " " + ra.attr, active: ra.active})
-				}
-				if tag == "script" && len(doc.scripts) < maxResourcesPerPage {
-					doc.scripts = append(doc.scripts, u)
-				}
-			}
-			if tag == "iframe" || tag == "frame" {
-				if u := resolve(attrs["src"]); u != nil && len(doc.links) < maxLinksPerPage {
-					doc.links = append(doc.links, u)
-				}
-			}
+		tag, attrs := tagAttrs(z)
+		p.startTag(tag, attrs)
+	}
+	if p.cur != nil && len(p.doc.forms) < maxFormsPerPage {
+		p.doc.forms = append(p.doc.forms, *p.cur)
+	}
+	return p.doc
+}
+
+// parser is the state of parseHTML between tokens.
+type parser struct {
+	doc        document
+	page, base *url.URL
+	cur        *form // the open <form>, if any
+}
+
+// tagAttrs reads the current start tag's name and attributes (the first of
+// a repeated attribute wins; values trimmed).
+func tagAttrs(z *html.Tokenizer) (string, map[string]string) {
+	name, hasAttr := z.TagName()
+	attrs := map[string]string{}
+	for hasAttr {
+		var k, v []byte
+		k, v, hasAttr = z.TagAttr()
+		key := string(k)
+		if _, dup := attrs[key]; !dup {
+			attrs[key] = strings.TrimSpace(string(v))
 		}
 	}
-	if cur != nil && len(doc.forms) < maxFormsPerPage {
-		doc.forms = append(doc.forms, *cur)
+	return string(name), attrs
+}
+
+// resolve makes ref absolute against the base, without fragment; nil when
+// empty, unparsable or not http(s).
+func (p *parser) resolve(ref string) *url.URL {
+	if ref == "" {
+		return nil
 	}
-	return doc
+	u, err := p.base.Parse(ref)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u
+}
+
+func (p *parser) addLink(u *url.URL) {
+	if u != nil && len(p.doc.links) < maxLinksPerPage {
+		p.doc.links = append(p.doc.links, u)
+	}
+}
+
+func (p *parser) addResource(u *url.URL, tag string, active bool) {
+	if u != nil && len(p.doc.resources) < maxResourcesPerPage {
+		p.doc.resources = append(p.doc.resources, resource{url: u, tag: tag, active: active})
+	}
+}
+
+// closeForm ends the open form, if any.
+func (p *parser) closeForm() {
+	if p.cur != nil {
+		p.doc.forms = append(p.doc.forms, *p.cur)
+		p.cur = nil
+	}
+}
+
+func (p *parser) startTag(tag string, attrs map[string]string) {
+	switch tag {
+	case "base":
+		if u := p.resolve(attrs["href"]); u != nil {
+			p.base = u
+		}
+	case "a", "area":
+		p.addLink(p.resolve(attrs["href"]))
+	case "meta":
+		if strings.EqualFold(attrs["name"], "generator") && p.doc.generator == "" {
+			p.doc.generator = attrs["content"]
+		}
+	case "link":
+		if hasToken(attrs["rel"], "stylesheet") {
+			p.addResource(p.resolve(attrs["href"]), "link rel=stylesheet href", true)
+		}
+	case "form":
+		p.openForm(attrs)
+	case "input", "textarea", "select":
+		p.field(attrs)
+	}
+	if ra, ok := resourceAttrs[tag]; ok {
+		p.subresource(tag, ra.attr, ra.active, attrs)
+	}
+}
+
+// openForm starts a form; an unclosed form ends where the next starts.
+func (p *parser) openForm(attrs map[string]string) {
+	if p.cur != nil && len(p.doc.forms) < maxFormsPerPage {
+		p.doc.forms = append(p.doc.forms, *p.cur)
+	}
+	p.cur = nil
+	if len(p.doc.forms) >= maxFormsPerPage {
+		return
+	}
+	method := strings.ToUpper(attrs["method"])
+	if method == "" {
+		method = "GET"
+	}
+	action := p.page
+	if a, ok := attrs["action"]; ok && a != "" {
+		action = p.resolve(a)
+	}
+	if action == nil {
+		return // javascript: and other non-http actions are not requests
+	}
+	p.cur = &form{method: method, action: action}
+}
+
+// field records an input of the open form, if any.
+func (p *parser) field(attrs map[string]string) {
+	if p.cur == nil {
+		return
+	}
+	if strings.EqualFold(attrs["type"], "password") {
+		p.cur.password = true
+	}
+	if n := attrs["name"]; n != "" && len(p.cur.fields) < maxFieldsPerForm {
+		p.cur.fields = append(p.cur.fields, n)
+	}
+}
+
+// subresource records what a resource tag loads; scripts are listed apart
+// and frames are links as well.
+func (p *parser) subresource(tag, attr string, active bool, attrs map[string]string) {
+	if u := p.resolve(attrs[attr]); u != nil {
+		p.addResource(u, tag+" "+attr, active)
+		if tag == "script" && len(p.doc.scripts) < maxResourcesPerPage {
+			p.doc.scripts = append(p.doc.scripts, u)
+		}
+	}
+	if tag == "iframe" || tag == "frame" {
+		p.addLink(p.resolve(attrs["src"]))
+	}
 }
 
 // hasToken reports whether a space-separated attribute value (rel)

@@ -3,7 +3,13 @@ package crawl
 import (
 	"bufio"
 	"bytes"
+	"slices"
 	"strings"
+
+	"context"
+	"fmt"
+	"net/url"
+	"secscan/shared/scanners/internal/httpprobe"
 )
 
 // robots.txt (RFC 9309) is parsed here rather than with a library: the
@@ -39,12 +45,28 @@ var allowAll = &robotsRules{}
 // group(s) naming agent (a product token such as "secscan",
 // case-insensitive), or else of the "*" group(s).
 func parseRobots(body []byte, agent string) *robotsRules {
-	type group struct {
-		agents []string
-		rules  []robotsRule
+	groups := robotsGroups(body)
+	agent = strings.ToLower(agent)
+	named := func(a string) bool { return a == agent }
+	if slices.ContainsFunc(groups, func(g *robotsGroup) bool { return slices.ContainsFunc(g.agents, named) }) {
+		return pickRules(groups, named)
 	}
-	var groups []*group
-	var cur *group
+	return pickRules(groups, func(a string) bool { return a == "*" })
+}
+
+// robotsGroup is a robots.txt group: its user agents (lower case) and
+// rules.
+type robotsGroup struct {
+	agents []string
+	rules  []robotsRule
+}
+
+// robotsGroups reads the groups of a robots.txt: consecutive user-agent
+// lines start one, the allow and disallow lines after them are its rules
+// (at most maxRobotsRules, patterns at most maxRobotsPattern long).
+func robotsGroups(body []byte) []*robotsGroup {
+	var groups []*robotsGroup
+	var cur *robotsGroup
 	inAgents := false // the previous meaningful line was a user-agent line
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 0, 4096), 64<<10)
@@ -59,50 +81,38 @@ func parseRobots(body []byte, agent string) *robotsRules {
 		switch key {
 		case "user-agent":
 			if !inAgents || cur == nil {
-				cur = &group{}
+				cur = &robotsGroup{}
 				groups = append(groups, cur)
 			}
 			cur.agents = append(cur.agents, strings.ToLower(value))
 			inAgents = true
 		case "allow", "disallow":
 			inAgents = false
-			if cur == nil || len(cur.rules) >= maxRobotsRules || len(value) > maxRobotsPattern {
-				continue
+			// "Disallow:" with no path allows everything.
+			if cur != nil && len(cur.rules) < maxRobotsRules && len(value) <= maxRobotsPattern && value != "" {
+				cur.rules = append(cur.rules, robotsRule{allow: key == "allow", pattern: value})
 			}
-			if value == "" {
-				continue // "Disallow:" with no path allows everything
-			}
-			cur.rules = append(cur.rules, robotsRule{allow: key == "allow", pattern: value})
 		default:
 			// Sitemap, Crawl-delay and unknown keys do not end a group's
 			// user-agent list in practice, but they are not rules either.
 		}
 	}
-	agent = strings.ToLower(agent)
-	pick := func(match func(string) bool) *robotsRules {
-		out := &robotsRules{}
-		for _, g := range groups {
-			for _, a := range g.agents {
-				if match(a) {
-					out.rules = append(out.rules, g.rules...)
-					break
-				}
-			}
-		}
-		if len(out.rules) > maxRobotsRules {
-			out.rules = out.rules[:maxRobotsRules]
-		}
-		return out
-	}
-	named := func(a string) bool { return a == agent }
+	return groups
+}
+
+// pickRules unites the rules of the groups with an agent that matches, at
+// most maxRobotsRules.
+func pickRules(groups []*robotsGroup, match func(string) bool) *robotsRules {
+	out := &robotsRules{}
 	for _, g := range groups {
-		for _, a := range g.agents {
-			if named(a) {
-				return pick(named)
-			}
+		if slices.ContainsFunc(g.agents, match) {
+			out.rules = append(out.rules, g.rules...)
 		}
 	}
-	return pick(func(a string) bool { return a == "*" })
+	if len(out.rules) > maxRobotsRules {
+		out.rules = out.rules[:maxRobotsRules]
+	}
+	return out
 }
 
 // allowed reports whether the crawler may fetch path (the escaped path
@@ -154,4 +164,42 @@ func robotsMatch(pattern, path string) bool {
 		return len(path)-pos >= len(last) && strings.HasSuffix(path, last)
 	}
 	return strings.Contains(path[pos:], last)
+}
+
+// robotsFor returns the robots.txt rules of u's origin, fetching them the
+// first time the origin is met.
+func (c *crawler) robotsFor(ctx context.Context, u *url.URL) *robotsRules {
+	origin := httpprobe.Origin(u)
+	key := normalize(origin)
+	if r, ok := c.robots[key]; ok {
+		return r
+	}
+	rules := allowAll
+	robotsURL := *origin
+	robotsURL.Path = "/robots.txt"
+	reserved := c.budget.reserve(robotsBytes)
+	var resp *httpprobe.Response
+	err := errBudget
+	if reserved > 0 {
+		resp, err = c.client.Do(ctx, httpprobe.Request{URL: &robotsURL, MaxBody: reserved})
+		used := int64(0)
+		if err == nil {
+			used = int64(len(resp.Body))
+		}
+		c.budget.refund(reserved - used)
+	}
+	switch {
+	case err != nil:
+		// RFC 9309 2.3.1.4: an unreachable robots.txt means a complete
+		// disallow.
+		rules = &robotsRules{disallowAll: true}
+		c.notes = append(c.notes, fmt.Sprintf("%s could not be read (%s): nothing more crawled there", robotsURL.String(), httpprobe.Describe(err)))
+	case resp.Status >= 500:
+		rules = &robotsRules{disallowAll: true}
+		c.notes = append(c.notes, fmt.Sprintf("%s answered %d: nothing more crawled there", robotsURL.String(), resp.Status))
+	case resp.Status >= 200 && resp.Status < 300:
+		rules = parseRobots(resp.Body, robotsAgent)
+	}
+	c.robots[key] = rules
+	return rules
 }

@@ -2,10 +2,8 @@ package dnscheck
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
 	"secscan/shared/safetext"
+	"secscan/shared/scanners/internal/dnswire"
 	"secscan/shared/tools"
 )
 
@@ -166,56 +165,60 @@ func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool
 		_ = conn.SetDeadline(deadline)
 	}
 
-	query := new(dns.Msg)
-	query.SetAxfr(dns.Fqdn(zone))
-	wire, err := query.Pack()
+	frame, id, err := dnswire.AXFRRequest(zone)
 	if err != nil {
 		return false, 0, "request not built: " + err.Error()
 	}
-	frame := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(wire)), uint16(len(wire)))
-	if _, err := conn.Write(append(frame, wire...)); err != nil {
+	if _, err := conn.Write(frame); err != nil {
 		return false, 0, "request not sent (" + safetext.Line(err.Error(), 120) + ")"
 	}
 
 	read := 0
 	for range maxAXFRMessages {
-		var size [2]byte
-		if _, err := io.ReadFull(conn, size[:]); err != nil {
-			return false, records, closedResult(ctx, err, records)
-		}
-		n := int(binary.BigEndian.Uint16(size[:]))
-		if read += 2 + n; read > maxAXFRBytes {
+		body, err := dnswire.ReadFrame(conn, maxAXFRBytes-read)
+		if errors.Is(err, dnswire.ErrOverBudget) {
 			return false, records, fmt.Sprintf("stopped after %d bytes without a complete answer", maxAXFRBytes)
 		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(conn, body); err != nil {
+		if err != nil {
 			return false, records, closedResult(ctx, err, records)
 		}
-		var msg dns.Msg
-		if err := msg.Unpack(body); err != nil {
-			return false, records, "malformed answer"
+		read += 2 + len(body)
+		answer, refusal := transferAnswer(body, id, zone, records == 0)
+		if refusal != "" {
+			return false, records, refusal
 		}
-		if msg.Id != query.Id || !msg.Response {
-			return false, records, "answer does not match the request"
-		}
-		if msg.Rcode != dns.RcodeSuccess {
-			return false, records, "refused (" + rcodeName(msg.Rcode) + ")"
-		}
-		if len(msg.Answer) == 0 {
-			return false, records, "refused (empty answer)"
-		}
-		if records == 0 {
-			soa, ok := msg.Answer[0].(*dns.SOA)
-			if !ok || !strings.EqualFold(dns.CanonicalName(soa.Hdr.Name), dns.CanonicalName(zone)) {
-				return false, 0, "answer is not a transfer of the zone (no SOA first)"
-			}
-		}
-		records = min(records+len(msg.Answer), maxAXFRRecords)
+		records = min(records+len(answer), maxAXFRRecords)
 		if records >= 2 {
 			return true, records, fmt.Sprintf("allowed (%d records read)", records)
 		}
 	}
 	return false, records, "no records after the SOA"
+}
+
+// transferAnswer reads one message of a transfer of zone asked with id:
+// its records, or why it does not continue the transfer (first: the
+// first message, which must start with the zone's SOA).
+func transferAnswer(body []byte, id uint16, zone string, first bool) ([]dns.RR, string) {
+	var msg dns.Msg
+	if err := msg.Unpack(body); err != nil {
+		return nil, "malformed answer"
+	}
+	if msg.Id != id || !msg.Response {
+		return nil, "answer does not match the request"
+	}
+	if msg.Rcode != dns.RcodeSuccess {
+		return nil, "refused (" + rcodeName(msg.Rcode) + ")"
+	}
+	if len(msg.Answer) == 0 {
+		return nil, "refused (empty answer)"
+	}
+	if first {
+		soa, ok := msg.Answer[0].(*dns.SOA)
+		if !ok || !strings.EqualFold(dns.CanonicalName(soa.Hdr.Name), dns.CanonicalName(zone)) {
+			return nil, "answer is not a transfer of the zone (no SOA first)"
+		}
+	}
+	return msg.Answer, ""
 }
 
 // closedResult says why reading stopped early: the deadline (which also

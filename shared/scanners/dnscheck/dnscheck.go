@@ -33,6 +33,7 @@ import (
 	"secscan/shared/domainname"
 	"secscan/shared/resolver"
 	"secscan/shared/safetext"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -58,6 +59,7 @@ const (
 
 // Checker is the dns_check tool. Build it with New.
 type Checker struct {
+	tooldef.Base
 	axfrPort int // 0: defaultAXFRPort
 }
 
@@ -76,15 +78,12 @@ func WithAXFRPort(port int) Option {
 
 // New returns the dns_check tool.
 func New(opts ...Option) tools.Tool {
-	var c Checker
+	c := Checker{Base: tooldef.New(toolName, toolCost, callTimeout)}
 	for _, opt := range opts {
 		opt(&c)
 	}
 	return c
 }
-
-// Name implements tools.Tool.
-func (Checker) Name() string { return toolName }
 
 // Description implements tools.Tool.
 func (Checker) Description() string {
@@ -108,12 +107,6 @@ const inputSchema = `{
   }
 }`
 
-// Cost implements tools.Tool.
-func (Checker) Cost() int { return toolCost }
-
-// Timeout implements tools.Tool.
-func (Checker) Timeout() time.Duration { return callTimeout }
-
 // Checks implements checks.Emitter.
 func (Checker) Checks() []*checks.Check { return emitted }
 
@@ -134,22 +127,31 @@ func (a txtAnswer) absent() bool {
 	return errors.Is(a.err, resolver.ErrNXDomain) || errors.Is(a.err, resolver.ErrNoRecords)
 }
 
+// checkedDomain is the domain to check (default: the scan's), normalized;
+// a name outside the scan's domain is refused.
+func checkedDomain(env tools.Env, domain string) (string, error) {
+	if domain == "" {
+		domain = env.Domain
+	}
+	name, err := domainname.Normalize(domain)
+	if err != nil {
+		return "", tools.Refuse("domain: %v", err)
+	}
+	if !env.InScope(name) {
+		return "", tools.Refuse("domain %s is outside the scan's domain %s", name, env.Domain)
+	}
+	return name, nil
+}
+
 // Run implements tools.Tool.
 func (c Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var in input
 	if err := tools.DecodeInput(raw, &in); err != nil {
 		return tools.Result{}, err
 	}
-	domain := in.Domain
-	if domain == "" {
-		domain = env.Domain
-	}
-	name, err := domainname.Normalize(domain)
+	name, err := checkedDomain(env, in.Domain)
 	if err != nil {
-		return tools.Result{}, tools.Refuse("domain: %v", err)
-	}
-	if !env.InScope(name) {
-		return tools.Result{}, tools.Refuse("domain %s is outside the scan's domain %s", name, env.Domain)
+		return tools.Result{}, err
 	}
 	if env.Resolver == nil {
 		return tools.Result{}, errors.New("dns_check: the environment has no resolver")
@@ -380,17 +382,22 @@ func (r *report) dmarc(a txtAnswer, inherited bool) {
 		r.notes = append(r.notes, fmt.Sprintf("DMARC: %d records", len(records)))
 		return
 	}
-	record := records[0]
+	r.dmarcPolicy(a.name, records[0], inherited)
+}
+
+// dmarcPolicy judges the policy of the DMARC record at name (inherited:
+// the organizational domain's, whose sp= tag applies when present).
+func (r *report) dmarcPolicy(name, record string, inherited bool) {
 	tags := parseTags(record)
 	policy, key := tags["p"], "p"
 	if inherited && tags["sp"] != "" {
 		policy, key = tags["sp"], "sp"
 	}
-	evidence := fmt.Sprintf("TXT %s: %q", a.name, safetext.Line(record, maxShown))
+	evidence := fmt.Sprintf("TXT %s: %q", name, safetext.Line(record, maxShown))
 	if inherited {
 		evidence += fmt.Sprintf(" (%s has no DMARC record of its own, so this one applies, with its %s= tag)", r.domain, key)
 	}
-	r.notes = append(r.notes, fmt.Sprintf("DMARC (%s): %s=%s", a.name, key, safetext.Line(policy, 20)))
+	r.notes = append(r.notes, fmt.Sprintf("DMARC (%s): %s=%s", name, key, safetext.Line(policy, 20)))
 	switch strings.ToLower(policy) {
 	case "none":
 		r.add(checks.DMARCNone, evidence+"; "+key+"=none only monitors, receivers still deliver spoofed mail")

@@ -52,17 +52,12 @@ type Option = httpprobe.Option
 var WithRootCAs = httpprobe.WithRootCAs
 
 // Tool is the exposed_files tool.
-type Tool struct {
-	opts httpprobe.Options
-}
+type Tool struct{ httpprobe.Tool }
 
 // New returns the exposed_files tool.
 func New(opts ...Option) tools.Tool {
-	return &Tool{opts: httpprobe.NewOptions(opts)}
+	return &Tool{httpprobe.NewTool(Name, cost, timeout, opts)}
 }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -96,12 +91,6 @@ func (*Tool) InputSchema() json.RawMessage {
 }`, maxPaths, paths))
 }
 
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
-
 type input struct {
 	BaseURL string   `json:"base_url"`
 	Paths   []string `json:"paths"`
@@ -134,7 +123,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 			return tools.Result{}, err
 		}
 	}
-	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}

@@ -31,43 +31,11 @@ var (
 // or the conventional "<script>.map" name) and reports the maps that are
 // served.
 func (s *scan) probeSourceMaps(ctx context.Context, p probe) {
-	var maps []*url.URL
-	seen := map[string]bool{}
-	fetched := 0
-	for _, script := range httpprobe.ScriptSources(s.home.Body, s.home.URL, 50) {
-		if fetched == maxScripts || ctx.Err() != nil {
-			break
-		}
-		if !httpprobe.SameHost(script, s.home.URL) || httpprobe.CheckURL(s.env, script) != nil {
-			continue
-		}
-		fetched++
-		resp, err := s.client.Do(ctx, httpprobe.Request{URL: script, MaxBody: maxBody})
-		if err != nil {
-			s.countFailure()
-			continue
-		}
-		if resp.Status != http.StatusOK || s.isSoft404(resp) {
-			continue
-		}
-		if m := announcedMap(resp); m != nil && !seen[m.String()] {
-			seen[m.String()] = true
-			maps = append(maps, m)
-		}
-	}
-
 	var evidence []string
 	var first *httpprobe.Response
-	for _, m := range maps {
-		if !httpprobe.SameHost(m, s.home.URL) || httpprobe.CheckURL(s.env, m) != nil {
-			continue
-		}
-		resp, err := s.client.Do(ctx, httpprobe.Request{URL: m, MaxBody: maxBody})
-		if err != nil {
-			s.countFailure()
-			continue
-		}
-		if resp.Status != http.StatusOK || s.isSoft404(resp) || !isSourceMap(resp.Body) {
+	for _, m := range s.announcedMaps(ctx) {
+		resp, _ := s.getSameHost(ctx, m)
+		if resp == nil || !isSourceMap(resp.Body) {
 			continue
 		}
 		if first == nil {
@@ -84,6 +52,49 @@ func (s *scan) probeSourceMaps(ctx context.Context, p probe) {
 	if first != nil {
 		s.report(p, first, `"mappings"`, strings.Join(evidence, "; "))
 	}
+}
+
+// announcedMaps are the distinct source maps the home page's first
+// maxScripts same-host scripts announce.
+func (s *scan) announcedMaps(ctx context.Context) []*url.URL {
+	var maps []*url.URL
+	seen := map[string]bool{}
+	fetched := 0
+	for _, script := range httpprobe.ScriptSources(s.home.Body, s.home.URL, 50) {
+		if fetched == maxScripts || ctx.Err() != nil {
+			break
+		}
+		resp, tried := s.getSameHost(ctx, script)
+		if tried {
+			fetched++
+		}
+		if resp == nil {
+			continue
+		}
+		if m := announcedMap(resp); m != nil && !seen[m.String()] {
+			seen[m.String()] = true
+			maps = append(maps, m)
+		}
+	}
+	return maps
+}
+
+// getSameHost fetches u when it is on the home page's host and the policy
+// allows it (tried); resp is nil unless it answered 200 with a page that is
+// not a soft 404. A failed request is counted.
+func (s *scan) getSameHost(ctx context.Context, u *url.URL) (resp *httpprobe.Response, tried bool) {
+	if !httpprobe.SameHost(u, s.home.URL) || httpprobe.CheckURL(s.env, u) != nil {
+		return nil, false
+	}
+	resp, err := s.client.Do(ctx, httpprobe.Request{URL: u, MaxBody: maxBody})
+	if err != nil {
+		s.countFailure()
+		return nil, true
+	}
+	if resp.Status != http.StatusOK || s.isSoft404(resp) {
+		return nil, true
+	}
+	return resp, true
 }
 
 func (s *scan) countFailure() {

@@ -15,8 +15,21 @@ import (
 // result builds the findings, the surface and the outcome line.
 func (s *scan) result(ctx context.Context, env tools.Env) tools.Result {
 	host, port := httpprobe.HostPort(s.base)
-	var findings []scans.Finding
-	var codes []string
+	findings, codes := s.findings(host, port)
+	product, version, techs := s.products()
+	res := tools.Result{Findings: findings}
+	origin := httpprobe.Origin(s.base).String()
+	res.Surface.Web = []scans.WebOrigin{{Origin: origin, Server: httpprobe.Clean(s.root.Header.Get("Server"), 120), Technologies: techs}}
+	res.Services = []scans.Service{{Host: host, Port: port, Name: s.base.Scheme, Banner: httpprobe.Clean(product, 120)}}
+	res.Surface.Services = []scans.ServiceInfo{{Host: host, Address: address(ctx, env, host, port), Port: port, Transport: "tcp",
+		Protocol: s.base.Scheme, Product: product, Version: httpprobe.Clean(version, 40)}}
+	res.Outcome = s.outcome(ctx, origin, techs, len(findings), codes)
+	return res
+}
+
+// findings are what the signatures seen found open (merged), and their
+// check codes.
+func (s *scan) findings(host string, port int) (findings []scans.Finding, codes []string) {
 	for _, sg := range s.seen {
 		if sg.check == nil || sg.auth {
 			continue
@@ -32,10 +45,13 @@ func (s *scan) result(ctx context.Context, env tools.Env) tools.Result {
 		findings = append(findings, f)
 		codes = append(codes, string(sg.check.Code))
 	}
-	findings = checks.Merge(findings)
+	return checks.Merge(findings), codes
+}
 
-	var product, version string
-	var techs []string
+// products is the product and version of the first signature that is
+// not an endpoint alone, and every product seen once, with its version
+// and whether it asked for authentication.
+func (s *scan) products() (product, version string, techs []string) {
 	for _, sg := range s.seen {
 		if product == "" && !sg.endpointOnly {
 			product, version = sg.product, sg.version
@@ -51,14 +67,11 @@ func (s *scan) result(ctx context.Context, env tools.Env) tools.Result {
 			techs = append(techs, tech)
 		}
 	}
+	return product, version, techs
+}
 
-	res := tools.Result{Findings: findings}
-	origin := httpprobe.Origin(s.base).String()
-	res.Surface.Web = []scans.WebOrigin{{Origin: origin, Server: httpprobe.Clean(s.root.Header.Get("Server"), 120), Technologies: techs}}
-	res.Services = []scans.Service{{Host: host, Port: port, Name: s.base.Scheme, Banner: httpprobe.Clean(product, 120)}}
-	res.Surface.Services = []scans.ServiceInfo{{Host: host, Address: address(ctx, env, host, port), Port: port, Transport: "tcp",
-		Protocol: s.base.Scheme, Product: product, Version: httpprobe.Clean(version, 40)}}
-
+// outcome is the call's outcome line.
+func (s *scan) outcome(ctx context.Context, origin string, techs []string, findings int, codes []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s answered %d", origin, s.root.Status)
 	if len(techs) > 0 {
@@ -66,8 +79,8 @@ func (s *scan) result(ctx context.Context, env tools.Env) tools.Result {
 	} else {
 		b.WriteString("; no known admin, metrics or debug endpoint identified")
 	}
-	if len(findings) > 0 {
-		fmt.Fprintf(&b, "; %d findings: %s", len(findings), strings.Join(codes, ", "))
+	if findings > 0 {
+		fmt.Fprintf(&b, "; %d findings: %s", findings, strings.Join(codes, ", "))
 	}
 	fmt.Fprintf(&b, "; %d GET requests", s.requests)
 	if s.failed > 0 {
@@ -79,8 +92,7 @@ func (s *scan) result(ctx context.Context, env tools.Env) tools.Result {
 	if ctx.Err() != nil {
 		b.WriteString("; the call's time ran out before every request finished")
 	}
-	res.Outcome = b.String()
-	return res
+	return b.String()
 }
 
 // address is the address the scan knows host:port by (the port scan's), so

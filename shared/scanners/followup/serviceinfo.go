@@ -74,32 +74,14 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
 		address = ta.IP.String()
 	}
-	var product, version, said string
-	switch proto {
-	case "memcached":
-		product = "memcached"
-		line, err := command(conn, "version\r\n", 256)
-		if err != nil {
-			return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, port, err)
-		}
-		said = httpprobe.Clean(line, 120)
-		if m := memcachedVersion.FindStringSubmatch(line); m != nil {
-			version = m[1]
-		}
-	default:
-		product = "Redis"
-		reply, err := command(conn, "INFO server\r\n", maxInfoBytes)
-		if err != nil {
-			return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, port, err)
-		}
-		if strings.HasPrefix(reply, "-") {
-			return tools.Result{Outcome: fmt.Sprintf("%s:%d refused INFO: %s", host, port, httpprobe.Clean(reply, 120))}, nil
-		}
-		if m := redisVersion.FindStringSubmatch(reply); m != nil {
-			version = m[1]
-			said = "redis_version:" + httpprobe.Clean(version, 40)
-		}
+	a, err := askVersion(conn, proto)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, port, err)
 	}
+	if a.refusal != "" {
+		return tools.Result{Outcome: fmt.Sprintf("%s:%d refused INFO: %s", host, port, httpprobe.Clean(a.refusal, 120))}, nil
+	}
+	product, version, said := a.product, a.version, a.said
 	if version == "" {
 		return tools.Result{Outcome: fmt.Sprintf("%s:%d answered without a version: %s", host, port, said)}, nil
 	}
@@ -111,6 +93,43 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 		Surface: scans.Surface{Services: []scans.ServiceInfo{{Host: host, Address: address, Port: port, Transport: "tcp",
 			Protocol: name, Product: product, Version: version}}},
 	}, nil
+}
+
+// versionAnswer is what a cache said when asked its version: refusal is
+// Redis's error answer to INFO, if any.
+type versionAnswer struct {
+	product, version, said, refusal string
+}
+
+// askVersion asks a Redis (INFO server) or memcached (version) service its
+// version with one read-only command.
+func askVersion(conn net.Conn, proto string) (versionAnswer, error) {
+	if proto == "memcached" {
+		a := versionAnswer{product: "memcached"}
+		line, err := command(conn, "version\r\n", 256)
+		if err != nil {
+			return a, err
+		}
+		a.said = httpprobe.Clean(line, 120)
+		if m := memcachedVersion.FindStringSubmatch(line); m != nil {
+			a.version = m[1]
+		}
+		return a, nil
+	}
+	a := versionAnswer{product: "Redis"}
+	reply, err := command(conn, "INFO server\r\n", maxInfoBytes)
+	if err != nil {
+		return a, err
+	}
+	if strings.HasPrefix(reply, "-") {
+		a.refusal = reply
+		return a, nil
+	}
+	if m := redisVersion.FindStringSubmatch(reply); m != nil {
+		a.version = m[1]
+		a.said = "redis_version:" + httpprobe.Clean(a.version, 40)
+	}
+	return a, nil
 }
 
 // command sends cmd and reads the answer: a RESP bulk string ($n\r\n…) or

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -157,15 +158,35 @@ func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessa
 	if page.Status != http.StatusOK {
 		return tools.Result{Outcome: page.Summary() + ": no listing"}, nil
 	}
-	type entry struct {
-		u     *url.URL
-		name  string
-		class fileClass
+	entries, listed := listedFiles(page.Body, u)
+	var findings []scans.Finding
+	for _, e := range entries {
+		if ctx.Err() != nil {
+			break
+		}
+		if f, ok := servedFile(ctx, client, u, e); ok {
+			findings = append(findings, f)
+		}
 	}
-	var entries []entry
+	return tools.Result{
+		Outcome:  fmt.Sprintf("%s lists %d files; %d look sensitive by name; %d served", httpprobe.Clean(u.String(), 300), listed, len(entries), len(findings)),
+		Findings: checks.Merge(findings),
+	}, nil
+}
+
+// listedEntry is a file of a listing whose name looks sensitive.
+type listedEntry struct {
+	u     *url.URL
+	name  string
+	class fileClass
+}
+
+// listedFiles reads the listing of directory u: the files of the directory
+// itself whose names look sensitive (at most maxListed), and how many
+// files it lists.
+func listedFiles(body []byte, u *url.URL) (entries []listedEntry, listed int) {
 	seen := map[string]bool{}
-	listed := 0
-	for _, m := range hrefPattern.FindAllSubmatch(page.Body, 1000) {
+	for _, m := range hrefPattern.FindAllSubmatch(body, 1000) {
 		ref, err := u.Parse(string(m[1]))
 		if err != nil || !httpprobe.SameOrigin(ref, u) || path.Dir(ref.Path)+"/" != u.Path || seen[ref.Path] {
 			continue // only the listed directory's own files
@@ -173,42 +194,34 @@ func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessa
 		seen[ref.Path] = true
 		listed++
 		name := strings.ToLower(path.Base(ref.Path))
-		for _, c := range fileClasses {
-			if c.match(name) {
-				if len(entries) < maxListed {
-					entries = append(entries, entry{ref, path.Base(ref.Path), c})
-				}
-				break
-			}
+		i := slices.IndexFunc(fileClasses, func(c fileClass) bool { return c.match(name) })
+		if i >= 0 && len(entries) < maxListed {
+			entries = append(entries, listedEntry{ref, path.Base(ref.Path), fileClasses[i]})
 		}
 	}
-	var findings []scans.Finding
-	for _, e := range entries {
-		if ctx.Err() != nil {
-			break
-		}
-		resp, err := client.Do(ctx, httpprobe.Request{URL: e.u, MaxBody: prefixBytes,
-			Header: http.Header{"Range": {"bytes=0-" + strconv.Itoa(prefixBytes-1)}}})
-		if err != nil || (resp.Status != http.StatusOK && resp.Status != http.StatusPartialContent) || strings.Contains(resp.ContentType(), "html") {
-			continue
-		}
-		size := sizeOf(resp)
-		evidence := fmt.Sprintf("Listed in %s and served: GET %s → %d, %s, content: %s (first %d bytes read, nothing more downloaded)",
-			httpprobe.Clean(u.String(), 300), httpprobe.Clean(e.u.String(), 300), resp.Status, size, sniff(resp.Body), len(resp.Body))
-		host, port := httpprobe.HostPort(e.u)
-		f := checks.ListedSensitiveFile.Finding(host, &port, httpprobe.Clean(evidence, 1500))
-		f.Proof = resp.Proof("")
-		f.Title = fmt.Sprintf("%s downloadable from a directory listing: %s", capitalize(e.class.kind), httpprobe.Clean(e.u.EscapedPath(), 200))
-		f.Severity = e.class.severity
-		f.Description = fmt.Sprintf("The directory listing shows a %s and the server hands it to anyone who asks. Backups and dumps "+
-			"usually hold the data the application protects (customer records, password hashes, secrets).", e.class.kind)
-		f.Confidence = scans.Certain
-		findings = append(findings, f)
+	return entries, listed
+}
+
+// servedFile reads the first bytes of a listed file; a finding when the
+// server hands it out (not an HTML page).
+func servedFile(ctx context.Context, client *httpprobe.Client, dir *url.URL, e listedEntry) (f scans.Finding, ok bool) {
+	resp, err := client.Do(ctx, httpprobe.Request{URL: e.u, MaxBody: prefixBytes,
+		Header: http.Header{"Range": {"bytes=0-" + strconv.Itoa(prefixBytes-1)}}})
+	if err != nil || (resp.Status != http.StatusOK && resp.Status != http.StatusPartialContent) || strings.Contains(resp.ContentType(), "html") {
+		return f, false
 	}
-	return tools.Result{
-		Outcome:  fmt.Sprintf("%s lists %d files; %d look sensitive by name; %d served", httpprobe.Clean(u.String(), 300), listed, len(entries), len(findings)),
-		Findings: checks.Merge(findings),
-	}, nil
+	size := sizeOf(resp)
+	evidence := fmt.Sprintf("Listed in %s and served: GET %s → %d, %s, content: %s (first %d bytes read, nothing more downloaded)",
+		httpprobe.Clean(dir.String(), 300), httpprobe.Clean(e.u.String(), 300), resp.Status, size, sniff(resp.Body), len(resp.Body))
+	host, port := httpprobe.HostPort(e.u)
+	f = checks.ListedSensitiveFile.Finding(host, &port, httpprobe.Clean(evidence, 1500))
+	f.Proof = resp.Proof("")
+	f.Title = fmt.Sprintf("%s downloadable from a directory listing: %s", capitalize(e.class.kind), httpprobe.Clean(e.u.EscapedPath(), 200))
+	f.Severity = e.class.severity
+	f.Description = fmt.Sprintf("The directory listing shows a %s and the server hands it to anyone who asks. Backups and dumps "+
+		"usually hold the data the application protects (customer records, password hashes, secrets).", e.class.kind)
+	f.Confidence = scans.Certain
+	return f, true
 }
 
 // sizeOf is the file's size from Content-Range or Content-Length.

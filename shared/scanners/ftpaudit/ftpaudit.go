@@ -35,6 +35,7 @@ import (
 	"secscan/shared/checks"
 	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -64,13 +65,10 @@ const (
 var allowedCommands = []string{"FEAT", "AUTH", "USER", "PASS", "EPSV", "PASV", "TYPE", "LIST", "NLST", "QUIT"}
 
 // Tool is the ftp_audit tool.
-type Tool struct{}
+type Tool struct{ tooldef.Base }
 
 // New returns the ftp_audit tool.
-func New() tools.Tool { return &Tool{} }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
+func New() tools.Tool { return &Tool{tooldef.New(Name, cost, timeout)} }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -93,12 +91,6 @@ func (*Tool) InputSchema() json.RawMessage {
   }
 }`)
 }
-
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
 
 // Checks implements checks.Emitter.
 func (*Tool) Checks() []*checks.Check {
@@ -168,29 +160,13 @@ func (a *audit) run(ctx context.Context) error {
 		a.notFTP = true
 		return nil
 	}
-	// FEAT: RFC 2389; AUTH TLS listed there means explicit FTPS.
-	if code, text, err := c.cmd("FEAT"); err == nil && code == 211 {
-		for line := range strings.SplitSeq(strings.ToUpper(text), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "AUTH" && strings.Contains(line, "TLS") {
-				a.authTLS = "FEAT lists " + httpprobe.Clean(strings.TrimSpace(line), 60)
-			}
-		}
-	} else if err != nil {
+	if err := a.features(c); err != nil {
 		return err
 	}
-	code, text, err = c.cmd("USER anonymous")
+	code, err = a.loginAnonymous(c)
 	if err != nil {
 		return err
 	}
-	say := fmt.Sprintf("USER anonymous → %d", code)
-	if code == 331 {
-		code, text, err = c.cmd("PASS " + AnonymousPassword)
-		if err != nil {
-			return err
-		}
-		say += fmt.Sprintf(", PASS <e-mail address> → %d", code)
-	}
-	a.loginReply = say + " " + httpprobe.Clean(firstLine(text), 80)
 	if code == 230 {
 		a.anonymous = true
 		a.list(ctx, c)
@@ -201,6 +177,43 @@ func (a *audit) run(ctx context.Context) error {
 		a.probeAuthTLS(ctx)
 	}
 	return nil
+}
+
+// features reads FEAT (RFC 2389): AUTH TLS listed there means explicit
+// FTPS. Only a failed exchange is an error.
+func (a *audit) features(c *control) error {
+	code, text, err := c.cmd("FEAT")
+	if err != nil {
+		return err
+	}
+	if code != 211 {
+		return nil
+	}
+	for line := range strings.SplitSeq(strings.ToUpper(text), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "AUTH" && strings.Contains(line, "TLS") {
+			a.authTLS = "FEAT lists " + httpprobe.Clean(strings.TrimSpace(line), 60)
+		}
+	}
+	return nil
+}
+
+// loginAnonymous tries USER anonymous (and PASS with an e-mail address
+// when asked) and records the replies; code is the last reply's.
+func (a *audit) loginAnonymous(c *control) (code int, err error) {
+	code, text, err := c.cmd("USER anonymous")
+	if err != nil {
+		return 0, err
+	}
+	say := fmt.Sprintf("USER anonymous → %d", code)
+	if code == 331 {
+		code, text, err = c.cmd("PASS " + AnonymousPassword)
+		if err != nil {
+			return 0, err
+		}
+		say += fmt.Sprintf(", PASS <e-mail address> → %d", code)
+	}
+	a.loginReply = say + " " + httpprobe.Clean(firstLine(text), 80)
+	return code, nil
 }
 
 // probeAuthTLS asks for AUTH TLS on a fresh control connection (RFC 4217
@@ -375,16 +388,9 @@ var (
 // names is never dialled.
 func (a *audit) passivePort(c *control) (int, error) {
 	if !c.noEPSV {
-		code, text, err := c.cmd("EPSV")
-		if err != nil {
-			return 0, err
-		}
-		if code == 229 {
-			if m := epsvReply.FindStringSubmatch(text); m != nil {
-				if p, err := strconv.Atoi(m[4]); err == nil && p > 0 && p < 65536 {
-					return p, nil
-				}
-			}
+		p, err := epsvPort(c)
+		if err != nil || p > 0 {
+			return p, err
 		}
 		c.noEPSV = true
 	}
@@ -412,6 +418,21 @@ func (a *audit) passivePort(c *control) (int, error) {
 		return 0, errors.New("PASV reply names port 0")
 	}
 	return p, nil
+}
+
+// epsvPort asks for extended passive mode: the port, 0 when the server
+// does not answer with one.
+func epsvPort(c *control) (int, error) {
+	code, text, err := c.cmd("EPSV")
+	if err != nil || code != 229 {
+		return 0, err
+	}
+	if m := epsvReply.FindStringSubmatch(text); m != nil {
+		if p, err := strconv.Atoi(m[4]); err == nil && p > 0 && p < 65536 {
+			return p, nil
+		}
+	}
+	return 0, nil
 }
 
 // parseListLine reads a name (and whether it is a directory) from one line
@@ -617,6 +638,26 @@ func (a *audit) result() (res tools.Result) {
 		res.Outcome += fmt.Sprintf("; anonymous login refused; %s; %d TCP connections", tls, a.conns)
 		return res
 	}
+	listing := a.listing()
+	res.Findings = append(res.Findings, checks.FTPAnonymousLogin.Finding(a.host, &port,
+		fmt.Sprintf("%s greeted %q; %s; %s; %s", where, a.greeting, a.loginReply, listing, tls)))
+	hits := a.sensitiveNames()
+	if len(hits) > 0 {
+		listed := strings.Join(hits[:min(len(hits), maxHitsShown)], ", ")
+		if len(hits) > maxHitsShown {
+			listed += fmt.Sprintf(" and %d more", len(hits)-maxHitsShown)
+		}
+		f := checks.FTPAnonymousSensitiveFile.Finding(a.host, &port,
+			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), listed))
+		res.Findings = append(res.Findings, f)
+	}
+	res.Outcome += fmt.Sprintf("; anonymous login accepted; %s; %d sensitive-looking names; %s; %d TCP connections", listing, len(hits), tls, a.conns)
+	return res
+}
+
+// listing describes what the anonymous listing read: how many entries in
+// how many directories, the first 20 names, and where it stopped.
+func (a *audit) listing() string {
 	var names []string
 	for _, e := range a.entries {
 		n := e.path
@@ -639,8 +680,11 @@ func (a *audit) result() (res tools.Result) {
 	if a.pasvOther != "" {
 		listing += fmt.Sprintf("; a PASV reply named %s, ignored: data connections went to the control connection's address", a.pasvOther)
 	}
-	res.Findings = append(res.Findings, checks.FTPAnonymousLogin.Finding(a.host, &port,
-		fmt.Sprintf("%s greeted %q; %s; %s; %s", where, a.greeting, a.loginReply, listing, tls)))
+	return listing
+}
+
+// sensitiveNames are the listed names that look sensitive, with why.
+func (a *audit) sensitiveNames() []string {
 	var hits []string
 	for _, e := range a.entries {
 		if r := sensitiveReason(e.path); r != "" {
@@ -651,15 +695,5 @@ func (a *audit) result() (res tools.Result) {
 			hits = append(hits, fmt.Sprintf("%s (%s)", httpprobe.Clean(p, 200), r))
 		}
 	}
-	if len(hits) > 0 {
-		listed := strings.Join(hits[:min(len(hits), maxHitsShown)], ", ")
-		if len(hits) > maxHitsShown {
-			listed += fmt.Sprintf(" and %d more", len(hits)-maxHitsShown)
-		}
-		f := checks.FTPAnonymousSensitiveFile.Finding(a.host, &port,
-			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), listed))
-		res.Findings = append(res.Findings, f)
-	}
-	res.Outcome += fmt.Sprintf("; anonymous login accepted; %s; %d sensitive-looking names; %s; %d TCP connections", listing, len(hits), tls, a.conns)
-	return res
+	return hits
 }

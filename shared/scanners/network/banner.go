@@ -163,35 +163,94 @@ func identify(hint string, raw []byte) observation {
 	if obs.Name == "" {
 		obs.Name = "unknown"
 	}
+	g := greeting{text: text, raw: raw, hint: hint}
+	for _, recognise := range greetings {
+		if recognise(g, &obs) {
+			return obs
+		}
+	}
+	obs.ByPort = hint != ""
+	return obs
+}
+
+// greeting is what a service said first (never empty), with the service
+// its port is registered for ("" when none).
+type greeting struct {
+	text string
+	raw  []byte
+	hint string
+}
+
+// greetings recognise services by their greeting, in order; each sets
+// what it learns on obs and reports whether it recognised the service.
+var greetings = []func(g greeting, obs *observation) bool{
+	redisGreeting, memcachedGreeting, textGreeting, telnetGreeting, postgresGreeting,
+}
+
+func redisGreeting(g greeting, obs *observation) bool {
 	switch {
-	case strings.HasPrefix(text, "+PONG"):
+	case strings.HasPrefix(g.text, "+PONG"):
 		obs.Name, obs.NoAuth, obs.Answer = "redis", true, "answered PING with +PONG without authentication"
-	case strings.HasPrefix(text, "-NOAUTH"), strings.HasPrefix(text, "-DENIED"), strings.HasPrefix(text, "-ERR") && hint == "redis":
+	case strings.HasPrefix(g.text, "-NOAUTH"), strings.HasPrefix(g.text, "-DENIED"), strings.HasPrefix(g.text, "-ERR") && g.hint == "redis":
 		obs.Name = "redis"
-	case strings.HasPrefix(text, "VERSION ") && hint == "memcached", strings.HasPrefix(text, "VERSION ") && hint == "":
-		obs.Name, obs.Product, obs.Version = "memcached", "memcached", firstField(text[len("VERSION "):])
-		obs.NoAuth, obs.Answer = true, "answered the version command without authentication"
-	case strings.HasPrefix(text, "220"):
-		identify220(text, hint, &obs)
-	case strings.HasPrefix(text, "+OK"):
+	default:
+		return false
+	}
+	return true
+}
+
+func memcachedGreeting(g greeting, obs *observation) bool {
+	if !strings.HasPrefix(g.text, "VERSION ") || (g.hint != "memcached" && g.hint != "") {
+		return false
+	}
+	obs.Name, obs.Product, obs.Version = "memcached", "memcached", firstField(g.text[len("VERSION "):])
+	obs.NoAuth, obs.Answer = true, "answered the version command without authentication"
+	return true
+}
+
+// textGreeting: FTP and SMTP (220), POP3, IMAP and VNC.
+func textGreeting(g greeting, obs *observation) bool {
+	switch {
+	case strings.HasPrefix(g.text, "220"):
+		identify220(g.text, g.hint, obs)
+	case strings.HasPrefix(g.text, "+OK"):
 		obs.Name = "pop3"
-	case strings.HasPrefix(text, "* OK"):
+	case strings.HasPrefix(g.text, "* OK"):
 		obs.Name = "imap"
-	case strings.HasPrefix(text, "RFB "):
-		obs.Name, obs.Product, obs.Version = "vnc", "RFB", strings.TrimSpace(text[len("RFB "):min(len(text), 11)])
-	case len(raw) >= 2 && raw[0] == 0xff && raw[1] >= 0xfb && raw[1] <= 0xfe:
-		// IAC WILL/WONT/DO/DONT: Telnet option negotiation.
-		obs.Name = "telnet"
-		obs.Banner = telnetText(raw)
-	case hint == "postgresql" && (text == "S" || text == "N"):
+	case strings.HasPrefix(g.text, "RFB "):
+		obs.Name, obs.Product, obs.Version = "vnc", "RFB", strings.TrimSpace(g.text[len("RFB "):min(len(g.text), 11)])
+	default:
+		return false
+	}
+	return true
+}
+
+// telnetGreeting: IAC WILL/WONT/DO/DONT, Telnet option negotiation.
+func telnetGreeting(g greeting, obs *observation) bool {
+	raw := g.raw
+	if len(raw) < 2 || raw[0] != 0xff || raw[1] < 0xfb || raw[1] > 0xfe {
+		return false
+	}
+	obs.Name = "telnet"
+	obs.Banner = telnetText(raw)
+	return true
+}
+
+// postgresGreeting: on the PostgreSQL port, an SSLRequest answer or a
+// fatal error.
+func postgresGreeting(g greeting, obs *observation) bool {
+	switch {
+	case g.hint != "postgresql":
+		return false
+	case g.text == "S" || g.text == "N":
 		obs.Name = "postgresql"
-		obs.Banner = fmt.Sprintf("PostgreSQL SSLRequest answer %q", text)
-	case hint == "postgresql" && raw[0] == 'E' && strings.Contains(text, "SFATAL"):
+		obs.Banner = fmt.Sprintf("PostgreSQL SSLRequest answer %q", g.text)
+	case g.raw[0] == 'E' && strings.Contains(g.text, "SFATAL"):
 		obs.Name = "postgresql"
 	default:
-		obs.ByPort = hint != ""
+		return false
 	}
-	return obs
+	return true
 }
 
 var sshSoftware = lazyre.New(`^SSH-[0-9.]+-([A-Za-z][A-Za-z-]*)[_-]([0-9][0-9A-Za-z.]*)`)

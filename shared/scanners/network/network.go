@@ -33,6 +33,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -95,6 +96,7 @@ const (
 
 // Scanner is the port_scan tool. Build it with New.
 type Scanner struct {
+	tooldef.Base
 	connectTimeout time.Duration
 	bannerTimeout  time.Duration
 	concurrency    int
@@ -117,6 +119,7 @@ func New() tools.Tool { return newScanner() }
 
 func newScanner() *Scanner {
 	return &Scanner{
+		Base:           tooldef.New(toolName, toolCost, callTimeout),
 		connectTimeout: defaultConnectTimeout,
 		bannerTimeout:  defaultBannerTimeout,
 		concurrency:    defaultConcurrency,
@@ -130,9 +133,6 @@ func newScanner() *Scanner {
 		},
 	}
 }
-
-// Name implements tools.Tool.
-func (*Scanner) Name() string { return toolName }
 
 // Description implements tools.Tool.
 func (*Scanner) Description() string {
@@ -169,12 +169,6 @@ const inputSchema = `{
     }
   }
 }`
-
-// Cost implements tools.Tool.
-func (*Scanner) Cost() int { return toolCost }
-
-// Timeout implements tools.Tool.
-func (*Scanner) Timeout() time.Duration { return callTimeout }
 
 // Checks implements checks.Emitter.
 func (*Scanner) Checks() []*checks.Check { return emitted() }

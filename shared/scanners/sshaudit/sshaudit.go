@@ -35,6 +35,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -54,13 +55,10 @@ const (
 )
 
 // Tool is the ssh_audit tool.
-type Tool struct{}
+type Tool struct{ tooldef.Base }
 
 // New returns the ssh_audit tool.
-func New() tools.Tool { return &Tool{} }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
+func New() tools.Tool { return &Tool{tooldef.New(Name, cost, timeout)} }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -83,12 +81,6 @@ const inputSchema = `{
     "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "the SSH port; default 22"}
   }
 }`
-
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
 
 // Checks implements checks.Emitter.
 func (*Tool) Checks() []*checks.Check {
@@ -238,13 +230,10 @@ func (a *audited) queryAuth(ctx context.Context, conn net.Conn) {
 	}
 }
 
-// result builds the findings and the outcome line.
-func (a *audited) result() tools.Result {
+// kexFinding reports the weak key exchange algorithms offered; low
+// unless a 1024-bit group is among them.
+func (a *audited) kexFinding(where string) (f scans.Finding, ok bool) {
 	port := a.port
-	where := fmt.Sprintf("%s:%d (%s)", a.host, a.port, a.server)
-	var findings []scans.Finding
-
-	// Key exchange.
 	var kexBad []string
 	severe := false
 	for _, k := range a.kex.Kex {
@@ -253,13 +242,48 @@ func (a *audited) result() tools.Result {
 			severe = severe || s
 		}
 	}
-	if len(kexBad) > 0 {
-		f := checks.SSHKexWeak.Finding(a.host, &port, fmt.Sprintf("%s offered in its KEXINIT key exchange algorithms: %s. Full list: %s.",
-			where, list(kexBad), list(a.kex.Kex)))
-		if !severe {
-			f.Severity = scans.Low
-			f.Evidence += " Lowered to low: no 1024-bit group is offered, only SHA-1 exchange hashes."
+	if len(kexBad) == 0 {
+		return f, false
+	}
+	f = checks.SSHKexWeak.Finding(a.host, &port, fmt.Sprintf("%s offered in its KEXINIT key exchange algorithms: %s. Full list: %s.",
+		where, list(kexBad), list(a.kex.Kex)))
+	if !severe {
+		f.Severity = scans.Low
+		f.Evidence += " Lowered to low: no 1024-bit group is offered, only SHA-1 exchange hashes."
+	}
+	return f, true
+}
+
+// hostKeyFinding reports the weak host key algorithms offered; medium
+// when no strong one is.
+func (a *audited) hostKeyFinding(where string) (f scans.Finding, ok bool) {
+	port := a.port
+	var hkBad []string
+	for _, h := range a.kex.HostKey {
+		if why := hostKeyWeakness(h); why != "" {
+			hkBad = append(hkBad, h+" ("+why+")")
 		}
+	}
+	if len(hkBad) == 0 {
+		return f, false
+	}
+	f = checks.SSHHostKeyWeak.Finding(a.host, &port, fmt.Sprintf("%s offered host key signature algorithms: %s. Full list: %s.",
+		where, list(hkBad), list(a.kex.HostKey)))
+	if len(hkBad) == len(a.kex.HostKey) {
+		f.Severity = scans.Medium
+		f.Evidence += " Raised to medium: the server offers no SHA-2 or EdDSA host key signature at all."
+	}
+	return f, true
+}
+
+// result builds the findings and the outcome line.
+func (a *audited) result() tools.Result {
+	port := a.port
+	where := fmt.Sprintf("%s:%d (%s)", a.host, a.port, a.server)
+	var findings []scans.Finding
+
+	// Key exchange.
+	if f, ok := a.kexFinding(where); ok {
 		findings = append(findings, certain(f))
 	}
 
@@ -280,19 +304,7 @@ func (a *audited) result() tools.Result {
 	}
 
 	// Host keys.
-	var hkBad []string
-	for _, h := range a.kex.HostKey {
-		if why := hostKeyWeakness(h); why != "" {
-			hkBad = append(hkBad, h+" ("+why+")")
-		}
-	}
-	if len(hkBad) > 0 {
-		f := checks.SSHHostKeyWeak.Finding(a.host, &port, fmt.Sprintf("%s offered host key signature algorithms: %s. Full list: %s.",
-			where, list(hkBad), list(a.kex.HostKey)))
-		if len(hkBad) == len(a.kex.HostKey) {
-			f.Severity = scans.Medium
-			f.Evidence += " Raised to medium: the server offers no SHA-2 or EdDSA host key signature at all."
-		}
+	if f, ok := a.hostKeyFinding(where); ok {
 		findings = append(findings, certain(f))
 	}
 

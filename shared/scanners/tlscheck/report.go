@@ -58,12 +58,31 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 	leaf := chain[0]
 	r.leaf = describeCert(leaf)
 	r.leafName = fmt.Sprintf("%q expiring %s", safetext.Line(leaf.Subject.String(), 80), day(leaf.NotAfter))
-	evidence := func(what string) string {
-		return what + "; leaf certificate: " + r.leaf + "; session: " + r.session
+	dated := r.validityDates(chain, now)
+	r.expiringSoon(leaf, now)
+	weakHash := weakHashSignatures(chain)
+	r.trust(chain, roots, now, dated, len(weakHash) > 0)
+	if err := leaf.VerifyHostname(r.target.host); err != nil {
+		r.add(checks.CertHostMismatch, r.evidence(fmt.Sprintf("requested host %s; the certificate is valid for %s",
+			r.target.host, certNames(leaf))))
 	}
+	if weakKeys := weakRSAKeys(chain); len(weakKeys) > 0 {
+		r.add(checks.CertWeakRSA, r.evidence(strings.Join(weakKeys, "; ")))
+	}
+	if len(weakHash) > 0 {
+		r.add(checks.CertWeakSignature, r.evidence(strings.Join(weakHash, "; ")))
+	}
+}
 
-	// Validity dates, of the leaf and of the intermediates the server sends
-	// (a root sent along is not used by clients, so its dates do not count).
+// evidence is what a certificate finding says, with the leaf and session.
+func (r *report) evidence(what string) string {
+	return what + "; leaf certificate: " + r.leaf + "; session: " + r.session
+}
+
+// validityDates checks the dates of the leaf and of the intermediates the
+// server sends (a root sent along is not used by clients, so its dates do
+// not count); dated says whether any is out of its validity.
+func (r *report) validityDates(chain []*x509.Certificate, now time.Time) (dated bool) {
 	var expired, notYet []string
 	for i, c := range chain {
 		if i > 0 && selfSigned(c) {
@@ -79,24 +98,36 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 		}
 	}
 	if len(expired) > 0 {
-		r.add(checks.CertExpired, evidence(strings.Join(expired, "; ")))
+		r.add(checks.CertExpired, r.evidence(strings.Join(expired, "; ")))
 	}
 	if len(notYet) > 0 {
-		r.add(checks.CertNotYetValid, evidence(strings.Join(notYet, "; ")))
+		r.add(checks.CertNotYetValid, r.evidence(strings.Join(notYet, "; ")))
 	}
-	if left := leaf.NotAfter.Sub(now); left >= 0 && left < expiryWarning && !now.Before(leaf.NotBefore) {
-		f := finding(checks.CertExpiringSoon, r.target, evidence(fmt.Sprintf("the certificate expires on %s, in %d day(s)",
-			leaf.NotAfter.UTC().Format(time.RFC3339), int(left.Hours()/24))))
-		if left < expiryUrgent {
-			f.Severity = scans.Medium
-		}
-		f.Proof = r.proof
-		r.findings = append(r.findings, f)
-	}
+	return len(expired)+len(notYet) > 0
+}
 
-	// Trust. Dates are reported above, so the chain is judged at a time the
-	// leaf was valid, and a date problem x509 still sees is not reported
-	// twice.
+// expiringSoon reports a valid leaf that expires within expiryWarning,
+// more severely within expiryUrgent.
+func (r *report) expiringSoon(leaf *x509.Certificate, now time.Time) {
+	left := leaf.NotAfter.Sub(now)
+	if left < 0 || left >= expiryWarning || now.Before(leaf.NotBefore) {
+		return
+	}
+	f := finding(checks.CertExpiringSoon, r.target, r.evidence(fmt.Sprintf("the certificate expires on %s, in %d day(s)",
+		leaf.NotAfter.UTC().Format(time.RFC3339), int(left.Hours()/24))))
+	if left < expiryUrgent {
+		f.Severity = scans.Medium
+	}
+	f.Proof = r.proof
+	r.findings = append(r.findings, f)
+}
+
+// trust verifies the chain. Dates are reported by validityDates, so the
+// chain is judged at a time the leaf was valid, and a date problem x509
+// still sees is not reported twice (dated); nor is x509's refusal of a
+// weak hash (weakHash), which has its own finding.
+func (r *report) trust(chain []*x509.Certificate, roots *x509.CertPool, now time.Time, dated, weakHash bool) {
+	leaf := chain[0]
 	at := now
 	if now.After(leaf.NotAfter) {
 		at = leaf.NotAfter.Add(-time.Minute)
@@ -105,47 +136,40 @@ func (r *report) certificates(state tls.ConnectionState, roots *x509.CertPool, n
 	}
 	err := verifyChain(chain, roots, at)
 	var invalid x509.CertificateInvalidError
-	if errors.As(err, &invalid) && invalid.Reason == x509.Expired && len(expired)+len(notYet) > 0 {
+	if errors.As(err, &invalid) && invalid.Reason == x509.Expired && dated {
 		err = nil
 	}
-	weakHash := weakHashSignatures(chain)
 	var unknownCA x509.UnknownAuthorityError
 	switch {
 	case err == nil:
-	case len(weakHash) > 0 && strings.Contains(err.Error(), "insecure algorithm"):
+	case weakHash && strings.Contains(err.Error(), "insecure algorithm"):
 		// x509 refuses SHA-1/MD5 signatures outright; that is the weak hash
-		// finding below, not a second one.
+		// finding, not a second one.
 	case errors.As(err, &unknownCA) && selfSigned(leaf):
-		r.add(checks.CertSelfSigned, evidence(fmt.Sprintf("the certificate is issued by itself (issuer = subject %q) and is not a trusted root",
+		r.add(checks.CertSelfSigned, r.evidence(fmt.Sprintf("the certificate is issued by itself (issuer = subject %q) and is not a trusted root",
 			safetext.Line(leaf.Subject.String(), maxShown))))
 	case errors.As(err, &unknownCA):
-		r.add(checks.CertUntrusted, evidence(fmt.Sprintf("the server sent %d certificate(s); no chain from issuer %q leads to a trusted root (%s)",
+		r.add(checks.CertUntrusted, r.evidence(fmt.Sprintf("the server sent %d certificate(s); no chain from issuer %q leads to a trusted root (%s)",
 			len(chain), safetext.Line(leaf.Issuer.String(), maxShown), safetext.Line(err.Error(), maxShown))))
 	default:
-		r.add(checks.CertUntrusted, evidence("chain verification failed: "+safetext.Line(err.Error(), maxShown)))
+		r.add(checks.CertUntrusted, r.evidence("chain verification failed: "+safetext.Line(err.Error(), maxShown)))
 	}
+}
 
-	if err := leaf.VerifyHostname(r.target.host); err != nil {
-		r.add(checks.CertHostMismatch, evidence(fmt.Sprintf("requested host %s; the certificate is valid for %s",
-			r.target.host, certNames(leaf))))
-	}
-
-	var weakKeys []string
+// weakRSAKeys lists the certificates of the chain with an RSA key shorter
+// than minRSABits; self-signed roots are skipped.
+func weakRSAKeys(chain []*x509.Certificate) []string {
+	var out []string
 	for i, c := range chain {
 		if i > 0 && selfSigned(c) {
 			continue
 		}
 		if key, ok := c.PublicKey.(*rsa.PublicKey); ok && key.N.BitLen() < minRSABits {
-			weakKeys = append(weakKeys, fmt.Sprintf("%s %q has a %d-bit RSA key",
+			out = append(out, fmt.Sprintf("%s %q has a %d-bit RSA key",
 				position(i), safetext.Line(c.Subject.String(), maxShown), key.N.BitLen()))
 		}
 	}
-	if len(weakKeys) > 0 {
-		r.add(checks.CertWeakRSA, evidence(strings.Join(weakKeys, "; ")))
-	}
-	if len(weakHash) > 0 {
-		r.add(checks.CertWeakSignature, evidence(strings.Join(weakHash, "; ")))
-	}
+	return out
 }
 
 func (r *report) add(c *checks.Check, evidence string) {

@@ -31,6 +31,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/tools"
 )
 
@@ -60,17 +61,15 @@ type Options struct {
 
 // Checker is the tls_check tool. Build it with New.
 type Checker struct {
+	tooldef.Base
 	roots *x509.CertPool
 	now   func() time.Time
 }
 
 // New returns the tls_check tool.
 func New(opts Options) tools.Tool {
-	return &Checker{roots: opts.RootCAs, now: time.Now}
+	return &Checker{Base: tooldef.New(toolName, toolCost, callTimeout), roots: opts.RootCAs, now: time.Now}
 }
-
-// Name implements tools.Tool.
-func (*Checker) Name() string { return toolName }
 
 // Description implements tools.Tool.
 func (*Checker) Description() string {
@@ -93,12 +92,6 @@ const inputSchema = `{
     "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "TLS port. Default: the HTTPS port (443)."}
   }
 }`
-
-// Cost implements tools.Tool.
-func (*Checker) Cost() int { return toolCost }
-
-// Timeout implements tools.Tool.
-func (*Checker) Timeout() time.Duration { return callTimeout }
 
 // Checks implements checks.Emitter.
 func (*Checker) Checks() []*checks.Check { return emitted }

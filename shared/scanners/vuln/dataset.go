@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -108,6 +109,25 @@ func (d *Dataset) validate() error {
 	if d.Version == "" {
 		return errors.New("no version")
 	}
+	if err := d.indexProducts(); err != nil {
+		return err
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for _, v := range d.Vulnerabilities {
+		where := v.CVE + "/" + v.Product
+		errs = append(errs, v.problems(where, seen[where], d.names)...)
+		seen[where] = true
+	}
+	for _, e := range d.EndOfLife {
+		errs = append(errs, e.problems(d.names)...)
+	}
+	return errors.Join(errs...)
+}
+
+// indexProducts fills names and kinds from the products, which must have
+// an id, a name and a known kind, each id once.
+func (d *Dataset) indexProducts() error {
 	d.names, d.kinds = map[string]string{}, map[string]string{}
 	for _, p := range d.Products {
 		if p.ID == "" || p.Name == "" || d.names[p.ID] != "" {
@@ -118,60 +138,73 @@ func (d *Dataset) validate() error {
 		}
 		d.names[p.ID], d.kinds[p.ID] = p.Name, p.Kind
 	}
+	return nil
+}
+
+// problems are what is wrong with one entry (where names it; dup: an
+// earlier entry has the same CVE and product; names are the products'
+// names by id), the CVE id first, the ranges last.
+func (v Vulnerability) problems(where string, dup bool, names map[string]string) []error {
 	var errs []error
-	seen := map[string]bool{}
-	for _, v := range d.Vulnerabilities {
-		where := v.CVE + "/" + v.Product
-		if !cvePattern.MatchString(v.CVE) {
-			errs = append(errs, fmt.Errorf("%s: CVE id does not match %s", where, cvePattern))
-		}
-		if seen[where] {
-			errs = append(errs, fmt.Errorf("%s: duplicate entry", where))
-		}
-		seen[where] = true
-		if d.names[v.Product] == "" {
-			errs = append(errs, fmt.Errorf("%s: unknown product", where))
-		}
-		if v.CVSS < 0 || v.CVSS > 10 || (v.CVSSVersion != "2.0" && v.CVSSVersion != "3.0" && v.CVSSVersion != "3.1") {
-			errs = append(errs, fmt.Errorf("%s: CVSS %.1f (version %q) out of range", where, v.CVSS, v.CVSSVersion))
-		}
-		if v.CWE != "" && !cwePattern.MatchString(v.CWE) {
-			errs = append(errs, fmt.Errorf("%s: CWE %q malformed", where, v.CWE))
-		}
-		if v.Title == "" || v.Summary == "" {
-			errs = append(errs, fmt.Errorf("%s: title and summary are required", where))
-		}
-		if err := checkReferences(v.References); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", where, err))
-		}
-		if len(v.Affected) == 0 {
-			errs = append(errs, fmt.Errorf("%s: no affected range", where))
-		}
-		for _, r := range v.Affected {
-			if err := r.validate(); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", where, err))
-			}
+	fail := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %w", where, fmt.Errorf(format, args...)))
+	}
+	if !cvePattern.MatchString(v.CVE) {
+		fail("CVE id does not match %s", cvePattern)
+	}
+	if dup {
+		fail("duplicate entry")
+	}
+	if names[v.Product] == "" {
+		fail("unknown product")
+	}
+	if v.CVSS < 0 || v.CVSS > 10 || !slices.Contains([]string{"2.0", "3.0", "3.1"}, v.CVSSVersion) {
+		fail("CVSS %.1f (version %q) out of range", v.CVSS, v.CVSSVersion)
+	}
+	if v.CWE != "" && !cwePattern.MatchString(v.CWE) {
+		fail("CWE %q malformed", v.CWE)
+	}
+	if v.Title == "" || v.Summary == "" {
+		fail("title and summary are required")
+	}
+	if err := checkReferences(v.References); err != nil {
+		fail("%w", err)
+	}
+	if len(v.Affected) == 0 {
+		fail("no affected range")
+	}
+	for _, r := range v.Affected {
+		if err := r.validate(); err != nil {
+			fail("%w", err)
 		}
 	}
-	for _, e := range d.EndOfLife {
-		where := e.Product + " " + e.Branch
-		if d.names[e.Product] == "" {
-			errs = append(errs, fmt.Errorf("end of life %s: unknown product", where))
-		}
-		if _, err := ParseVersion(e.Branch); err != nil {
-			errs = append(errs, fmt.Errorf("end of life %s: %w", where, err))
-		}
-		if _, err := time.Parse(time.DateOnly, e.EOL); err != nil {
-			errs = append(errs, fmt.Errorf("end of life %s: date: %w", where, err))
-		}
-		if e.Severity.Rank() >= len(scans.Severities) {
-			errs = append(errs, fmt.Errorf("end of life %s: severity %q", where, e.Severity))
-		}
-		if err := checkReferences(e.References); err != nil {
-			errs = append(errs, fmt.Errorf("end of life %s: %w", where, err))
-		}
+	return errs
+}
+
+// problems are what is wrong with one end-of-life entry (names are the
+// products' names by id).
+func (e EndOfLife) problems(names map[string]string) []error {
+	var errs []error
+	where := e.Product + " " + e.Branch
+	fail := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("end of life %s: %w", where, fmt.Errorf(format, args...)))
 	}
-	return errors.Join(errs...)
+	if names[e.Product] == "" {
+		fail("unknown product")
+	}
+	if _, err := ParseVersion(e.Branch); err != nil {
+		fail("%w", err)
+	}
+	if _, err := time.Parse(time.DateOnly, e.EOL); err != nil {
+		fail("date: %w", err)
+	}
+	if e.Severity.Rank() >= len(scans.Severities) {
+		fail("severity %q", e.Severity)
+	}
+	if err := checkReferences(e.References); err != nil {
+		fail("%w", err)
+	}
+	return errs
 }
 
 func checkReferences(refs []string) error {

@@ -399,3 +399,34 @@ func TestEndOfLifeProductsCatalogued(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDatasetReportsEveryProblem: a bad dataset is refused with one
+// line per problem, in entry order, naming the entry, duplicates and
+// end-of-life branches included.
+func TestParseDatasetReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	const entry = `{"cve": "CVE-2020-1234", "product": "x", "affected": [{"fixed": "1.0"}], "cvss": 5, "cvss_version": "3.1", "title": "t", "summary": "s", "references": ["https://nvd.nist.gov/"]}`
+	data := `{"version": "t", "products": [{"id": "x", "name": "X", "kind": "server"}], "vulnerabilities": [` + entry + `, ` +
+		strings.Replace(entry, `"cvss_version": "3.1", "title": "t"`, `"cvss_version": "4.0", "cwe": "79", "title": ""`, 1) + `, ` +
+		`{"cve": "CVE-1", "product": "y", "affected": [], "cvss": 5, "cvss_version": "2.0", "title": "t", "summary": "s", "references": []}` +
+		`], "end_of_life": [{"product": "z", "branch": "x.y", "eol": "2020-13-01", "severity": "dire", "references": ["http://a"]}, ` +
+		`{"product": "x", "branch": "1", "eol": "2020-01-01", "severity": "high", "references": ["https://a"]}]}`
+	_, err := ParseDataset([]byte(data))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	want := `vulnerability dataset t: CVE-2020-1234/x: duplicate entry
+CVE-2020-1234/x: CVSS 5.0 (version "4.0") out of range
+CVE-2020-1234/x: CWE "79" malformed
+CVE-2020-1234/x: title and summary are required
+CVE-1/y: CVE id does not match ^CVE-\d{4}-\d{4,}$
+CVE-1/y: unknown product
+CVE-1/y: no references
+CVE-1/y: no affected range
+end of life z x.y: unknown product
+end of life z x.y: `
+	if got := err.Error(); !strings.HasPrefix(got, want) || !strings.Contains(got, "end of life z x.y: date: ") ||
+		!strings.Contains(got, `end of life z x.y: severity "dire"`) || !strings.HasSuffix(got, `end of life z x.y: reference "http://a" is not https`) {
+		t.Errorf("error =\n%s\nwant it to start\n%s", got, want)
+	}
+}

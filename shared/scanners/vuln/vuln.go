@@ -28,6 +28,7 @@ import (
 	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/distro"
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -62,21 +63,19 @@ func withClock(now func() time.Time) Option { return func(t *Tool) { t.now = now
 
 // Tool is the version_check tool.
 type Tool struct {
+	tooldef.Base
 	rootCAs *x509.CertPool
 	now     func() time.Time
 }
 
 // New returns the version_check tool.
 func New(opts ...Option) tools.Tool {
-	t := &Tool{now: time.Now}
+	t := &Tool{Base: tooldef.New(Name, cost, timeout), now: time.Now}
 	for _, o := range opts {
 		o(t)
 	}
 	return t
 }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -96,12 +95,6 @@ func (*Tool) Description() string {
 func (*Tool) InputSchema() json.RawMessage {
 	return httpprobe.PageSchema(" to fingerprint")
 }
-
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
@@ -287,44 +280,16 @@ func (s *scan) components() []*component {
 }
 
 func (s *scan) result(now time.Time) tools.Result {
-	comps := s.components()
 	var findings []scans.Finding
 	var seen []string
-	cves, eols, dists := 0, 0, 0
-	for _, c := range comps {
+	var n matchCounts
+	for _, c := range s.components() {
 		name := s.data.ProductName(c.product)
 		// The same release on several ports or hosts is one component.
 		if label := name + " " + c.version.String(); !slices.Contains(seen, label) {
 			seen = append(seen, label)
 		}
-		matches := s.data.Match(c.product, c.version)
-		e, eol := s.data.EndOfLifeAt(c.product, c.version, now)
-		if c.build != nil && eol {
-			// The distribution decides the support of the branch it ships.
-			s.notes = append(s.notes, fmt.Sprintf("%s %s: upstream branch end of life (%s) not reported for a %s build",
-				name, c.version, e.EOL, c.build.Distribution))
-		}
-		if c.build != nil && c.build.HasRevision() {
-			// Distributions backport fixes without changing the upstream
-			// version: the upstream ranges are listed for reference only.
-			if len(matches) > 0 || eol {
-				findings = append(findings, distributionFinding(name, c, matches, e, eol))
-				dists++
-			}
-			continue
-		}
-		cves += len(matches)
-		if len(matches) > 1 {
-			findings = append(findings, groupFinding(name, s.data.ProductKind(c.product), c, matches))
-		} else {
-			for _, m := range matches {
-				findings = append(findings, vulnFinding(name, s.data.ProductKind(c.product), c, m))
-			}
-		}
-		if eol && c.build == nil {
-			findings = append(findings, eolFinding(name, c, e))
-			eols++
-		}
+		findings = append(findings, s.componentFindings(c, name, now, &n)...)
 	}
 	slices.SortStableFunc(findings, func(a, b scans.Finding) int {
 		return cmp.Compare(a.Severity.Rank(), b.Severity.Rank())
@@ -332,16 +297,56 @@ func (s *scan) result(now time.Time) tools.Result {
 	outcome := "no versions fingerprinted"
 	if len(seen) > 0 {
 		outcome = fmt.Sprintf("fingerprinted %s (%s); %d known vulnerabilities, %d end-of-life",
-			countNoun(len(seen), "component"), strings.Join(seen, ", "), cves, eols)
-		if dists > 0 {
-			outcome += fmt.Sprintf(", %s whose CVE status depends on the package version", countNoun(dists, "distribution build"))
+			countNoun(len(seen), "component"), strings.Join(seen, ", "), n.cves, n.eols)
+		if n.dists > 0 {
+			outcome += fmt.Sprintf(", %s whose CVE status depends on the package version", countNoun(n.dists, "distribution build"))
 		}
 	}
 	outcome += fmt.Sprintf(" (dataset %s)", s.data.Version)
-	for _, n := range s.notes {
-		outcome += "; " + n
+	for _, note := range s.notes {
+		outcome += "; " + note
 	}
 	return tools.Result{Outcome: outcome, Findings: findings, Services: s.services}
+}
+
+// matchCounts count what the components matched: CVEs, end-of-life
+// branches, distribution builds with upstream matches.
+type matchCounts struct{ cves, eols, dists int }
+
+// componentFindings are the findings of one component (name is its
+// product's): its CVEs (one grouped finding for several), its end of life,
+// or for a distribution build one finding listing the upstream matches.
+func (s *scan) componentFindings(c *component, name string, now time.Time, n *matchCounts) []scans.Finding {
+	var findings []scans.Finding
+	matches := s.data.Match(c.product, c.version)
+	e, eol := s.data.EndOfLifeAt(c.product, c.version, now)
+	if c.build != nil && eol {
+		// The distribution decides the support of the branch it ships.
+		s.notes = append(s.notes, fmt.Sprintf("%s %s: upstream branch end of life (%s) not reported for a %s build",
+			name, c.version, e.EOL, c.build.Distribution))
+	}
+	if c.build != nil && c.build.HasRevision() {
+		// Distributions backport fixes without changing the upstream
+		// version: the upstream ranges are listed for reference only.
+		if len(matches) > 0 || eol {
+			n.dists++
+			return []scans.Finding{distributionFinding(name, c, matches, e, eol)}
+		}
+		return nil
+	}
+	n.cves += len(matches)
+	if len(matches) > 1 {
+		findings = append(findings, groupFinding(name, s.data.ProductKind(c.product), c, matches))
+	} else {
+		for _, m := range matches {
+			findings = append(findings, vulnFinding(name, s.data.ProductKind(c.product), c, m))
+		}
+	}
+	if eol && c.build == nil {
+		findings = append(findings, eolFinding(name, c, e))
+		n.eols++
+	}
+	return findings
 }
 
 // orLater names the first release to upgrade to: the range's fix, or "a

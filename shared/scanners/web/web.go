@@ -39,17 +39,12 @@ type Option = httpprobe.Option
 var WithRootCAs = httpprobe.WithRootCAs
 
 // Tool is the http_check tool.
-type Tool struct {
-	opts httpprobe.Options
-}
+type Tool struct{ httpprobe.Tool }
 
 // New returns the http_check tool.
 func New(opts ...Option) tools.Tool {
-	return &Tool{opts: httpprobe.NewOptions(opts)}
+	return &Tool{httpprobe.NewTool(Name, cost, timeout, opts)}
 }
-
-// Name implements tools.Tool.
-func (*Tool) Name() string { return Name }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
@@ -65,12 +60,6 @@ func (*Tool) Description() string {
 func (*Tool) InputSchema() json.RawMessage {
 	return httpprobe.PageSchema("")
 }
-
-// Cost implements tools.Tool.
-func (*Tool) Cost() int { return cost }
-
-// Timeout implements tools.Tool.
-func (*Tool) Timeout() time.Duration { return timeout }
 
 // Checks implements checks.Emitter.
 func (*Tool) Checks() []*checks.Check {
@@ -89,7 +78,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
-	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}

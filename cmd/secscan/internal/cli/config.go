@@ -46,41 +46,53 @@ func (a *app) loadConfig() error {
 		a.token = a.env.Getenv("SECSCAN_TOKEN")
 	}
 	if a.apiURL == "" || a.token == "" {
-		if path, err := a.configPath(); err == nil {
-			raw, err := os.ReadFile(path)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-			case err != nil:
-				return usageError("reading %s: %v", path, err)
-			default:
-				var fc fileConfig
-				if err := json.Unmarshal(raw, &fc); err != nil {
-					return usageError("%s is not a secscan configuration: %v", path, err)
-				}
-				if a.apiURL == "" {
-					a.apiURL = fc.APIURL
-				}
-				// The saved token belongs to the URL it was saved for: it
-				// never goes to another API (bindingMismatch says why).
-				if a.token == "" && fc.Token != "" {
-					if sameAPI(a.apiURL, fc.APIURL) {
-						a.token = fc.Token
-					} else {
-						a.savedFor = fc.APIURL
-					}
-				}
-			}
+		if err := a.loadConfigFile(); err != nil {
+			return err
 		}
 	}
 	a.apiURL = strings.TrimRight(strings.TrimSpace(a.apiURL), "/")
 	a.token = strings.TrimSpace(a.token)
-	if a.apiURL != "" {
-		u, err := url.Parse(a.apiURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return usageError("the API URL must be an absolute http(s) URL, got %q", a.apiURL)
-		}
-		if u.Scheme == "http" && !isLoopback(u.Hostname()) {
-			a.info("warning: %s is plain http; the token crosses the network unencrypted", a.apiURL)
+	if a.apiURL == "" {
+		return nil
+	}
+	u, err := url.Parse(a.apiURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return usageError("the API URL must be an absolute http(s) URL, got %q", a.apiURL)
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		a.info("warning: %s is plain http; the token crosses the network unencrypted", a.apiURL)
+	}
+	return nil
+}
+
+// loadConfigFile fills the API URL and token still empty from the
+// configuration file, when there is one.
+func (a *app) loadConfigFile() error {
+	path, err := a.configPath()
+	if err != nil {
+		return nil
+	}
+	raw, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return usageError("reading %s: %v", path, err)
+	}
+	var fc fileConfig
+	if err := json.Unmarshal(raw, &fc); err != nil {
+		return usageError("%s is not a secscan configuration: %v", path, err)
+	}
+	if a.apiURL == "" {
+		a.apiURL = fc.APIURL
+	}
+	// The saved token belongs to the URL it was saved for: it never goes
+	// to another API (bindingMismatch says why).
+	if a.token == "" && fc.Token != "" {
+		if sameAPI(a.apiURL, fc.APIURL) {
+			a.token = fc.Token
+		} else {
+			a.savedFor = fc.APIURL
 		}
 	}
 	return nil

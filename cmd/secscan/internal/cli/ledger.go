@@ -50,15 +50,8 @@ else 100 columns); --json prints the ledger as the API returns it.`,
 			if err != nil {
 				return apiError(err)
 			}
-			if a.jsonOut {
-				if es == nil {
-					es = []client.LedgerEntry{}
-				}
-				return a.printJSON(es)
-			}
-			if len(es) == 0 {
-				fmt.Fprintln(a.out(), "No issues.")
-				return nil
+			if done, err := printList(a, es, "No issues."); done {
+				return err
 			}
 			return a.writeTable(ledgerTable(es, time.Now()))
 		},

@@ -262,15 +262,8 @@ func (a *app) scansCommand() *cobra.Command {
 			if err != nil {
 				return apiError(err)
 			}
-			if a.jsonOut {
-				if ss == nil {
-					ss = []client.Scan{}
-				}
-				return a.printJSON(ss)
-			}
-			if len(ss) == 0 {
-				fmt.Fprintln(a.out(), "No scans.")
-				return nil
+			if done, err := printList(a, ss, "No scans."); done {
+				return err
 			}
 			return a.writeTable(scansTable(ss))
 		},
@@ -384,4 +377,21 @@ func stepsTable(steps []client.Step) ([]table.Column, [][]string) {
 			fmt.Sprintf("%d ms", st.DurationMS), findings.CleanLine(st.Outcome, 0)})
 	}
 	return cols, rows
+}
+
+// printList prints a listing command's items as JSON with --json ([] for
+// none), or says empty when there are none; done reports that it printed
+// (the caller returns err), else the caller prints the table.
+func printList[T any](a *app, items []T, empty string) (done bool, err error) {
+	if a.jsonOut {
+		if items == nil {
+			items = []T{}
+		}
+		return true, a.printJSON(items)
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(a.out(), empty)
+		return true, nil
+	}
+	return false, nil
 }

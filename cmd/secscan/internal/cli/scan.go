@@ -189,23 +189,11 @@ const (
 // wait follows a scan until it is terminal, showing progress on stderr.
 // Interrupts and the timeout may cancel it; the returned scan is terminal.
 func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnInterrupt bool) (client.Scan, error) {
-	var rep progress.Reporter
-	if a.env.StderrTerminal && !a.jsonOut {
-		rep = progress.NewLive(a.env.Stderr, a.env.TermWidth)
-	} else {
-		rep = progress.NewPlain(a.env.Stderr)
-	}
-	a.mu.Lock()
-	a.display = rep
-	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		a.display = nil
-		a.mu.Unlock()
-		rep.Done()
-	}()
+	rep, hide := a.showProgress()
+	defer hide()
 	interrupts, release := a.claimInterrupts()
 	defer release()
+	w := &waiter{a: a, c: c, id: id, rep: rep, interrupts: interrupts, cancelOnInterrupt: cancelOnInterrupt}
 
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -223,15 +211,6 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 	results := make(chan polled, 1)
 	pollCtx, stopPolling := context.WithCancel(a.ctx)
 	defer stopPolling()
-	var cancelAsked time.Time
-	requestCancel := func(why string) error {
-		a.info("%s: cancelling %s…", why, id)
-		if _, err := c.CancelScan(a.ctx, id); err != nil && client.StatusOf(err) != 409 { // 409: it already ended
-			return apiError(err)
-		}
-		cancelAsked = time.Now()
-		return nil
-	}
 	for {
 		select {
 		case <-a.ctx.Done():
@@ -239,40 +218,12 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 		case <-ticker.C:
 			rep.Tick()
 		case <-deadline.C:
-			if cancelAsked.IsZero() {
-				if err := requestCancel(fmt.Sprintf("timed out after %s", timeout)); err != nil {
-					return client.Scan{}, err
-				}
+			if err := w.timedOut(timeout); err != nil {
+				return client.Scan{}, err
 			}
 		case <-interrupts:
-			if !cancelAsked.IsZero() {
-				rep.Pause()
-				a.info("Interrupted again: no longer waiting; cancellation of %s was requested.", id)
-				return client.Scan{}, withCode(ExitError, nil)
-			}
-			switch {
-			case cancelOnInterrupt:
-				if err := requestCancel("interrupted"); err != nil {
-					return client.Scan{}, err
-				}
-			case a.env.StdinTerminal:
-				rep.Pause()
-				yes, err := a.ask(fmt.Sprintf("Cancel scan %s? [y/N] ", id), interrupts)
-				if err != nil { // a second Ctrl-C while asking
-					a.info("\nNo longer waiting; %s continues. Cancel it with: secscan scans cancel %s", id, id)
-					return client.Scan{}, withCode(ExitError, nil)
-				}
-				if yes {
-					if err := requestCancel("cancel confirmed"); err != nil {
-						return client.Scan{}, err
-					}
-				} else {
-					a.info("Still waiting for %s.", id)
-				}
-			default:
-				rep.Pause()
-				a.info("Interrupted: no longer waiting; %s continues. Cancel it with: secscan scans cancel %s (or pass --cancel-on-interrupt)", id, id)
-				return client.Scan{}, withCode(ExitError, nil)
+			if err := w.interrupted(); err != nil {
+				return client.Scan{}, err
 			}
 		case <-poll.C:
 			go func() {
@@ -280,24 +231,116 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 				results <- polled{s, err}
 			}()
 		case res := <-results:
-			s, err := res.scan, res.err
-			if err != nil {
-				if errors.Is(err, context.Canceled) {
-					continue // the ctx.Done case reports it
-				}
-				return client.Scan{}, apiError(err)
+			if errors.Is(res.err, context.Canceled) {
+				continue // the ctx.Done case reports it
 			}
-			rep.Update(s)
-			if s.Terminal() {
-				return s, nil
-			}
-			if !cancelAsked.IsZero() && time.Since(cancelAsked) > cancelWait {
-				return s, withCode(ExitError, fmt.Errorf("cancellation of %s requested %s ago, still %s", id, cancelWait, s.Status))
+			if s, done, err := w.polled(res.scan, res.err); done {
+				return s, err
 			}
 			poll.Reset(interval)
 			interval = min(interval*3/2, maxPoll)
 		}
 	}
+}
+
+// showProgress makes a progress display the one informational messages
+// go through (live on a terminal, plain lines otherwise); hide ends it.
+func (a *app) showProgress() (rep progress.Reporter, hide func()) {
+	if a.env.StderrTerminal && !a.jsonOut {
+		rep = progress.NewLive(a.env.Stderr, a.env.TermWidth)
+	} else {
+		rep = progress.NewPlain(a.env.Stderr)
+	}
+	a.mu.Lock()
+	a.display = rep
+	a.mu.Unlock()
+	return rep, func() {
+		a.mu.Lock()
+		a.display = nil
+		a.mu.Unlock()
+		rep.Done()
+	}
+}
+
+// waiter is the state of one wait: the scan followed and whether (when)
+// its cancellation was requested.
+type waiter struct {
+	a                 *app
+	c                 *client.Client
+	id                string
+	rep               progress.Reporter
+	interrupts        <-chan os.Signal
+	cancelOnInterrupt bool
+	cancelAsked       time.Time
+}
+
+// requestCancel asks the API to cancel the scan (an ended scan's 409 is
+// no error) and remembers when.
+func (w *waiter) requestCancel(why string) error {
+	w.a.info("%s: cancelling %s…", why, w.id)
+	if _, err := w.c.CancelScan(w.a.ctx, w.id); err != nil && client.StatusOf(err) != 409 { // 409: it already ended
+		return apiError(err)
+	}
+	w.cancelAsked = time.Now()
+	return nil
+}
+
+// timedOut cancels the scan once the timeout has passed, unless that was
+// asked already.
+func (w *waiter) timedOut(timeout time.Duration) error {
+	if !w.cancelAsked.IsZero() {
+		return nil
+	}
+	return w.requestCancel(fmt.Sprintf("timed out after %s", timeout))
+}
+
+// interrupted answers Ctrl-C: a second one stops waiting; the first
+// cancels (--cancel-on-interrupt), asks on a terminal, or stops waiting.
+// A non-nil error ends the wait.
+func (w *waiter) interrupted() error {
+	a, id := w.a, w.id
+	if !w.cancelAsked.IsZero() {
+		w.rep.Pause()
+		a.info("Interrupted again: no longer waiting; cancellation of %s was requested.", id)
+		return withCode(ExitError, nil)
+	}
+	switch {
+	case w.cancelOnInterrupt:
+		return w.requestCancel("interrupted")
+	case a.env.StdinTerminal:
+		w.rep.Pause()
+		yes, err := a.ask(fmt.Sprintf("Cancel scan %s? [y/N] ", id), w.interrupts)
+		if err != nil { // a second Ctrl-C while asking
+			a.info("\nNo longer waiting; %s continues. Cancel it with: secscan scans cancel %s", id, id)
+			return withCode(ExitError, nil)
+		}
+		if yes {
+			return w.requestCancel("cancel confirmed")
+		}
+		a.info("Still waiting for %s.", id)
+		return nil
+	default:
+		w.rep.Pause()
+		a.info("Interrupted: no longer waiting; %s continues. Cancel it with: secscan scans cancel %s (or pass --cancel-on-interrupt)", id, id)
+		return withCode(ExitError, nil)
+	}
+}
+
+// polled shows a poll's answer; done when the wait ends with s and err: a
+// terminal scan, an API error, or a cancellation that has not landed in
+// cancelWait.
+func (w *waiter) polled(s client.Scan, err error) (client.Scan, bool, error) {
+	if err != nil {
+		return client.Scan{}, true, apiError(err)
+	}
+	w.rep.Update(s)
+	if s.Terminal() {
+		return s, true, nil
+	}
+	if !w.cancelAsked.IsZero() && time.Since(w.cancelAsked) > cancelWait {
+		return s, true, withCode(ExitError, fmt.Errorf("cancellation of %s requested %s ago, still %s", w.id, cancelWait, s.Status))
+	}
+	return s, false, nil
 }
 
 // ask reads a yes/no answer from stdin; another interrupt aborts it.

@@ -51,15 +51,8 @@ func (a *app) schedulesList() *cobra.Command {
 			if err != nil {
 				return apiError(err)
 			}
-			if a.jsonOut {
-				if ss == nil {
-					ss = []client.Schedule{}
-				}
-				return a.printJSON(ss)
-			}
-			if len(ss) == 0 {
-				fmt.Fprintln(a.out(), "No schedules. Create one with: secscan schedules create <domain> --cadence weekly")
-				return nil
+			if done, err := printList(a, ss, "No schedules. Create one with: secscan schedules create <domain> --cadence weekly"); done {
+				return err
 			}
 			return a.writeTable(schedulesTable(ss))
 		},

@@ -78,15 +78,8 @@ func (a *app) targetsList() *cobra.Command {
 			if err != nil {
 				return apiError(err)
 			}
-			if a.jsonOut {
-				if ts == nil {
-					ts = []client.Target{}
-				}
-				return a.printJSON(ts)
-			}
-			if len(ts) == 0 {
-				fmt.Fprintln(a.out(), "No targets. Add one with: secscan targets add <domain>")
-				return nil
+			if done, err := printList(a, ts, "No targets. Add one with: secscan targets add <domain>"); done {
+				return err
 			}
 			cols := []table.Column{{Header: "ID", Keep: true}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes},
 				{Header: "METHOD", Drop: 2}, {Header: "VERIFIED"}, {Header: "CREATED", Drop: 1}}

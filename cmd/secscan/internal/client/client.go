@@ -93,22 +93,10 @@ func (c *Client) do(ctx context.Context, method, path string, header http.Header
 	hc := *c.HTTP
 	hc.CheckRedirect = checkRedirect
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, bytes.NewReader(raw))
+		req, err := c.request(ctx, method, path, header, raw)
 		if err != nil {
 			return nil, err
 		}
-		if raw == nil {
-			req.Body, req.ContentLength = http.NoBody, 0
-		} else {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		for k, v := range header {
-			req.Header[k] = v
-		}
-		if c.Token != "" {
-			req.Header.Set("Authorization", "Bearer "+c.Token)
-		}
-		req.Header.Set("User-Agent", c.UserAgent)
 		res, err := hc.Do(req)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", method, path, unwrapURLError(err))
@@ -119,19 +107,50 @@ func (c *Client) do(ctx context.Context, method, path string, header http.Header
 		apiErr := readError(res)
 		if res.StatusCode == http.StatusTooManyRequests && attempt < MaxRateLimitRetries &&
 			apiErr.RetryAfter > 0 && apiErr.RetryAfter <= MaxRetryAfter {
-			if c.Notify != nil {
-				c.Notify(fmt.Sprintf("%s; waiting %s as Retry-After asks", apiErr.Detail, apiErr.RetryAfter))
-			}
-			t := time.NewTimer(apiErr.RetryAfter)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return nil, ctx.Err()
-			case <-t.C:
+			if err := c.waitRetryAfter(ctx, apiErr); err != nil {
+				return nil, err
 			}
 			continue
 		}
 		return nil, apiErr
+	}
+}
+
+// request is one attempt's request: the JSON body raw (nil: none), the
+// extra header, the token and the user agent.
+func (c *Client) request(ctx context.Context, method, path string, header http.Header, raw []byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		req.Body, req.ContentLength = http.NoBody, 0
+	} else {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	req.Header.Set("User-Agent", c.UserAgent)
+	return req, nil
+}
+
+// waitRetryAfter waits as a 429's Retry-After asks, saying so; the
+// context's error when it ends first.
+func (c *Client) waitRetryAfter(ctx context.Context, apiErr *Error) error {
+	if c.Notify != nil {
+		c.Notify(fmt.Sprintf("%s; waiting %s as Retry-After asks", apiErr.Detail, apiErr.RetryAfter))
+	}
+	t := time.NewTimer(apiErr.RetryAfter)
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

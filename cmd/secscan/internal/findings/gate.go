@@ -135,68 +135,73 @@ const maxBaselineFindings = 100_000
 // each result: properties.fingerprints, or before issues the
 // partialFingerprints of one finding per result).
 func ParseBaseline(raw []byte) (map[string]bool, error) {
-	raw = bytes.TrimSpace(raw)
+	fps, err := baselineFingerprints(bytes.TrimSpace(raw))
+	if err != nil {
+		return nil, err
+	}
 	set := map[string]bool{}
-	add := func(fp string) error {
+	for _, fp := range fps {
 		if fp == "" {
-			return nil
+			continue
 		}
 		if len(set) >= maxBaselineFindings {
-			return fmt.Errorf("more than %d findings", maxBaselineFindings)
+			return nil, fmt.Errorf("more than %d findings", maxBaselineFindings)
 		}
 		set[fp] = true
-		return nil
 	}
+	return set, nil
+}
+
+// baselineFingerprints are the fingerprints a baseline file lists, in
+// order, empty ones included.
+func baselineFingerprints(raw []byte) ([]string, error) {
 	if len(raw) > 0 && raw[0] == '[' {
 		var fs []client.Finding
 		if err := json.Unmarshal(raw, &fs); err != nil {
 			return nil, fmt.Errorf("not a JSON array of findings: %w", err)
 		}
-		for _, f := range fs {
-			if err := add(f.Fingerprint); err != nil {
-				return nil, err
-			}
-		}
-		return set, nil
+		return findingFingerprints(fs), nil
 	}
 	var doc struct {
 		Findings *[]client.Finding `json:"findings"`
-		Runs     []struct {
-			Results []struct {
-				PartialFingerprints map[string]string `json:"partialFingerprints"`
-				Properties          struct {
-					Fingerprints []string `json:"fingerprints"`
-				} `json:"properties"`
-			} `json:"results"`
-		} `json:"runs"`
+		Runs     []baselineRun     `json:"runs"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
 	switch {
 	case doc.Findings != nil:
-		for _, f := range *doc.Findings {
-			if err := add(f.Fingerprint); err != nil {
-				return nil, err
-			}
-		}
+		return findingFingerprints(*doc.Findings), nil
 	case doc.Runs != nil:
+		var fps []string
 		for _, run := range doc.Runs {
 			for _, r := range run.Results {
-				if err := add(r.PartialFingerprints[FingerprintKey]); err != nil {
-					return nil, err
-				}
-				for _, fp := range r.Properties.Fingerprints {
-					if err := add(fp); err != nil {
-						return nil, err
-					}
-				}
+				fps = append(fps, r.PartialFingerprints[FingerprintKey])
+				fps = append(fps, r.Properties.Fingerprints...)
 			}
 		}
-	default:
-		return nil, fmt.Errorf("neither findings (secscan findings --format json), a scan record nor a SARIF log")
+		return fps, nil
 	}
-	return set, nil
+	return nil, fmt.Errorf("neither findings (secscan findings --format json), a scan record nor a SARIF log")
+}
+
+// baselineRun is what a baseline reads of a SARIF run: its results'
+// fingerprints.
+type baselineRun struct {
+	Results []struct {
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          struct {
+			Fingerprints []string `json:"fingerprints"`
+		} `json:"properties"`
+	} `json:"results"`
+}
+
+func findingFingerprints(fs []client.Finding) []string {
+	fps := make([]string, 0, len(fs))
+	for _, f := range fs {
+		fps = append(fps, f.Fingerprint)
+	}
+	return fps
 }
 
 // Fingerprints is the baseline of a scan's findings.

@@ -69,43 +69,9 @@ func WriteJUnit(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 		}
 	}
 	for _, is := range Group(m.Scan.Issues, fs) {
-		var failing, passing []client.Finding
-		for _, f := range is.Findings {
-			if g.Fails(f) {
-				failing = append(failing, f)
-			} else {
-				passing = append(passing, f)
-			}
-		}
-		n := is.count()
-		tc := junitCase{Name: fmt.Sprintf("%s: %s (%d finding%s)", CleanLine(is.Key, 200), CleanLine(is.Title, 200), n,
-			map[bool]string{true: "", false: "s"}[n == 1]), ClassName: "secscan." + is.Category}
-		if len(failing) > 0 {
-			var text strings.Builder
-			for _, f := range failing {
-				fmt.Fprintf(&text, "%s (%s, %s confidence) at %s\n  evidence: %s\n  fingerprint: %s\n",
-					CleanLine(f.Title, 200), f.Severity, f.Confidence, CleanLine(Location(f), 200), CleanLine(f.Evidence, 2000), f.Fingerprint)
-			}
-			fmt.Fprintf(&text, "remediation: %s\n", CleanLine(is.Remediation, 2000))
-			tc.Failure = &junitFailure{Type: failing[0].Severity, Text: text.String(),
-				Message: fmt.Sprintf("%d finding(s) at or above %s", len(failing), g.FailOn)}
+		tc := junitCaseOf(is, g)
+		if tc.Failure != nil {
 			suite.Failures++
-		}
-		if len(passing) > 0 {
-			var out strings.Builder
-			for _, f := range passing {
-				why := "below the gate"
-				switch {
-				case g.IsTriaged(f) && is.Triage != nil:
-					why = "triaged " + is.Triage.State + ": " + CleanLine(is.Triage.Reason, 500)
-				case !g.IsNew(f):
-					why = "known in the baseline"
-				case !g.Counts(f):
-					why = "below the confidence floor"
-				}
-				fmt.Fprintf(&out, "%s (%s, %s confidence) at %s: %s\n", CleanLine(f.Title, 200), f.Severity, f.Confidence, CleanLine(Location(f), 200), why)
-			}
-			tc.SystemOut = out.String()
 		}
 		suite.Cases = append(suite.Cases, tc)
 	}
@@ -121,4 +87,52 @@ func WriteJUnit(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// junitCaseOf is the test case of one issue: failed by its findings that
+// fail the gate (listed with their evidence), the others in its output
+// with why they pass.
+func junitCaseOf(is IssueGroup, g Gate) junitCase {
+	var failing, passing []client.Finding
+	for _, f := range is.Findings {
+		if g.Fails(f) {
+			failing = append(failing, f)
+		} else {
+			passing = append(passing, f)
+		}
+	}
+	n := is.count()
+	tc := junitCase{Name: fmt.Sprintf("%s: %s (%d finding%s)", CleanLine(is.Key, 200), CleanLine(is.Title, 200), n,
+		map[bool]string{true: "", false: "s"}[n == 1]), ClassName: "secscan." + is.Category}
+	if len(failing) > 0 {
+		var text strings.Builder
+		for _, f := range failing {
+			fmt.Fprintf(&text, "%s (%s, %s confidence) at %s\n  evidence: %s\n  fingerprint: %s\n",
+				CleanLine(f.Title, 200), f.Severity, f.Confidence, CleanLine(Location(f), 200), CleanLine(f.Evidence, 2000), f.Fingerprint)
+		}
+		fmt.Fprintf(&text, "remediation: %s\n", CleanLine(is.Remediation, 2000))
+		tc.Failure = &junitFailure{Type: failing[0].Severity, Text: text.String(),
+			Message: fmt.Sprintf("%d finding(s) at or above %s", len(failing), g.FailOn)}
+	}
+	if len(passing) > 0 {
+		var out strings.Builder
+		for _, f := range passing {
+			fmt.Fprintf(&out, "%s (%s, %s confidence) at %s: %s\n", CleanLine(f.Title, 200), f.Severity, f.Confidence, CleanLine(Location(f), 200), passReason(is, f, g))
+		}
+		tc.SystemOut = out.String()
+	}
+	return tc
+}
+
+// passReason says why a finding of an issue passes the gate.
+func passReason(is IssueGroup, f client.Finding, g Gate) string {
+	switch {
+	case g.IsTriaged(f) && is.Triage != nil:
+		return "triaged " + is.Triage.State + ": " + CleanLine(is.Triage.Reason, 500)
+	case !g.IsNew(f):
+		return "known in the baseline"
+	case !g.Counts(f):
+		return "below the confidence floor"
+	}
+	return "below the gate"
 }

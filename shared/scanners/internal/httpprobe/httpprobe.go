@@ -296,28 +296,9 @@ func (c *Client) do(ctx context.Context, client *http.Client, r Request) (*Respo
 	if method == "" {
 		method = http.MethodGet
 	}
-	req, err := http.NewRequestWithContext(ctx, method, r.URL.String(), nil)
-	if err != nil && r.URL.Opaque != "" {
-		// A request target that is not valid percent-encoding on purpose
-		// (a vulnerability confirmation) is sent verbatim from Opaque.
-		if req, err = http.NewRequestWithContext(ctx, method, (&url.URL{Scheme: r.URL.Scheme, Host: r.URL.Host, Path: "/"}).String(), nil); err == nil {
-			u := *r.URL
-			req.URL = &u
-		}
-	}
+	req, err := newRequest(ctx, method, r)
 	if err != nil {
-		return nil, fmt.Errorf("build request for %s: %w", Clean(r.URL.Redacted(), 200), err)
-	}
-	for name, values := range r.Header {
-		for _, v := range values {
-			req.Header.Add(name, v)
-		}
-	}
-	if req.Header.Get("User-Agent") == "" {
-		req.Header.Set("User-Agent", UserAgent)
-	}
-	if req.Header.Get("Accept") == "" {
-		req.Header.Set("Accept", "*/*")
+		return nil, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -343,6 +324,35 @@ func (c *Client) do(ctx context.Context, client *http.Client, r Request) (*Respo
 		}
 	}
 	return out, nil
+}
+
+// newRequest is the request of r: its header added to, the user agent
+// and Accept set unless given.
+func newRequest(ctx context.Context, method string, r Request) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, r.URL.String(), nil)
+	if err != nil && r.URL.Opaque != "" {
+		// A request target that is not valid percent-encoding on purpose
+		// (a vulnerability confirmation) is sent verbatim from Opaque.
+		if req, err = http.NewRequestWithContext(ctx, method, (&url.URL{Scheme: r.URL.Scheme, Host: r.URL.Host, Path: "/"}).String(), nil); err == nil {
+			u := *r.URL
+			req.URL = &u
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("build request for %s: %w", Clean(r.URL.Redacted(), 200), err)
+	}
+	for name, values := range r.Header {
+		for _, v := range values {
+			req.Header.Add(name, v)
+		}
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", UserAgent)
+	}
+	if req.Header.Get("Accept") == "" {
+		req.Header.Set("Accept", "*/*")
+	}
+	return req, nil
 }
 
 // Follow GETs u and follows its redirects while they stay in scope, at most

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/url"
 	"strconv"
+	"time"
 
+	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/tools"
 )
 
@@ -54,4 +56,18 @@ func PageInput(env tools.Env, raw json.RawMessage) (*url.URL, error) {
 		return nil, err
 	}
 	return ParseTarget(env, in.URL)
+}
+
+// Tool is what every web tool shares: its name, cost and time bound, and
+// the options it was built with. A tool embeds it and adds Description,
+// InputSchema, Checks and Run.
+type Tool struct {
+	tooldef.Base
+	// Opts are the options the tool was built with.
+	Opts Options
+}
+
+// NewTool returns the shared part of a web tool.
+func NewTool(name string, cost int, timeout time.Duration, opts []Option) Tool {
+	return Tool{Base: tooldef.New(name, cost, timeout), Opts: NewOptions(opts)}
 }

@@ -47,37 +47,48 @@ func ScriptSources(body []byte, page *url.URL, max int) []*url.URL {
 		if tt == html.ErrorToken {
 			break
 		}
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+		tag, ref, ok := scriptOrBase(z, tt)
+		if !ok {
 			continue
 		}
-		name, hasAttr := z.TagName()
-		tag := string(name)
-		if (tag != "script" && tag != "base") || !hasAttr {
+		u, err := base.Parse(ref)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			continue
 		}
-		for {
-			key, val, more := z.TagAttr()
-			attr := string(key)
-			if (tag == "script" && attr == "src") || (tag == "base" && attr == "href") {
-				ref := strings.TrimSpace(string(val))
-				u, err := base.Parse(ref)
-				if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-					u.Fragment = ""
-					if tag == "base" {
-						base = u
-					} else if !seen[u.String()] {
-						seen[u.String()] = true
-						out = append(out, u)
-					}
-				}
-				break
-			}
-			if !more {
-				break
-			}
+		u.Fragment = ""
+		if tag == "base" {
+			base = u
+		} else if !seen[u.String()] {
+			seen[u.String()] = true
+			out = append(out, u)
 		}
 	}
 	return out
+}
+
+// scriptOrBase reads a <script src> or <base href> start tag: its name and
+// the attribute's value, trimmed (the first such attribute).
+func scriptOrBase(z *html.Tokenizer, tt html.TokenType) (tag, ref string, ok bool) {
+	if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+		return "", "", false
+	}
+	name, hasAttr := z.TagName()
+	tag = string(name)
+	if (tag != "script" && tag != "base") || !hasAttr {
+		return "", "", false
+	}
+	want := "src"
+	if tag == "base" {
+		want = "href"
+	}
+	for more := true; more; {
+		var key, val []byte
+		key, val, more = z.TagAttr()
+		if string(key) == want {
+			return tag, strings.TrimSpace(string(val)), true
+		}
+	}
+	return "", "", false
 }
 
 // SameOrigin reports whether a and b share scheme, host and port.

@@ -1,0 +1,374 @@
+package planner
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"secscan/shared/lazyre"
+	"secscan/shared/plans"
+	"secscan/shared/scans"
+)
+
+// what each scan type looks at.
+type scope struct {
+	dns, ports, tls, web, exposed, code, version, crawl bool
+	// ssh: every SSH service found is audited (ssh_audit).
+	ssh bool
+	// fingerprint: every HTTP(S) service the port scan finds is identified
+	// (admin, metrics and debug endpoints on any port).
+	fingerprint bool
+	// webOnlyPorts: the port scan checks only the web ports.
+	webOnlyPorts bool
+}
+
+func scopeOf(t scans.Type, tier plans.Tier) (scope, error) {
+	std := tier != plans.Quick
+	switch t {
+	case scans.Full:
+		return scope{dns: true, ports: true, tls: true, web: true, exposed: true, code: true, version: true, crawl: std, ssh: true, fingerprint: true}, nil
+	case scans.Network:
+		return scope{dns: true, ports: true, ssh: true, fingerprint: true}, nil
+	case scans.Web:
+		return scope{ports: true, webOnlyPorts: true, web: true, exposed: true, tls: std, code: std, crawl: std, fingerprint: true}, nil
+	case scans.SSL:
+		return scope{ports: true, webOnlyPorts: true, tls: true, web: std}, nil
+	case scans.Vuln:
+		return scope{ports: true, version: true}, nil
+	case scans.Code:
+		return scope{ports: true, webOnlyPorts: true, exposed: true, code: true, version: true}, nil
+	}
+	return scope{}, fmt.Errorf("no playbook for scan type %q", t)
+}
+
+// Calls derives the ordered plan of a scan from its state: the domain-wide
+// checks and host discovery, follow-ups of findings, a port scan per
+// address of the selected hosts, TLS and web checks of every service and
+// origin, then the deeper web checks and, on the deep tier, every port.
+func Calls(s State) ([]Call, error) {
+	sc, err := scopeOf(s.Scan.Type, s.Scan.Tier)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{s: s, sc: sc}
+	p.domainWide()
+	hosts := selectHosts(s)
+	p.calls = append(p.calls, followUps(s, hosts)...)
+	p.basics(hosts)
+	p.serviceNames()
+	p.deeper(hosts)
+	p.sweep(hosts)
+	return p.calls, nil
+}
+
+// plan accumulates the calls of Calls, round by round.
+type plan struct {
+	s     State
+	sc    scope
+	calls []Call
+	// once-per-address-and-port bookkeeping of round 1.
+	scanned, audited, ftpAudited, fingerprinted map[string]bool
+}
+
+func (p *plan) add(host, why, tool string, input map[string]any) {
+	p.calls = append(p.calls, Call{Tool: tool, Input: encode(input), Host: host, Why: why})
+}
+
+// domainWide: the domain's DNS checks and host discovery.
+func (p *plan) domainWide() {
+	if p.sc.dns {
+		p.add("", "DNS records of the domain: e-mail authentication, zone transfer, dangling aliases", DNSCheck, nil)
+	}
+	if p.s.Scan.Tier == plans.Quick {
+		p.add("", "a quick scan covers the domain and www", DiscoverHosts, map[string]any{"sources": []string{"www"}})
+	} else {
+		p.add("", "map the in-scope hosts before testing them", DiscoverHosts, nil)
+	}
+	if p.s.Scan.Tier == plans.Deep {
+		p.add("", "the deep tier's larger wordlist of subdomain labels", DiscoverHosts,
+			map[string]any{"sources": []scans.HostSource{scans.SourceWordlist}, "wordlist": "deep"})
+	}
+}
+
+// basics is round 1, host by host in priority order: a port scan of its
+// address (once per address), then TLS, SSH and web basics of what it
+// serves, and an audit of its FTP services.
+func (p *plan) basics(hosts []scans.Host) {
+	p.scanned = map[string]bool{}
+	p.audited = map[string]bool{}
+	p.ftpAudited = map[string]bool{}
+	p.fingerprinted = map[string]bool{}
+	for _, h := range hosts {
+		p.hostBasics(h)
+	}
+}
+
+func (p *plan) hostBasics(h scans.Host) {
+	sc := p.sc
+	if h.CNAME != "" {
+		// Aliased outside the scope: the addresses are a third party's,
+		// so only the name's home page, as a browser would fetch it.
+		if sc.web {
+			p.add(h.Name, "web origin of "+h.Name+", aliased outside the scope to "+h.CNAME+": HTTP(S) checks only", HTTPCheck,
+				map[string]any{"url": Origin("https", h.Name, 443)})
+		}
+		return
+	}
+	p.portScan(h)
+	svcs := servicesOf(p.s.Surface, h)
+	if sc.tls {
+		p.tlsChecks(h, svcs)
+	}
+	if sc.ssh {
+		p.sshAudits(h, svcs)
+	}
+	if sc.fingerprint {
+		p.fingerprints(h, svcs)
+	}
+	if o := webOrigin(h.Name, svcs); o != "" && sc.web {
+		p.add(h.Name, "web origin "+o, HTTPCheck, map[string]any{"url": o})
+	}
+	if sc.ports && auditsServices(p.s.Scan.Type) {
+		p.calls = append(p.calls, ftpAudits(h, svcs, p.ftpAudited)...)
+	}
+}
+
+// portScan: one call per address.
+func (p *plan) portScan(h scans.Host) {
+	addr := firstAddress(h)
+	if !p.sc.ports || p.scanned[addr] {
+		return
+	}
+	p.scanned[addr] = true
+	if p.sc.webOnlyPorts {
+		p.add(h.Name, "find the web services of "+h.Name, PortScan, map[string]any{"host": h.Name, "preset": "web"})
+		return
+	}
+	// One call per address: the common ports and the default
+	// ports of databases, caches and remote administration.
+	preset := "top1000+exposures"
+	if p.s.Scan.Tier == plans.Quick {
+		preset = "top100+exposures"
+	}
+	p.add(h.Name, "open ports of "+h.Name+", databases, caches and remote administration included", PortScan,
+		map[string]any{"host": h.Name, "preset": preset})
+}
+
+func (p *plan) tlsChecks(h scans.Host, svcs []scans.ServiceInfo) {
+	for _, v := range svcs {
+		if scans.TLSProtocol(v.Protocol) {
+			p.add(h.Name, fmt.Sprintf("TLS service on %s:%d", h.Name, v.Port), TLSCheck, map[string]any{"host": h.Name, "port": v.Port})
+		}
+	}
+}
+
+// sshAudits: every service that answered as SSH (a banner starting with
+// SSH-, on any port), once per address and port.
+func (p *plan) sshAudits(h scans.Host, svcs []scans.ServiceInfo) {
+	for _, v := range svcs {
+		key := fmt.Sprintf("%s|%d", cmpOr(v.Address, h.Name), v.Port)
+		if v.Protocol == "ssh" && !p.audited[key] {
+			p.audited[key] = true
+			p.add(h.Name, fmt.Sprintf("SSH service on %s:%d: algorithms, authentication methods, Terrapin", h.Name, v.Port),
+				SSHAudit, map[string]any{"host": h.Name, "port": v.Port})
+		}
+	}
+}
+
+// fingerprints: once per address and port (names sharing an address share
+// its services), before http_check, which skips the browser header checks
+// on a service identified as a machine endpoint.
+func (p *plan) fingerprints(h scans.Host, svcs []scans.ServiceInfo) {
+	for _, v := range originLast(h.Name, svcs) {
+		scheme := httpScheme(v.Protocol)
+		key := cmpOr(v.Address, h.Name) + ":" + strconv.Itoa(v.Port)
+		if scheme == "" || p.fingerprinted[key] {
+			continue
+		}
+		p.fingerprinted[key] = true
+		o := Origin(scheme, h.Name, v.Port)
+		p.add(h.Name, "identify the product behind "+o+" (admin, metrics and debug endpoints)", HTTPFingerprint, map[string]any{"url": o})
+	}
+}
+
+// originLast orders the services other than the host's web origin first:
+// the origin gets the web checks anyway, and a fingerprint is no floor
+// call (IsFloor), so a tight budget spends on the others.
+func originLast(host string, svcs []scans.ServiceInfo) []scans.ServiceInfo {
+	origin := webOrigin(host, svcs)
+	ordered := slices.Clone(svcs)
+	slices.SortStableFunc(ordered, func(a, b scans.ServiceInfo) int {
+		isOrigin := func(v scans.ServiceInfo) bool {
+			return Origin(httpScheme(v.Protocol), host, v.Port) == origin || v.Port == 80 || v.Port == 443
+		}
+		switch ia, ib := isOrigin(a), isOrigin(b); {
+		case ia && !ib:
+			return 1
+		case ib && !ia:
+			return -1
+		}
+		return 0
+	})
+	return ordered
+}
+
+// serviceNames: names in the certificates and pages of the services found.
+func (p *plan) serviceNames() {
+	if p.s.Scan.Tier != plans.Quick && p.sc.ports && len(p.s.Surface.Services) > 0 {
+		p.add("", "names in the certificates and pages of the services found", DiscoverHosts, map[string]any{
+			"sources": []scans.HostSource{scans.SourceCertificate, scans.SourceCNAME, scans.SourceLink, scans.SourceCSP, scans.SourceCORS, scans.SourceRedirect}})
+	}
+}
+
+// deeper is round 2: the deeper web checks, host by host; a host that is
+// an alias of one before it (same addresses, certificate and home page:
+// www and the apex, typically) is covered by that host's calls.
+func (p *plan) deeper(hosts []scans.Host) {
+	anyOrigin := false
+	aliasOf, coveredBy := aliasesOf(p.s, hosts)
+	for _, h := range hosts {
+		o := webOrigin(h.Name, servicesOf(p.s.Surface, h))
+		if o == "" || h.CNAME != "" {
+			continue
+		}
+		anyOrigin = true
+		if aliasOf[h.Name] != "" {
+			continue
+		}
+		p.heavyChecks(h, o, coveredBy[h.Name])
+	}
+	if p.sc.version && !anyOrigin && hasVersionedService(p.s.Surface) {
+		p.add(p.s.Scan.Target, "software versions announced in banners", VersionCheck, nil)
+	}
+}
+
+// heavyChecks are the deeper web checks of one host's origin o, covering
+// the hosts that are its aliases.
+func (p *plan) heavyChecks(h scans.Host, o string, covers []string) {
+	sc := p.sc
+	heavy := func(why, tool string, input map[string]any) {
+		p.calls = append(p.calls, Call{Tool: tool, Input: encode(input), Host: h.Name, Why: why, Covers: covers})
+	}
+	if sc.exposed {
+		heavy("sensitive files on "+o, ExposedFiles, map[string]any{"base_url": o})
+	}
+	if sc.version {
+		heavy("software versions of "+o+" and banners", VersionCheck, map[string]any{"url": o})
+	}
+	if sc.code {
+		heavy("secrets in the scripts of "+o, CodeScan, map[string]any{"url": o})
+	}
+	if !sc.crawl {
+		return
+	}
+	// Login forms served over plain HTTP live on the http origin: the
+	// light crawl starts there when the host serves one.
+	light := o
+	if pl := plainOrigin(h.Name, servicesOf(p.s.Surface, h)); pl != "" {
+		light = pl
+	}
+	if p.s.Scan.Tier == plans.Deep {
+		// Deeper than the light crawl of the same start page, which it
+		// covers (breadth-first from the same page, larger bounds).
+		heavy("crawl "+o, WebCrawl, map[string]any{"url": o, "max_pages": DeepCrawlPages, "max_depth": DeepCrawlDepth})
+	}
+	if p.s.Scan.Tier != plans.Deep || light != o {
+		heavy("light crawl of "+light+": login forms, forms posting over HTTP, mixed content", WebCrawl,
+			map[string]any{"url": light, "max_pages": LightCrawlPages, "max_depth": LightCrawlDepth})
+	}
+}
+
+// sweep is round 3 (deep): every port of every address, in SweepChunk
+// ranges, once per address whichever names share it; a range the tool
+// could not finish within its time bound is continued from where it
+// stopped.
+func (p *plan) sweep(hosts []scans.Host) {
+	if !p.sc.ports || p.sc.webOnlyPorts || p.s.Scan.Tier != plans.Deep {
+		return
+	}
+	scanned := map[string]bool{}
+	for _, h := range hosts {
+		addr := firstAddress(h)
+		if addr == "" || scanned[addr] || h.CNAME != "" {
+			continue
+		}
+		scanned[addr] = true
+		// The tool's outcome names the hosts sharing the address.
+		why := fmt.Sprintf("every port of %s (%d ranges of %d)", addr, (MaxPort+SweepChunk-1)/SweepChunk, SweepChunk)
+		if sharing := namesSharing(hosts, h, addr); len(sharing) > 0 {
+			why += ", once for " + strings.Join(append([]string{h.Name}, sharing...), ", ")
+		}
+		for from := 1; from <= MaxPort; from += SweepChunk {
+			p.calls = append(p.calls, Call{Tool: PortScan, Host: h.Name, Why: why,
+				Input: encode(map[string]any{"host": h.Name, "range": map[string]int{"from": from, "to": min(from+SweepChunk-1, MaxPort)}})})
+		}
+	}
+	p.calls = append(p.calls, continuations(p.s.Steps)...)
+}
+
+// Deep tier bounds.
+const (
+	// MaxPort is the highest TCP port; SweepChunk is the size of one range
+	// call of the deep tier's sweep (the port_scan tool's range bound).
+	MaxPort    = 65535
+	SweepChunk = 4096
+	// LightCrawlPages/Depth bound the standard tier's light crawl;
+	// DeepCrawlPages/Depth the deep tier's crawl (the web_crawl tool's
+	// maximum).
+	LightCrawlPages = 10
+	LightCrawlDepth = 2
+	DeepCrawlPages  = 50
+	DeepCrawlDepth  = 3
+)
+
+// namesSharing are the other selected hosts whose addresses include addr
+// (port-scanned with h's name), sorted.
+func namesSharing(hosts []scans.Host, h scans.Host, addr string) []string {
+	var out []string
+	for _, o := range hosts {
+		if o.Name != h.Name && o.CNAME == "" && slices.Contains(o.Addresses, addr) {
+			out = append(out, o.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// stoppedAt finds where a port_scan range call stopped when its time bound
+// ran out ("... not scanned within the time bound (from port N on ...").
+var stoppedAt = lazyre.New(`not scanned within the time bound \(from port (\d+) on`)
+
+// continuations are the range calls that finish the ranges earlier calls
+// could not within their time bound.
+func continuations(steps []scans.Step) []Call {
+	var out []Call
+	for _, st := range steps {
+		if st.Tool != PortScan || st.Status != scans.StepOK {
+			continue
+		}
+		var in struct {
+			Host  string `json:"host"`
+			Range *struct {
+				From int `json:"from"`
+				To   int `json:"to"`
+			} `json:"range"`
+		}
+		if json.Unmarshal(st.Input, &in) != nil || in.Range == nil {
+			continue
+		}
+		m := stoppedAt.FindStringSubmatch(st.Outcome)
+		if m == nil {
+			continue
+		}
+		from, err := strconv.Atoi(m[1])
+		if err != nil || from <= in.Range.From || from > in.Range.To {
+			continue // no progress: never plan the same range again
+		}
+		out = append(out, Call{Tool: PortScan, Host: in.Host,
+			Why:   fmt.Sprintf("ports %d-%d of %s, which the range call starting at %d had no time for", from, in.Range.To, in.Host, in.Range.From),
+			Input: encode(map[string]any{"host": in.Host, "range": map[string]int{"from": from, "to": in.Range.To}})})
+	}
+	return out
+}

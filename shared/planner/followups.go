@@ -1,0 +1,160 @@
+package planner
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"secscan/shared/domainname"
+	"secscan/shared/scans"
+)
+
+// followUps are the calls findings ask for: the files a directory listing
+// shows, the credentials in an exposed configuration file, the version of a
+// cache answering without a password, and a safe confirmation of a
+// critical version match.
+func followUps(s State, hosts []scans.Host) []Call {
+	selected := map[string]bool{}
+	for _, h := range hosts {
+		selected[h.Name] = true
+	}
+	var out []Call
+	seen := map[string]bool{}
+	add := func(host, why, tool string, input map[string]any) {
+		c := Call{Tool: tool, Input: encode(input), Host: host, Why: why}
+		if k := callKey(c.Tool, c.Input); !seen[k] {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	// A service answers the same whichever name reaches its address: a
+	// service read or a CVE confirmation runs once per address and port.
+	service := serviceKeys(s, hosts)
+	addService := func(f scans.Finding, why, tool string, input map[string]any) {
+		if f.Port == nil {
+			return
+		}
+		input["host"], input["port"] = f.Host, *f.Port
+		k := tool + " " + service(f.Host, *f.Port) + " " + deref(f.CVE)
+		if !seen[k] {
+			seen[k] = true
+			add(f.Host, why, tool, input)
+		}
+	}
+	fs := slices.Clone(s.Findings)
+	slices.SortFunc(fs, func(a, b scans.Finding) int { return strings.Compare(a.ID, b.ID) })
+	for _, f := range fs {
+		if !selected[f.Host] && f.Host != s.Scan.Target {
+			continue
+		}
+		switch followUpOf(f) {
+		case followListing:
+			if u := evidenceURL(f, s.Scan.Target); u != "" {
+				add(f.Host, "classify the files the directory listing shows", ListingFiles, map[string]any{"url": u})
+			}
+		case followSecrets:
+			if u := evidenceURL(f, s.Scan.Target); u != "" {
+				add(f.Host, "which credentials the exposed file leaks", FileSecrets, map[string]any{"url": u})
+			}
+		case followServiceInfo:
+			addService(f, "read the version of the unauthenticated service", ServiceInfo, map[string]any{})
+		case followConfirm:
+			if cve := confirmableCVE(f); cve != "" {
+				f.CVE = &cve
+				addService(f, "safe read-only confirmation of "+cve, ConfirmCVE, map[string]any{"cve": cve})
+			}
+		}
+	}
+	return out
+}
+
+// serviceKeys returns what identifies the service on host:port: its first
+// address and the port when the host is known with addresses, else the
+// name and the port.
+func serviceKeys(s State, hosts []scans.Host) func(host string, port int) string {
+	addr := map[string]string{}
+	for _, h := range append(slices.Clone(s.Surface.Hosts), hosts...) {
+		if len(h.Addresses) > 0 && h.CNAME == "" {
+			addr[h.Name] = firstAddress(h)
+		}
+	}
+	return func(host string, port int) string {
+		return cmpOr(addr[host], "name:"+host) + ":" + strconv.Itoa(port)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+type followUp int
+
+const (
+	followNone followUp = iota
+	followListing
+	followSecrets
+	followServiceInfo
+	followConfirm
+)
+
+// Confirmable are the CVEs confirm_cve can confirm safely (read-only).
+var Confirmable = []string{"CVE-2021-41773", "CVE-2021-42013"}
+
+// followUpOf says which follow-up a finding calls for, from its title and
+// CVE (titles are fixed per check, so they are stable).
+func followUpOf(f scans.Finding) followUp {
+	t := strings.ToLower(f.Title)
+	switch {
+	case strings.Contains(t, "directory listing"):
+		return followListing
+	case strings.Contains(t, ".env") || strings.Contains(t, "environment file") || strings.Contains(t, "git repository") ||
+		strings.Contains(t, "configuration file"):
+		if f.Category == scans.CategoryWeb || f.Category == scans.CategoryCode {
+			return followSecrets
+		}
+	case (strings.Contains(t, "redis") || strings.Contains(t, "memcached")) && strings.Contains(t, "without authentication"):
+		return followServiceInfo
+	case f.Confidence != scans.Certain && confirmableCVE(f) != "":
+		return followConfirm
+	}
+	return followNone
+}
+
+// confirmableCVE is the first CVE of a finding (its cve, then those its
+// evidence lists, as a grouped version match does) that has a safe
+// confirmation.
+func confirmableCVE(f scans.Finding) string {
+	if f.CVE != nil && slices.Contains(Confirmable, *f.CVE) {
+		return *f.CVE
+	}
+	if f.Category != scans.CategoryVuln {
+		return ""
+	}
+	for _, c := range Confirmable {
+		if strings.Contains(f.Evidence, c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// evidenceURL is the in-scope URL a finding's evidence names first.
+func evidenceURL(f scans.Finding, domain string) string {
+	for _, field := range strings.Fields(f.Evidence) {
+		if !strings.HasPrefix(field, "http://") && !strings.HasPrefix(field, "https://") {
+			continue
+		}
+		field = strings.TrimRight(field, ".,;:)\"'")
+		u, err := url.Parse(field)
+		if err != nil || !domainname.InScope(u.Hostname(), domain) {
+			continue
+		}
+		u.RawQuery, u.Fragment = "", ""
+		return u.String()
+	}
+	return ""
+}

@@ -1,0 +1,131 @@
+package planner
+
+import (
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"secscan/shared/plans"
+	"secscan/shared/scans"
+)
+
+// selectHosts orders the discovered hosts (the domain first, then hosts
+// with web or TLS services, then the rest, each by name) and keeps the
+// tier's share. Before discovery ran, the domain alone is the surface.
+func selectHosts(s State) []scans.Host {
+	domain := s.Scan.Target
+	hosts := slices.Clone(s.Surface.Hosts)
+	if !slices.ContainsFunc(hosts, func(h scans.Host) bool { return h.Name == domain }) {
+		hosts = append(hosts, scans.Host{Name: domain, Sources: []scans.HostSource{scans.SourceApex}})
+	}
+	rank := func(h scans.Host) int {
+		switch {
+		case h.Name == domain:
+			return 0
+		case webOrigin(h.Name, servicesOf(s.Surface, h)) != "":
+			return 1
+		case len(servicesOf(s.Surface, h)) > 0:
+			return 2
+		}
+		return 3
+	}
+	slices.SortStableFunc(hosts, func(a, b scans.Host) int {
+		if r := rank(a) - rank(b); r != 0 {
+			return r
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	if s.Scan.Tier == plans.Quick {
+		hosts = slices.DeleteFunc(hosts, func(h scans.Host) bool { return h.Name != domain && h.Name != "www."+domain })
+	}
+	return hosts[:min(len(hosts), HostLimit(s.Scan.Tier))]
+}
+
+// servicesOf are the services on h's addresses, whichever host name the
+// port scan used (names sharing an address share its services), one per
+// port.
+func servicesOf(sf scans.Surface, h scans.Host) []scans.ServiceInfo {
+	var out []scans.ServiceInfo
+	for _, v := range sf.Services {
+		if (v.Host == h.Name || slices.Contains(h.Addresses, v.Address)) &&
+			!slices.ContainsFunc(out, func(x scans.ServiceInfo) bool { return x.Port == v.Port }) {
+			out = append(out, v)
+		}
+	}
+	slices.SortFunc(out, func(a, b scans.ServiceInfo) int { return a.Port - b.Port })
+	return out
+}
+
+// webOrigin is the host's preferred web origin: HTTPS on the lowest port
+// serving it, else plain HTTP; "" when it serves no web.
+func webOrigin(host string, svcs []scans.ServiceInfo) string {
+	for _, scheme := range []string{"https", "http"} {
+		for _, v := range svcs {
+			if v.Protocol == scheme {
+				return Origin(scheme, host, v.Port)
+			}
+		}
+	}
+	return ""
+}
+
+// httpScheme is the scheme to speak to a service the port scan named
+// protocol: http or https, and the HTTP APIs it names by product; "" for
+// anything else.
+func httpScheme(protocol string) string {
+	switch protocol {
+	case "https":
+		return "https"
+	case "http", "elasticsearch", "docker":
+		return "http"
+	}
+	return ""
+}
+
+// cmpOr is a, or b when a is empty.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// plainOrigin is the host's plain-HTTP origin, "" when it serves none.
+func plainOrigin(host string, svcs []scans.ServiceInfo) string {
+	for _, v := range svcs {
+		if v.Protocol == "http" {
+			return Origin("http", host, v.Port)
+		}
+	}
+	return ""
+}
+
+// Origin returns scheme://host[:port]/ with the default port left out.
+func Origin(scheme, host string, port int) string {
+	if (scheme == "https" && port == 443) || (scheme == "http" && port == 80) {
+		return scheme + "://" + host + "/"
+	}
+	return scheme + "://" + net.JoinHostPort(host, strconv.Itoa(port)) + "/"
+}
+
+func firstAddress(h scans.Host) string {
+	addrs := slices.Clone(h.Addresses)
+	slices.SortFunc(addrs, func(a, b string) int {
+		x, errA := netip.ParseAddr(a)
+		y, errB := netip.ParseAddr(b)
+		if errA != nil || errB != nil {
+			return strings.Compare(a, b)
+		}
+		return x.Compare(y)
+	})
+	if len(addrs) == 0 {
+		return "name:" + h.Name // not resolved yet: the port scan resolves it
+	}
+	return addrs[0]
+}
+
+func hasVersionedService(sf scans.Surface) bool {
+	return slices.ContainsFunc(sf.Services, func(v scans.ServiceInfo) bool { return v.Version != "" })
+}

@@ -1,0 +1,188 @@
+package pdf
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/johnfercher/maroto/v2/pkg/consts/align"
+
+	"secscan/shared/report"
+)
+
+// scope is the scope and authorisation statement.
+func (d *pdfDoc) scope(s report.Scope) {
+	d.h2("Scope and authorisation")
+	d.paragraph(s.Ownership, pdfPara{f: fBody, color: pdfColorText})
+	d.space(2)
+	facts := [][2]string{
+		{"Target", pdfOneLine(s.Target)},
+		{"Scan window", s.Window},
+		{"Tier and budget", s.Tier + ", " + s.Budget},
+		{"Hosts tested (" + strconv.Itoa(len(s.Tested)) + ")", pdfList(s.Tested)},
+		{"Discovered, not tested (" + strconv.Itoa(len(s.NotTested)) + ")", pdfList(s.NotTested)},
+	}
+	for _, f := range facts {
+		rw, _ := d.tableRow([]pdfCell{
+			{size: 26, text: f[0], f: fSmallBold, color: pdfColorMuted},
+			{size: 74, text: f[1], f: fTable},
+		}, true)
+		d.m.AddRows(rw)
+	}
+}
+
+// plan is the remediation plan: the distinct actions, most urgent first.
+func (d *pdfDoc) plan(r report.Report) {
+	d.h2("Remediation plan")
+	if len(r.Plan) == 0 {
+		d.paragraph("Nothing to remediate: no finding suggests a change.", pdfPara{f: fBody, color: pdfColorMuted})
+		return
+	}
+	// The PDF lists the actions above low; each low or info issue's own
+	// section says how to fix it (report.md and report.html list them all).
+	urgent := slices.DeleteFunc(slices.Clone(r.Plan), func(a report.Action) bool { return minor(a.Severity) })
+	intro := "The distinct actions, most urgent first, with the findings each resolves (issue numbers as in the issues table; the issues list their locations)."
+	if rest := len(r.Plan) - len(urgent); rest > 0 {
+		intro += " " + pdfCapitalize(pdfPlural(rest, "lower-priority action")) + " (low and info) are not listed here: the remediation of each low or info issue below says what to do."
+	}
+	d.paragraph(intro, pdfPara{f: fSmall, color: pdfColorMuted})
+	d.space(1.5)
+	rows := make([][]pdfCell, len(urgent))
+	for i, a := range urgent {
+		rows[i] = []pdfCell{
+			{size: 4, text: strconv.Itoa(i + 1), f: fTableSmall, color: pdfColorMuted},
+			{size: 9, text: pdfCapitalize(string(a.Severity)), f: fTableSmallBold, color: pdfOnSeverity(a.Severity), bg: pdfSeverityColor(a.Severity), lines: 1},
+			{size: 68, text: pdfOneLine(report.PlainText(a.Text)), f: fTableSmallBold},
+			{size: 19, text: pdfPlural(len(a.Findings), "finding") + ": " + a.Numbers(), f: fTableSmall},
+		}
+	}
+	d.compact(func() {
+		d.table([]pdfCell{{size: 4, text: "#"}, {size: 9, text: "Priority"}, {size: 68, text: "Action"}, {size: 19, text: "Resolves"}}, rows)
+	})
+}
+
+// pdfList joins items with semicolons, "none" when empty.
+func pdfList(items []string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = pdfOneLine(it)
+	}
+	return strings.Join(out, "; ")
+}
+
+func (d *pdfDoc) coverage(r report.Report) {
+	d.space(pdfSectionGap)
+	d.h1("Coverage")
+	c := r.Coverage
+
+	d.h2("Tools run")
+	if len(c.ToolsRun) == 0 {
+		d.paragraph("No tools were run.", pdfPara{f: fBody, color: pdfColorMuted})
+	} else {
+		type usage struct{ steps, findings, credits int }
+		used := map[string]*usage{}
+		for _, st := range r.Steps {
+			u := used[st.Tool]
+			if u == nil {
+				u = &usage{}
+				used[st.Tool] = u
+			}
+			u.steps++
+			u.findings += st.FindingsAdded
+			u.credits += st.Credits
+		}
+		rows := make([][]pdfCell, 0, len(c.ToolsRun))
+		for _, tool := range c.ToolsRun {
+			u := used[tool]
+			if u == nil {
+				u = &usage{}
+			}
+			rows = append(rows, []pdfCell{
+				{size: 40, text: tool, f: fTable},
+				{size: 20, text: strconv.Itoa(u.steps), f: fTable, al: align.Right},
+				{size: 20, text: strconv.Itoa(u.findings), f: fTable, al: align.Right},
+				{size: 20, text: strconv.Itoa(u.credits), f: fTable, al: align.Right},
+			})
+		}
+		d.compact(func() {
+			d.table([]pdfCell{{size: 40, text: "Tool"}, {size: 20, text: "Steps", al: align.Right}, {size: 20, text: "Findings added", al: align.Right}, {size: 20, text: "Credits", al: align.Right}}, rows)
+		})
+	}
+
+	d.h2("Hosts")
+	if len(c.Hosts) == 0 {
+		d.paragraph("No hosts were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
+	}
+	for _, h := range c.Hosts {
+		d.paragraph(pdfOneLine(h), pdfPara{f: fDetail, color: pdfColorText, indent: 3, lead: "\u2022"})
+	}
+
+	d.h2("Services discovered")
+	if len(c.Services) == 0 {
+		d.paragraph("No services were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
+	} else {
+		rows := make([][]pdfCell, len(c.Services))
+		for i, s := range c.Services {
+			banner := s.Banner
+			if banner == "" {
+				banner = "-"
+			}
+			rows[i] = []pdfCell{
+				{size: 30, text: pdfOneLine(s.Host), f: fTable, lines: 3},
+				{size: 9, text: strconv.Itoa(s.Port), f: fTable, al: align.Right},
+				{size: 15, text: pdfOneLine(s.Name), f: fTable, lines: 2},
+				{size: 46, text: banner, f: fMonoSmall, fit: true},
+			}
+		}
+		d.compact(func() {
+			d.table([]pdfCell{{size: 30, text: "Host"}, {size: 9, text: "Port", al: align.Right}, {size: 15, text: "Service"}, {size: 46, text: "Banner"}}, rows)
+		})
+	}
+
+	d.h2("Not tested")
+	if len(c.NotTested) == 0 {
+		d.paragraph("Every check of this scan type ran to completion.", pdfPara{f: fBody, color: pdfColorMuted})
+	}
+	for _, s := range c.NotTested {
+		d.paragraph(s, pdfPara{f: fDetail, color: pdfColorText, indent: 3, lead: "\u2022"})
+		d.space(1)
+	}
+}
+
+// pdfStepLines bounds a step's input and outcome cells: the audit trail
+// stays a table to scan; the record and report.md hold each in full.
+const pdfStepLines = 2
+
+func (d *pdfDoc) steps(r report.Report) {
+	d.space(pdfSectionGap)
+	d.h1("Appendix: agent steps")
+	d.paragraph("The audit trail of the scan: every tool call the agent made, in order, with what it returned (shortened here; report.md and the scan record hold each in full) and what it cost.", pdfPara{f: fBody, color: pdfColorMuted})
+	d.space(2)
+	if len(r.Steps) == 0 {
+		d.paragraph("No steps were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
+		return
+	}
+	// The numeric columns are just wide enough for their bold headings on A4.
+	header := []pdfCell{{size: 4, text: "#", al: align.Right}, {size: 15, text: "Tool"}, {size: 28, text: "Input"}, {size: 31, text: "Outcome"},
+		{size: 6, text: "New", al: align.Right}, {size: 8, text: "Credits", al: align.Right}, {size: 8, text: "Time", al: align.Right}}
+	rows := make([][]pdfCell, len(r.Steps))
+	for i, st := range r.Steps {
+		input := strings.TrimSpace(string(st.Input))
+		if input == "" {
+			input = "-"
+		}
+		rows[i] = []pdfCell{
+			{size: 4, text: strconv.Itoa(st.Seq), f: fTable, color: pdfColorMuted, al: align.Right},
+			{size: 15, text: pdfOneLine(st.Tool), f: fTableSmallBold, lines: 2},
+			{size: 28, text: input, f: fMonoSmall, lines: pdfStepLines, tab: 2},
+			{size: 31, text: pdfOneLine(st.Outcome), f: fTable, lines: pdfStepLines},
+			{size: 6, text: strconv.Itoa(st.FindingsAdded), f: fTable, al: align.Right},
+			{size: 8, text: strconv.Itoa(st.Credits), f: fTable, al: align.Right},
+			{size: 8, text: pdfDuration(st.DurationMS), f: fTable, al: align.Right},
+		}
+	}
+	d.compact(func() { d.table(header, rows) })
+}

@@ -1,0 +1,156 @@
+package discovery
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"secscan/shared/domainname"
+	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scans"
+)
+
+// certificates reads the SANs of the certificates of in-scope TLS services
+// the scan found (and the domain's HTTPS port).
+func (d *discovery) certificates(ctx context.Context) {
+	type endpoint struct {
+		host string
+		port int
+	}
+	eps := []endpoint{{d.domain, d.env.Ports.HTTPSPort()}}
+	for _, v := range d.env.Surface.Services {
+		if len(eps) == maxTLSEndpoints {
+			break
+		}
+		ep := endpoint{v.Host, v.Port}
+		if scans.TLSProtocol(v.Protocol) && domainname.InScope(v.Host, d.domain) && !slices.Contains(eps, ep) {
+			eps = append(eps, ep)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, ep := range eps {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+			defer cancel()
+			conn, err := d.env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(ep.host, strconv.Itoa(ep.port)))
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			// The certificate is read, not trusted: judging it is tls_check's job.
+			tc := tls.Client(conn, &tls.Config{ServerName: ep.host, InsecureSkipVerify: true, MinVersion: tls.VersionTLS10}) //nolint:gosec
+			if tc.HandshakeContext(ctx) != nil {
+				return
+			}
+			state := tc.ConnectionState()
+			if len(state.PeerCertificates) == 0 {
+				return
+			}
+			leaf := state.PeerCertificates[0]
+			names := slices.Clone(leaf.DNSNames)
+			if len(names) == 0 && leaf.Subject.CommonName != "" {
+				names = append(names, leaf.Subject.CommonName)
+			}
+			for _, n := range names[:min(len(names), 100)] {
+				d.consider(n, scans.SourceCertificate)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// pages fetches the in-scope home pages (the domain's, www's and the web
+// origins the scan found) and reads names from their CSP and CORS headers,
+// redirects and links.
+func (d *discovery) pages(ctx context.Context) {
+	client, err := httpprobe.NewClient(d.env, d.tool.web.RootCAs)
+	if err != nil {
+		return
+	}
+	defer client.Close()
+	var wg sync.WaitGroup
+	for _, u := range d.homePages() {
+		wg.Go(func() {
+			chain, _ := client.Follow(ctx, u, pageBody)
+			for i, resp := range chain {
+				d.readPage(i, resp)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// homePages are the domain's https and http home pages, then the web
+// origins the scan found that the policy allows, up to maxOrigins.
+func (d *discovery) homePages() []*url.URL {
+	var starts []*url.URL
+	https, http := httpprobe.DefaultURLs(d.env)
+	starts = append(starts, https, http)
+	origins := map[string]bool{https.String(): true, http.String(): true}
+	for _, v := range d.env.Surface.Services {
+		if v.Protocol == "http" || v.Protocol == "https" {
+			u := httpprobe.SiteURL(v.Protocol, v.Host, v.Port)
+			if len(starts) < maxOrigins && !origins[u.String()] && httpprobe.CheckURL(d.env, u) == nil {
+				origins[u.String()] = true
+				starts = append(starts, u)
+			}
+		}
+	}
+	return starts
+}
+
+// readPage considers the names of the i-th response of a redirect chain:
+// where it was redirected, its CSP and CORS headers and its links.
+func (d *discovery) readPage(i int, resp *httpprobe.Response) {
+	if i > 0 && d.use[scans.SourceRedirect] {
+		d.consider(resp.URL.Hostname(), scans.SourceRedirect)
+	}
+	if resp.Location != nil && d.use[scans.SourceRedirect] {
+		d.consider(resp.Location.Hostname(), scans.SourceRedirect)
+	}
+	if d.use[scans.SourceCSP] {
+		for _, v := range resp.Header.Values("Content-Security-Policy") {
+			for _, n := range cspNames(v) {
+				d.consider(n, scans.SourceCSP)
+			}
+		}
+	}
+	if d.use[scans.SourceCORS] {
+		if o, err := url.Parse(resp.Header.Get("Access-Control-Allow-Origin")); err == nil && o.Hostname() != "" {
+			d.consider(o.Hostname(), scans.SourceCORS)
+		}
+	}
+	if d.use[scans.SourceLink] && strings.Contains(resp.ContentType(), "html") {
+		for _, n := range linkHosts(resp.Body, resp.URL) {
+			d.consider(n, scans.SourceLink)
+		}
+	}
+}
+
+// cspNames are the host names of a Content-Security-Policy's sources.
+func cspNames(policy string) []string {
+	var out []string
+	for _, directive := range strings.Split(policy, ";") {
+		fields := strings.Fields(directive)
+		for _, src := range fields[min(len(fields), 1):] {
+			if strings.HasPrefix(src, "'") || strings.HasSuffix(src, ":") {
+				continue // keywords and bare schemes
+			}
+			if !strings.Contains(src, "://") {
+				src = "https://" + src
+			}
+			if u, err := url.Parse(src); err == nil && u.Hostname() != "" {
+				out = append(out, u.Hostname())
+			}
+		}
+		if len(out) > maxLinks {
+			break
+		}
+	}
+	return out
+}
