@@ -10,7 +10,6 @@ import (
 	"secscan/shared/auth"
 	"secscan/shared/httpapi"
 	"secscan/shared/scans"
-	"secscan/shared/store"
 )
 
 // ledgerEntryJSON is one issue of a target's ledger (CONTRACT "Monitoring:
@@ -111,9 +110,6 @@ func (a *API) putTargetIssue(w http.ResponseWriter, r *http.Request, p auth.Prin
 	}
 	tr.UpdatedBy = p.User.ID
 	e, err := a.Store.SetTriage(r.Context(), t.ID, issueKey, tr)
-	if store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "Issue %s not found", quote(issueKey))
-	}
 	if err != nil {
 		return err
 	}
@@ -164,17 +160,8 @@ func checkTriage(in triageUpdate, now time.Time) (scans.Triage, error) {
 	return tr, nil
 }
 
-func quote(s string) string {
-	if utf8.RuneCountInString(s) > 60 {
-		s = string([]rune(s)[:60]) + "…"
-	}
-	return `"` + strings.Map(func(r rune) rune {
-		if r < 0x20 || r == '"' {
-			return '?'
-		}
-		return r
-	}, s) + `"`
-}
+// quote renders an issue key of the path for a detail (apierr.Quote).
+func quote(s string) string { return apierr.Quote(s) }
 
 type assetHostJSON struct {
 	Name        string   `json:"name"`

@@ -344,12 +344,7 @@ func (a *API) startScan(ctx context.Context, st scanStart) (scans.Scan, bool, er
 		CreditMonth: store.CreditMonth(now), CallbackURL: req.callbackURL, CreatedAt: now, ScheduleID: st.scheduleID,
 	}
 	sc, created, err := a.Store.CreateScan(ctx, sc, st.idem, now)
-	var exhausted *store.AllowanceError
-	if errors.As(err, &exhausted) {
-		release()
-		return scans.Scan{}, false, allowanceExhausted(exhausted)
-	}
-	if err != nil {
+	if err != nil { // an *AllowanceError is the 403 of an exhausted allowance
 		release()
 		return scans.Scan{}, false, err
 	}
@@ -368,11 +363,8 @@ func (a *API) startScan(ctx context.Context, st scanStart) (scans.Scan, bool, er
 }
 
 // allowanceExhausted is the 403 of a creation the month's allowance cannot
-// hold (CONTRACT "Plans").
-func allowanceExhausted(e *store.AllowanceError) error {
-	return apierr.New(apierr.Forbidden, "Monthly credit allowance exhausted: %d of %d credits used; it renews on %s",
-		e.Used, e.Allowance, store.RenewsAt(e.Month).Format(time.DateOnly))
-}
+// hold (CONTRACT "Plans"): the store's error answers for itself.
+func allowanceExhausted(e *store.AllowanceError) error { return e }
 
 // abandonScan records a scan whose execution could not be started as failed
 // (so nothing stays queued forever), frees its key and slot, and answers 503.
@@ -561,9 +553,6 @@ func (a *API) listScans(w http.ResponseWriter, r *http.Request, p auth.Principal
 		f.Target = domain
 	}
 	list, next, err := a.Store.ListScans(r.Context(), p.User.ID, page, f)
-	if errors.Is(err, store.ErrBadCursor) {
-		return BadCursor()
-	}
 	if err != nil {
 		return err
 	}
@@ -586,9 +575,6 @@ func (a *API) getScan(w http.ResponseWriter, r *http.Request, p auth.Principal) 
 		return err
 	}
 	d, err := a.Store.GetScanDetail(r.Context(), p.User.ID, id)
-	if store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "Scan %s not found", id)
-	}
 	if err != nil {
 		return err
 	}
@@ -602,13 +588,7 @@ func (a *API) cancelScan(w http.ResponseWriter, r *http.Request, p auth.Principa
 		return err
 	}
 	sc, err := a.Store.RequestCancel(r.Context(), p.User.ID, id, a.Now())
-	var ended *store.ErrTerminal
-	switch {
-	case store.IsNotFound(err):
-		return apierr.New(apierr.NotFound, "Scan %s not found", id)
-	case errors.As(err, &ended):
-		return apierr.New(apierr.Conflict, "Scan %s has already ended (%s); only queued or running scans can be cancelled", id, ended.Status)
-	case err != nil:
+	if err != nil { // not found, or an *ErrTerminal (409)
 		return err
 	}
 	httpapi.Logger(r.Context()).InfoContext(r.Context(), "scan cancellation requested", "scan_id", id, "status", sc.Status)

@@ -207,11 +207,7 @@ func (a *API) ownSchedule(r *http.Request, p auth.Principal) (store.Schedule, er
 	if err != nil {
 		return store.Schedule{}, err
 	}
-	sch, err := a.Store.GetSchedule(r.Context(), p.User.ID, id)
-	if store.IsNotFound(err) {
-		return sch, apierr.New(apierr.NotFound, "Schedule %s not found", id)
-	}
-	return sch, err
+	return a.Store.GetSchedule(r.Context(), p.User.ID, id)
 }
 
 func (a *API) listSchedules(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
@@ -220,9 +216,6 @@ func (a *API) listSchedules(w http.ResponseWriter, r *http.Request, p auth.Princ
 		return err
 	}
 	list, next, err := a.Store.ListSchedules(r.Context(), p.User.ID, page)
-	if errors.Is(err, store.ErrBadCursor) {
-		return BadCursor()
-	}
 	if err != nil {
 		return err
 	}
@@ -335,9 +328,6 @@ func (a *API) updateSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 				return a.Schedules.PutSchedule(ctx, old, false)
 			})
 		}
-		if store.IsNotFound(err) {
-			return apierr.New(apierr.NotFound, "Schedule %s not found", sch.ID)
-		}
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusOK, renderSchedule(sch))
@@ -351,9 +341,7 @@ func (a *API) deleteSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err != nil {
 		return err
 	}
-	if err := a.removeSchedule(r.Context(), sch); store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "Schedule %s not found", sch.ID)
-	} else if err != nil {
+	if err := a.removeSchedule(r.Context(), sch); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -66,13 +66,8 @@ func (a *API) createTarget(w http.ResponseWriter, r *http.Request, p auth.Princi
 		ID: ids.New(ids.Target, now), UserID: p.User.ID, Domain: domain, Method: *in.Method,
 		VerificationToken: token, CreatedAt: now,
 	}
-	err = a.Store.CreateTarget(r.Context(), t)
-	var dup *store.DuplicateTargetError
-	if errors.As(err, &dup) {
-		return apierr.New(apierr.Conflict, "Target %s is already registered as %s", domain, dup.ExistingID)
-	}
-	if err != nil {
-		return err
+	if err := a.Store.CreateTarget(r.Context(), t); err != nil {
+		return err // a *DuplicateTargetError is the 409 naming the existing target
 	}
 	w.Header().Set("Location", "/api/targets/"+t.ID)
 	httpapi.WriteJSON(w, http.StatusCreated, renderTarget(t))
@@ -85,9 +80,6 @@ func (a *API) listTargets(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return err
 	}
 	targets, next, err := a.Store.ListTargets(r.Context(), p.User.ID, page)
-	if errors.Is(err, store.ErrBadCursor) {
-		return BadCursor()
-	}
 	if err != nil {
 		return err
 	}
@@ -105,11 +97,7 @@ func (a *API) ownedTarget(r *http.Request, p auth.Principal) (store.Target, erro
 	if err != nil {
 		return store.Target{}, err
 	}
-	t, err := a.Store.GetTarget(r.Context(), p.User.ID, id)
-	if store.IsNotFound(err) {
-		return store.Target{}, apierr.New(apierr.NotFound, "Target %s not found", id)
-	}
-	return t, err
+	return a.Store.GetTarget(r.Context(), p.User.ID, id)
 }
 
 func (a *API) verifyTarget(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
@@ -126,10 +114,7 @@ func (a *API) verifyTarget(w http.ResponseWriter, r *http.Request, p auth.Princi
 		if err != nil {
 			return err
 		}
-		id := t.ID
-		if t, err = a.Store.MarkTargetVerified(r.Context(), p.User.ID, id, a.Now()); store.IsNotFound(err) {
-			return apierr.New(apierr.NotFound, "Target %s not found", id)
-		} else if err != nil {
+		if t, err = a.Store.MarkTargetVerified(r.Context(), p.User.ID, t.ID, a.Now()); err != nil {
 			return err
 		}
 		httpapi.Logger(r.Context()).InfoContext(r.Context(), "target verified", "target_id", t.ID, "method", t.Method)
@@ -154,9 +139,7 @@ func (a *API) deleteTarget(w http.ResponseWriter, r *http.Request, p auth.Princi
 			return err
 		}
 	}
-	if err := a.Store.DeleteTarget(r.Context(), p.User.ID, id); store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "Target %s not found", id)
-	} else if err != nil {
+	if err := a.Store.DeleteTarget(r.Context(), p.User.ID, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"time"
 	"unicode/utf8"
@@ -101,9 +100,6 @@ func (a *API) listTokens(w http.ResponseWriter, r *http.Request, p auth.Principa
 		return err
 	}
 	tokens, next, err := a.Store.ListTokens(r.Context(), p.User.ID, page)
-	if errors.Is(err, store.ErrBadCursor) {
-		return BadCursor()
-	}
 	if err != nil {
 		return err
 	}
@@ -121,11 +117,7 @@ func (a *API) deleteToken(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err != nil {
 		return err
 	}
-	err = a.Store.DeleteToken(r.Context(), p.User.ID, id)
-	if store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "Token %s not found", id)
-	}
-	if err != nil {
+	if err := a.Store.DeleteToken(r.Context(), p.User.ID, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -173,10 +165,7 @@ func (a *API) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p auth
 		return err
 	}
 	next, err = a.Store.RotateWebhookSecret(r.Context(), p.User.ID, next)
-	if store.IsConflict(err) {
-		return apierr.New(apierr.Conflict, "The webhook secret was rotated by a concurrent request; read it with GET /api/webhook-secret")
-	}
-	if err != nil {
+	if err != nil { // a concurrent rotation is the store's 409
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusOK, webhookSecretJSON{Secret: next.Secret, CreatedAt: timestamp(next.CreatedAt)})

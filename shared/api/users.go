@@ -154,9 +154,6 @@ func (a *API) adminUpdateUser(w http.ResponseWriter, r *http.Request, _ auth.Pri
 		return err
 	}
 	u, err := a.Store.UpdateUser(r.Context(), id, in.Plan, in.IsAdmin)
-	if store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "User %s not found", id)
-	}
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"secscan/shared/apierr"
 	"secscan/shared/ids"
 	"secscan/shared/plans"
 	"secscan/shared/scans"
@@ -48,10 +49,21 @@ const (
 // longer running (cancelled, failed by the reaper, completed).
 var ErrScanNotRunning = errors.New("scan is not running")
 
-// ErrTerminal is the refusal to cancel a scan that has ended.
-type ErrTerminal struct{ Status scans.Status }
+// ErrTerminal is the refusal to cancel scan ID, which has ended: a 409.
+type ErrTerminal struct {
+	ID     string
+	Status scans.Status
+}
 
 func (e *ErrTerminal) Error() string { return "scan is " + string(e.Status) }
+
+// Is makes an *ErrTerminal an ErrConflict.
+func (e *ErrTerminal) Is(target error) bool { return target == ErrConflict }
+
+// Classify is the 409 of a cancellation that came too late.
+func (e *ErrTerminal) Classify() *apierr.Error {
+	return apierr.New(apierr.Conflict, "Scan %s has already ended (%s); only queued or running scans can be cancelled", e.ID, e.Status)
+}
 
 type scanItem struct {
 	PK              string     `dynamodbav:"pk"`
@@ -256,8 +268,8 @@ func (s *Store) CreateScan(ctx context.Context, sc scans.Scan, idem *Idempotency
 // another user's id is ErrNotFound.
 func (s *Store) GetScan(ctx context.Context, userID, id string) (scans.Scan, error) {
 	var it scanItem
-	if err := s.get(ctx, scanKey(userID, id), &it); err != nil {
-		return scans.Scan{}, fmt.Errorf("get scan %s: %w", id, err)
+	if err := s.getRecord(ctx, scanKey(userID, id), &it, "scan", id); err != nil {
+		return scans.Scan{}, err
 	}
 	return it.scan()
 }
@@ -526,7 +538,7 @@ func (s *Store) updateScan(ctx context.Context, userID, id, update, cond string,
 	res, err := s.db.UpdateItem(ctx, in)
 	if ccf, ok := IsConditionFailed(err); ok {
 		if ccf.Item == nil {
-			return scans.Scan{}, ErrNotFound
+			return scans.Scan{}, notFound("scan", id)
 		}
 		old, derr := decodeScan(ccf.Item)
 		if derr != nil {
@@ -584,7 +596,7 @@ func (s *Store) RequestCancel(ctx context.Context, userID, id string, now time.T
 		"#status IN (:queued, :running)", map[string]types.AttributeValue{":true": &types.AttributeValueMemberBOOL{Value: true}})
 	var ce *conditionError
 	if errors.As(err, &ce) {
-		return sc, &ErrTerminal{Status: ce.current.Status}
+		return sc, &ErrTerminal{ID: id, Status: ce.current.Status}
 	}
 	if err != nil || sc.Status != scans.Queued {
 		return sc, err
@@ -1050,8 +1062,8 @@ func (s *Store) ReleaseIdempotency(ctx context.Context, userID, keyHash, scanID 
 // TargetByDomain returns the user's target for domain.
 func (s *Store) TargetByDomain(ctx context.Context, userID, domain string) (Target, error) {
 	var claim domainClaimItem
-	if err := s.get(ctx, key(userPK(userID), "DOMAIN#"+domain), &claim); err != nil {
-		return Target{}, fmt.Errorf("target for %s: %w", domain, err)
+	if err := s.getRecord(ctx, key(userPK(userID), "DOMAIN#"+domain), &claim, "target", domain); err != nil {
+		return Target{}, err
 	}
 	return s.GetTarget(ctx, userID, claim.TargetID)
 }
