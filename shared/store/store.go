@@ -35,7 +35,10 @@
 // conditional writes); nothing scans the table on a request path (the local
 // stack's schedule ticker, schedules.go, is the one Scan). Every user-owned record lives
 // in the user's partition (or one keyed by the user's id), so reading another
-// user's id simply finds nothing. Scan records and their children: scans.go.
+// user's id simply finds nothing. Scan records and their children: scans.go
+// (the record and its layout), scancreate.go, scanlist.go, scandetail.go,
+// scanstate.go (transitions, cancellation) and scansteps.go (the agent's
+// charges, steps and findings). The store's typed errors: errors.go.
 //
 // The partition is what IAM's dynamodb:LeadingKeys sees, so template.yaml's
 // policies follow these shapes: the scan functions get SCAN#*, read and

@@ -92,6 +92,15 @@ func (s *Store) ListTargets(ctx context.Context, userID string, page Page) ([]Ta
 	return out, next, nil
 }
 
+// TargetByDomain returns the user's target for domain.
+func (s *Store) TargetByDomain(ctx context.Context, userID, domain string) (Target, error) {
+	var claim domainClaimItem
+	if err := s.getRecord(ctx, key(userPK(userID), "DOMAIN#"+domain), &claim, "target", domain); err != nil {
+		return Target{}, err
+	}
+	return s.GetTarget(ctx, userID, claim.TargetID)
+}
+
 // MarkTargetVerified records a successful verification (once: a target that
 // is verified already keeps its first verified_at) and returns the target.
 func (s *Store) MarkTargetVerified(ctx context.Context, userID, id string, at time.Time) (Target, error) {
