@@ -262,36 +262,15 @@ func (a *API) updateSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return err
 	}
 	plan := plans.Plan(p.User.Plan)
-	sch := old
-	scanType, tier, callback := sch.ScanType, sch.Tier, optional(sch.CallbackURL)
-	if in.ScanType != nil {
-		scanType = *in.ScanType
-	}
-	if in.Tier != nil {
-		tier = *in.Tier
-	}
-	if len(in.CallbackURL) > 0 {
-		if string(in.CallbackURL) == "null" {
-			callback = nil
-		} else {
-			var u string
-			if err := json.Unmarshal(in.CallbackURL, &u); err != nil {
-				return apierr.Field("callback_url", "must be a string or null")
-			}
-			callback = &u
-		}
-	}
-	maxCredits := in.MaxCredits
-	if maxCredits == nil && sch.MaxCredits > 0 {
-		maxCredits = &sch.MaxCredits
-	}
-	target := sch.TargetID
-	req, err := a.checkScanRequest(scanCreate{Target: &target, ScanType: &scanType, Tier: &tier,
-		CallbackURL: callback, MaxCredits: maxCredits}, plan)
+	body, err := in.merged(old)
 	if err != nil {
 		return err
 	}
-	cadence := sch.Cadence
+	req, err := a.checkScanRequest(body, plan)
+	if err != nil {
+		return err
+	}
+	cadence := old.Cadence
 	if in.Cadence != nil {
 		cadence = *in.Cadence
 	}
@@ -299,9 +278,47 @@ func (a *API) updateSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err != nil {
 		return err
 	}
-	now := a.Now().UTC()
+	sch := in.apply(old, req, body.MaxCredits != nil, c, a.Now().UTC())
+	if err := a.replaceSchedule(r.Context(), old, sch); err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, renderSchedule(sch))
+	return nil
+}
+
+// merged is the body of a scan request the schedule old becomes with the
+// PATCH in, checked as a creation is.
+func (in scheduleUpdate) merged(old store.Schedule) (scanCreate, error) {
+	out := scanCreate{Target: &old.TargetID, ScanType: &old.ScanType, Tier: &old.Tier,
+		CallbackURL: optional(old.CallbackURL), MaxCredits: in.MaxCredits}
+	if in.ScanType != nil {
+		out.ScanType = in.ScanType
+	}
+	if in.Tier != nil {
+		out.Tier = in.Tier
+	}
+	if len(in.CallbackURL) > 0 {
+		out.CallbackURL = nil
+		if string(in.CallbackURL) != "null" {
+			var u string
+			if err := json.Unmarshal(in.CallbackURL, &u); err != nil {
+				return out, apierr.Field("callback_url", "must be a string or null")
+			}
+			out.CallbackURL = &u
+		}
+	}
+	if out.MaxCredits == nil && old.MaxCredits > 0 {
+		out.MaxCredits = &old.MaxCredits
+	}
+	return out, nil
+}
+
+// apply returns old changed by the checked request req and cadence c at now;
+// hasMaxCredits says whether the merged request set max_credits.
+func (in scheduleUpdate) apply(old store.Schedule, req scanRequest, hasMaxCredits bool, c plans.Cadence, now time.Time) store.Schedule {
+	sch := old
 	sch.ScanType, sch.Tier, sch.CallbackURL, sch.UpdatedAt = string(req.scanType), string(req.tier), req.callbackURL, now
-	if maxCredits != nil {
+	if hasMaxCredits {
 		sch.MaxCredits = req.maxCredits
 	}
 	if in.Enabled != nil {
@@ -314,24 +331,28 @@ func (a *API) updateSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	case sch.Enabled && !old.Enabled:
 		sch.NextRunAt = schedules.Next(c, sch.Anchor, now).Unix()
 	}
+	return sch
+}
+
+// replaceSchedule replaces the deployed schedule old with sch, then the
+// record; when the record cannot be written the deployed one is put back
+// (or deleted, when the record was deleted meanwhile: its 404 is returned).
+func (a *API) replaceSchedule(ctx context.Context, old, sch store.Schedule) error {
 	if a.Schedules != nil {
-		if err := a.Schedules.PutSchedule(r.Context(), sch, false); err != nil {
+		if err := a.Schedules.PutSchedule(ctx, sch, false); err != nil {
 			return schedulerUnavailable(err)
 		}
 	}
-	if err := a.Store.PutSchedule(r.Context(), sch); err != nil {
-		if a.Schedules != nil {
-			a.compensate(r.Context(), "restore schedule", sch.ID, func(ctx context.Context) error {
-				if store.IsNotFound(err) {
-					return a.Schedules.DeleteSchedule(ctx, sch.ID) // deleted meanwhile
-				}
-				return a.Schedules.PutSchedule(ctx, old, false)
-			})
-		}
-		return err
+	err := a.Store.PutSchedule(ctx, sch)
+	if err != nil && a.Schedules != nil {
+		a.compensate(ctx, "restore schedule", sch.ID, func(ctx context.Context) error {
+			if store.IsNotFound(err) {
+				return a.Schedules.DeleteSchedule(ctx, sch.ID) // deleted meanwhile
+			}
+			return a.Schedules.PutSchedule(ctx, old, false)
+		})
 	}
-	httpapi.WriteJSON(w, http.StatusOK, renderSchedule(sch))
-	return nil
+	return err
 }
 
 // deleteSchedule removes the deployed schedule, then the record (204). The
