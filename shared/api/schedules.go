@@ -362,22 +362,28 @@ func (a *API) deleteSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err != nil {
 		return err
 	}
-	if err := a.removeSchedule(r.Context(), sch); err != nil {
+	if err := removeSchedule(r.Context(), a.Store, a.Schedules, sch); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// removeSchedule deletes the deployed schedule and then the record: a
-// failure leaves the record, so the request can be retried.
-func (a *API) removeSchedule(ctx context.Context, sch store.Schedule) error {
-	if a.Schedules != nil {
-		if err := a.Schedules.DeleteSchedule(ctx, sch.ID); err != nil {
+// scheduleDeleter deletes a schedule's record (*store.Store).
+type scheduleDeleter interface {
+	DeleteSchedule(ctx context.Context, userID, id string) error
+}
+
+// removeSchedule deletes the deployed schedule (schedules is nil locally)
+// and then the record: a failure leaves the record, so the request can be
+// retried.
+func removeSchedule(ctx context.Context, st scheduleDeleter, schedules ScheduleService, sch store.Schedule) error {
+	if schedules != nil {
+		if err := schedules.DeleteSchedule(ctx, sch.ID); err != nil {
 			return schedulerUnavailable(err)
 		}
 	}
-	return a.Store.DeleteSchedule(ctx, sch.UserID, sch.ID)
+	return st.DeleteSchedule(ctx, sch.UserID, sch.ID)
 }
 
 // runScheduleNow is POST /api/schedules/<id>/run: 202 with the scan it
