@@ -86,15 +86,15 @@ func (a *API) ListChecks() http.Handler { return a.authed(a.listChecks) }
 
 // ListTargetIssues is ListTargetIssuesFunction, GET /api/targets/{id}/issues:
 // the target's issue ledger.
-func (a *API) ListTargetIssues() http.Handler { return a.authed(a.listTargetIssues) }
+func (a *API) ListTargetIssues() http.Handler { return a.authed(listTargetIssues(a.Store, a.Now)) }
 
 // PutTargetIssue is PutTargetIssueFunction, PUT /api/targets/{id}/issues/{key}:
 // the triage of one issue.
-func (a *API) PutTargetIssue() http.Handler { return a.authed(a.putTargetIssue) }
+func (a *API) PutTargetIssue() http.Handler { return a.authed(putTargetIssue(a.Store, a.Now)) }
 
 // ListTargetAssets is ListTargetAssetsFunction, GET /api/targets/{id}/assets:
 // the target's asset inventory.
-func (a *API) ListTargetAssets() http.Handler { return a.authed(a.listTargetAssets) }
+func (a *API) ListTargetAssets() http.Handler { return a.authed(listTargetAssets(a.Store)) }
 
 // CreateSchedule is CreateScheduleFunction, POST /api/schedules: needs
 // Schedules (EventBridge Scheduler) and Callbacks.

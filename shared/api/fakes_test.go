@@ -31,6 +31,8 @@ type memStore struct {
 	schedules map[string]store.Schedule
 	tokens    map[string]store.Token
 	secrets   map[string]store.WebhookSecret
+	// ledgers are the targets' issue ledgers, by target id and issue key.
+	ledgers map[string]map[string]scans.LedgerEntry
 	// rotated makes the next rotation lose to a concurrent one.
 	rotated bool
 	// lastFilter is the filter ListScans was last given.
@@ -39,7 +41,8 @@ type memStore struct {
 
 func newMemStore() *memStore {
 	return &memStore{scans: map[string]scans.Scan{}, targets: map[string]store.Target{},
-		schedules: map[string]store.Schedule{}, tokens: map[string]store.Token{}, secrets: map[string]store.WebhookSecret{}}
+		schedules: map[string]store.Schedule{}, tokens: map[string]store.Token{}, secrets: map[string]store.WebhookSecret{},
+		ledgers: map[string]map[string]scans.LedgerEntry{}}
 }
 
 // The fake is every interface of the converted handlers.
@@ -56,6 +59,9 @@ var (
 	_ tokenDeleter         = (*memStore)(nil)
 	_ webhookSecretReader  = (*memStore)(nil)
 	_ webhookSecretRotator = (*memStore)(nil)
+	_ issueLister          = (*memStore)(nil)
+	_ issueTriager         = (*memStore)(nil)
+	_ assetLister          = (*memStore)(nil)
 	// And so is the real store: the interfaces ask nothing it lacks.
 	_ targetRemover = (*store.Store)(nil)
 )
@@ -233,6 +239,31 @@ func (m *memStore) RotateWebhookSecret(_ context.Context, userID string, next st
 	m.secrets[userID] = next
 	return next, nil
 }
+
+func (m *memStore) IssueLedger(_ context.Context, targetID string) ([]scans.LedgerEntry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []scans.LedgerEntry
+	for _, e := range m.ledgers[targetID] {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b scans.LedgerEntry) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
+func (m *memStore) SetTriage(_ context.Context, targetID, issueKey string, t scans.Triage) (scans.LedgerEntry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.ledgers[targetID][issueKey]
+	if !ok {
+		return e, &store.NotFoundError{Kind: "issue", ID: issueKey, Text: true}
+	}
+	e.Triage = &t
+	m.ledgers[targetID][issueKey] = e
+	return e, nil
+}
+
+func (m *memStore) Assets(context.Context, string) (scans.Assets, error) { return scans.Assets{}, nil }
 
 // challenges is a Verifier whose challenges pass for the domains in pass.
 type challenges struct{ pass map[string]bool }

@@ -144,10 +144,6 @@ func ownedTarget(r *http.Request, p auth.Principal, st targetGetter) (store.Targ
 	return st.GetTarget(r.Context(), p.User.ID, id)
 }
 
-func (a *API) ownedTarget(r *http.Request, p auth.Principal) (store.Target, error) {
-	return ownedTarget(r, p, a.Store)
-}
-
 // verifyTarget checks the target's challenge (400 with the reason when it
 // fails) and records the first success; a verified target is answered as is.
 func verifyTarget(st targetVerifier, v Verifier, now func() time.Time) AuthedHandler {
