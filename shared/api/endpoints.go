@@ -19,7 +19,7 @@ import (
 func (a *API) Health() http.Handler { return health.Handler(a.Version, a.Logger) }
 
 // Me is MeFunction, GET /api/auth/me.
-func (a *API) Me() http.Handler { return a.authed(a.me) }
+func (a *API) Me() http.Handler { return a.authed(me(a.Store, a.Now)) }
 
 // ListTargets is ListTargetsFunction, GET /api/targets.
 func (a *API) ListTargets() http.Handler { return a.authed(listTargets(a.Store)) }
@@ -58,10 +58,12 @@ func (a *API) RotateWebhookSecret() http.Handler {
 }
 
 // AdminCreateUser is AdminCreateUserFunction, POST /api/admin/users: admins only.
-func (a *API) AdminCreateUser() http.Handler { return a.authed(adminOnly(a.adminCreateUser)) }
+func (a *API) AdminCreateUser() http.Handler {
+	return a.authed(adminOnly(adminCreateUser(a.Store, a.Now)))
+}
 
 // AdminUpdateUser is AdminUpdateUserFunction, PATCH /api/admin/users/{id}: admins only.
-func (a *API) AdminUpdateUser() http.Handler { return a.authed(adminOnly(a.adminUpdateUser)) }
+func (a *API) AdminUpdateUser() http.Handler { return a.authed(adminOnly(adminUpdateUser(a.Store))) }
 
 // CreateScan is CreateScanFunction, POST /api/scans: needs Scans and Callbacks.
 func (a *API) CreateScan() http.Handler {

@@ -33,6 +33,8 @@ type memStore struct {
 	secrets   map[string]store.WebhookSecret
 	// ledgers are the targets' issue ledgers, by target id and issue key.
 	ledgers map[string]map[string]scans.LedgerEntry
+	users   map[string]store.User
+	credits store.Credits
 	// rotated makes the next rotation lose to a concurrent one.
 	rotated bool
 	// lastFilter is the filter ListScans was last given.
@@ -42,7 +44,7 @@ type memStore struct {
 func newMemStore() *memStore {
 	return &memStore{scans: map[string]scans.Scan{}, targets: map[string]store.Target{},
 		schedules: map[string]store.Schedule{}, tokens: map[string]store.Token{}, secrets: map[string]store.WebhookSecret{},
-		ledgers: map[string]map[string]scans.LedgerEntry{}}
+		ledgers: map[string]map[string]scans.LedgerEntry{}, users: map[string]store.User{}}
 }
 
 // The fake is every interface of the converted handlers.
@@ -62,6 +64,9 @@ var (
 	_ issueLister          = (*memStore)(nil)
 	_ issueTriager         = (*memStore)(nil)
 	_ assetLister          = (*memStore)(nil)
+	_ creditReader         = (*memStore)(nil)
+	_ userCreator          = (*memStore)(nil)
+	_ userUpdater          = (*memStore)(nil)
 	// And so is the real store: the interfaces ask nothing it lacks.
 	_ targetRemover = (*store.Store)(nil)
 )
@@ -264,6 +269,51 @@ func (m *memStore) SetTriage(_ context.Context, targetID, issueKey string, t sca
 }
 
 func (m *memStore) Assets(context.Context, string) (scans.Assets, error) { return scans.Assets{}, nil }
+
+func (m *memStore) Credits(context.Context, string, string) (store.Credits, error) { return m.credits, nil }
+
+func (m *memStore) CreateUser(_ context.Context, n store.NewUser) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, u := range m.users {
+		if u.Email == n.User.Email {
+			return store.ErrConflict
+		}
+	}
+	m.users[n.User.ID] = n.User
+	if n.FirstToken != nil {
+		m.tokens[n.FirstToken.ID] = *n.FirstToken
+	}
+	return nil
+}
+
+func (m *memStore) UserIDByEmail(_ context.Context, email string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, u := range m.users {
+		if u.Email == email {
+			return u.ID, nil
+		}
+	}
+	return "", store.ErrNotFound
+}
+
+func (m *memStore) UpdateUser(_ context.Context, id string, plan *string, isAdmin *bool) (store.User, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.users[id]
+	if !ok {
+		return u, &store.NotFoundError{Kind: "user", ID: id}
+	}
+	if plan != nil {
+		u.Plan = *plan
+	}
+	if isAdmin != nil {
+		u.IsAdmin = *isAdmin
+	}
+	m.users[id] = u
+	return u, nil
+}
 
 // challenges is a Verifier whose challenges pass for the domains in pass.
 type challenges struct{ pass map[string]bool }
