@@ -270,7 +270,9 @@ func (m *memStore) SetTriage(_ context.Context, targetID, issueKey string, t sca
 
 func (m *memStore) Assets(context.Context, string) (scans.Assets, error) { return scans.Assets{}, nil }
 
-func (m *memStore) Credits(context.Context, string, string) (store.Credits, error) { return m.credits, nil }
+func (m *memStore) Credits(context.Context, string, string) (store.Credits, error) {
+	return m.credits, nil
+}
 
 func (m *memStore) CreateUser(_ context.Context, n store.NewUser) error {
 	m.mu.Lock()
