@@ -10,62 +10,75 @@ import (
 // The endpoints, one per API function of template.yaml (its logical id is
 // the method's name plus "Function"), each wrapped with request ids, logging
 // and recovery. Each names the handler it serves and the checks in front of
-// it, and uses only the fields of API that handler needs.
+// it, and uses only the fields of API that handler needs: the converted
+// handlers take them as arguments, each store dependency a small interface
+// declared beside the handler (*store.Store satisfies them all), and a
+// missing one stops the process when the endpoint is built (require).
 
 // Health is HealthFunction, GET /health and /api/health: public, and needs Version only.
 func (a *API) Health() http.Handler { return health.Handler(a.Version, a.Logger) }
 
 // Me is MeFunction, GET /api/auth/me.
-func (a *API) Me() http.Handler { return a.authed(a.me) }
+func (a *API) Me() http.Handler { return a.authed(me(a.Store, a.Now)) }
 
 // ListTargets is ListTargetsFunction, GET /api/targets.
-func (a *API) ListTargets() http.Handler { return a.authed(a.listTargets) }
+func (a *API) ListTargets() http.Handler { return a.authed(listTargets(a.Store)) }
 
 // CreateTarget is CreateTargetFunction, POST /api/targets.
-func (a *API) CreateTarget() http.Handler { return a.authed(a.createTarget) }
+func (a *API) CreateTarget() http.Handler { return a.authed(createTarget(a.Store, a.Now)) }
 
 // VerifyTarget is VerifyTargetFunction, POST /api/targets/{id}/verify: needs Verifier.
-func (a *API) VerifyTarget() http.Handler { return a.authed(a.verifyTarget) }
+func (a *API) VerifyTarget() http.Handler {
+	require("VerifyTarget", needed{"Verifier", a.Verifier != nil})
+	return a.authed(verifyTarget(a.Store, a.Verifier, a.Now))
+}
 
-// DeleteTarget is DeleteTargetFunction, DELETE /api/targets/{id}: needs
-// Schedules, as it deletes the target's schedules.
-func (a *API) DeleteTarget() http.Handler { return a.authed(a.deleteTarget) }
+// DeleteTarget is DeleteTargetFunction, DELETE /api/targets/{id}: uses
+// Schedules (nil locally), as it deletes the target's schedules.
+func (a *API) DeleteTarget() http.Handler { return a.authed(deleteTarget(a.Store, a.Schedules)) }
 
 // CreateToken is CreateTokenFunction, POST /api/tokens: an account action.
-func (a *API) CreateToken() http.Handler { return a.authed(accountAction(a.createToken)) }
+func (a *API) CreateToken() http.Handler { return a.authed(accountAction(createToken(a.Store, a.Now))) }
 
 // ListTokens is ListTokensFunction, GET /api/tokens: an account action.
-func (a *API) ListTokens() http.Handler { return a.authed(accountAction(a.listTokens)) }
+func (a *API) ListTokens() http.Handler { return a.authed(accountAction(listTokens(a.Store))) }
 
 // DeleteToken is DeleteTokenFunction, DELETE /api/tokens/{id}: an account action.
-func (a *API) DeleteToken() http.Handler { return a.authed(accountAction(a.deleteToken)) }
+func (a *API) DeleteToken() http.Handler { return a.authed(accountAction(deleteToken(a.Store))) }
 
 // GetWebhookSecret is GetWebhookSecretFunction, GET /api/webhook-secret: an account action.
-func (a *API) GetWebhookSecret() http.Handler { return a.authed(accountAction(a.getWebhookSecret)) }
+func (a *API) GetWebhookSecret() http.Handler {
+	return a.authed(accountAction(getWebhookSecret(a.Store, a.Now)))
+}
 
 // RotateWebhookSecret is RotateWebhookSecretFunction, POST
 // /api/webhook-secret/rotate: an account action.
 func (a *API) RotateWebhookSecret() http.Handler {
-	return a.authed(accountAction(a.rotateWebhookSecret))
+	return a.authed(accountAction(rotateWebhookSecret(a.Store, a.Now)))
 }
 
 // AdminCreateUser is AdminCreateUserFunction, POST /api/admin/users: admins only.
-func (a *API) AdminCreateUser() http.Handler { return a.authed(adminOnly(a.adminCreateUser)) }
+func (a *API) AdminCreateUser() http.Handler {
+	return a.authed(adminOnly(adminCreateUser(a.Store, a.Now)))
+}
 
 // AdminUpdateUser is AdminUpdateUserFunction, PATCH /api/admin/users/{id}: admins only.
-func (a *API) AdminUpdateUser() http.Handler { return a.authed(adminOnly(a.adminUpdateUser)) }
+func (a *API) AdminUpdateUser() http.Handler { return a.authed(adminOnly(adminUpdateUser(a.Store))) }
 
 // CreateScan is CreateScanFunction, POST /api/scans: needs Scans and Callbacks.
-func (a *API) CreateScan() http.Handler { return a.authed(a.createScan) }
+func (a *API) CreateScan() http.Handler {
+	require("CreateScan", needed{"Scans", a.Scans != nil})
+	return a.authed(a.createScan)
+}
 
 // ListScans is ListScansFunction, GET /api/scans.
-func (a *API) ListScans() http.Handler { return a.authed(a.listScans) }
+func (a *API) ListScans() http.Handler { return a.authed(listScans(a.Store)) }
 
 // GetScan is GetScanFunction, GET /api/scans/{id}.
-func (a *API) GetScan() http.Handler { return a.authed(a.getScan) }
+func (a *API) GetScan() http.Handler { return a.authed(getScan(a.Store)) }
 
 // CancelScan is CancelScanFunction, DELETE /api/scans/{id}.
-func (a *API) CancelScan() http.Handler { return a.authed(a.cancelScan) }
+func (a *API) CancelScan() http.Handler { return a.authed(cancelScan(a.Store, a.Now)) }
 
 // The report downloads (ReportMarkdown, ReportHTML, ReportPDF, FindingsCSV)
 // are package reports, so that only their functions link the renderers.
@@ -75,15 +88,15 @@ func (a *API) ListChecks() http.Handler { return a.authed(a.listChecks) }
 
 // ListTargetIssues is ListTargetIssuesFunction, GET /api/targets/{id}/issues:
 // the target's issue ledger.
-func (a *API) ListTargetIssues() http.Handler { return a.authed(a.listTargetIssues) }
+func (a *API) ListTargetIssues() http.Handler { return a.authed(listTargetIssues(a.Store, a.Now)) }
 
 // PutTargetIssue is PutTargetIssueFunction, PUT /api/targets/{id}/issues/{key}:
 // the triage of one issue.
-func (a *API) PutTargetIssue() http.Handler { return a.authed(a.putTargetIssue) }
+func (a *API) PutTargetIssue() http.Handler { return a.authed(putTargetIssue(a.Store, a.Now)) }
 
 // ListTargetAssets is ListTargetAssetsFunction, GET /api/targets/{id}/assets:
 // the target's asset inventory.
-func (a *API) ListTargetAssets() http.Handler { return a.authed(a.listTargetAssets) }
+func (a *API) ListTargetAssets() http.Handler { return a.authed(listTargetAssets(a.Store)) }
 
 // CreateSchedule is CreateScheduleFunction, POST /api/schedules: needs
 // Schedules (EventBridge Scheduler) and Callbacks.
@@ -104,16 +117,42 @@ func (a *API) DeleteSchedule() http.Handler { return a.authed(a.deleteSchedule) 
 
 // RunSchedule is RunScheduleFunction, POST /api/schedules/{id}/run: needs
 // Scans and Callbacks, as POST /api/scans does.
-func (a *API) RunSchedule() http.Handler { return a.authed(a.runScheduleNow) }
+func (a *API) RunSchedule() http.Handler {
+	require("RunSchedule", needed{"Scans", a.Scans != nil})
+	return a.authed(a.runScheduleNow)
+}
 
 // CreateRetest is CreateRetestFunction, POST /api/scans/{id}/issues/{key}/retest:
 // needs Retests, which launches the run.
-func (a *API) CreateRetest() http.Handler { return a.authed(a.createRetest) }
+func (a *API) CreateRetest() http.Handler {
+	require("CreateRetest", needed{"Retests", a.Retests != nil})
+	return a.authed(a.createRetest)
+}
 
 // GetRetest is GetRetestFunction, GET /api/retests/{id}.
 func (a *API) GetRetest() http.Handler { return a.authed(a.getRetest) }
 
-// authed authenticates the caller (Store and Auth) before h.
+// authed authenticates the caller (Store and Auth) before h. Every
+// authenticated endpoint needs Store, Auth and Now.
 func (a *API) authed(h AuthedHandler) http.Handler {
+	require("an authenticated endpoint", needed{"Store", a.Store != nil}, needed{"Auth", a.Auth != nil}, needed{"Now", a.Now != nil})
 	return httpapi.Observe(a.Logger, Authenticated(a.Auth, h))
+}
+
+// needed is a dependency of an endpoint and whether it is there.
+type needed struct {
+	name    string
+	present bool
+}
+
+// require stops the process when a dependency of endpoint is missing. A
+// function's main builds its endpoint before it serves anything, so a
+// missing dependency fails the cold start (and the local stack's start),
+// never a request: no handler checks an optional field at request time.
+func require(endpoint string, deps ...needed) {
+	for _, d := range deps {
+		if !d.present {
+			panic("api: " + endpoint + " needs " + d.name)
+		}
+	}
 }

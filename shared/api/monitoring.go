@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -10,7 +11,6 @@ import (
 	"secscan/shared/auth"
 	"secscan/shared/httpapi"
 	"secscan/shared/scans"
-	"secscan/shared/store"
 )
 
 // ledgerEntryJSON is one issue of a target's ledger (CONTRACT "Monitoring:
@@ -36,44 +36,64 @@ func renderLedgerEntry(e scans.LedgerEntry, now time.Time) ledgerEntryJSON {
 		FixedAt: optionalTimestamp(e.FixedAt), Triage: e.Triage.Effective(now)}
 }
 
+// The ledger endpoints' dependencies, each the few methods of the store
+// (*store.Store) its handler calls; the target is read first, so another
+// user's target id is a 404 before any ledger is read.
+type (
+	issueLister interface {
+		targetGetter
+		IssueLedger(ctx context.Context, targetID string) ([]scans.LedgerEntry, error)
+	}
+	issueTriager interface {
+		targetGetter
+		SetTriage(ctx context.Context, targetID, issueKey string, t scans.Triage) (scans.LedgerEntry, error)
+	}
+	assetLister interface {
+		targetGetter
+		Assets(ctx context.Context, targetID string) (scans.Assets, error)
+	}
+)
+
 // listTargetIssues is GET /api/targets/{id}/issues (?status=open|fixed,
 // ?state=open|accepted_risk|false_positive).
-func (a *API) listTargetIssues(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	status, state := r.URL.Query().Get("status"), r.URL.Query().Get("state")
-	if status != "" && status != scans.IssueOpen && status != scans.IssueFixed {
-		return apierr.Field("status", "must be open or fixed")
-	}
-	if state != "" && !validTriageState(state) {
-		return apierr.Field("state", "must be open, accepted_risk or false_positive")
-	}
-	t, err := a.ownedTarget(r, p)
-	if err != nil {
-		return err
-	}
-	ledger, err := a.Store.IssueLedger(r.Context(), t.ID)
-	if err != nil {
-		return err
-	}
-	now := a.Now()
-	out := make([]ledgerEntryJSON, 0, len(ledger))
-	for _, e := range ledger {
-		je := renderLedgerEntry(e, now)
-		if status != "" && je.Status != status {
-			continue
+func listTargetIssues(st issueLister, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		status, state := r.URL.Query().Get("status"), r.URL.Query().Get("state")
+		if status != "" && status != scans.IssueOpen && status != scans.IssueFixed {
+			return apierr.Field("status", "must be open or fixed")
 		}
-		if state != "" {
-			cur := scans.TriageOpen
-			if je.Triage != nil {
-				cur = je.Triage.State
-			}
-			if cur != state {
+		if state != "" && !validTriageState(state) {
+			return apierr.Field("state", "must be open, accepted_risk or false_positive")
+		}
+		t, err := ownedTarget(r, p, st)
+		if err != nil {
+			return err
+		}
+		ledger, err := st.IssueLedger(r.Context(), t.ID)
+		if err != nil {
+			return err
+		}
+		at := now()
+		out := make([]ledgerEntryJSON, 0, len(ledger))
+		for _, e := range ledger {
+			je := renderLedgerEntry(e, at)
+			if status != "" && je.Status != status {
 				continue
 			}
+			if state != "" {
+				cur := scans.TriageOpen
+				if je.Triage != nil {
+					cur = je.Triage.State
+				}
+				if cur != state {
+					continue
+				}
+			}
+			out = append(out, je)
 		}
-		out = append(out, je)
+		httpapi.WriteJSON(w, http.StatusOK, out)
+		return nil
 	}
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
 }
 
 func validTriageState(s string) bool {
@@ -91,35 +111,34 @@ const maxIssueKey = 200
 
 // putTargetIssue is PUT /api/targets/{id}/issues/{key}: the triage of one
 // issue of the target's ledger.
-func (a *API) putTargetIssue(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	t, err := a.ownedTarget(r, p)
-	if err != nil {
-		return err
+func putTargetIssue(st issueTriager, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		t, err := ownedTarget(r, p, st)
+		if err != nil {
+			return err
+		}
+		issueKey := r.PathValue("key")
+		if issueKey == "" || len(issueKey) > maxIssueKey || !utf8.ValidString(issueKey) || strings.ContainsAny(issueKey, "#/") {
+			return apierr.New(apierr.NotFound, "Issue %s not found", quote(issueKey))
+		}
+		var in triageUpdate
+		if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+			return err
+		}
+		at := now().UTC()
+		tr, err := checkTriage(in, at)
+		if err != nil {
+			return err
+		}
+		tr.UpdatedBy = p.User.ID
+		e, err := st.SetTriage(r.Context(), t.ID, issueKey, tr)
+		if err != nil {
+			return err
+		}
+		httpapi.Logger(r.Context()).InfoContext(r.Context(), "issue triaged", "target_id", t.ID, "issue", issueKey, "state", tr.State)
+		httpapi.WriteJSON(w, http.StatusOK, renderLedgerEntry(e, at))
+		return nil
 	}
-	issueKey := r.PathValue("key")
-	if issueKey == "" || len(issueKey) > maxIssueKey || !utf8.ValidString(issueKey) || strings.ContainsAny(issueKey, "#/") {
-		return apierr.New(apierr.NotFound, "Issue %s not found", quote(issueKey))
-	}
-	var in triageUpdate
-	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
-		return err
-	}
-	now := a.Now().UTC()
-	tr, err := checkTriage(in, now)
-	if err != nil {
-		return err
-	}
-	tr.UpdatedBy = p.User.ID
-	e, err := a.Store.SetTriage(r.Context(), t.ID, issueKey, tr)
-	if store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "Issue %s not found", quote(issueKey))
-	}
-	if err != nil {
-		return err
-	}
-	httpapi.Logger(r.Context()).InfoContext(r.Context(), "issue triaged", "target_id", t.ID, "issue", issueKey, "state", tr.State)
-	httpapi.WriteJSON(w, http.StatusOK, renderLedgerEntry(e, now))
-	return nil
 }
 
 // checkTriage validates a triage body (422 naming the field).
@@ -164,17 +183,8 @@ func checkTriage(in triageUpdate, now time.Time) (scans.Triage, error) {
 	return tr, nil
 }
 
-func quote(s string) string {
-	if utf8.RuneCountInString(s) > 60 {
-		s = string([]rune(s)[:60]) + "…"
-	}
-	return `"` + strings.Map(func(r rune) rune {
-		if r < 0x20 || r == '"' {
-			return '?'
-		}
-		return r
-	}, s) + `"`
-}
+// quote renders an issue key of the path for a detail (apierr.Quote).
+func quote(s string) string { return apierr.Quote(s) }
 
 type assetHostJSON struct {
 	Name        string   `json:"name"`
@@ -201,26 +211,28 @@ type assetsJSON struct {
 
 // listTargetAssets is GET /api/targets/{id}/assets: the hosts and services
 // of the target's completed scans, with first and last seen.
-func (a *API) listTargetAssets(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	t, err := a.ownedTarget(r, p)
-	if err != nil {
-		return err
+func listTargetAssets(st assetLister) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		t, err := ownedTarget(r, p, st)
+		if err != nil {
+			return err
+		}
+		as, err := st.Assets(r.Context(), t.ID)
+		if err != nil {
+			return err
+		}
+		out := assetsJSON{Hosts: make([]assetHostJSON, 0, len(as.Hosts)), Services: make([]assetServiceJSON, 0, len(as.Services))}
+		for _, h := range as.Hosts {
+			out.Hosts = append(out.Hosts, assetHostJSON{Name: h.Name, Addresses: nonNil(h.Addresses), Sources: nonNil(h.Sources),
+				FirstSeenAt: timestamp(h.FirstSeenAt), LastSeenAt: timestamp(h.LastSeenAt)})
+		}
+		for _, v := range as.Services {
+			out.Services = append(out.Services, assetServiceJSON{Host: v.Host, Port: v.Port, Protocol: v.Protocol,
+				Product: v.Product, Version: v.Version, FirstSeenAt: timestamp(v.FirstSeenAt), LastSeenAt: timestamp(v.LastSeenAt)})
+		}
+		httpapi.WriteJSON(w, http.StatusOK, out)
+		return nil
 	}
-	as, err := a.Store.Assets(r.Context(), t.ID)
-	if err != nil {
-		return err
-	}
-	out := assetsJSON{Hosts: make([]assetHostJSON, 0, len(as.Hosts)), Services: make([]assetServiceJSON, 0, len(as.Services))}
-	for _, h := range as.Hosts {
-		out.Hosts = append(out.Hosts, assetHostJSON{Name: h.Name, Addresses: nonNil(h.Addresses), Sources: nonNil(h.Sources),
-			FirstSeenAt: timestamp(h.FirstSeenAt), LastSeenAt: timestamp(h.LastSeenAt)})
-	}
-	for _, v := range as.Services {
-		out.Services = append(out.Services, assetServiceJSON{Host: v.Host, Port: v.Port, Protocol: v.Protocol,
-			Product: v.Product, Version: v.Version, FirstSeenAt: timestamp(v.FirstSeenAt), LastSeenAt: timestamp(v.LastSeenAt)})
-	}
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
 }
 
 func nonNil(s []string) []string {

@@ -109,9 +109,6 @@ func (a *API) retestable(ctx context.Context, r *http.Request, userID string) (s
 		return scans.Scan{}, nil, err
 	}
 	sc, err := a.Store.GetScan(ctx, userID, id)
-	if store.IsNotFound(err) {
-		return sc, nil, apierr.New(apierr.NotFound, "Scan %s not found", id)
-	}
 	if err != nil {
 		return sc, nil, err
 	}
@@ -167,9 +164,6 @@ func (a *API) getRetest(w http.ResponseWriter, r *http.Request, p auth.Principal
 		return err
 	}
 	rt, err := a.Store.GetRetest(r.Context(), p.User.ID, id)
-	if store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "Retest %s not found", id)
-	}
 	if err != nil {
 		return err
 	}

@@ -207,11 +207,7 @@ func (a *API) ownSchedule(r *http.Request, p auth.Principal) (store.Schedule, er
 	if err != nil {
 		return store.Schedule{}, err
 	}
-	sch, err := a.Store.GetSchedule(r.Context(), p.User.ID, id)
-	if store.IsNotFound(err) {
-		return sch, apierr.New(apierr.NotFound, "Schedule %s not found", id)
-	}
-	return sch, err
+	return a.Store.GetSchedule(r.Context(), p.User.ID, id)
 }
 
 func (a *API) listSchedules(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
@@ -220,9 +216,6 @@ func (a *API) listSchedules(w http.ResponseWriter, r *http.Request, p auth.Princ
 		return err
 	}
 	list, next, err := a.Store.ListSchedules(r.Context(), p.User.ID, page)
-	if errors.Is(err, store.ErrBadCursor) {
-		return BadCursor()
-	}
 	if err != nil {
 		return err
 	}
@@ -269,36 +262,15 @@ func (a *API) updateSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return err
 	}
 	plan := plans.Plan(p.User.Plan)
-	sch := old
-	scanType, tier, callback := sch.ScanType, sch.Tier, optional(sch.CallbackURL)
-	if in.ScanType != nil {
-		scanType = *in.ScanType
-	}
-	if in.Tier != nil {
-		tier = *in.Tier
-	}
-	if len(in.CallbackURL) > 0 {
-		if string(in.CallbackURL) == "null" {
-			callback = nil
-		} else {
-			var u string
-			if err := json.Unmarshal(in.CallbackURL, &u); err != nil {
-				return apierr.Field("callback_url", "must be a string or null")
-			}
-			callback = &u
-		}
-	}
-	maxCredits := in.MaxCredits
-	if maxCredits == nil && sch.MaxCredits > 0 {
-		maxCredits = &sch.MaxCredits
-	}
-	target := sch.TargetID
-	req, err := a.checkScanRequest(scanCreate{Target: &target, ScanType: &scanType, Tier: &tier,
-		CallbackURL: callback, MaxCredits: maxCredits}, plan)
+	body, err := in.merged(old)
 	if err != nil {
 		return err
 	}
-	cadence := sch.Cadence
+	req, err := a.checkScanRequest(body, plan)
+	if err != nil {
+		return err
+	}
+	cadence := old.Cadence
 	if in.Cadence != nil {
 		cadence = *in.Cadence
 	}
@@ -306,9 +278,47 @@ func (a *API) updateSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err != nil {
 		return err
 	}
-	now := a.Now().UTC()
+	sch := in.apply(old, req, body.MaxCredits != nil, c, a.Now().UTC())
+	if err := a.replaceSchedule(r.Context(), old, sch); err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, renderSchedule(sch))
+	return nil
+}
+
+// merged is the body of a scan request the schedule old becomes with the
+// PATCH in, checked as a creation is.
+func (in scheduleUpdate) merged(old store.Schedule) (scanCreate, error) {
+	out := scanCreate{Target: &old.TargetID, ScanType: &old.ScanType, Tier: &old.Tier,
+		CallbackURL: optional(old.CallbackURL), MaxCredits: in.MaxCredits}
+	if in.ScanType != nil {
+		out.ScanType = in.ScanType
+	}
+	if in.Tier != nil {
+		out.Tier = in.Tier
+	}
+	if len(in.CallbackURL) > 0 {
+		out.CallbackURL = nil
+		if string(in.CallbackURL) != "null" {
+			var u string
+			if err := json.Unmarshal(in.CallbackURL, &u); err != nil {
+				return out, apierr.Field("callback_url", "must be a string or null")
+			}
+			out.CallbackURL = &u
+		}
+	}
+	if out.MaxCredits == nil && old.MaxCredits > 0 {
+		out.MaxCredits = &old.MaxCredits
+	}
+	return out, nil
+}
+
+// apply returns old changed by the checked request req and cadence c at now;
+// hasMaxCredits says whether the merged request set max_credits.
+func (in scheduleUpdate) apply(old store.Schedule, req scanRequest, hasMaxCredits bool, c plans.Cadence, now time.Time) store.Schedule {
+	sch := old
 	sch.ScanType, sch.Tier, sch.CallbackURL, sch.UpdatedAt = string(req.scanType), string(req.tier), req.callbackURL, now
-	if maxCredits != nil {
+	if hasMaxCredits {
 		sch.MaxCredits = req.maxCredits
 	}
 	if in.Enabled != nil {
@@ -321,27 +331,28 @@ func (a *API) updateSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	case sch.Enabled && !old.Enabled:
 		sch.NextRunAt = schedules.Next(c, sch.Anchor, now).Unix()
 	}
+	return sch
+}
+
+// replaceSchedule replaces the deployed schedule old with sch, then the
+// record; when the record cannot be written the deployed one is put back
+// (or deleted, when the record was deleted meanwhile: its 404 is returned).
+func (a *API) replaceSchedule(ctx context.Context, old, sch store.Schedule) error {
 	if a.Schedules != nil {
-		if err := a.Schedules.PutSchedule(r.Context(), sch, false); err != nil {
+		if err := a.Schedules.PutSchedule(ctx, sch, false); err != nil {
 			return schedulerUnavailable(err)
 		}
 	}
-	if err := a.Store.PutSchedule(r.Context(), sch); err != nil {
-		if a.Schedules != nil {
-			a.compensate(r.Context(), "restore schedule", sch.ID, func(ctx context.Context) error {
-				if store.IsNotFound(err) {
-					return a.Schedules.DeleteSchedule(ctx, sch.ID) // deleted meanwhile
-				}
-				return a.Schedules.PutSchedule(ctx, old, false)
-			})
-		}
-		if store.IsNotFound(err) {
-			return apierr.New(apierr.NotFound, "Schedule %s not found", sch.ID)
-		}
-		return err
+	err := a.Store.PutSchedule(ctx, sch)
+	if err != nil && a.Schedules != nil {
+		a.compensate(ctx, "restore schedule", sch.ID, func(ctx context.Context) error {
+			if store.IsNotFound(err) {
+				return a.Schedules.DeleteSchedule(ctx, sch.ID) // deleted meanwhile
+			}
+			return a.Schedules.PutSchedule(ctx, old, false)
+		})
 	}
-	httpapi.WriteJSON(w, http.StatusOK, renderSchedule(sch))
-	return nil
+	return err
 }
 
 // deleteSchedule removes the deployed schedule, then the record (204). The
@@ -351,24 +362,28 @@ func (a *API) deleteSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err != nil {
 		return err
 	}
-	if err := a.removeSchedule(r.Context(), sch); store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "Schedule %s not found", sch.ID)
-	} else if err != nil {
+	if err := removeSchedule(r.Context(), a.Store, a.Schedules, sch); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// removeSchedule deletes the deployed schedule and then the record: a
-// failure leaves the record, so the request can be retried.
-func (a *API) removeSchedule(ctx context.Context, sch store.Schedule) error {
-	if a.Schedules != nil {
-		if err := a.Schedules.DeleteSchedule(ctx, sch.ID); err != nil {
+// scheduleDeleter deletes a schedule's record (*store.Store).
+type scheduleDeleter interface {
+	DeleteSchedule(ctx context.Context, userID, id string) error
+}
+
+// removeSchedule deletes the deployed schedule (schedules is nil locally)
+// and then the record: a failure leaves the record, so the request can be
+// retried.
+func removeSchedule(ctx context.Context, st scheduleDeleter, schedules ScheduleService, sch store.Schedule) error {
+	if schedules != nil {
+		if err := schedules.DeleteSchedule(ctx, sch.ID); err != nil {
 			return schedulerUnavailable(err)
 		}
 	}
-	return a.Store.DeleteSchedule(ctx, sch.UserID, sch.ID)
+	return st.DeleteSchedule(ctx, sch.UserID, sch.ID)
 }
 
 // runScheduleNow is POST /api/schedules/<id>/run: 202 with the scan it

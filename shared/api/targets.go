@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"secscan/shared/apierr"
 	"secscan/shared/auth"
@@ -39,126 +41,159 @@ type targetCreate struct {
 	Method *string `json:"method"`
 }
 
-func (a *API) createTarget(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	var in targetCreate
-	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
-		return err
+// The target endpoints' dependencies, each the few methods of the store
+// (*store.Store) its handler calls.
+type (
+	targetCreator interface {
+		CreateTarget(ctx context.Context, t store.Target) error
 	}
+	targetLister interface {
+		ListTargets(ctx context.Context, userID string, page store.Page) ([]store.Target, string, error)
+	}
+	targetGetter interface {
+		GetTarget(ctx context.Context, userID, id string) (store.Target, error)
+	}
+	targetVerifier interface {
+		targetGetter
+		MarkTargetVerified(ctx context.Context, userID, id string, at time.Time) (store.Target, error)
+	}
+	// targetRemover deletes a target and, first, its schedules.
+	targetRemover interface {
+		scheduleDeleter
+		SchedulesOfTarget(ctx context.Context, userID, targetID string) ([]store.Schedule, error)
+		DeleteTarget(ctx context.Context, userID, id string) error
+	}
+)
+
+// createTarget registers a domain with its verification challenge (201);
+// a domain registered twice is the store's 409.
+func createTarget(st targetCreator, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		var in targetCreate
+		if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+			return err
+		}
+		domain, method, err := checkTargetCreate(in)
+		if err != nil {
+			return err
+		}
+		token, err := verification.NewToken()
+		if err != nil {
+			return err
+		}
+		at := now().UTC()
+		t := store.Target{
+			ID: ids.New(ids.Target, at), UserID: p.User.ID, Domain: domain, Method: method,
+			VerificationToken: token, CreatedAt: at,
+		}
+		if err := st.CreateTarget(r.Context(), t); err != nil {
+			return err // a *DuplicateTargetError is the 409 naming the existing target
+		}
+		w.Header().Set("Location", "/api/targets/"+t.ID)
+		httpapi.WriteJSON(w, http.StatusCreated, renderTarget(t))
+		return nil
+	}
+}
+
+// checkTargetCreate checks the body of POST /api/targets (422).
+func checkTargetCreate(in targetCreate) (domain, method string, err error) {
 	if in.Target == nil {
-		return apierr.Field("target", "is required")
+		return "", "", apierr.Field("target", "is required")
 	}
-	domain, err := domainname.Normalize(*in.Target)
+	domain, err = domainname.Normalize(*in.Target)
 	if err != nil {
-		return apierr.Field("target", "%s", err.Error())
+		return "", "", apierr.Field("target", "%s", err.Error())
 	}
 	if in.Method == nil {
-		return apierr.Field("method", "is required (dns_txt or http_file)")
+		return "", "", apierr.Field("method", "is required (dns_txt or http_file)")
 	}
 	if *in.Method != verification.MethodDNSTXT && *in.Method != verification.MethodHTTPFile {
-		return apierr.Field("method", "must be dns_txt or http_file")
+		return "", "", apierr.Field("method", "must be dns_txt or http_file")
 	}
-	token, err := verification.NewToken()
-	if err != nil {
-		return err
-	}
-	now := a.Now().UTC()
-	t := store.Target{
-		ID: ids.New(ids.Target, now), UserID: p.User.ID, Domain: domain, Method: *in.Method,
-		VerificationToken: token, CreatedAt: now,
-	}
-	err = a.Store.CreateTarget(r.Context(), t)
-	var dup *store.DuplicateTargetError
-	if errors.As(err, &dup) {
-		return apierr.New(apierr.Conflict, "Target %s is already registered as %s", domain, dup.ExistingID)
-	}
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Location", "/api/targets/"+t.ID)
-	httpapi.WriteJSON(w, http.StatusCreated, renderTarget(t))
-	return nil
+	return domain, *in.Method, nil
 }
 
-func (a *API) listTargets(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	page, err := PageOf(r)
-	if err != nil {
-		return err
+// listTargets is a page of the caller's targets, newest first.
+func listTargets(st targetLister) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		page, err := PageOf(r)
+		if err != nil {
+			return err
+		}
+		targets, next, err := st.ListTargets(r.Context(), p.User.ID, page)
+		if err != nil {
+			return err
+		}
+		out := make([]targetJSON, len(targets))
+		for i, t := range targets {
+			out[i] = renderTarget(t)
+		}
+		SetNextLink(w, r, page, next)
+		httpapi.WriteJSON(w, http.StatusOK, out)
+		return nil
 	}
-	targets, next, err := a.Store.ListTargets(r.Context(), p.User.ID, page)
-	if errors.Is(err, store.ErrBadCursor) {
-		return BadCursor()
-	}
-	if err != nil {
-		return err
-	}
-	out := make([]targetJSON, len(targets))
-	for i, t := range targets {
-		out[i] = renderTarget(t)
-	}
-	SetNextLink(w, r, page, next)
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
 }
 
-func (a *API) ownedTarget(r *http.Request, p auth.Principal) (store.Target, error) {
+// ownedTarget reads the caller's target of the path; a malformed, unknown
+// or foreign id is the same 404.
+func ownedTarget(r *http.Request, p auth.Principal, st targetGetter) (store.Target, error) {
 	id, err := httpapi.PathID(r, ids.Target, ids.Valid, "Target")
 	if err != nil {
 		return store.Target{}, err
 	}
-	t, err := a.Store.GetTarget(r.Context(), p.User.ID, id)
-	if store.IsNotFound(err) {
-		return store.Target{}, apierr.New(apierr.NotFound, "Target %s not found", id)
-	}
-	return t, err
+	return st.GetTarget(r.Context(), p.User.ID, id)
 }
 
-func (a *API) verifyTarget(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	t, err := a.ownedTarget(r, p)
-	if err != nil {
-		return err
-	}
-	if !t.Verified {
-		err := a.Verifier.Verify(r.Context(), t.Method, t.Domain, t.VerificationToken)
-		var failure *verification.Failure
-		if errors.As(err, &failure) {
-			return apierr.New(apierr.BadRequest, "Verification of %s failed: %s", t.Domain, failure.Detail)
-		}
+// verifyTarget checks the target's challenge (400 with the reason when it
+// fails) and records the first success; a verified target is answered as is.
+func verifyTarget(st targetVerifier, v Verifier, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		t, err := ownedTarget(r, p, st)
 		if err != nil {
 			return err
 		}
-		id := t.ID
-		if t, err = a.Store.MarkTargetVerified(r.Context(), p.User.ID, id, a.Now()); store.IsNotFound(err) {
-			return apierr.New(apierr.NotFound, "Target %s not found", id)
-		} else if err != nil {
-			return err
+		if !t.Verified {
+			err := v.Verify(r.Context(), t.Method, t.Domain, t.VerificationToken)
+			var failure *verification.Failure
+			if errors.As(err, &failure) {
+				return apierr.New(apierr.BadRequest, "Verification of %s failed: %s", t.Domain, failure.Detail)
+			}
+			if err != nil {
+				return err
+			}
+			if t, err = st.MarkTargetVerified(r.Context(), p.User.ID, t.ID, now()); err != nil {
+				return err
+			}
+			httpapi.Logger(r.Context()).InfoContext(r.Context(), "target verified", "target_id", t.ID, "method", t.Method)
 		}
-		httpapi.Logger(r.Context()).InfoContext(r.Context(), "target verified", "target_id", t.ID, "method", t.Method)
+		httpapi.WriteJSON(w, http.StatusOK, renderTarget(t))
+		return nil
 	}
-	httpapi.WriteJSON(w, http.StatusOK, renderTarget(t))
-	return nil
 }
 
-func (a *API) deleteTarget(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	id, err := httpapi.PathID(r, ids.Target, ids.Valid, "Target")
-	if err != nil {
-		return err
-	}
-	// Its schedules go first (deployed schedule, then record), so a failure
-	// leaves the target to delete again; its scans are kept.
-	owned, err := a.Store.SchedulesOfTarget(r.Context(), p.User.ID, id)
-	if err != nil {
-		return err
-	}
-	for _, sch := range owned {
-		if err := a.removeSchedule(r.Context(), sch); err != nil && !store.IsNotFound(err) {
+// deleteTarget removes the target (204). Its schedules go first (deployed
+// schedule, then record), so a failure leaves the target to delete again;
+// its scans are kept. schedules is nil locally.
+func deleteTarget(st targetRemover, schedules ScheduleService) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		id, err := httpapi.PathID(r, ids.Target, ids.Valid, "Target")
+		if err != nil {
 			return err
 		}
+		owned, err := st.SchedulesOfTarget(r.Context(), p.User.ID, id)
+		if err != nil {
+			return err
+		}
+		for _, sch := range owned {
+			// One deleted meanwhile is already what this wants.
+			if err := removeSchedule(r.Context(), st, schedules, sch); err != nil && !store.IsNotFound(err) {
+				return err
+			}
+		}
+		if err := st.DeleteTarget(r.Context(), p.User.ID, id); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
-	if err := a.Store.DeleteTarget(r.Context(), p.User.ID, id); store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "Target %s not found", id)
-	} else if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }

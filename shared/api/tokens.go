@@ -1,7 +1,7 @@
 package api
 
 import (
-	"errors"
+	"context"
 	"net/http"
 	"time"
 	"unicode/utf8"
@@ -59,77 +59,110 @@ type tokenCreate struct {
 	ExpiresInDays *int    `json:"expires_in_days"`
 }
 
-func (a *API) createToken(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	if !plans.Plan(p.User.Plan).CanMintTokens() {
-		return apierr.New(apierr.Forbidden, "API tokens are available on the starter plan and above; your plan is %s", p.User.Plan)
+// The token endpoints' dependencies, each the few methods of the store
+// (*store.Store) its handler calls.
+type (
+	tokenCreator interface {
+		CreateToken(ctx context.Context, t store.Token) error
 	}
-	var in tokenCreate
-	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
-		return err
+	tokenLister interface {
+		ListTokens(ctx context.Context, userID string, page store.Page) ([]store.Token, string, error)
 	}
+	tokenDeleter interface {
+		DeleteToken(ctx context.Context, userID, tokenID string) error
+	}
+	webhookSecretReader interface {
+		MigrateWebhookSecret(ctx context.Context, userID string) error
+		WebhookSecret(ctx context.Context, userID string, candidate store.WebhookSecret) (store.WebhookSecret, error)
+	}
+	webhookSecretRotator interface {
+		RotateWebhookSecret(ctx context.Context, userID string, next store.WebhookSecret) (store.WebhookSecret, error)
+	}
+)
+
+// createToken mints an API token (201, the value shown this once): 403
+// below the starter plan, 422 for the name or the expiry.
+func createToken(st tokenCreator, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		if !plans.Plan(p.User.Plan).CanMintTokens() {
+			return apierr.New(apierr.Forbidden, "API tokens are available on the starter plan and above; your plan is %s", p.User.Plan)
+		}
+		var in tokenCreate
+		if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+			return err
+		}
+		at := now().UTC()
+		expiresAt, err := checkTokenCreate(in, at)
+		if err != nil {
+			return err
+		}
+		value, record, err := newTokenRecord(p.User.ID, *in.Name, expiresAt, at)
+		if err != nil {
+			return err
+		}
+		if err := st.CreateToken(r.Context(), record); err != nil {
+			return err
+		}
+		out := renderToken(record)
+		out.Token = value
+		httpapi.WriteJSON(w, http.StatusCreated, out)
+		return nil
+	}
+}
+
+// checkTokenCreate checks the body of POST /api/tokens (422) and returns
+// the expiry it asks for (nil: none).
+func checkTokenCreate(in tokenCreate, now time.Time) (*time.Time, error) {
 	if in.Name == nil {
-		return apierr.Field("name", "is required")
+		return nil, apierr.Field("name", "is required")
 	}
 	if n := utf8.RuneCountInString(*in.Name); n < 1 || n > 100 || !utf8.ValidString(*in.Name) {
-		return apierr.Field("name", "must be 1 to 100 characters")
+		return nil, apierr.Field("name", "must be 1 to 100 characters")
 	}
-	now := a.Now().UTC()
-	var expiresAt *time.Time
-	if in.ExpiresInDays != nil {
-		if *in.ExpiresInDays < 1 || *in.ExpiresInDays > 365 {
-			return apierr.Field("expires_in_days", "must be an integer from 1 to 365")
+	if in.ExpiresInDays == nil {
+		return nil, nil
+	}
+	if *in.ExpiresInDays < 1 || *in.ExpiresInDays > 365 {
+		return nil, apierr.Field("expires_in_days", "must be an integer from 1 to 365")
+	}
+	t := now.AddDate(0, 0, *in.ExpiresInDays)
+	return &t, nil
+}
+
+// listTokens is a page of the caller's tokens (never their values).
+func listTokens(st tokenLister) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		page, err := PageOf(r)
+		if err != nil {
+			return err
 		}
-		t := now.AddDate(0, 0, *in.ExpiresInDays)
-		expiresAt = &t
+		tokens, next, err := st.ListTokens(r.Context(), p.User.ID, page)
+		if err != nil {
+			return err
+		}
+		out := make([]tokenJSON, len(tokens))
+		for i, t := range tokens {
+			out[i] = renderToken(t)
+		}
+		SetNextLink(w, r, page, next)
+		httpapi.WriteJSON(w, http.StatusOK, out)
+		return nil
 	}
-	value, record, err := newTokenRecord(p.User.ID, *in.Name, expiresAt, now)
-	if err != nil {
-		return err
-	}
-	if err := a.Store.CreateToken(r.Context(), record); err != nil {
-		return err
-	}
-	out := renderToken(record)
-	out.Token = value
-	httpapi.WriteJSON(w, http.StatusCreated, out)
-	return nil
 }
 
-func (a *API) listTokens(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	page, err := PageOf(r)
-	if err != nil {
-		return err
+// deleteToken revokes the caller's token (204); another user's is a 404.
+func deleteToken(st tokenDeleter) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		id, err := httpapi.PathID(r, ids.Token, ids.Valid, "Token")
+		if err != nil {
+			return err
+		}
+		if err := st.DeleteToken(r.Context(), p.User.ID, id); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
-	tokens, next, err := a.Store.ListTokens(r.Context(), p.User.ID, page)
-	if errors.Is(err, store.ErrBadCursor) {
-		return BadCursor()
-	}
-	if err != nil {
-		return err
-	}
-	out := make([]tokenJSON, len(tokens))
-	for i, t := range tokens {
-		out[i] = renderToken(t)
-	}
-	SetNextLink(w, r, page, next)
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
-}
-
-func (a *API) deleteToken(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	id, err := httpapi.PathID(r, ids.Token, ids.Valid, "Token")
-	if err != nil {
-		return err
-	}
-	err = a.Store.DeleteToken(r.Context(), p.User.ID, id)
-	if store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "Token %s not found", id)
-	}
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }
 
 type webhookSecretJSON struct {
@@ -144,41 +177,45 @@ func webhooksOnPlan(p auth.Principal) error {
 	return nil
 }
 
-func (a *API) getWebhookSecret(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	if err := webhooksOnPlan(p); err != nil {
-		return err
+// getWebhookSecret is the account's webhook signing secret, made on first
+// use (403 below the starter plan).
+func getWebhookSecret(st webhookSecretReader, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		if err := webhooksOnPlan(p); err != nil {
+			return err
+		}
+		candidate, err := webhook.NewSecret(now())
+		if err != nil {
+			return err
+		}
+		// The account endpoint moves a secret still at its legacy key (store package).
+		if err := st.MigrateWebhookSecret(r.Context(), p.User.ID); err != nil {
+			return err
+		}
+		s, err := st.WebhookSecret(r.Context(), p.User.ID, candidate)
+		if err != nil {
+			return err
+		}
+		httpapi.WriteJSON(w, http.StatusOK, webhookSecretJSON{Secret: s.Secret, CreatedAt: timestamp(s.CreatedAt)})
+		return nil
 	}
-	candidate, err := webhook.NewSecret(a.Now())
-	if err != nil {
-		return err
-	}
-	// The account endpoint moves a secret still at its legacy key (store package).
-	if err := a.Store.MigrateWebhookSecret(r.Context(), p.User.ID); err != nil {
-		return err
-	}
-	s, err := a.Store.WebhookSecret(r.Context(), p.User.ID, candidate)
-	if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusOK, webhookSecretJSON{Secret: s.Secret, CreatedAt: timestamp(s.CreatedAt)})
-	return nil
 }
 
-func (a *API) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	if err := webhooksOnPlan(p); err != nil {
-		return err
+// rotateWebhookSecret replaces the secret; of two concurrent rotations the
+// loser gets the store's 409.
+func rotateWebhookSecret(st webhookSecretRotator, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		if err := webhooksOnPlan(p); err != nil {
+			return err
+		}
+		next, err := webhook.NewSecret(now())
+		if err != nil {
+			return err
+		}
+		if next, err = st.RotateWebhookSecret(r.Context(), p.User.ID, next); err != nil {
+			return err
+		}
+		httpapi.WriteJSON(w, http.StatusOK, webhookSecretJSON{Secret: next.Secret, CreatedAt: timestamp(next.CreatedAt)})
+		return nil
 	}
-	next, err := webhook.NewSecret(a.Now())
-	if err != nil {
-		return err
-	}
-	next, err = a.Store.RotateWebhookSecret(r.Context(), p.User.ID, next)
-	if store.IsConflict(err) {
-		return apierr.New(apierr.Conflict, "The webhook secret was rotated by a concurrent request; read it with GET /api/webhook-secret")
-	}
-	if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusOK, webhookSecretJSON{Secret: next.Secret, CreatedAt: timestamp(next.CreatedAt)})
-	return nil
 }

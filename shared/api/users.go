@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"net/http"
+	"time"
 
 	"secscan/shared/apierr"
 	"secscan/shared/auth"
@@ -9,6 +11,21 @@ import (
 	"secscan/shared/ids"
 	"secscan/shared/plans"
 	"secscan/shared/store"
+)
+
+// The user endpoints' dependencies, each the few methods of the store
+// (*store.Store) its handler calls.
+type (
+	creditReader interface {
+		Credits(ctx context.Context, userID, month string) (store.Credits, error)
+	}
+	userCreator interface {
+		CreateUser(ctx context.Context, n store.NewUser) error
+		UserIDByEmail(ctx context.Context, email string) (string, error)
+	}
+	userUpdater interface {
+		UpdateUser(ctx context.Context, id string, plan *string, isAdmin *bool) (store.User, error)
+	}
 )
 
 type userJSON struct {
@@ -38,20 +55,23 @@ type creditsJSON struct {
 	RenewsAt  string `json:"renews_at"`
 }
 
-func (a *API) me(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	month := store.CreditMonth(a.Now())
-	c, err := a.Store.Credits(r.Context(), p.User.ID, month)
-	if err != nil {
-		return err
+// me is the caller and this month's credits.
+func me(st creditReader, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		month := store.CreditMonth(now())
+		c, err := st.Credits(r.Context(), p.User.ID, month)
+		if err != nil {
+			return err
+		}
+		out := meJSON{userJSON: renderUser(p.User), Credits: creditsJSON{
+			Used: c.Used, Reserved: c.Reserved, RenewsAt: timestamp(store.RenewsAt(month)),
+		}}
+		if allowance, limited := plans.Plan(p.User.Plan).MonthlyAllowance(); limited {
+			out.Credits.Allowance = &allowance
+		}
+		httpapi.WriteJSON(w, http.StatusOK, out)
+		return nil
 	}
-	out := meJSON{userJSON: renderUser(p.User), Credits: creditsJSON{
-		Used: c.Used, Reserved: c.Reserved, RenewsAt: timestamp(store.RenewsAt(month)),
-	}}
-	if allowance, limited := plans.Plan(p.User.Plan).MonthlyAllowance(); limited {
-		out.Credits.Allowance = &allowance
-	}
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
 }
 
 // adminOnly guards the admin endpoints: an admin, signed in with a browser
@@ -80,57 +100,61 @@ func validPlan(field string, plan *string) error {
 	return nil
 }
 
-func (a *API) adminCreateUser(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	var in adminUserCreate
-	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
-		return err
-	}
-	if in.Email == nil {
-		return apierr.Field("email", "is required")
-	}
-	email, err := auth.NormalizeEmail(*in.Email)
-	if err != nil {
-		return apierr.Field("email", "%v", err)
-	}
-	if in.Plan == nil {
-		return apierr.Field("plan", "is required (free, starter, pro or enterprise)")
-	}
-	if err := validPlan("plan", in.Plan); err != nil {
-		return err
-	}
-	if in.IsAdmin == nil {
-		return apierr.Field("is_admin", "is required (true or false)")
-	}
-	plan := *in.Plan
-	now := a.Now().UTC()
-	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: plan, IsAdmin: *in.IsAdmin, CreatedAt: now}
-	created := store.NewUser{User: u, ClaimEmail: true, Linkable: true}
-	// An admin gets no token: admins act through browser sessions only, so
-	// the only credential of a new admin is its own sign-in.
-	var token string
-	if !u.IsAdmin {
-		var record store.Token
-		if token, record, err = newTokenRecord(u.ID, "initial", nil, now); err != nil {
+// adminCreateUser creates a user (201) with a first API token unless an
+// admin; an email taken is a 409 naming its user.
+func adminCreateUser(st userCreator, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+		var in adminUserCreate
+		if err := httpapi.DecodeJSON(w, r, &in); err != nil {
 			return err
 		}
-		created.FirstToken = &record
-	}
-	err = a.Store.CreateUser(r.Context(), created)
-	if store.IsConflict(err) {
-		detail := "A user with email " + email + " already exists"
-		if id, err := a.Store.UserIDByEmail(r.Context(), email); err == nil {
-			detail += " (" + id + ")"
+		if in.Email == nil {
+			return apierr.Field("email", "is required")
 		}
-		return apierr.New(apierr.Conflict, "%s", detail)
+		email, err := auth.NormalizeEmail(*in.Email)
+		if err != nil {
+			return apierr.Field("email", "%v", err)
+		}
+		if in.Plan == nil {
+			return apierr.Field("plan", "is required (free, starter, pro or enterprise)")
+		}
+		if err := validPlan("plan", in.Plan); err != nil {
+			return err
+		}
+		if in.IsAdmin == nil {
+			return apierr.Field("is_admin", "is required (true or false)")
+		}
+		plan := *in.Plan
+		at := now().UTC()
+		u := store.User{ID: ids.New(ids.User, at), Email: email, Plan: plan, IsAdmin: *in.IsAdmin, CreatedAt: at}
+		created := store.NewUser{User: u, ClaimEmail: true, Linkable: true}
+		// An admin gets no token: admins act through browser sessions only, so
+		// the only credential of a new admin is its own sign-in.
+		var token string
+		if !u.IsAdmin {
+			var record store.Token
+			if token, record, err = newTokenRecord(u.ID, "initial", nil, at); err != nil {
+				return err
+			}
+			created.FirstToken = &record
+		}
+		err = st.CreateUser(r.Context(), created)
+		if store.IsConflict(err) {
+			detail := "A user with email " + email + " already exists"
+			if id, err := st.UserIDByEmail(r.Context(), email); err == nil {
+				detail += " (" + id + ")"
+			}
+			return apierr.New(apierr.Conflict, "%s", detail)
+		}
+		if err != nil {
+			return err
+		}
+		httpapi.WriteJSON(w, http.StatusCreated, struct {
+			userJSON
+			Token *string `json:"token"`
+		}{renderUser(u), optional(token)})
+		return nil
 	}
-	if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusCreated, struct {
-		userJSON
-		Token *string `json:"token"`
-	}{renderUser(u), optional(token)})
-	return nil
 }
 
 type adminUserUpdate struct {
@@ -138,28 +162,28 @@ type adminUserUpdate struct {
 	IsAdmin *bool   `json:"is_admin"`
 }
 
-func (a *API) adminUpdateUser(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	id, err := httpapi.PathID(r, ids.User, ids.Valid, "User")
-	if err != nil {
-		return err
+// adminUpdateUser changes a user's plan and/or admin flag.
+func adminUpdateUser(st userUpdater) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+		id, err := httpapi.PathID(r, ids.User, ids.Valid, "User")
+		if err != nil {
+			return err
+		}
+		var in adminUserUpdate
+		if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+			return err
+		}
+		if in.Plan == nil && in.IsAdmin == nil {
+			return apierr.Field("plan", "give plan and/or is_admin to change")
+		}
+		if err := validPlan("plan", in.Plan); err != nil {
+			return err
+		}
+		u, err := st.UpdateUser(r.Context(), id, in.Plan, in.IsAdmin)
+		if err != nil {
+			return err
+		}
+		httpapi.WriteJSON(w, http.StatusOK, renderUser(u))
+		return nil
 	}
-	var in adminUserUpdate
-	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
-		return err
-	}
-	if in.Plan == nil && in.IsAdmin == nil {
-		return apierr.Field("plan", "give plan and/or is_admin to change")
-	}
-	if err := validPlan("plan", in.Plan); err != nil {
-		return err
-	}
-	u, err := a.Store.UpdateUser(r.Context(), id, in.Plan, in.IsAdmin)
-	if store.IsNotFound(err) {
-		return apierr.New(apierr.NotFound, "User %s not found", id)
-	}
-	if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusOK, renderUser(u))
-	return nil
 }

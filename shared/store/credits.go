@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"secscan/shared/apierr"
 	"secscan/shared/scans"
 )
 
@@ -60,6 +61,13 @@ type AllowanceError struct {
 	Used      int
 	Reserved  int
 	Allowance int
+}
+
+// Classify is the 403 of a creation the month's allowance cannot hold
+// (CONTRACT "Plans").
+func (e *AllowanceError) Classify() *apierr.Error {
+	return apierr.New(apierr.Forbidden, "Monthly credit allowance exhausted: %d of %d credits used; it renews on %s",
+		e.Used, e.Allowance, RenewsAt(e.Month).Format(time.DateOnly))
 }
 
 func (e *AllowanceError) Error() string {

@@ -292,7 +292,7 @@ func (s *Store) SetTriage(ctx context.Context, targetID, issueKey string, t scan
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if _, ok := IsConditionFailed(err); ok {
-		return scans.LedgerEntry{}, ErrNotFound
+		return scans.LedgerEntry{}, &NotFoundError{Kind: "issue", ID: issueKey, Text: true}
 	}
 	if err != nil {
 		return scans.LedgerEntry{}, dbError("set triage", err)

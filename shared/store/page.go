@@ -3,13 +3,14 @@ package store
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"secscan/shared/apierr"
 )
 
 // Page selects a slice of a list: at most Limit items after Cursor.
@@ -18,8 +19,17 @@ type Page struct {
 	Cursor string
 }
 
-// ErrBadCursor is a cursor this store did not produce.
-var ErrBadCursor = errors.New("invalid cursor")
+// ErrBadCursor is a cursor this store did not produce: a 422 on the cursor.
+var ErrBadCursor error = badCursorError{}
+
+type badCursorError struct{}
+
+func (badCursorError) Error() string { return "invalid cursor" }
+
+// Classify is the 422 naming the cursor parameter.
+func (badCursorError) Classify() *apierr.Error {
+	return apierr.Field("cursor", "is not a cursor this API returned")
+}
 
 // Cursors carry only the sort key of the last item returned. The partition is
 // always the caller's own, so a tampered cursor can at worst skip within the

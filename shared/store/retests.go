@@ -149,11 +149,11 @@ func (s *Store) CreateRetest(ctx context.Context, r scans.Retest, allowance int,
 // GetRetest returns the user's retest id; another user's is ErrNotFound.
 func (s *Store) GetRetest(ctx context.Context, userID, id string) (scans.Retest, error) {
 	var it retestItem
-	if err := s.get(ctx, retestKey(id), &it); err != nil {
-		return scans.Retest{}, fmt.Errorf("get retest %s: %w", id, err)
+	if err := s.getRecord(ctx, retestKey(id), &it, "retest", id); err != nil {
+		return scans.Retest{}, err
 	}
 	if it.UserID != userID {
-		return scans.Retest{}, fmt.Errorf("get retest %s: %w", id, ErrNotFound)
+		return scans.Retest{}, notFound("retest", id)
 	}
 	return it.retest()
 }

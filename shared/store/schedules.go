@@ -161,8 +161,8 @@ func (s *Store) ensureScheduleCount(ctx context.Context, userID string) error {
 // GetSchedule returns the user's schedule; another user's id is ErrNotFound.
 func (s *Store) GetSchedule(ctx context.Context, userID, id string) (Schedule, error) {
 	var it scheduleItem
-	if err := s.get(ctx, scheduleKey(userID, id), &it); err != nil {
-		return Schedule{}, fmt.Errorf("get schedule %s: %w", id, err)
+	if err := s.getRecord(ctx, scheduleKey(userID, id), &it, "schedule", id); err != nil {
+		return Schedule{}, err
 	}
 	return it.Schedule, nil
 }
@@ -170,8 +170,8 @@ func (s *Store) GetSchedule(ctx context.Context, userID, id string) (Schedule, e
 // ScheduleOwner returns the id of the user who owns schedule id.
 func (s *Store) ScheduleOwner(ctx context.Context, id string) (string, error) {
 	var p schedulePointer
-	if err := s.get(ctx, schedulePointerKey(id), &p); err != nil {
-		return "", fmt.Errorf("schedule %s owner: %w", id, err)
+	if err := s.getRecord(ctx, schedulePointerKey(id), &p, "schedule", id); err != nil {
+		return "", err
 	}
 	return p.UserID, nil
 }
@@ -220,7 +220,7 @@ func (s *Store) PutSchedule(ctx context.Context, sch Schedule) error {
 		ConditionExpression: aws.String("attribute_exists(pk)"),
 	})
 	if _, ok := IsConditionFailed(err); ok {
-		return ErrNotFound
+		return notFound("schedule", sch.ID)
 	}
 	return dbError("put schedule", err)
 }
@@ -240,7 +240,7 @@ func (s *Store) DeleteSchedule(ctx context.Context, userID, id string) error {
 			ExpressionAttributeValues: map[string]types.AttributeValue{":one": number(1)}}},
 	}})
 	if _, ok := transactionConflict(err, 0); ok {
-		return ErrNotFound
+		return notFound("schedule", id)
 	}
 	return dbError("delete schedule", err)
 }
@@ -296,7 +296,7 @@ func (s *Store) RecordScheduleRun(ctx context.Context, userID, id, scanID, lastE
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if _, ok := IsConditionFailed(err); ok {
-		return Schedule{}, ErrNotFound
+		return Schedule{}, notFound("schedule", id)
 	}
 	if err != nil {
 		return Schedule{}, dbError("record schedule run", err)
@@ -370,7 +370,7 @@ func (s *Store) SetScheduleNextRun(ctx context.Context, userID, id string, at ti
 		ExpressionAttributeValues: map[string]types.AttributeValue{":at": number(at.Unix())},
 	})
 	if _, ok := IsConditionFailed(err); ok {
-		return ErrNotFound
+		return notFound("schedule", id)
 	}
 	return dbError("set next run", err)
 }

@@ -35,7 +35,10 @@
 // conditional writes); nothing scans the table on a request path (the local
 // stack's schedule ticker, schedules.go, is the one Scan). Every user-owned record lives
 // in the user's partition (or one keyed by the user's id), so reading another
-// user's id simply finds nothing. Scan records and their children: scans.go.
+// user's id simply finds nothing. Scan records and their children: scans.go
+// (the record and its layout), scancreate.go, scanlist.go, scandetail.go,
+// scanstate.go (transitions, cancellation) and scansteps.go (the agent's
+// charges, steps and findings). The store's typed errors: errors.go.
 //
 // The partition is what IAM's dynamodb:LeadingKeys sees, so template.yaml's
 // policies follow these shapes: the scan functions get SCAN#*, read and
@@ -80,12 +83,6 @@ func (s *Store) DB() DB { return s.db }
 // Table returns the table name.
 func (s *Store) Table() string { return s.table }
 
-// Domain errors of the store.
-var (
-	ErrNotFound = errors.New("not found")
-	ErrConflict = errors.New("already exists")
-)
-
 // Key builders. Kept in one place so the layout above stays true.
 func userPK(userID string) string       { return "USER#" + userID }
 func tokenHashPK(hash string) string    { return "TOKEN#" + hash }
@@ -118,6 +115,19 @@ func (s *Store) get(ctx context.Context, k map[string]types.AttributeValue, out 
 	}
 	if err := attributevalue.UnmarshalMap(res.Item, out); err != nil {
 		return fmt.Errorf("decode item: %w", err)
+	}
+	return nil
+}
+
+// getRecord is get of the record of kind (a noun, "scan") named id: a
+// missing one is a *NotFoundError naming it.
+func (s *Store) getRecord(ctx context.Context, k map[string]types.AttributeValue, out any, kind, id string) error {
+	err := s.get(ctx, k, out)
+	if errors.Is(err, ErrNotFound) {
+		return notFound(kind, id)
+	}
+	if err != nil {
+		return fmt.Errorf("get %s %s: %w", kind, id, err)
 	}
 	return nil
 }
@@ -158,16 +168,6 @@ func IsConditionFailed(err error) (*types.ConditionalCheckFailedException, bool)
 	var ccf *types.ConditionalCheckFailedException
 	ok := errors.As(err, &ccf)
 	return ccf, ok
-}
-
-// dbError names the operation that failed. The client (NewClient) has
-// already turned a DynamoDB that did not answer, or kept failing, into the
-// 503 of dependency.Unavailable; that survives the wrapping.
-func dbError(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("dynamodb %s: %w", op, err)
 }
 
 // ttlAfter is the epoch-seconds TTL value for t.

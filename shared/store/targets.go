@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"secscan/shared/apierr"
 )
 
 // Target is a domain a user registered for scanning.
@@ -38,11 +40,17 @@ type domainClaimItem struct {
 	TargetID string `dynamodbav:"target_id"`
 }
 
-// DuplicateTargetError is the conflict of registering a domain twice.
-type DuplicateTargetError struct{ ExistingID string }
+// DuplicateTargetError is the conflict of registering Domain twice: a 409
+// naming the target that holds it.
+type DuplicateTargetError struct{ Domain, ExistingID string }
 
 func (e *DuplicateTargetError) Error() string { return "domain already registered as " + e.ExistingID }
 func (e *DuplicateTargetError) Unwrap() error { return ErrConflict }
+
+// Classify is the 409 naming the existing target.
+func (e *DuplicateTargetError) Classify() *apierr.Error {
+	return apierr.New(apierr.Conflict, "Target %s is already registered as %s", e.Domain, e.ExistingID)
+}
 
 // CreateTarget stores t, claiming its domain for the user in the same
 // transaction; a second registration of the domain is a *DuplicateTargetError.
@@ -56,7 +64,7 @@ func (s *Store) CreateTarget(ctx context.Context, t Target) error {
 	if old, ok := transactionConflict(err, 0); ok {
 		var existing domainClaimItem
 		_ = attributevalue.UnmarshalMap(old, &existing)
-		return &DuplicateTargetError{ExistingID: existing.TargetID}
+		return &DuplicateTargetError{Domain: t.Domain, ExistingID: existing.TargetID}
 	}
 	return dbError("create target", err)
 }
@@ -64,8 +72,8 @@ func (s *Store) CreateTarget(ctx context.Context, t Target) error {
 // GetTarget returns the user's target id; another user's id is ErrNotFound.
 func (s *Store) GetTarget(ctx context.Context, userID, id string) (Target, error) {
 	var it targetItem
-	if err := s.get(ctx, key(userPK(userID), "TARGET#"+id), &it); err != nil {
-		return Target{}, fmt.Errorf("get target %s: %w", id, err)
+	if err := s.getRecord(ctx, key(userPK(userID), "TARGET#"+id), &it, "target", id); err != nil {
+		return Target{}, err
 	}
 	return it.Target, nil
 }
@@ -82,6 +90,15 @@ func (s *Store) ListTargets(ctx context.Context, userID string, page Page) ([]Ta
 		out[i] = it.Target
 	}
 	return out, next, nil
+}
+
+// TargetByDomain returns the user's target for domain.
+func (s *Store) TargetByDomain(ctx context.Context, userID, domain string) (Target, error) {
+	var claim domainClaimItem
+	if err := s.getRecord(ctx, key(userPK(userID), "DOMAIN#"+domain), &claim, "target", domain); err != nil {
+		return Target{}, err
+	}
+	return s.GetTarget(ctx, userID, claim.TargetID)
 }
 
 // MarkTargetVerified records a successful verification (once: a target that
@@ -138,7 +155,7 @@ func (s *Store) RecordOwnershipCheck(ctx context.Context, userID, id string, at 
 		ExpressionAttributeValues: values,
 	})
 	if _, ok := IsConditionFailed(err); ok {
-		return ErrNotFound
+		return notFound("target", id)
 	}
 	return dbError("record ownership check", err)
 }
@@ -156,7 +173,7 @@ func (s *Store) DeleteTarget(ctx context.Context, userID, id string) error {
 		{Delete: &types.Delete{TableName: &s.table, Key: key(userPK(userID), "DOMAIN#"+t.Domain)}},
 	}})
 	if _, ok := transactionConflict(err, 0); ok {
-		return ErrNotFound
+		return notFound("target", id)
 	}
 	return dbError("delete target", err)
 }

@@ -89,8 +89,8 @@ func (s *Store) ListTokens(ctx context.Context, userID string, page Page) ([]Tok
 // so there is never a reference without a working hash or the reverse.
 func (s *Store) DeleteToken(ctx context.Context, userID, tokenID string) error {
 	var ref tokenItem
-	if err := s.get(ctx, key(userPK(userID), "TOKEN#"+tokenID), &ref); err != nil {
-		return fmt.Errorf("get token %s: %w", tokenID, err)
+	if err := s.getRecord(ctx, key(userPK(userID), "TOKEN#"+tokenID), &ref, "token", tokenID); err != nil {
+		return err
 	}
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Delete: &types.Delete{TableName: &s.table, Key: key(userPK(userID), "TOKEN#"+tokenID),
@@ -98,7 +98,7 @@ func (s *Store) DeleteToken(ctx context.Context, userID, tokenID string) error {
 		{Delete: &types.Delete{TableName: &s.table, Key: key(tokenHashPK(ref.Hash), "TOKEN")}},
 	}})
 	if _, ok := transactionConflict(err, 0); ok {
-		return ErrNotFound // revoked concurrently
+		return notFound("token", tokenID) // revoked concurrently
 	}
 	return dbError("delete token", err)
 }

@@ -65,8 +65,8 @@ func DecodeUser(item map[string]types.AttributeValue) (User, error) {
 // GetUser returns the user with id.
 func (s *Store) GetUser(ctx context.Context, id string) (User, error) {
 	var u userItem
-	if err := s.get(ctx, UserKey(id), &u); err != nil {
-		return User{}, fmt.Errorf("get user %s: %w", id, err)
+	if err := s.getRecord(ctx, UserKey(id), &u, "user", id); err != nil {
+		return User{}, err
 	}
 	return u.User, nil
 }
@@ -191,16 +191,10 @@ func (s *Store) UpdateUser(ctx context.Context, id string, plan *string, isAdmin
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if _, ok := IsConditionFailed(err); ok {
-		return User{}, ErrNotFound
+		return User{}, notFound("user", id)
 	}
 	if err != nil {
 		return User{}, dbError("update user", err)
 	}
 	return DecodeUser(res.Attributes)
 }
-
-// IsNotFound reports whether err means a record does not exist.
-func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
-
-// IsConflict reports whether err means a record exists already.
-func IsConflict(err error) bool { return errors.Is(err, ErrConflict) }

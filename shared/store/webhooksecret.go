@@ -138,7 +138,8 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, userID string, next Web
 	}
 	_, err := s.db.PutItem(ctx, in)
 	if _, ok := IsConditionFailed(err); ok {
-		return WebhookSecret{}, ErrConflict
+		return WebhookSecret{}, &ConflictError{Kind: "webhook secret", ID: userID,
+			Detail: "The webhook secret was rotated by a concurrent request; read it with GET /api/webhook-secret"}
 	}
 	if err != nil {
 		return WebhookSecret{}, dbError("rotate webhook secret", err)

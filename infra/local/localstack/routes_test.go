@@ -1,6 +1,7 @@
 package localstack_test
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,14 +11,26 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"secscan/infra/local/dynamotest"
 	"secscan/infra/local/localstack"
 	"secscan/shared/api"
 	"secscan/shared/apispec"
 	"secscan/shared/app"
+	"secscan/shared/auth"
+	"secscan/shared/retest"
 	"secscan/shared/samtemplate"
+	"secscan/shared/store"
 )
+
+// nothing stands for the dependencies an endpoint needs at start; none of
+// its handlers is called here.
+type nothing struct{}
+
+func (nothing) Verify(context.Context, string, string, string) error { return nil }
+func (nothing) StartScan(context.Context, string, string) error      { return nil }
+func (nothing) LaunchRetest(context.Context, retest.Request) error   { return nil }
 
 // template.yaml, the handlers, openapi.yaml, the Makefile and functions/ all
 // name the same endpoints: drift in any of them fails here.
@@ -27,7 +40,8 @@ func TestTemplateRoutesMatchEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	routes := templateRoutes(t)
-	endpoints := app.Handlers(&api.API{})
+	endpoints := app.Handlers(&api.API{Store: store.New(nil, "t"), Auth: &auth.Authenticator{}, Now: time.Now,
+		Verifier: nothing{}, Scans: nothing{}, Retests: nothing{}})
 	endpoints[localstack.DashboardFunction] = http.NotFoundHandler()
 
 	fromTemplate := map[string]bool{}

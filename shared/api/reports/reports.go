@@ -113,9 +113,6 @@ func (h *Handlers) report(format reportFormat) func(http.ResponseWriter, *http.R
 				format.name, plan)
 		}
 		d, err := h.Store.GetScanDetail(r.Context(), p.User.ID, id)
-		if store.IsNotFound(err) {
-			return apierr.New(apierr.NotFound, "Scan %s not found", id)
-		}
 		if err != nil {
 			return err
 		}
