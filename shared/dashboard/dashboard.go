@@ -76,22 +76,9 @@ func New(cfg Config) (*Dashboard, error) {
 	if cfg.Scope == "" {
 		cfg.Scope = "openid email"
 	}
-	origins := []string{"'self'"}
-	for name, raw := range map[string]string{"OIDC_AUTHORIZE_URL": cfg.AuthorizeURL, "OIDC_TOKEN_URL": cfg.TokenURL, "OIDC_LOGOUT_URL": cfg.LogoutURL} {
-		if raw == "" && name == "OIDC_LOGOUT_URL" {
-			continue
-		}
-		if strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "//") {
-			continue // on the page's own origin (the local development provider)
-		}
-		u, err := url.Parse(raw)
-		if err != nil || !u.IsAbs() || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, fmt.Errorf("%s must be an absolute http(s) URL or a path on this origin, got %q", name, raw)
-		}
-		if name == "OIDC_TOKEN_URL" {
-			// The page posts the code to the token endpoint itself.
-			origins = append(origins, u.Scheme+"://"+u.Host)
-		}
+	origins, err := connectOrigins(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.ClientID == "" {
 		return nil, errors.New("OIDC_CLIENT_ID is required")
@@ -101,6 +88,38 @@ func New(cfg Config) (*Dashboard, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.index, err = indexPage(cfg, names); err != nil {
+		return nil, err
+	}
+	// Scripts and styles only from the page's own files (no inline code, no
+	// third party); the page talks to its own API and the token endpoint.
+	d.csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src " + strings.Join(origins, " ") + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+	return d, nil
+}
+
+// connectOrigins checks the provider's URLs and returns the origins the page
+// may connect to: its own, and the token endpoint's, which it posts the code to.
+func connectOrigins(cfg Config) ([]string, error) {
+	origins := []string{"'self'"}
+	for name, raw := range map[string]string{"OIDC_AUTHORIZE_URL": cfg.AuthorizeURL, "OIDC_TOKEN_URL": cfg.TokenURL, "OIDC_LOGOUT_URL": cfg.LogoutURL} {
+		if (raw == "" && name == "OIDC_LOGOUT_URL") || (strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "//")) {
+			continue // no logout page, or on the page's own origin (the local development provider)
+		}
+		u, err := url.Parse(raw)
+		if err != nil || !u.IsAbs() || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, fmt.Errorf("%s must be an absolute http(s) URL or a path on this origin, got %q", name, raw)
+		}
+		if name == "OIDC_TOKEN_URL" {
+			origins = append(origins, u.Scheme+"://"+u.Host)
+		}
+	}
+	return origins, nil
+}
+
+// indexPage renders index.html with the hashed asset paths and the
+// provider's settings.
+func indexPage(cfg Config, names map[string]string) ([]byte, error) {
 	page, err := template.ParseFS(files, "web/index.html")
 	if err != nil {
 		return nil, err
@@ -118,12 +137,7 @@ func New(cfg Config) (*Dashboard, error) {
 	if err := page.Execute(&buf, map[string]any{"Scripts": hashed, "Style": names["app.css"], "OIDC": string(oidc)}); err != nil {
 		return nil, err
 	}
-	d.index = buf.Bytes()
-	// Scripts and styles only from the page's own files (no inline code, no
-	// third party); the page talks to its own API and the token endpoint.
-	d.csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-		"connect-src " + strings.Join(origins, " ") + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-	return d, nil
+	return buf.Bytes(), nil
 }
 
 // load reads the style sheet and the scripts, gzips them and files them
