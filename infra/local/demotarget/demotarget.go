@@ -351,41 +351,45 @@ func (t *Target) start() error {
 		if err != nil {
 			return err
 		}
-		addr := ln.Addr().String()
-		switch s.name {
-		case "HTTP":
-			t.httpAddr = addr
-			t.stops = append(t.stops, serveHTTP(ln, web, nil))
-		case "HTTPS":
-			tlsConfig, err := siteTLS(t.cfg.Domain, t.ca, time.Now())
-			if err != nil {
-				ln.Close()
-				return err
-			}
-			t.httpsAddr = addr
-			t.stops = append(t.stops, serveHTTP(ln, web, tlsConfig))
-		case "MySQL":
-			t.mysqlAddr = addr
-			t.stops = append(t.stops, serveBanner(ln, mysqlSession))
-		case "FTP":
-			stop, err := serveFTP(ln)
-			if err != nil {
-				ln.Close()
-				return err
-			}
-			t.ftpAddr = addr
-			t.stops = append(t.stops, stop)
-		case "SSH":
-			t.sshAddr = addr
-			t.stops = append(t.stops, serveBanner(ln, sshSession))
-		case "Redis":
-			t.redisAddr = addr
-			t.stops = append(t.stops, serveBanner(ln, redisSession))
-		case "Exporter":
-			t.exporterAddr = addr
-			t.stops = append(t.stops, serveHTTP(ln, exporterHandler(t.cfg.Domain), nil))
+		if err := t.serve(s.name, ln, web); err != nil {
+			ln.Close()
+			return err
 		}
 	}
+	return nil
+}
+
+// serve starts the service named name on ln and records its address.
+func (t *Target) serve(name string, ln net.Listener, web *webHandler) error {
+	addr := ln.Addr().String()
+	var stop func() error
+	switch name {
+	case "HTTP":
+		t.httpAddr, stop = addr, serveHTTP(ln, web, nil)
+	case "HTTPS":
+		tlsConfig, err := siteTLS(t.cfg.Domain, t.ca, time.Now())
+		if err != nil {
+			return err
+		}
+		t.httpsAddr, stop = addr, serveHTTP(ln, web, tlsConfig)
+	case "MySQL":
+		t.mysqlAddr, stop = addr, serveBanner(ln, mysqlSession)
+	case "FTP":
+		var err error
+		if stop, err = serveFTP(ln); err != nil {
+			return err
+		}
+		t.ftpAddr = addr
+	case "SSH":
+		t.sshAddr, stop = addr, serveBanner(ln, sshSession)
+	case "Redis":
+		t.redisAddr, stop = addr, serveBanner(ln, redisSession)
+	case "Exporter":
+		t.exporterAddr, stop = addr, serveHTTP(ln, exporterHandler(t.cfg.Domain), nil)
+	default:
+		return fmt.Errorf("unknown demo service %q", name)
+	}
+	t.stops = append(t.stops, stop)
 	return nil
 }
 

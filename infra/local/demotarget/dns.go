@@ -239,25 +239,10 @@ func (h *dnsHandler) answerZone(network string, q dns.Question, name string, req
 		return resp
 	}
 	zone := h.records()
-	soa := zone[h.zone][0]
-
 	if q.Qtype == dns.TypeAXFR || q.Qtype == dns.TypeIXFR {
-		if network != "tcp" || name != h.zone {
-			resp.Rcode = dns.RcodeRefused
-			return resp
-		}
-		resp.Answer = append(resp.Answer, soa)
-		for _, owner := range h.owners() {
-			for _, rr := range zone[owner] {
-				if rr.Header().Rrtype != dns.TypeSOA {
-					resp.Answer = append(resp.Answer, rr)
-				}
-			}
-		}
-		resp.Answer = append(resp.Answer, soa)
-		return resp
+		return h.transfer(resp, network, name, zone)
 	}
-
+	soa := zone[h.zone][0]
 	rrs, exists := lookupName(zone, name)
 	if !exists {
 		resp.Rcode = dns.RcodeNameError
@@ -265,8 +250,7 @@ func (h *dnsHandler) answerZone(network string, q dns.Question, name string, req
 		return resp
 	}
 	for _, rr := range rrs {
-		t := rr.Header().Rrtype
-		if t == q.Qtype || q.Qtype == dns.TypeANY || (t == dns.TypeCNAME && q.Qtype != dns.TypeCNAME) {
+		if answers(rr.Header().Rrtype, q.Qtype) {
 			resp.Answer = append(resp.Answer, rr)
 		}
 	}
@@ -276,6 +260,32 @@ func (h *dnsHandler) answerZone(network string, q dns.Question, name string, req
 	if q.Qtype == dns.TypeNS {
 		resp.Extra = append(resp.Extra, zone["ns1."+h.zone]...)
 	}
+	return resp
+}
+
+// answers reports whether a record of type t answers a query for qtype: the
+// same type, ANY, or a CNAME in place of any other type.
+func answers(t, qtype uint16) bool {
+	return t == qtype || qtype == dns.TypeANY || (t == dns.TypeCNAME && qtype != dns.TypeCNAME)
+}
+
+// transfer answers AXFR/IXFR for the apex over TCP with the whole zone
+// between two SOAs (deliberately, to anyone); anything else is refused.
+func (h *dnsHandler) transfer(resp *dns.Msg, network, name string, zone map[string][]dns.RR) *dns.Msg {
+	if network != "tcp" || name != h.zone {
+		resp.Rcode = dns.RcodeRefused
+		return resp
+	}
+	soa := zone[h.zone][0]
+	resp.Answer = append(resp.Answer, soa)
+	for _, owner := range h.owners() {
+		for _, rr := range zone[owner] {
+			if rr.Header().Rrtype != dns.TypeSOA {
+				resp.Answer = append(resp.Answer, rr)
+			}
+		}
+	}
+	resp.Answer = append(resp.Answer, soa)
 	return resp
 }
 
