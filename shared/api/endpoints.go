@@ -113,6 +113,9 @@ func (a *API) CreateRetest() http.Handler { return a.authed(a.createRetest) }
 // GetRetest is GetRetestFunction, GET /api/retests/{id}.
 func (a *API) GetRetest() http.Handler { return a.authed(a.getRetest) }
 
+// CancelRetest is CancelRetestFunction, DELETE /api/retests/{id}.
+func (a *API) CancelRetest() http.Handler { return a.authed(a.cancelRetest) }
+
 // authed authenticates the caller (Store and Auth) before h.
 func (a *API) authed(h AuthedHandler) http.Handler {
 	return httpapi.Observe(a.Logger, Authenticated(a.Auth, h))

@@ -154,6 +154,7 @@ var Endpoints = map[string]func(*api.API) http.Handler{
 	"RunScheduleFunction":         (*api.API).RunSchedule,
 	"CreateRetestFunction":        (*api.API).CreateRetest,
 	"GetRetestFunction":           (*api.API).GetRetest,
+	"CancelRetestFunction":        (*api.API).CancelRetest,
 }
 
 // Handlers returns a's handler of every entry of Endpoints.
