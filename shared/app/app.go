@@ -95,7 +95,7 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 	// Locally a retest runs in a goroutine of this process, through the same
 	// Runner that RunRetestFunction runs when deployed.
 	retests := retest.InProcess{Runner: &retest.Runner{Store: st, Tools: registry, Dialer: dialer, Resolver: res,
-		Ports: opts.WebPorts, Now: time.Now, Logger: logger}, Function: "RunRetestFunction"}
+		Ports: opts.WebPorts, Ownership: challenges, Now: time.Now, Logger: logger}, Function: "RunRetestFunction"}
 	return &Service{
 		API: &api.API{
 			Store:     st,
