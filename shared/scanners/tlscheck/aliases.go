@@ -19,7 +19,8 @@ const maxAlso = 8
 // coverAliases extends res, the result of the check of tgt, to the names
 // of also that are the same TLS service: in scope, resolving to tgt's
 // address, and presenting, for their own name, the very leaf certificate
-// tgt presented (first), with the same hostname verdict. One handshake per
+// tgt presented (first), negotiating the same version and cipher suite,
+// with the same hostname verdict. One handshake per
 // name; each covered name gets the call's TLS findings (not the HSTS ones,
 // which are about a name's own web responses) and a service entry, by
 // which the planner knows it needs no call of its own. A name that differs
@@ -49,8 +50,7 @@ func coverAliases(ctx context.Context, env tools.Env, tgt target, first tls.Conn
 		}
 		alias := target{host: host, port: tgt.port, addr: tgt.addr}
 		st, err := handshake(ctx, env, alias, baseConfig(host, tls.VersionTLS10, 0, allSuites))
-		if err != nil || len(st.PeerCertificates) == 0 || !bytes.Equal(st.PeerCertificates[0].Raw, leaf.Raw) ||
-			(st.PeerCertificates[0].VerifyHostname(host) == nil) != wantOK {
+		if err != nil || !sameService(first, st, leaf.Raw) || (st.PeerCertificates[0].VerifyHostname(host) == nil) != wantOK {
 			continue
 		}
 		res.Findings = append(res.Findings, aliasFindings(base, tgt, host)...)
@@ -71,4 +71,13 @@ func aliasFindings(fs []scans.Finding, tgt target, host string) []scans.Finding 
 		out = append(out, f)
 	}
 	return out
+}
+
+// sameService reports whether a handshake with an alias's name met the
+// same TLS service as the first: the same leaf certificate, and the same
+// negotiated version and cipher suite (a server that picks its
+// configuration by name shows it here first).
+func sameService(first, alias tls.ConnectionState, leaf []byte) bool {
+	return len(alias.PeerCertificates) > 0 && bytes.Equal(alias.PeerCertificates[0].Raw, leaf) &&
+		alias.Version == first.Version && alias.CipherSuite == first.CipherSuite
 }
