@@ -29,10 +29,11 @@ func tlsCalls(s State, hosts []scans.Host, h scans.Host, port int) []Call {
 	if len(group) < 2 {
 		return []Call{own}
 	}
-	covered, ran := tlsCovered(s.Steps, group[0], h.Name, port)
+	covered, ran, input := tlsCovered(s.Steps, group[0], h.Name, port)
 	if group[0] == h.Name {
-		if ran { // names that joined the group since are checked on their own
-			return nil
+		if ran { // the call made stands; names that joined the group since get their own
+			own.Input = input
+			return []Call{own}
 		}
 		also := group[1:min(len(group), maxTLSAlso+1)]
 		own.Why = fmt.Sprintf("TLS service on %s:%d, once for the names on the same address that present the same certificate (%s)",
@@ -71,9 +72,10 @@ func tlsGroup(s State, hosts []scans.Host, h scans.Host, port int) []string {
 }
 
 // tlsCovered reports whether a tls_check of the group leader's port has
-// run and whether it covered name: the tool adds a service entry for each
-// name of its "also" that it covers (a failed call covers none).
-func tlsCovered(steps []scans.Step, leader, name string, port int) (covered, ran bool) {
+// run (and its input) and whether it covered name: the tool adds a service
+// entry for each name of its "also" that it covers (a failed call covers
+// none).
+func tlsCovered(steps []scans.Step, leader, name string, port int) (covered, ran bool, input json.RawMessage) {
 	for _, st := range steps {
 		if st.Tool != TLSCheck {
 			continue
@@ -85,12 +87,12 @@ func tlsCovered(steps []scans.Step, leader, name string, port int) (covered, ran
 		if json.Unmarshal(st.Input, &in) != nil || !strings.EqualFold(in.Host, leader) || in.Port != port {
 			continue
 		}
-		ran = true
+		ran, input = true, st.Input
 		covered = covered || st.Status == scans.StepOK && slices.ContainsFunc(st.Services, func(v scans.Service) bool {
 			return strings.EqualFold(v.Host, name) && v.Port == port
 		})
 	}
-	return covered, ran
+	return covered, ran, input
 }
 
 // coveringTLSStep is the outcome of the successful tls_check that covered
