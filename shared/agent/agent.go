@@ -122,6 +122,9 @@ type Planned struct {
 	// Refused says why the model's proposal is not run: the step is
 	// recorded refused, charged ModelCredits only.
 	Refused string `json:"refused,omitempty"`
+	// EndTurn records a model call that chose no tool (planner.Decision's
+	// EndTurn): a step of its own, status ok, charged ModelCredits only.
+	EndTurn string `json:"end_turn,omitempty"`
 }
 
 // CaughtErr is what a Catch puts at its ResultPath.
@@ -253,7 +256,7 @@ func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
 	if d.Done {
 		return Planned{Next: NextFinish}, nil
 	}
-	if d.Refused != "" {
+	if d.Refused != "" || d.EndTurn != "" {
 		return refusedStep(sc, d), nil
 	}
 	tool, ok := a.Tools.Get(d.Tool)
@@ -279,11 +282,11 @@ func refusedStep(sc scans.Scan, d planner.Decision) Planned {
 		return Planned{Next: NextFail, Reason: scans.BudgetExceeded(sc.CreditsUsed, sc.MaxCredits)}
 	}
 	return Planned{Next: NextRun, Seq: sc.StepsCount + 1, Tool: oneLine(d.Tool, 64), Input: d.Input, Cost: credits,
-		Reasoning: d.Reasoning, Model: d.Model, ModelCredits: credits, Refused: oneLine(d.Refused, 300)}
+		Reasoning: d.Reasoning, Model: d.Model, ModelCredits: credits, Refused: oneLine(d.Refused, 300), EndTurn: oneLine(d.EndTurn, 300)}
 }
 
-// recordRefused records a refused model proposal: charged its tokens, the
-// tool never run.
+// recordRefused records a refused model proposal, or a model's end of turn
+// that no playbook call followed: charged its tokens, no tool run.
 func (a *Agent) recordRefused(ctx context.Context, t Task) (Result, error) {
 	p := t.Step
 	cost := max(p.ModelCredits, 0)
@@ -299,6 +302,9 @@ func (a *Agent) recordRefused(ctx context.Context, t Task) (Result, error) {
 	now := a.Now()
 	step := scans.Step{Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: scans.StepRefused,
 		Outcome: "Refused: " + p.Refused, Credits: cost, StartedAt: now.UTC(), Reasoning: p.Reasoning, Model: p.Model}
+	if p.Refused == "" { // an end of turn: the model call, nothing refused
+		step.Status, step.Outcome = scans.StepOK, p.EndTurn
+	}
 	if _, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, nil, now); err != nil {
 		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
 	}
@@ -315,7 +321,7 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 	if p == nil || p.Seq < 1 {
 		return Result{}, fmt.Errorf("run %s: no planned step", t.ScanID)
 	}
-	if p.Refused != "" {
+	if p.Refused != "" || p.EndTurn != "" {
 		return a.recordRefused(ctx, t)
 	}
 	tool, ok := a.Tools.Get(p.Tool)
