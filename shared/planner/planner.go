@@ -66,7 +66,7 @@ type Decision struct {
 
 // EndTurnTool is the tool name of the step that records a model's end of
 // turn when no playbook call remained to charge its tokens on.
-const EndTurnTool = "end_turn"
+const EndTurnTool = scans.EndTurnTool
 
 // Summarizer is a planner that can write the executive summary itself (a
 // model); rules is the rule-based summary, its fallback.

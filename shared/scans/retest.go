@@ -80,3 +80,8 @@ func AllNotReproduced(rs []RetestResult) bool {
 	}
 	return true
 }
+
+// EndTurnTool is the tool name of the step that records a model's end of
+// turn when no playbook call remained to charge its tokens on: a model
+// call, no tool run, so summaries do not count it as a tool or a step.
+const EndTurnTool = "end_turn"
