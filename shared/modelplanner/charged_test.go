@@ -28,22 +28,7 @@ func TestEveryModelCallIsCharged(t *testing.T) {
 	p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Quick: model}, Tools: reg,
 		Playbook: planner.Playbook{Tools: reg}}
 	st := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.SSL, Tier: plans.Quick, Plan: plans.Starter, MaxCredits: 200}}
-	for i := range 100 {
-		d, err := p.Next(context.Background(), st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.Done {
-			break
-		}
-		cost := d.ModelCredits
-		if tool, ok := reg.Get(d.Tool); ok && d.Refused == "" && d.EndTurn == "" {
-			cost += tool.Cost()
-		}
-		st.Scan.CreditsUsed += cost
-		st.Steps = append(st.Steps, scans.Step{Seq: i + 1, Tool: d.Tool, Input: d.Input, Status: scans.StepOK,
-			Reasoning: d.Reasoning, Model: d.Model, Credits: cost})
-	}
+	st.Steps = planScan(t, p, st)
 	calls, in, out := 0, 0, 0
 	for _, s := range st.Steps {
 		if s.Model != nil {
@@ -57,4 +42,29 @@ func TestEveryModelCallIsCharged(t *testing.T) {
 	if last.Tool != planner.EndTurnTool || last.Model == nil || last.Credits < 1 {
 		t.Errorf("last step %s (model %+v, %d credits), want the end of turn charged its tokens", last.Tool, last.Model, last.Credits)
 	}
+}
+
+// planScan plans st to its end through p, each decision a step charged
+// its tool's cost (none for a refused proposal or an end of turn) and the
+// model's credits.
+func planScan(t *testing.T, p *modelplanner.Planner, st planner.State) []scans.Step {
+	t.Helper()
+	for i := range 100 {
+		d, err := p.Next(context.Background(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Done {
+			return st.Steps
+		}
+		cost := d.ModelCredits
+		if tool, ok := p.Tools.Get(d.Tool); ok && d.Refused == "" && d.EndTurn == "" {
+			cost += tool.Cost()
+		}
+		st.Scan.CreditsUsed += cost
+		st.Steps = append(st.Steps, scans.Step{Seq: i + 1, Tool: d.Tool, Input: d.Input, Status: scans.StepOK,
+			Reasoning: d.Reasoning, Model: d.Model, Credits: cost})
+	}
+	t.Fatal("the plan does not end")
+	return nil
 }

@@ -64,13 +64,7 @@ func TestReapStaleRetests(t *testing.T) {
 		t.Errorf("credits after 40 concurrent reaps %+v %v, want the fresh retest's 10 reserved only", c, err)
 	}
 
-	got, err := st.GetRetest(ctx, userID, fresh.ID)
-	if err == nil {
-		got, err = retest.Reap(ctx, st, got, now)
-	}
-	if err != nil || got.Status != scans.RetestRunning {
-		t.Errorf("fresh retest after Reap: %s %v, want still running", got.Status, err)
-	}
+	wantRunning(t, st, userID, fresh.ID, now)
 
 	// The lost run comes back and tries to finish: nothing is written.
 	fin := now.UTC()
@@ -121,5 +115,19 @@ func wantReaped(t *testing.T, st *store.Store, userID, id string) {
 	const why = "The retest did not finish: its run stopped without a result. No credits were used; please retry."
 	if err != nil || rt.Status != scans.RetestFailed || rt.CreditsUsed != 0 || rt.Error != why {
 		t.Errorf("stored reaped retest %+v %v", rt, err)
+	}
+}
+
+// wantRunning fails unless reading and reaping the retest id leaves it
+// running.
+func wantRunning(t *testing.T, st *store.Store, userID, id string, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := st.GetRetest(ctx, userID, id)
+	if err == nil {
+		got, err = retest.Reap(ctx, st, got, now)
+	}
+	if err != nil || got.Status != scans.RetestRunning {
+		t.Errorf("fresh retest after Reap: %s %v, want still running", got.Status, err)
 	}
 }

@@ -143,14 +143,7 @@ func TestRetestCancelRunning(t *testing.T) {
 		t.Fatalf("DELETE on a running retest answered %s", r.body)
 	}
 	v = s.awaitRetest(owner, v.ID, func(retestRecord) bool { return false })
-	if v.FinishedAt == nil {
-		t.Fatalf("ended retest without finished_at: %+v", v)
-	}
-	finished, err := time.Parse(time.RFC3339Nano, *v.FinishedAt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	took := finished.Sub(asked)
+	took := finishedAfter(t, v, asked)
 	t.Logf("cancelled retest ended %v after DELETE: %d credits, results %+v", took, v.CreditsUsed, v.Results)
 	if v.Status != "failed" || v.Error == nil || *v.Error != "Cancelled by the user" || took > 30*time.Second {
 		t.Fatalf("cancelled retest: %s %v after %v", v.Status, v.Error, took)
@@ -252,4 +245,17 @@ func TestRetestReverifiesOwnership(t *testing.T) {
 	if r.status != http.StatusConflict || !strings.Contains(r.detail(t), "could not be re-verified") {
 		t.Errorf("a second retest: %d %s, want 409 naming why", r.status, r.body)
 	}
+}
+
+// finishedAfter is how long after asked the retest v finished.
+func finishedAfter(t *testing.T, v retestRecord, asked time.Time) time.Duration {
+	t.Helper()
+	if v.FinishedAt == nil {
+		t.Fatalf("ended retest without finished_at: %+v", v)
+	}
+	finished, err := time.Parse(time.RFC3339Nano, *v.FinishedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return finished.Sub(asked)
 }
