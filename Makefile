@@ -17,7 +17,7 @@ FUNCTIONS := Health Me ListTargets CreateTarget VerifyTarget DeleteTarget \
              ReportMarkdown ReportHTML ReportPDF FindingsCSV ListChecks Dashboard \
              ListTargetIssues PutTargetIssue ListTargetAssets \
              CreateSchedule ListSchedules GetSchedule UpdateSchedule DeleteSchedule RunSchedule \
-             ScheduledScan CreateRetest GetRetest RunRetest
+             ScheduledScan CreateRetest GetRetest CancelRetest RunRetest
 
 # Lambda build flags: static, no RPC shim, reproducible, stripped.
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0

@@ -11,12 +11,14 @@ import (
 	"secscan/shared/lambdaenv"
 	"secscan/shared/retest"
 	"secscan/shared/scanners"
+	"secscan/shared/verification"
 )
 
 func main() {
 	env := lambdaenv.Load()
 	res := env.Resolver()
-	r := &retest.Runner{Store: env.Store(), Tools: scanners.Registry(), Dialer: env.Dialer(res), Resolver: res,
-		Now: time.Now, Logger: env.Logger}
+	dialer := env.Dialer(res)
+	r := &retest.Runner{Store: env.Store(), Tools: scanners.Registry(), Dialer: dialer, Resolver: res,
+		Ownership: &verification.Verifier{Resolver: res, Dialer: dialer}, Now: time.Now, Logger: env.Logger}
 	lambda.Start(r.Handle)
 }

@@ -25,6 +25,7 @@ import (
 	"secscan/shared/domainname"
 	"secscan/shared/monitor"
 	"secscan/shared/netguard"
+	"secscan/shared/ownership"
 	"secscan/shared/plainerr"
 	"secscan/shared/planner"
 	"secscan/shared/resolver"
@@ -33,7 +34,6 @@ import (
 	"secscan/shared/store"
 	"secscan/shared/summary"
 	"secscan/shared/tools"
-	"secscan/shared/verification"
 	"secscan/shared/webhook"
 )
 
@@ -80,14 +80,12 @@ type Agent struct {
 
 // OwnershipVerifier checks a target's challenge (verification.Verifier); a
 // failure to find it is a *verification.Failure.
-type OwnershipVerifier interface {
-	Verify(ctx context.Context, method, domain, token string) error
-}
+type OwnershipVerifier = ownership.Verifier
 
 // ReverifyAfter is how old the last successful ownership check may be when a
 // scan starts (CONTRACT "Targets"): a domain that lapsed and was registered
 // by someone else must not stay scannable by its former owner.
-const ReverifyAfter = 7 * 24 * time.Hour
+const ReverifyAfter = ownership.ReverifyAfter
 
 // Task is the input of every action. The state machine sends Action and the
 // ids; "run" adds the planned Step; "fail" adds Reason or the caught Error.
@@ -124,6 +122,9 @@ type Planned struct {
 	// Refused says why the model's proposal is not run: the step is
 	// recorded refused, charged ModelCredits only.
 	Refused string `json:"refused,omitempty"`
+	// EndTurn records a model call that chose no tool (planner.Decision's
+	// EndTurn): a step of its own, status ok, charged ModelCredits only.
+	EndTurn string `json:"end_turn,omitempty"`
 }
 
 // CaughtErr is what a Catch puts at its ResultPath.
@@ -218,40 +219,11 @@ func (a *Agent) start(ctx context.Context, t Task) (Result, error) {
 
 // recheckOwnership re-checks the challenge of the scan's target when its
 // last successful check is older than ReverifyAfter, and records the result
-// on the target. It returns why ownership is not proved ("" when it is);
-// an error only for an outage worth retrying.
+// on the target (ownership.Recheck). It returns why ownership is not proved
+// ("" when it is); an error only for an outage worth retrying.
 func (a *Agent) recheckOwnership(ctx context.Context, sc scans.Scan) (string, error) {
-	tgt, err := a.Store.GetTarget(ctx, sc.UserID, sc.TargetID)
-	if store.IsNotFound(err) {
-		return "the target " + sc.Target + " is no longer registered", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	now := a.Now()
-	if !tgt.Verified {
-		return "the target is not verified", nil
-	}
-	if tgt.VerifiedAt != nil && now.Sub(*tgt.VerifiedAt) < ReverifyAfter {
-		return "", nil
-	}
-	if a.Ownership == nil {
-		return "ownership checks are not configured", nil
-	}
-	reason := ""
-	if err := a.Ownership.Verify(ctx, tgt.Method, tgt.Domain, tgt.VerificationToken); err != nil {
-		var failure *verification.Failure
-		if !errors.As(err, &failure) {
-			a.Logger.ErrorContext(ctx, "ownership re-check failed", "scan_id", sc.ID, "target_id", tgt.ID, "error", err.Error())
-			return "", err
-		}
-		reason = oneLine(failure.Detail, 500)
-	}
-	if err := a.Store.RecordOwnershipCheck(ctx, sc.UserID, tgt.ID, now, reason); err != nil && !store.IsNotFound(err) {
-		return "", err
-	}
-	a.Logger.InfoContext(ctx, "ownership re-checked", "scan_id", sc.ID, "target_id", tgt.ID, "verified", reason == "")
-	return reason, nil
+	return ownership.Recheck(ctx, a.Store, a.Ownership, a.Logger,
+		ownership.Work{UserID: sc.UserID, TargetID: sc.TargetID, Domain: sc.Target, Kind: "scan_id", ID: sc.ID}, a.Now())
 }
 
 // plan decides what follows the steps recorded so far: the cancellation flag
@@ -284,7 +256,7 @@ func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
 	if d.Done {
 		return Planned{Next: NextFinish}, nil
 	}
-	if d.Refused != "" {
+	if d.Refused != "" || d.EndTurn != "" {
 		return refusedStep(sc, d), nil
 	}
 	tool, ok := a.Tools.Get(d.Tool)
@@ -310,11 +282,11 @@ func refusedStep(sc scans.Scan, d planner.Decision) Planned {
 		return Planned{Next: NextFail, Reason: scans.BudgetExceeded(sc.CreditsUsed, sc.MaxCredits)}
 	}
 	return Planned{Next: NextRun, Seq: sc.StepsCount + 1, Tool: oneLine(d.Tool, 64), Input: d.Input, Cost: credits,
-		Reasoning: d.Reasoning, Model: d.Model, ModelCredits: credits, Refused: oneLine(d.Refused, 300)}
+		Reasoning: d.Reasoning, Model: d.Model, ModelCredits: credits, Refused: oneLine(d.Refused, 300), EndTurn: oneLine(d.EndTurn, 300)}
 }
 
-// recordRefused records a refused model proposal: charged its tokens, the
-// tool never run.
+// recordRefused records a refused model proposal, or a model's end of turn
+// that no playbook call followed: charged its tokens, no tool run.
 func (a *Agent) recordRefused(ctx context.Context, t Task) (Result, error) {
 	p := t.Step
 	cost := max(p.ModelCredits, 0)
@@ -330,6 +302,9 @@ func (a *Agent) recordRefused(ctx context.Context, t Task) (Result, error) {
 	now := a.Now()
 	step := scans.Step{Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: scans.StepRefused,
 		Outcome: "Refused: " + p.Refused, Credits: cost, StartedAt: now.UTC(), Reasoning: p.Reasoning, Model: p.Model}
+	if p.Refused == "" { // an end of turn: the model call, nothing refused
+		step.Status, step.Outcome = scans.StepOK, p.EndTurn
+	}
 	if _, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, nil, now); err != nil {
 		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
 	}
@@ -346,7 +321,7 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 	if p == nil || p.Seq < 1 {
 		return Result{}, fmt.Errorf("run %s: no planned step", t.ScanID)
 	}
-	if p.Refused != "" {
+	if p.Refused != "" || p.EndTurn != "" {
 		return a.recordRefused(ctx, t)
 	}
 	tool, ok := a.Tools.Get(p.Tool)

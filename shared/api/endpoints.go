@@ -132,6 +132,9 @@ func (a *API) CreateRetest() http.Handler {
 // GetRetest is GetRetestFunction, GET /api/retests/{id}.
 func (a *API) GetRetest() http.Handler { return a.authed(a.getRetest) }
 
+// CancelRetest is CancelRetestFunction, DELETE /api/retests/{id}.
+func (a *API) CancelRetest() http.Handler { return a.authed(a.cancelRetest) }
+
 // authed authenticates the caller (Store and Auth) before h. Every
 // authenticated endpoint needs Store, Auth and Now.
 func (a *API) authed(h AuthedHandler) http.Handler {

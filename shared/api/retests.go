@@ -34,14 +34,17 @@ type retestJSON struct {
 	Status      scans.RetestStatus   `json:"status"`
 	Results     []scans.RetestResult `json:"results"`
 	CreditsUsed int                  `json:"credits_used"`
-	Error       *string              `json:"error"`
-	CreatedAt   string               `json:"created_at"`
-	FinishedAt  *string              `json:"finished_at"`
+	// CancelRequested is true once DELETE /api/retests/{id} was asked of a
+	// running retest, until its run ends it.
+	CancelRequested bool    `json:"cancel_requested"`
+	Error           *string `json:"error"`
+	CreatedAt       string  `json:"created_at"`
+	FinishedAt      *string `json:"finished_at"`
 }
 
 func renderRetest(rt scans.Retest) retestJSON {
 	out := retestJSON{ID: rt.ID, ScanID: rt.ScanID, TargetID: rt.TargetID, IssueKey: rt.IssueKey, Status: rt.Status,
-		Results: rt.Results, CreditsUsed: rt.CreditsUsed, Error: optional(rt.Error), CreatedAt: timestamp(rt.CreatedAt),
+		Results: rt.Results, CreditsUsed: rt.CreditsUsed, CancelRequested: rt.CancelRequested, Error: optional(rt.Error), CreatedAt: timestamp(rt.CreatedAt),
 		FinishedAt: optionalTimestamp(rt.FinishedAt)}
 	if out.Results == nil {
 		out.Results = []scans.RetestResult{}
@@ -159,14 +162,32 @@ func (a *API) abandonRetest(reqCtx context.Context, rt scans.Retest, cause error
 }
 
 func (a *API) getRetest(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	id, err := httpapi.PathID(r, ids.Retest, ids.Valid, "Retest")
-	if err != nil {
-		return err
-	}
-	rt, err := a.Store.GetRetest(r.Context(), p.User.ID, id)
+	rt, err := a.ownRetest(r, p.User.ID)
 	if err != nil {
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusOK, renderRetest(rt))
 	return nil
+}
+
+// ownRetest reads the caller's retest of the path (another user's is 404)
+// and reaps it when its run was lost (retest.Reap).
+func (a *API) ownRetest(r *http.Request, userID string) (scans.Retest, error) {
+	id, err := httpapi.PathID(r, ids.Retest, ids.Valid, "Retest")
+	if err != nil {
+		return scans.Retest{}, err
+	}
+	ctx := r.Context()
+	rt, err := a.Store.GetRetest(ctx, userID, id)
+	if err != nil {
+		return rt, err
+	}
+	reaped, err := retest.Reap(context.WithoutCancel(ctx), a.Store, rt, a.Now())
+	if err != nil {
+		return rt, err
+	}
+	if reaped.Status != rt.Status {
+		httpapi.Logger(ctx).WarnContext(ctx, "stale retest reaped", "retest_id", rt.ID, "was", rt.Status, "created_at", rt.CreatedAt)
+	}
+	return reaped, nil
 }

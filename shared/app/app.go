@@ -95,7 +95,7 @@ func Build(ctx context.Context, cfg config.Config, opts Options) (*Service, erro
 	// Locally a retest runs in a goroutine of this process, through the same
 	// Runner that RunRetestFunction runs when deployed.
 	retests := retest.InProcess{Runner: &retest.Runner{Store: st, Tools: registry, Dialer: dialer, Resolver: res,
-		Ports: opts.WebPorts, Now: time.Now, Logger: logger}, Function: "RunRetestFunction"}
+		Ports: opts.WebPorts, Ownership: challenges, Now: time.Now, Logger: logger}, Function: "RunRetestFunction"}
 	return &Service{
 		API: &api.API{
 			Store:     st,
@@ -154,6 +154,7 @@ var Endpoints = map[string]func(*api.API) http.Handler{
 	"RunScheduleFunction":         (*api.API).RunSchedule,
 	"CreateRetestFunction":        (*api.API).CreateRetest,
 	"GetRetestFunction":           (*api.API).GetRetest,
+	"CancelRetestFunction":        (*api.API).CancelRetest,
 }
 
 // Handlers returns a's handler of every entry of Endpoints.

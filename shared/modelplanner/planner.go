@@ -216,10 +216,17 @@ func usedModel(steps []scans.Step) bool {
 }
 
 // fallback is the playbook's next call, the model call's tokens charged on
-// it; Done when the playbook has nothing left.
+// it; when the playbook has nothing left, Done, or, after a model call, an
+// end-of-turn step that charges its tokens.
 func (p *Planner) fallback(ctx context.Context, s planner.State, reserve int, why string, usage *scans.ModelUsage, credits int) (planner.Decision, error) {
 	s.Scan.CreditsUsed += credits
 	d, err := p.afterModel(ctx, s, reserve, credits > 0)
+	if err == nil && d.Done && usage != nil {
+		// No playbook call left to charge the model's tokens on: a step of
+		// their own records and charges them.
+		return planner.Decision{Tool: planner.EndTurnTool, Input: json.RawMessage(`{}`), Reasoning: why,
+			Model: usage, ModelCredits: credits, EndTurn: "The model's turn ended and the playbook had nothing left to run"}, nil
+	}
 	if err != nil || d.Done {
 		return d, err
 	}

@@ -79,8 +79,9 @@ func siteIdentity(s State, h scans.Host) string {
 // ("...; certificate \"CN=...\" expiring 2027-01-01; ...").
 var tlsCertificate = lazyre.New(`; certificate ("(?:[^"\\]|\\.)*" expiring \S+|none)`)
 
-// certificateOf is the certificate tls_check saw on host:port, "" when no
-// successful tls_check of it is recorded.
+// certificateOf is the certificate tls_check saw on host:port (checked
+// itself or covered as an alias), "" when no successful tls_check of it is
+// recorded.
 func certificateOf(steps []scans.Step, host, port string) string {
 	for _, st := range steps {
 		if st.Tool != TLSCheck || st.Status != scans.StepOK {
@@ -96,6 +97,11 @@ func certificateOf(steps []scans.Step, host, port string) string {
 		if m := tlsCertificate.FindStringSubmatch(st.Outcome); m != nil {
 			return strings.TrimSuffix(m[1], ";")
 		}
+	}
+	// A name covered by the tls_check of another name on its address
+	// presents that name's certificate.
+	if m := tlsCertificate.FindStringSubmatch(coveringTLSStep(steps, host, port)); m != nil {
+		return strings.TrimSuffix(m[1], ";")
 	}
 	return ""
 }

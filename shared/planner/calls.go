@@ -101,11 +101,11 @@ func (p *plan) basics(hosts []scans.Host) {
 	p.ftpAudited = map[string]bool{}
 	p.fingerprinted = map[string]bool{}
 	for _, h := range hosts {
-		p.hostBasics(h)
+		p.hostBasics(hosts, h)
 	}
 }
 
-func (p *plan) hostBasics(h scans.Host) {
+func (p *plan) hostBasics(hosts []scans.Host, h scans.Host) {
 	sc := p.sc
 	if h.CNAME != "" {
 		// Aliased outside the scope: the addresses are a third party's,
@@ -119,7 +119,7 @@ func (p *plan) hostBasics(h scans.Host) {
 	p.portScan(h)
 	svcs := servicesOf(p.s.Surface, h)
 	if sc.tls {
-		p.tlsChecks(h, svcs)
+		p.tlsChecks(hosts, h, svcs)
 	}
 	if sc.ssh {
 		p.sshAudits(h, svcs)
@@ -156,10 +156,12 @@ func (p *plan) portScan(h scans.Host) {
 		map[string]any{"host": h.Name, "preset": preset})
 }
 
-func (p *plan) tlsChecks(h scans.Host, svcs []scans.ServiceInfo) {
+// tlsChecks: every TLS service of h, once per address, port and
+// certificate (tlsCalls).
+func (p *plan) tlsChecks(hosts []scans.Host, h scans.Host, svcs []scans.ServiceInfo) {
 	for _, v := range svcs {
 		if scans.TLSProtocol(v.Protocol) {
-			p.add(h.Name, fmt.Sprintf("TLS service on %s:%d", h.Name, v.Port), TLSCheck, map[string]any{"host": h.Name, "port": v.Port})
+			p.calls = append(p.calls, tlsCalls(p.s, hosts, h, v.Port)...)
 		}
 	}
 }

@@ -52,7 +52,16 @@ type Decision struct {
 	// records it as a refused step, charging the model's tokens only
 	// (CONTRACT "Scans"), and never runs the tool.
 	Refused string
+	// EndTurn, when set, records a model call that chose no tool while the
+	// playbook had nothing left to run: a step of tool EndTurnTool, status
+	// ok, with EndTurn as its outcome, charged ModelCredits only, so that
+	// every model call is charged (CONTRACT "Tiers and credits").
+	EndTurn string
 }
+
+// EndTurnTool is the tool name of the step that records a model's end of
+// turn when no playbook call remained to charge its tokens on.
+const EndTurnTool = scans.EndTurnTool
 
 // Summarizer is a planner that can write the executive summary itself (a
 // model); rules is the rule-based summary, its fallback.

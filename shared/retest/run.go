@@ -9,9 +9,11 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"secscan/shared/netguard"
+	"secscan/shared/ownership"
 	"secscan/shared/plainerr"
 	"secscan/shared/resolver"
 	"secscan/shared/scans"
@@ -24,6 +26,10 @@ const (
 	concurrency = 4
 	// reachTimeout bounds one reachability check of a location.
 	reachTimeout = 5 * time.Second
+	// judgeBudget bounds the reachability checks that judge one call's
+	// locations, so a call and its judging end within the 30-second rule
+	// (a call is bounded by tools.MaxCallDuration, 20 s).
+	judgeBudget = 8 * time.Second
 	// maxDetail bounds a result's detail, in bytes.
 	maxDetail = 600
 )
@@ -35,8 +41,11 @@ type Runner struct {
 	Dialer   *netguard.Dialer
 	Resolver *resolver.Resolver
 	Ports    tools.Ports // the local stack maps the web ports to its demo target
-	Now      func() time.Time
-	Logger   *slog.Logger
+	// Ownership re-checks the target's challenge before the calls when its
+	// last successful check is older than ownership.ReverifyAfter.
+	Ownership ownership.Verifier
+	Now       func() time.Time
+	Logger    *slog.Logger
 }
 
 // Request launches a run: ids only, everything else is in DynamoDB.
@@ -46,7 +55,7 @@ type Request struct {
 }
 
 // Handle runs the retest of req once: a retest that is not queued (a
-// repeated launch) is left alone.
+// repeated launch, or one cancelled or reaped while queued) is left alone.
 func (r *Runner) Handle(ctx context.Context, req Request) error {
 	rt, err := r.Store.StartRetest(ctx, req.UserID, req.RetestID)
 	if errors.Is(err, store.ErrConflict) {
@@ -55,19 +64,23 @@ func (r *Runner) Handle(ctx context.Context, req Request) error {
 	if err != nil {
 		return err
 	}
-	started := r.Now()
-	rt.Results, rt.CreditsUsed, err = r.results(ctx, rt)
-	now := r.Now().UTC()
-	rt.FinishedAt = &now
-	rt.Status = scans.RetestCompleted
-	if err != nil {
-		rt.Status, rt.Error, rt.Results = scans.RetestFailed, "The retest could not run: "+plainerr.Describe(err), []scans.RetestResult{}
-		r.Logger.ErrorContext(ctx, "retest failed", "retest_id", rt.ID, "error", err.Error())
-	}
-	if err := r.Store.FinishRetest(context.WithoutCancel(ctx), rt); err != nil {
+	if Stale(rt, r.Now()) { // launched too late: its reader reaps it, so may we
+		_, err := Reap(ctx, r.Store, rt, r.Now())
 		return err
 	}
-	r.Logger.InfoContext(ctx, "retest finished", "retest_id", rt.ID, "scan_id", rt.ScanID, "issue", rt.IssueKey,
+	started := r.Now()
+	r.execute(ctx, &rt)
+	now := r.Now().UTC()
+	rt.FinishedAt = &now
+	err = r.Store.FinishRetest(context.WithoutCancel(ctx), rt)
+	if errors.Is(err, store.ErrConflict) {
+		r.Logger.WarnContext(ctx, "retest ended meanwhile (reaped); its result is dropped", "retest_id", rt.ID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.Logger.InfoContext(ctx, "retest finished", "retest_id", rt.ID, "scan_id", rt.ScanID, "issue", rt.IssueKey, "status", rt.Status,
 		"credits", rt.CreditsUsed, "duration_ms", now.Sub(started).Milliseconds())
 	if rt.Status == scans.RetestCompleted && scans.AllNotReproduced(rt.Results) {
 		return r.Store.MarkIssueFixedByRetest(context.WithoutCancel(ctx), rt.TargetID, rt.IssueKey, rt.ID, now)
@@ -75,73 +88,178 @@ func (r *Runner) Handle(ctx context.Context, req Request) error {
 	return nil
 }
 
+// execute runs rt and sets its end: completed with its results; failed
+// when it could not run, when its target's ownership could not be
+// re-verified, or when its user cancelled it (with the results of the calls
+// that ran, which alone are charged).
+func (r *Runner) execute(ctx context.Context, rt *scans.Retest) {
+	out, err := r.results(ctx, *rt)
+	rt.Status, rt.Results, rt.CreditsUsed = scans.RetestCompleted, out.results, out.credits
+	switch {
+	case err != nil:
+		rt.Status, rt.Error, rt.Results, rt.CreditsUsed = scans.RetestFailed, "The retest could not run: "+plainerr.Describe(err), []scans.RetestResult{}, 0
+		r.Logger.ErrorContext(ctx, "retest failed", "retest_id", rt.ID, "error", err.Error())
+	case out.unverified != "":
+		rt.Status, rt.Error = scans.RetestFailed, "Target ownership could not be re-verified: "+out.unverified
+	case out.cancelled:
+		rt.Status, rt.Error = scans.RetestFailed, scans.RetestCancelled
+	}
+}
+
+// outcome is what a run of a retest's calls came to.
+type outcome struct {
+	results []scans.RetestResult
+	credits int // the published costs of the calls that ran
+	// unverified is why the target's ownership could not be re-verified
+	// ("" when it was, or did not need to be): no call ran.
+	unverified string
+	cancelled  bool // the user cancelled: the calls not started did not run
+}
+
 // results re-tests every location of the retest's issue, in the issue's
-// order, and returns the credits the calls cost (never more than reserved).
-func (r *Runner) results(ctx context.Context, rt scans.Retest) ([]scans.RetestResult, int, error) {
+// order, after re-checking the target's ownership when its last check is
+// older than ownership.ReverifyAfter; the credits are those of the calls
+// that ran (never more than reserved).
+func (r *Runner) results(ctx context.Context, rt scans.Retest) (outcome, error) {
 	sc, err := r.Store.GetScan(ctx, rt.UserID, rt.ScanID)
 	if err != nil {
-		return nil, 0, err
+		return outcome{}, err
 	}
-	found, err := r.Store.SourcedFindings(ctx, sc.ID, rt.IssueKey)
+	why, err := ownership.Recheck(ctx, r.Store, r.Ownership, r.Logger,
+		ownership.Work{UserID: rt.UserID, TargetID: sc.TargetID, Domain: sc.Target, Kind: "retest_id", ID: rt.ID}, r.Now())
+	if err != nil || why != "" {
+		return outcome{results: []scans.RetestResult{}, unverified: why}, err
+	}
+	env, found, err := r.env(ctx, sc, rt.IssueKey)
 	if err != nil {
-		return nil, 0, err
+		return outcome{}, err
+	}
+	calls, cost, skipped := Plan(found, r.price)
+	if cost > rt.Reserved {
+		return outcome{}, fmt.Errorf("the calls cost %d credits, %d were reserved", cost, rt.Reserved)
+	}
+	byID, out := r.runCalls(ctx, rt, env, calls)
+	for _, s := range skipped {
+		byID[s.FindingID] = s
+	}
+	out.results = make([]scans.RetestResult, 0, len(found))
+	for _, sf := range found {
+		out.results = append(out.results, byID[sf.Finding.ID])
+	}
+	return out, nil
+}
+
+// price is a registry tool's cost; false for a tool it does not hold.
+func (r *Runner) price(name string) (int, bool) {
+	t, ok := r.Tools.Get(name)
+	if !ok {
+		return 0, false
+	}
+	return t.Cost(), true
+}
+
+// env reads what the issue's calls run with: the scan's surface and known
+// services, and the issue's findings with their calls.
+func (r *Runner) env(ctx context.Context, sc scans.Scan, issueKey string) (tools.Env, []store.SourcedFinding, error) {
+	found, err := r.Store.SourcedFindings(ctx, sc.ID, issueKey)
+	if err != nil {
+		return tools.Env{}, nil, err
 	}
 	surface, err := r.Store.Surface(ctx, sc.ID)
 	if err != nil {
-		return nil, 0, err
+		return tools.Env{}, nil, err
 	}
 	steps, err := r.Store.Steps(ctx, sc.ID)
 	if err != nil {
-		return nil, 0, err
+		return tools.Env{}, nil, err
 	}
 	var known []scans.Service
 	for _, st := range steps {
 		known = append(known, st.Services...)
 	}
-	calls, cost, skipped := Plan(found, func(name string) (int, bool) {
-		t, ok := r.Tools.Get(name)
-		if !ok {
-			return 0, false
-		}
-		return t.Cost(), true
-	})
-	if cost > rt.Reserved {
-		return nil, 0, fmt.Errorf("the calls cost %d credits, %d were reserved", cost, rt.Reserved)
-	}
-	env := tools.Env{Domain: sc.Target, Dialer: r.Dialer, Resolver: r.Resolver, Ports: r.Ports, Known: known, Surface: surface}
+	return tools.Env{Domain: sc.Target, Dialer: r.Dialer, Resolver: r.Resolver, Ports: r.Ports, Known: known, Surface: surface}, found, nil
+}
+
+// runCalls makes the calls, concurrency at a time, each only while the
+// retest is not cancelled (its flag is read before every call), and returns
+// each location's result by finding id with the credits of the calls made.
+func (r *Runner) runCalls(ctx context.Context, rt scans.Retest, env tools.Env, calls []Call) (map[string]scans.RetestResult, outcome) {
 	byID := map[string]scans.RetestResult{}
+	var out outcome
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	stop := cancelWatch{runner: r, rt: rt}
 	slots := make(chan struct{}, concurrency)
 	for _, c := range calls {
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			for _, res := range r.call(ctx, env, c) {
-				mu.Lock()
-				byID[res.FindingID] = res
-				mu.Unlock()
+			var res []scans.RetestResult
+			ran := !stop.requested(ctx)
+			if ran {
+				res = r.call(ctx, env, c)
+			} else {
+				res = notRun(c, "Not retested: the retest was cancelled before this call.")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if ran {
+				cost, _ := r.price(c.Tool)
+				out.credits += cost
+			}
+			for _, x := range res {
+				byID[x.FindingID] = x
 			}
 		})
 	}
 	wg.Wait()
-	for _, s := range skipped {
-		byID[s.FindingID] = s
+	out.cancelled = stop.seen.Load()
+	return byID, out
+}
+
+// notRun is the error result of each location of a call that did not run.
+func notRun(c Call, why string) []scans.RetestResult {
+	out := make([]scans.RetestResult, 0, len(c.Locations))
+	for _, f := range c.Locations {
+		out = append(out, errorResult(f, why))
 	}
-	out := make([]scans.RetestResult, 0, len(found))
-	for _, sf := range found {
-		out = append(out, byID[sf.Finding.ID])
+	return out
+}
+
+// cancelWatch reads a retest's cancellation flag; once seen, it is not
+// read again.
+type cancelWatch struct {
+	runner *Runner
+	rt     scans.Retest
+	seen   atomic.Bool
+}
+
+// requested reports whether the retest was cancelled. A flag that cannot be
+// read is taken as not set: the run is bounded anyway.
+func (w *cancelWatch) requested(ctx context.Context) bool {
+	if w.seen.Load() {
+		return true
 	}
-	return out, cost, nil
+	on, err := w.runner.Store.RetestCancelRequested(ctx, w.rt.UserID, w.rt.ID)
+	if err != nil {
+		w.runner.Logger.WarnContext(ctx, "read retest cancellation flag", "retest_id", w.rt.ID, "error", err.Error())
+		return false
+	}
+	if on {
+		w.seen.Store(true)
+	}
+	return on
 }
 
 // call makes one tool call and judges each of its locations.
 func (r *Runner) call(ctx context.Context, env tools.Env, c Call) []scans.RetestResult {
 	tool, _ := r.Tools.Get(c.Tool) // Plan kept only the registry's tools
 	res, err := runBounded(ctx, tool, env, c.Input)
+	jctx, cancel := context.WithTimeout(ctx, judgeBudget)
+	defer cancel()
 	out := make([]scans.RetestResult, 0, len(c.Locations))
 	for _, f := range c.Locations {
-		out = append(out, r.judge(ctx, env, f, res, err))
+		out = append(out, r.judge(jctx, env, f, res, err))
 	}
 	return out
 }

@@ -47,7 +47,14 @@ type Retest struct {
 	Error       string
 	CreatedAt   time.Time
 	FinishedAt  *time.Time
+	// CancelRequested is set by DELETE /api/retests/{id} on a running
+	// retest; its runner ends it failed with RetestCancelled.
+	CancelRequested bool
 }
+
+// RetestCancelled is the error of a retest its user cancelled: CONTRACT's
+// retest statuses have no "cancelled", so a cancelled retest ends failed.
+const RetestCancelled = "Cancelled by the user"
 
 // RetestResult is one location's outcome, with a fresh proof when the
 // weakness was reproduced (or when the tool recorded one).
@@ -73,3 +80,8 @@ func AllNotReproduced(rs []RetestResult) bool {
 	}
 	return true
 }
+
+// EndTurnTool is the tool name of the step that records a model's end of
+// turn when no playbook call remained to charge its tokens on: a model
+// call, no tool run, so summaries do not count it as a tool or a step.
+const EndTurnTool = "end_turn"

@@ -87,6 +87,9 @@ type retestItem struct {
 	UserID string `dynamodbav:"user_id"`
 	Status string `dynamodbav:"status"`
 	Body   string `dynamodbav:"body"`
+	// CancelRequested is the cooperative cancellation flag of a running
+	// retest (DELETE /api/retests/{id}); the runner reads it between calls.
+	CancelRequested bool `dynamodbav:"cancel_requested,omitempty"`
 }
 
 type retestBody struct {
@@ -122,7 +125,8 @@ func (it retestItem) retest() (scans.Retest, error) {
 	}
 	return scans.Retest{ID: b.ID, UserID: it.UserID, ScanID: b.ScanID, TargetID: b.TargetID, IssueKey: b.IssueKey,
 		Status: scans.RetestStatus(it.Status), Results: b.Results, CreditsUsed: b.CreditsUsed, Reserved: b.Reserved,
-		CreditMonth: b.CreditMonth, Error: b.Error, CreatedAt: b.CreatedAt, FinishedAt: b.FinishedAt}, nil
+		CreditMonth: b.CreditMonth, Error: b.Error, CreatedAt: b.CreatedAt, FinishedAt: b.FinishedAt,
+		CancelRequested: it.CancelRequested}, nil
 }
 
 // CreateRetest writes a queued retest and, in the same transaction,
@@ -186,30 +190,10 @@ func (s *Store) StartRetest(ctx context.Context, userID, id string) (scans.Retes
 
 // FinishRetest writes a running retest's end (completed or failed, with
 // its results) once, and settles its reservation: the credits it used
-// become used, the rest is given back.
+// become used, the rest is given back. ErrConflict when the retest is not
+// running any more (ended by EndRetest meanwhile: nothing is written).
 func (s *Store) FinishRetest(ctx context.Context, r scans.Retest) error {
-	if r.CreditsUsed > r.Reserved {
-		return fmt.Errorf("finish retest %s: %d credits used, %d reserved", r.ID, r.CreditsUsed, r.Reserved)
-	}
-	it, err := encodeRetest(r)
-	if err != nil {
-		return err
-	}
-	items := []types.TransactWriteItem{{Update: &types.Update{
-		TableName: &s.table, Key: retestKey(r.ID),
-		UpdateExpression:          aws.String("SET #status = :status, body = :body"),
-		ConditionExpression:       aws.String("#status = :running"),
-		ExpressionAttributeNames:  map[string]string{"#status": "status"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":status": str(it.Status), ":body": str(it.Body), ":running": str(string(scans.RetestRunning))},
-	}}}
-	if r.Reserved > 0 {
-		items = append(items, s.releaseCredits(scans.Scan{UserID: r.UserID, CreditMonth: r.CreditMonth, CreditsUsed: r.CreditsUsed, MaxCredits: r.Reserved}))
-	}
-	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if _, ok := transactionConflict(err, 0); ok {
-		return fmt.Errorf("finish retest %s: %w", r.ID, ErrConflict)
-	}
-	return dbError("finish retest", err)
+	return s.EndRetest(ctx, r, scans.RetestRunning)
 }
 
 // MarkIssueFixedByRetest marks an open issue of the target's ledger fixed

@@ -178,9 +178,16 @@ func readCoverage(steps []scans.Step, entries []*entry, domain string) coverage 
 	services := map[string]bool{}
 	seenTools := map[string]bool{}
 	readServices := 0
-	c.steps = len(steps)
+	for i := range steps {
+		if steps[i].Tool != scans.EndTurnTool { // a model call, no tool run
+			c.steps++
+		}
+	}
 	for i := range steps[:min(len(steps), maxSteps)] {
 		s := &steps[i]
+		if s.Tool == scans.EndTurnTool {
+			continue
+		}
 		if tool := lower(s.Tool, maxToolName); tool != "" && !seenTools[tool] {
 			seenTools[tool] = true
 			c.tools = append(c.tools, toolWords.Replace(tool))

@@ -89,7 +89,8 @@ const inputSchema = `{
   "additionalProperties": false,
   "properties": {
     "host": {"type": "string", "description": "Host to check: the scan's domain or one of its subdomains. Default: the scan's domain."},
-    "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "TLS port. Default: the HTTPS port (443)."}
+    "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "TLS port. Default: the HTTPS port (443)."},
+    "also": {"type": "array", "maxItems": 8, "items": {"type": "string"}, "description": "Other in-scope names on the same address and port: each that presents the same certificate is covered by this call (its findings name it too) after one handshake; the others need a call of their own."}
   }
 }`
 
@@ -97,8 +98,9 @@ const inputSchema = `{
 func (*Checker) Checks() []*checks.Check { return emitted }
 
 type input struct {
-	Host string `json:"host"`
-	Port *int   `json:"port"`
+	Host string   `json:"host"`
+	Port *int     `json:"port"`
+	Also []string `json:"also"`
 }
 
 // target is the endpoint of one call: the name the certificate must match
@@ -192,7 +194,9 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 		rep.probe(p, outcomes[i])
 	}
 	rep.hsts(hsts)
-	return rep.result(), nil
+	res := rep.result()
+	coverAliases(ctx, env, tgt, first, in.Also, &res)
+	return res, nil
 }
 
 // resolveTarget resolves host once and refuses it, before any connection,

@@ -1,0 +1,114 @@
+package planner
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"secscan/shared/scans"
+)
+
+// maxTLSAlso bounds the names one tls_check call covers (its input's
+// "also", at most 8).
+const maxTLSAlso = 8
+
+// tlsCalls is the tls_check of h's TLS service on port, once per address,
+// port and certificate: the names that share h's address and serve TLS on
+// port form a group; its first name (in plan order) gets the call, with the
+// others as "also" (the tool covers each that presents the same
+// certificate with one handshake, its findings naming them too). The
+// others get no call while the first's has not run, none when it covered
+// them, and a call of their own when it did not (another certificate, or
+// the call failed).
+func tlsCalls(s State, hosts []scans.Host, h scans.Host, port int) []Call {
+	own := Call{Tool: TLSCheck, Host: h.Name, Why: fmt.Sprintf("TLS service on %s:%d", h.Name, port),
+		Input: encode(map[string]any{"host": h.Name, "port": port})}
+	group := tlsGroup(s, hosts, h, port)
+	if len(group) < 2 {
+		return []Call{own}
+	}
+	covered, ran, input := tlsCovered(s.Steps, group[0], h.Name, port)
+	if group[0] == h.Name {
+		if ran { // the call made stands; names that joined the group since get their own
+			own.Input = input
+			return []Call{own}
+		}
+		also := group[1:min(len(group), maxTLSAlso+1)]
+		own.Why = fmt.Sprintf("TLS service on %s:%d, once for the names on the same address that present the same certificate (%s)",
+			h.Name, port, strings.Join(also, ", "))
+		own.Input = encode(map[string]any{"host": h.Name, "port": port, "also": also})
+		return []Call{own}
+	}
+	if slices.Index(group, h.Name) > maxTLSAlso {
+		return []Call{own}
+	}
+	if !ran || covered {
+		return nil
+	}
+	return []Call{own}
+}
+
+// tlsGroup is the names of hosts (in order) that share h's address and
+// have a TLS service on port: h's group when it has more than one name.
+func tlsGroup(s State, hosts []scans.Host, h scans.Host, port int) []string {
+	addr := firstAddress(h)
+	if len(h.Addresses) == 0 || h.CNAME != "" {
+		return nil
+	}
+	var group []string
+	for _, o := range hosts {
+		if o.CNAME != "" || firstAddress(o) != addr {
+			continue
+		}
+		if slices.ContainsFunc(servicesOf(s.Surface, o), func(v scans.ServiceInfo) bool {
+			return v.Port == port && scans.TLSProtocol(v.Protocol)
+		}) {
+			group = append(group, o.Name)
+		}
+	}
+	return group
+}
+
+// tlsCovered reports whether a tls_check of the group leader's port has
+// run (and its input) and whether it covered name: the tool adds a service
+// entry for each name of its "also" that it covers (a failed call covers
+// none).
+func tlsCovered(steps []scans.Step, leader, name string, port int) (covered, ran bool, input json.RawMessage) {
+	for _, st := range steps {
+		if st.Tool != TLSCheck {
+			continue
+		}
+		var in struct {
+			Host string `json:"host"`
+			Port int    `json:"port"`
+		}
+		if json.Unmarshal(st.Input, &in) != nil || !strings.EqualFold(in.Host, leader) || in.Port != port {
+			continue
+		}
+		ran, input = true, st.Input
+		covered = covered || st.Status == scans.StepOK && slices.ContainsFunc(st.Services, func(v scans.Service) bool {
+			return strings.EqualFold(v.Host, name) && v.Port == port
+		})
+	}
+	return covered, ran, input
+}
+
+// coveringTLSStep is the outcome of the successful tls_check that covered
+// host:port as an alias of another name, "" when none did.
+func coveringTLSStep(steps []scans.Step, host, port string) string {
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return ""
+	}
+	for _, st := range steps {
+		if st.Tool != TLSCheck || st.Status != scans.StepOK {
+			continue
+		}
+		if slices.ContainsFunc(st.Services, func(v scans.Service) bool { return strings.EqualFold(v.Host, host) && v.Port == p }) {
+			return st.Outcome
+		}
+	}
+	return ""
+}
