@@ -41,7 +41,7 @@ type memStore struct {
 	idem      map[string]string
 	exhausted *store.AllowanceError
 	released  []string
-	credits store.Credits
+	credits   store.Credits
 	// rotated makes the next rotation lose to a concurrent one.
 	rotated bool
 	// lastFilter is the filter ListScans was last given.
