@@ -4,6 +4,17 @@
 // what each functions/<name>/main.go serves, and shared/app keeps the table
 // of all of them for the local stack. A handler uses only the fields of API
 // it needs, so a function's main fills in only those and links nothing else.
+//
+// API is where the dependencies are wired, not what handlers depend on: a
+// handler is built from the few things it calls (createTarget(st, now)),
+// each store dependency a small interface declared beside the handler that
+// consumes it (targetCreator, scanLister, …; *store.Store satisfies them
+// all), so its decisions are unit-tested on in-memory fakes
+// (fakes_test.go) and end to end on DynamoDB Local (infra/local). Building
+// an endpoint checks what it needs (require): a function whose main left a
+// dependency out fails at cold start, not on a request. Errors are
+// returned as they arise (the store's are typed) and answered in one place
+// (apierr.As, then httpapi.WriteError).
 package api
 
 import (

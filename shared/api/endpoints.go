@@ -35,7 +35,9 @@ func (a *API) VerifyTarget() http.Handler {
 
 // DeleteTarget is DeleteTargetFunction, DELETE /api/targets/{id}: uses
 // Schedules (nil locally), as it deletes the target's schedules.
-func (a *API) DeleteTarget() http.Handler { return a.authed(deleteTarget(a.Store, a.Schedules)) }
+func (a *API) DeleteTarget() http.Handler {
+	return a.authed(deleteTarget(a.Store, func() ScheduleService { return a.Schedules }))
+}
 
 // CreateToken is CreateTokenFunction, POST /api/tokens: an account action.
 func (a *API) CreateToken() http.Handler { return a.authed(accountAction(createToken(a.Store, a.Now))) }
@@ -67,8 +69,8 @@ func (a *API) AdminUpdateUser() http.Handler { return a.authed(adminOnly(adminUp
 
 // CreateScan is CreateScanFunction, POST /api/scans: needs Scans and Callbacks.
 func (a *API) CreateScan() http.Handler {
-	require("CreateScan", needed{"Scans", a.Scans != nil})
-	return a.authed(a.createScan)
+	require("CreateScan", needed{"Scans", a.Scans != nil}, needed{"Auth", a.Auth != nil})
+	return a.authed(createScan(a.creation()))
 }
 
 // ListScans is ListScansFunction, GET /api/scans.

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"secscan/shared/auth"
 	"secscan/shared/httpapi"
 	"secscan/shared/ids"
+	"secscan/shared/ratelimit"
 	"secscan/shared/scans"
 	"secscan/shared/store"
 	"secscan/shared/verification"
@@ -34,7 +36,12 @@ type memStore struct {
 	// ledgers are the targets' issue ledgers, by target id and issue key.
 	ledgers map[string]map[string]scans.LedgerEntry
 	users   map[string]store.User
-	credits store.Credits
+	// idem maps an Idempotency-Key hash to its scan; exhausted refuses
+	// every creation; released lists the keys given back.
+	idem      map[string]string
+	exhausted *store.AllowanceError
+	released  []string
+	credits   store.Credits
 	// rotated makes the next rotation lose to a concurrent one.
 	rotated bool
 	// lastFilter is the filter ListScans was last given.
@@ -44,7 +51,7 @@ type memStore struct {
 func newMemStore() *memStore {
 	return &memStore{scans: map[string]scans.Scan{}, targets: map[string]store.Target{},
 		schedules: map[string]store.Schedule{}, tokens: map[string]store.Token{}, secrets: map[string]store.WebhookSecret{},
-		ledgers: map[string]map[string]scans.LedgerEntry{}, users: map[string]store.User{}}
+		ledgers: map[string]map[string]scans.LedgerEntry{}, users: map[string]store.User{}, idem: map[string]string{}}
 }
 
 // The fake is every interface of the converted handlers.
@@ -67,6 +74,7 @@ var (
 	_ creditReader         = (*memStore)(nil)
 	_ userCreator          = (*memStore)(nil)
 	_ userUpdater          = (*memStore)(nil)
+	_ scanCreationStore    = (*memStore)(nil)
 	// And so is the real store: the interfaces ask nothing it lacks.
 	_ targetRemover = (*store.Store)(nil)
 )
@@ -317,6 +325,95 @@ func (m *memStore) UpdateUser(_ context.Context, id string, plan *string, isAdmi
 	return u, nil
 }
 
+func (m *memStore) TargetByDomain(_ context.Context, userID, domain string) (store.Target, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, t := range m.targets {
+		if t.UserID == userID && t.Domain == domain {
+			return t, nil
+		}
+	}
+	return store.Target{}, &store.NotFoundError{Kind: "target", ID: domain}
+}
+
+func (m *memStore) CreateScan(_ context.Context, sc scans.Scan, idem *store.Idempotency, _ time.Time) (scans.Scan, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if idem != nil {
+		if id, ok := m.idem[idem.KeyHash]; ok {
+			return m.scans[id], false, nil
+		}
+	}
+	if m.exhausted != nil {
+		return scans.Scan{}, false, m.exhausted
+	}
+	m.scans[sc.ID] = sc
+	if idem != nil {
+		m.idem[idem.KeyHash] = sc.ID
+	}
+	return sc, true, nil
+}
+
+func (m *memStore) EndScan(_ context.Context, userID, id string, status scans.Status, reason string, _ *scans.Summary, _ time.Time) (scans.Scan, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sc, ok := m.scans[id]
+	if !ok || sc.UserID != userID {
+		return sc, &store.NotFoundError{Kind: "scan", ID: id}
+	}
+	sc.Status, sc.Error = status, reason
+	m.scans[id] = sc
+	return sc, nil
+}
+
+func (m *memStore) ReleaseIdempotency(_ context.Context, _, keyHash, _ string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.idem, keyHash)
+	m.released = append(m.released, keyHash)
+	return nil
+}
+
+// window is a creation limiter allowing limit takes; a release gives one back.
+type window struct {
+	mu          sync.Mutex
+	limit, used int
+}
+
+func (l *window) Take(context.Context, ratelimit.Target, ratelimit.Rule, string, time.Time) (ratelimit.Decision, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.used >= l.limit {
+		return ratelimit.Decision{Allowed: false, RetryAfter: 90 * time.Second}, nil
+	}
+	l.used++
+	return ratelimit.Decision{Allowed: true}, nil
+}
+
+func (l *window) Release(context.Context, ratelimit.Target, ratelimit.Rule, string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.used--
+	return nil
+}
+
+// machine is a ScanStarter; fail makes every start fail.
+type machine struct {
+	mu      sync.Mutex
+	started []string
+	fail    error
+}
+
+func (s *machine) StartScan(_ context.Context, scanID, _ string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return s.fail
+	}
+	s.started = append(s.started, scanID)
+	return nil
+}
+
 // challenges is a Verifier whose challenges pass for the domains in pass.
 type challenges struct{ pass map[string]bool }
 
@@ -355,6 +452,7 @@ type request struct {
 // the HTTP layer's one mapping.
 func serve(h AuthedHandler, p auth.Principal, in request) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(cmpOr(in.method, http.MethodGet), cmpOr(in.target, "/"), strings.NewReader(in.body))
+	r = r.WithContext(httpapi.WithLogger(r.Context(), slog.New(slog.DiscardHandler)))
 	for k, v := range in.path {
 		r.SetPathValue(k, v)
 	}

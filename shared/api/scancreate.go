@@ -44,34 +44,66 @@ type scanCreate struct {
 	Options     json.RawMessage `json:"options"`
 }
 
+// scanCreationStore is what starting a scan reads and writes (*store.Store).
+type scanCreationStore interface {
+	targetGetter
+	TargetByDomain(ctx context.Context, userID, domain string) (store.Target, error)
+	CreateScan(ctx context.Context, sc scans.Scan, idem *store.Idempotency, now time.Time) (scans.Scan, bool, error)
+	EndScan(ctx context.Context, userID, id string, status scans.Status, reason string, summary *scans.Summary, now time.Time) (scans.Scan, error)
+	ReleaseIdempotency(ctx context.Context, userID, keyHash, scanID string) error
+}
+
+// creationLimiter counts scan creations per hour (*ratelimit.Limiter).
+type creationLimiter interface {
+	Take(ctx context.Context, t ratelimit.Target, rule ratelimit.Rule, id string, now time.Time) (ratelimit.Decision, error)
+	Release(ctx context.Context, t ratelimit.Target, rule ratelimit.Rule, id string) error
+}
+
+// scanCreation is what checking and starting a scan needs: POST /api/scans
+// and the runs of schedules share it.
+type scanCreation struct {
+	store     scanCreationStore
+	limiter   creationLimiter
+	starter   ScanStarter
+	callbacks CallbackPolicy
+	now       func() time.Time
+}
+
+// creation is the scanCreation of a's dependencies.
+func (a *API) creation() scanCreation {
+	return scanCreation{store: a.Store, limiter: a.Auth.Limiter, starter: a.Scans, callbacks: a.Callbacks, now: a.Now}
+}
+
 // createScan queues a scan (CONTRACT "Scans"): body checks (422), the plan
 // (403), then startScan (the target, the hourly limit, the allowance).
-func (a *API) createScan(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	var in scanCreate
-	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
-		return err
+func createScan(c scanCreation) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		var in scanCreate
+		if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+			return err
+		}
+		idem, err := idempotencyOf(r, c.now())
+		if err != nil {
+			return err
+		}
+		req, err := c.checkScanRequest(in, plans.Plan(p.User.Plan))
+		if err != nil {
+			return err
+		}
+		sc, created, err := c.startScan(r.Context(), scanStart{
+			userID: p.User.ID, plan: plans.Plan(p.User.Plan), target: *in.Target, req: req,
+			idem: idem, slot: httpapi.RequestID(r.Context()),
+		})
+		if err != nil {
+			return err
+		}
+		if created {
+			httpapi.Logger(r.Context()).InfoContext(r.Context(), "scan queued", "scan_id", sc.ID, "type", sc.Type, "tier", sc.Tier)
+		}
+		w.Header().Set("Location", "/api/scans/"+sc.ID)
+		httpapi.WriteJSON(w, http.StatusAccepted, renderScan(sc))
+		return nil
 	}
-	idem, err := idempotencyOf(r, a.Now())
-	if err != nil {
-		return err
-	}
-	req, err := a.checkScanRequest(in, plans.Plan(p.User.Plan))
-	if err != nil {
-		return err
-	}
-	sc, created, err := a.startScan(r.Context(), scanStart{
-		userID: p.User.ID, plan: plans.Plan(p.User.Plan), target: *in.Target, req: req,
-		idem: idem, slot: httpapi.RequestID(r.Context()),
-	})
-	if err != nil {
-		return err
-	}
-	if created {
-		httpapi.Logger(r.Context()).InfoContext(r.Context(), "scan queued", "scan_id", sc.ID, "type", sc.Type, "tier", sc.Tier)
-	}
-	w.Header().Set("Location", "/api/scans/"+sc.ID)
-	httpapi.WriteJSON(w, http.StatusAccepted, renderScan(sc))
-	return nil
 }
 
 // scanStart is a checked creation: POST /api/scans and every run of a
@@ -93,15 +125,15 @@ type scanStart struct {
 // machine's execution (503 when it cannot start; the scan is failed and
 // its slot and key freed). Ownership is re-verified by the agent when the
 // execution starts. created is false for an Idempotency-Key replay.
-func (a *API) startScan(ctx context.Context, st scanStart) (scans.Scan, bool, error) {
+func (c scanCreation) startScan(ctx context.Context, st scanStart) (scans.Scan, bool, error) {
 	req := st.req
-	target, err := a.scannableTarget(ctx, st.userID, st.target)
+	target, err := c.scannableTarget(ctx, st.userID, st.target)
 	if err != nil {
 		return scans.Scan{}, false, err
 	}
-	now := a.Now().UTC()
+	now := c.now().UTC()
 	limitKey := ratelimit.Target{Key: store.UserKey(st.userID), MustExist: true}
-	d, err := a.Auth.Limiter.Take(ctx, limitKey, ratelimit.ScanCreation, st.slot, now)
+	d, err := c.limiter.Take(ctx, limitKey, ratelimit.ScanCreation, st.slot, now)
 	if err != nil {
 		return scans.Scan{}, false, err
 	}
@@ -112,7 +144,7 @@ func (a *API) startScan(ctx context.Context, st scanStart) (scans.Scan, bool, er
 	}
 	release := func() {
 		// Best effort: a lost release only makes the limit stricter.
-		if err := a.Auth.Limiter.Release(context.WithoutCancel(ctx), limitKey, ratelimit.ScanCreation, st.slot); err != nil {
+		if err := c.limiter.Release(context.WithoutCancel(ctx), limitKey, ratelimit.ScanCreation, st.slot); err != nil {
 			httpapi.Logger(ctx).WarnContext(ctx, "release scan slot", "error", err.Error())
 		}
 	}
@@ -122,7 +154,7 @@ func (a *API) startScan(ctx context.Context, st scanStart) (scans.Scan, bool, er
 		Type: req.scanType, Tier: req.tier, Plan: st.plan, Status: scans.Queued, MaxCredits: req.maxCredits,
 		CreditMonth: store.CreditMonth(now), CallbackURL: req.callbackURL, CreatedAt: now, ScheduleID: st.scheduleID,
 	}
-	sc, created, err := a.Store.CreateScan(ctx, sc, st.idem, now)
+	sc, created, err := c.store.CreateScan(ctx, sc, st.idem, now)
 	if err != nil { // an *AllowanceError is the 403 of an exhausted allowance
 		release()
 		return scans.Scan{}, false, err
@@ -134,8 +166,8 @@ func (a *API) startScan(ctx context.Context, st scanStart) (scans.Scan, bool, er
 		// Also on a replay: the execution is named after the scan, so a
 		// second start of a started scan is a no-op, and a start that failed
 		// before is made good.
-		if err := a.Scans.StartScan(ctx, sc.ID, sc.UserID); err != nil {
-			return scans.Scan{}, false, a.abandonScan(ctx, sc, st.idem, err, release)
+		if err := c.starter.StartScan(ctx, sc.ID, sc.UserID); err != nil {
+			return scans.Scan{}, false, c.abandonScan(ctx, sc, st.idem, err, release)
 		}
 	}
 	return sc, created, nil
@@ -147,13 +179,13 @@ func allowanceExhausted(e *store.AllowanceError) error { return e }
 
 // abandonScan records a scan whose execution could not be started as failed
 // (so nothing stays queued forever), frees its key and slot, and answers 503.
-func (a *API) abandonScan(reqCtx context.Context, sc scans.Scan, idem *store.Idempotency, cause error, release func()) error {
+func (c scanCreation) abandonScan(reqCtx context.Context, sc scans.Scan, idem *store.Idempotency, cause error, release func()) error {
 	ctx := context.WithoutCancel(reqCtx)
-	if _, err := a.Store.EndScan(ctx, sc.UserID, sc.ID, scans.Failed, "The scan could not be started; no credits were used. Please retry.", nil, a.Now()); err != nil {
+	if _, err := c.store.EndScan(ctx, sc.UserID, sc.ID, scans.Failed, "The scan could not be started; no credits were used. Please retry.", nil, c.now()); err != nil {
 		httpapi.Logger(ctx).ErrorContext(ctx, "abandon scan", "scan_id", sc.ID, "error", err.Error())
 	}
 	if idem != nil {
-		if err := a.Store.ReleaseIdempotency(ctx, sc.UserID, idem.KeyHash, sc.ID); err != nil {
+		if err := c.store.ReleaseIdempotency(ctx, sc.UserID, idem.KeyHash, sc.ID); err != nil {
 			httpapi.Logger(ctx).ErrorContext(ctx, "release idempotency key", "scan_id", sc.ID, "error", err.Error())
 		}
 	}
@@ -169,7 +201,7 @@ type scanRequest struct {
 }
 
 // checkScanRequest validates the body against the rules of CONTRACT "Scans".
-func (a *API) checkScanRequest(in scanCreate, plan plans.Plan) (scanRequest, error) {
+func (c scanCreation) checkScanRequest(in scanCreate, plan plans.Plan) (scanRequest, error) {
 	req, err := checkScanFields(in)
 	if err != nil {
 		return req, err
@@ -177,7 +209,7 @@ func (a *API) checkScanRequest(in scanCreate, plan plans.Plan) (scanRequest, err
 	// Webhooks are not on the free plan: its callback_url is ignored without
 	// any error (SPEC 6), so it is not even checked.
 	if in.CallbackURL != nil && plan.HasWebhooks() {
-		u, err := a.Callbacks.check(*in.CallbackURL)
+		u, err := c.callbacks.check(*in.CallbackURL)
 		if err != nil {
 			return req, err
 		}
@@ -244,21 +276,21 @@ func idempotencyOf(r *http.Request, now time.Time) (*store.Idempotency, error) {
 }
 
 // scannableTarget finds the user's verified target by domain (or by id).
-func (a *API) scannableTarget(ctx context.Context, userID, ref string) (store.Target, error) {
+func (c scanCreation) scannableTarget(ctx context.Context, userID, ref string) (store.Target, error) {
 	ref = strings.TrimSpace(ref)
 	var (
 		t   store.Target
 		err error
 	)
 	if ids.Valid(ids.Target, ref) {
-		t, err = a.Store.GetTarget(ctx, userID, ref)
+		t, err = c.store.GetTarget(ctx, userID, ref)
 	} else {
 		domain, nerr := domainname.Normalize(ref)
 		if nerr != nil {
 			return t, apierr.Field("target", "%s", nerr.Error())
 		}
 		ref = domain
-		t, err = a.Store.TargetByDomain(ctx, userID, domain)
+		t, err = c.store.TargetByDomain(ctx, userID, domain)
 	}
 	if store.IsNotFound(err) {
 		return t, apierr.New(apierr.Unprocessable, "Target %s is not registered", ref)

@@ -114,7 +114,7 @@ func (a *API) createSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return err
 	}
 	plan := plans.Plan(p.User.Plan)
-	req, err := a.checkScanRequest(scanCreate{Target: in.Target, ScanType: in.ScanType, Tier: in.Tier,
+	req, err := a.creation().checkScanRequest(scanCreate{Target: in.Target, ScanType: in.ScanType, Tier: in.Tier,
 		CallbackURL: in.CallbackURL, MaxCredits: in.MaxCredits}, plan)
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func (a *API) createSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err != nil {
 		return err
 	}
-	target, err := a.scannableTarget(r.Context(), p.User.ID, *in.Target)
+	target, err := a.creation().scannableTarget(r.Context(), p.User.ID, *in.Target)
 	if err != nil {
 		return err
 	}
@@ -266,7 +266,7 @@ func (a *API) updateSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err != nil {
 		return err
 	}
-	req, err := a.checkScanRequest(body, plan)
+	req, err := a.creation().checkScanRequest(body, plan)
 	if err != nil {
 		return err
 	}
@@ -440,12 +440,12 @@ func (a *API) runSchedule(ctx context.Context, sch store.Schedule, plan plans.Pl
 	}
 	maxCredits := effectiveCredits(sch)
 	callback := optional(sch.CallbackURL)
-	req, err := a.checkScanRequest(scanCreate{Target: &sch.TargetID, ScanType: &sch.ScanType, Tier: &sch.Tier,
+	req, err := a.creation().checkScanRequest(scanCreate{Target: &sch.TargetID, ScanType: &sch.ScanType, Tier: &sch.Tier,
 		CallbackURL: callback, MaxCredits: &maxCredits}, plan)
 	if err != nil {
 		return fail(err)
 	}
-	sc, _, err := a.startScan(ctx, scanStart{
+	sc, _, err := a.creation().startScan(ctx, scanStart{
 		userID: sch.UserID, plan: plan, target: sch.TargetID, req: req,
 		slot: ids.New("run_", now), scheduleID: sch.ID,
 	})

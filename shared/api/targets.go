@@ -173,8 +173,10 @@ func verifyTarget(st targetVerifier, v Verifier, now func() time.Time) AuthedHan
 
 // deleteTarget removes the target (204). Its schedules go first (deployed
 // schedule, then record), so a failure leaves the target to delete again;
-// its scans are kept. schedules is nil locally.
-func deleteTarget(st targetRemover, schedules ScheduleService) AuthedHandler {
+// its scans are kept. schedules gives the ScheduleService, nil locally; it
+// is asked per request because the schedule endpoints, which share it, read
+// API.Schedules when called (the local stack's tests set it after start).
+func deleteTarget(st targetRemover, schedules func() ScheduleService) AuthedHandler {
 	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 		id, err := httpapi.PathID(r, ids.Target, ids.Valid, "Target")
 		if err != nil {
@@ -186,7 +188,7 @@ func deleteTarget(st targetRemover, schedules ScheduleService) AuthedHandler {
 		}
 		for _, sch := range owned {
 			// One deleted meanwhile is already what this wants.
-			if err := removeSchedule(r.Context(), st, schedules, sch); err != nil && !store.IsNotFound(err) {
+			if err := removeSchedule(r.Context(), st, schedules(), sch); err != nil && !store.IsNotFound(err) {
 				return err
 			}
 		}

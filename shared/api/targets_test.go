@@ -102,7 +102,7 @@ func TestDeleteTargetRemovesItsSchedulesFirst(t *testing.T) {
 	sch := store.Schedule{ID: ids.New(ids.Schedule, clockNow), UserID: alice.User.ID, TargetID: tgt.ID}
 	m.schedules[sch.ID] = sch
 	svc := &deployed{}
-	del := deleteTarget(m, svc)
+	del := deleteTarget(m, func() ScheduleService { return svc })
 
 	want(t, serve(del, alice, request{method: http.MethodDelete, path: map[string]string{"id": theirs.ID}}),
 		http.StatusNotFound, "Target "+theirs.ID+" not found")
@@ -122,6 +122,6 @@ func TestDeleteTargetRemovesItsSchedulesFirst(t *testing.T) {
 	}
 	// Locally there is no deployed schedule to delete (nil service).
 	tgt2 := target(m, alice.User.ID, "c.example", true)
-	want(t, serve(deleteTarget(m, nil), alice, request{method: http.MethodDelete, path: map[string]string{"id": tgt2.ID}}),
+	want(t, serve(deleteTarget(m, func() ScheduleService { return nil }), alice, request{method: http.MethodDelete, path: map[string]string{"id": tgt2.ID}}),
 		http.StatusNoContent, "")
 }
