@@ -55,9 +55,11 @@ reset:
 # and 1280 px) into SCREENSHOTS, emptied first: CI keeps the folder as an artifact.
 SCREENSHOTS ?= $(CURDIR)/ci-artifacts/screenshots
 
+# The end-to-end suite (infra/local/localstack: full and deep demo scans under
+# -race) runs past go test's default 10 minutes per package on 2 cores.
 test: deps
 	rm -rf $(SCREENSHOTS) && mkdir -p $(SCREENSHOTS)
-	DASHBOARD_SCREENSHOTS=$(SCREENSHOTS) $(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -race -count=1 ./...
+	DASHBOARD_SCREENSHOTS=$(SCREENSHOTS) $(GO) run ./$(LOCAL)/cmd/with-dynamodb -- $(GO) test -race -count=1 -timeout 25m ./...
 
 # make screenshots: only the dashboard's Chromium tests, for the screenshots.
 screenshots: deps

@@ -250,11 +250,36 @@ func addMissingIndexes(ctx context.Context, db *dynamodb.Client, in *dynamodb.Cr
 		if err != nil {
 			return fmt.Errorf("add index %s: %w", aws.ToString(g.IndexName), err)
 		}
-		if err := waitActive(ctx, db, *in.TableName); err != nil {
+		if err := waitIndexActive(ctx, db, *in.TableName, aws.ToString(g.IndexName)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// waitIndexActive waits, at most 30 s, until the new index has been
+// back-filled and can be queried (the table itself stays ACTIVE meanwhile).
+func waitIndexActive(ctx context.Context, db *dynamodb.Client, table, index string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &table})
+		if err != nil {
+			return err
+		}
+		for _, g := range desc.Table.GlobalSecondaryIndexes {
+			if aws.ToString(g.IndexName) == index && g.IndexStatus == types.IndexStatusActive {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("index %s of %s not active after 30 s", index, table)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // enableTTL turns TTL on attribute unless it is on already ("" : no TTL).

@@ -89,11 +89,17 @@ func TestCreateTablesUpgradesAKeptTable(t *testing.T) {
 	}
 	res, err := db.Query(ctx, &dynamodb.QueryInput{TableName: &name, IndexName: aws.String("by-gpk"),
 		KeyConditionExpression: aws.String("gpk = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": &types.AttributeValueMemberS{Value: "g"}}})
-	if err != nil || res.Count != 1 {
-		t.Fatalf("the kept item through the new index: count %v, err %v", res.Count, err)
+	if err != nil {
+		t.Fatalf("query through the new index: %v", err)
+	}
+	if res.Count != 1 {
+		t.Fatalf("the kept item through the new index: count %d, want 1", res.Count)
 	}
 	ttl, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: &name})
-	if err != nil || ttl.TimeToLiveDescription.TimeToLiveStatus != types.TimeToLiveStatusEnabled {
-		t.Fatalf("TTL after the upgrade: %+v %v", ttl.TimeToLiveDescription, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ttl.TimeToLiveDescription; d == nil || d.TimeToLiveStatus != types.TimeToLiveStatusEnabled {
+		t.Fatalf("TTL after the upgrade: %+v", d)
 	}
 }
