@@ -406,47 +406,83 @@ func decodeComparison(items []map[string]types.AttributeValue) (*scans.Compariso
 // parallel; an update names only the attributes a scan owns, so a triage
 // decision made meanwhile is never overwritten.
 func (s *Store) ApplyCompletion(ctx context.Context, c Completion) error {
-	targetID := c.Scan.TargetID
-	pk := targetPK(targetID)
-	now := stamp(c.Now)
-	var updates []types.TransactWriteItem
-	update := func(sk, expr string, names map[string]string, values map[string]types.AttributeValue) {
-		u := &types.Update{TableName: &s.table, Key: key(pk, sk), UpdateExpression: aws.String(expr),
-			ExpressionAttributeValues: values}
-		if len(names) > 0 {
-			u.ExpressionAttributeNames = names
-		}
-		updates = append(updates, types.TransactWriteItem{Update: u})
-	}
-	issueNames := map[string]string{"#key": "key", "#status": "status", "#check": "check"}
+	u := &completionUpdates{table: s.table, pk: targetPK(c.Scan.TargetID), now: stamp(c.Now)}
 	for _, is := range c.Issues {
-		values := map[string]types.AttributeValue{":key": str(is.Key), ":check": str(string(is.Check)),
-			":title": str(is.Title), ":sev": str(string(is.Severity)), ":open": str(scans.IssueOpen), ":now": now,
-			":scan": str(c.Scan.ID)}
-		expr := "SET #key = :key, #check = :check, title = :title, severity = :sev, #status = :open, " +
-			"first_seen_at = if_not_exists(first_seen_at, :now), last_seen_at = :now, last_scan_id = :scan"
-		if is.CVE != nil {
-			expr += ", cve = :cve"
-			values[":cve"] = str(*is.CVE)
-		}
-		update(ledgerPrefix+is.Key, expr+" REMOVE fixed_at", issueNames, values)
+		u.seenIssue(is, c.Scan.ID)
 	}
 	for _, f := range c.Comparison.Fixed {
-		values := map[string]types.AttributeValue{":key": str(f.Key), ":check": str(string(f.Check)),
-			":title": str(f.Title), ":sev": str(string(f.Severity)), ":fixed": str(scans.IssueFixed), ":now": now,
-			":last": str(f.LastSeenScanID), ":seen": stamp(c.Comparison.BaselineFinishedAt)}
-		expr := "SET #key = :key, #check = if_not_exists(#check, :check), title = if_not_exists(title, :title), " +
-			"severity = if_not_exists(severity, :sev), #status = :fixed, fixed_at = :now, " +
-			"first_seen_at = if_not_exists(first_seen_at, :seen), last_seen_at = if_not_exists(last_seen_at, :seen), " +
-			"last_scan_id = if_not_exists(last_scan_id, :last)"
-		if f.CVE != nil {
-			expr += ", cve = if_not_exists(cve, :cve)"
-			values[":cve"] = str(*f.CVE)
-		}
-		update(ledgerPrefix+f.Key, expr, issueNames, values)
+		u.fixedIssue(f, c.Comparison.BaselineFinishedAt)
 	}
+	for _, h := range mergedHosts(c.Surface.Hosts) {
+		u.host(h)
+	}
+	for sk, v := range namedServices(c.Surface.Services) {
+		u.service(sk, v)
+	}
+	if err := s.transactInChunks(ctx, u.items); err != nil {
+		return err
+	}
+	return s.recordLatest(ctx, c.State, c.Scan, c.Now)
+}
+
+// completionUpdates collects the updates of a completion to one target's
+// items, each naming only the attributes a scan owns.
+type completionUpdates struct {
+	table string
+	pk    string
+	now   types.AttributeValue
+	items []types.TransactWriteItem
+}
+
+func (u *completionUpdates) add(sk, expr string, names map[string]string, values map[string]types.AttributeValue) {
+	up := &types.Update{TableName: &u.table, Key: key(u.pk, sk), UpdateExpression: aws.String(expr),
+		ExpressionAttributeValues: values}
+	if len(names) > 0 {
+		up.ExpressionAttributeNames = names
+	}
+	u.items = append(u.items, types.TransactWriteItem{Update: up})
+}
+
+// issueNames are the reserved words the ledger updates name.
+func issueNames() map[string]string {
+	return map[string]string{"#key": "key", "#status": "status", "#check": "check"}
+}
+
+// seenIssue: open, last seen now by scanID; first seen kept.
+func (u *completionUpdates) seenIssue(is scans.Issue, scanID string) {
+	values := map[string]types.AttributeValue{":key": str(is.Key), ":check": str(string(is.Check)),
+		":title": str(is.Title), ":sev": str(string(is.Severity)), ":open": str(scans.IssueOpen), ":now": u.now,
+		":scan": str(scanID)}
+	expr := "SET #key = :key, #check = :check, title = :title, severity = :sev, #status = :open, " +
+		"first_seen_at = if_not_exists(first_seen_at, :now), last_seen_at = :now, last_scan_id = :scan"
+	if is.CVE != nil {
+		expr += ", cve = :cve"
+		values[":cve"] = str(*is.CVE)
+	}
+	u.add(ledgerPrefix+is.Key, expr+" REMOVE fixed_at", issueNames(), values)
+}
+
+// fixedIssue: fixed now; what the ledger knew of it kept, else what the
+// baseline scan (finished at baselineAt) saw.
+func (u *completionUpdates) fixedIssue(f scans.FixedIssue, baselineAt time.Time) {
+	values := map[string]types.AttributeValue{":key": str(f.Key), ":check": str(string(f.Check)),
+		":title": str(f.Title), ":sev": str(string(f.Severity)), ":fixed": str(scans.IssueFixed), ":now": u.now,
+		":last": str(f.LastSeenScanID), ":seen": stamp(baselineAt)}
+	expr := "SET #key = :key, #check = if_not_exists(#check, :check), title = if_not_exists(title, :title), " +
+		"severity = if_not_exists(severity, :sev), #status = :fixed, fixed_at = :now, " +
+		"first_seen_at = if_not_exists(first_seen_at, :seen), last_seen_at = if_not_exists(last_seen_at, :seen), " +
+		"last_scan_id = if_not_exists(last_scan_id, :last)"
+	if f.CVE != nil {
+		expr += ", cve = if_not_exists(cve, :cve)"
+		values[":cve"] = str(*f.CVE)
+	}
+	u.add(ledgerPrefix+f.Key, expr, issueNames(), values)
+}
+
+// mergedHosts folds the surface's entries of one name (any case) together.
+func mergedHosts(in []scans.Host) map[string]scans.Host {
 	hosts := map[string]scans.Host{}
-	for _, h := range c.Surface.Hosts {
+	for _, h := range in {
 		n := strings.ToLower(h.Name)
 		cur := hosts[n]
 		cur.Name = n
@@ -454,62 +490,67 @@ func (s *Store) ApplyCompletion(ctx context.Context, c Completion) error {
 		cur.Sources = append(cur.Sources, h.Sources...)
 		hosts[n] = cur
 	}
-	for _, h := range hosts {
-		values := map[string]types.AttributeValue{":name": str(h.Name), ":now": now}
-		expr := "SET #name = :name, first_seen_at = if_not_exists(first_seen_at, :now), last_seen_at = :now"
-		var add []string
-		if set := distinct(h.Addresses); len(set) > 0 {
-			add = append(add, "addresses :addrs")
-			values[":addrs"] = &types.AttributeValueMemberSS{Value: set}
-		}
-		var srcs []string
-		for _, s := range h.Sources {
-			srcs = append(srcs, string(s))
-		}
-		if set := distinct(srcs); len(set) > 0 {
-			add = append(add, "sources :srcs")
-			values[":srcs"] = &types.AttributeValueMemberSS{Value: set}
-		}
-		if len(add) > 0 {
-			expr += " ADD " + strings.Join(add, ", ")
-		}
-		update(assetHost+h.Name, expr, map[string]string{"#name": "name"}, values)
+	return hosts
+}
+
+// host: seen now, first seen kept, addresses and sources added to the sets.
+func (u *completionUpdates) host(h scans.Host) {
+	values := map[string]types.AttributeValue{":name": str(h.Name), ":now": u.now}
+	expr := "SET #name = :name, first_seen_at = if_not_exists(first_seen_at, :now), last_seen_at = :now"
+	var add []string
+	if set := distinct(h.Addresses); len(set) > 0 {
+		add = append(add, "addresses :addrs")
+		values[":addrs"] = &types.AttributeValueMemberSS{Value: set}
 	}
+	var srcs []string
+	for _, s := range h.Sources {
+		srcs = append(srcs, string(s))
+	}
+	if set := distinct(srcs); len(set) > 0 {
+		add = append(add, "sources :srcs")
+		values[":srcs"] = &types.AttributeValueMemberSS{Value: set}
+	}
+	if len(add) > 0 {
+		expr += " ADD " + strings.Join(add, ", ")
+	}
+	u.add(assetHost+h.Name, expr, map[string]string{"#name": "name"}, values)
+}
+
+// namedServices keys the surface's services by host and port, preferring
+// an entry that names its product.
+func namedServices(in []scans.ServiceInfo) map[string]scans.ServiceInfo {
 	services := map[string]scans.ServiceInfo{}
-	for _, v := range c.Surface.Services {
+	for _, v := range in {
 		k := fmt.Sprintf("%s#%05d", strings.ToLower(v.Host), v.Port)
 		cur, ok := services[k]
 		if !ok || (cur.Product == "" && v.Product != "") {
 			services[k] = v
 		}
 	}
-	for sk, v := range services {
-		values := map[string]types.AttributeValue{":host": str(strings.ToLower(v.Host)), ":port": number(int64(v.Port)),
-			":now": now, ":proto": str(v.Protocol)}
-		expr := "SET #host = :host, #port = :port, #protocol = :proto, first_seen_at = if_not_exists(first_seen_at, :now), " +
-			"last_seen_at = :now"
-		// What a scan could not name keeps what an earlier one named.
-		if v.Product != "" {
-			expr += ", product = :product"
-			values[":product"] = str(v.Product)
-		} else {
-			expr += ", product = if_not_exists(product, :empty)"
-			values[":empty"] = str("")
-		}
-		if v.Version != "" {
-			expr += ", #version = :version"
-			values[":version"] = str(v.Version)
-		} else {
-			expr += ", #version = if_not_exists(#version, :empty)"
-			values[":empty"] = str("")
-		}
-		update(assetService+sk, expr, map[string]string{"#host": "host", "#port": "port", "#protocol": "protocol",
-			"#version": "version"}, values)
+	return services
+}
+
+// service: seen now; what a scan could not name keeps what an earlier one named.
+func (u *completionUpdates) service(sk string, v scans.ServiceInfo) {
+	values := map[string]types.AttributeValue{":host": str(strings.ToLower(v.Host)), ":port": number(int64(v.Port)),
+		":now": u.now, ":proto": str(v.Protocol)}
+	expr := "SET #host = :host, #port = :port, #protocol = :proto, first_seen_at = if_not_exists(first_seen_at, :now), " +
+		"last_seen_at = :now"
+	expr += keptUnlessNamed("product", "product", v.Product, values)
+	expr += keptUnlessNamed("#version", "version", v.Version, values)
+	u.add(assetService+sk, expr, map[string]string{"#host": "host", "#port": "port", "#protocol": "protocol",
+		"#version": "version"}, values)
+}
+
+// keptUnlessNamed sets attr to value when value is known, else keeps what
+// the item has (an empty string on a new item).
+func keptUnlessNamed(attr, name, value string, values map[string]types.AttributeValue) string {
+	if value == "" {
+		values[":empty"] = str("")
+		return ", " + attr + " = if_not_exists(" + attr + ", :empty)"
 	}
-	if err := s.transactInChunks(ctx, updates); err != nil {
-		return err
-	}
-	return s.recordLatest(ctx, c.State, c.Scan, c.Now)
+	values[":"+name] = str(value)
+	return ", " + attr + " = :" + name
 }
 
 func distinct(in []string) []string {
