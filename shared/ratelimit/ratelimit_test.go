@@ -31,8 +31,8 @@ func newLimiter(t *testing.T) (*ratelimit.Limiter, *dynamodb.Client, string) {
 // liveT0 is a base instant for tests that step the clock by hand. It lies in
 // the future, never the past: the table has TTL on, and DynamoDB Local's
 // sweeper deletes an item whose ttl has passed at a moment of its choosing,
-// which made a log built at a fixed 2023 instant vanish mid-test (a flake
-// CI met once in about thirty runs).
+// which made a log built at a fixed 2023 instant vanish mid-test (a CI flake
+// of TestTakeRollingWindow).
 func liveT0() time.Time { return time.Now().Add(time.Hour).Truncate(time.Second) }
 
 // Exactly Limit of many concurrent requests are admitted: no lost update, no
