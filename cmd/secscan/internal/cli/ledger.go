@@ -38,11 +38,7 @@ else 100 columns); --json prints the ledger as the API returns it.`,
 			if state != "" && !validTriageState(state) {
 				return usageError("--state must be open, accepted_risk or false_positive, not %q", state)
 			}
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			id, err := a.targetID(c, args[0])
+			c, id, err := a.targetClient(args[0])
 			if err != nil {
 				return err
 			}
@@ -177,11 +173,7 @@ open withdraws the decision. Who changed it and when is kept.`,
 			if key == "" {
 				return usageError("the issue key must not be empty; 'secscan issues %s' lists them", findings.CleanLine(args[0], 60))
 			}
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			id, err := a.targetID(c, args[0])
+			c, id, err := a.targetClient(args[0])
 			if err != nil {
 				return err
 			}

@@ -103,11 +103,7 @@ says what it looked up and what it found (exit code 2).`,
   secscan targets verify tgt_01J9Z…`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			id, err := a.targetID(c, args[0])
+			c, id, err := a.targetClient(args[0])
 			if err != nil {
 				return err
 			}
@@ -132,11 +128,7 @@ func (a *app) targetsRemove() *cobra.Command {
 		Example: `  secscan targets rm example.com`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			id, err := a.targetID(c, args[0])
+			c, id, err := a.targetClient(args[0])
 			if err != nil {
 				return err
 			}
@@ -150,6 +142,20 @@ func (a *app) targetsRemove() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// targetClient is the API client and the id of the target arg names (a
+// target id, or a domain it looks up): what every per-target command needs.
+func (a *app) targetClient(arg string) (*client.Client, string, error) {
+	c, err := a.client()
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := a.targetID(c, arg)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, id, nil
 }
 
 // targetID accepts a target id or a domain, which it looks up.
