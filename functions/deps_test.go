@@ -30,6 +30,12 @@ var heavy = []struct {
 	{"secscan/shared/planner", []string{"scan-agent", "scan-step", "webhook"}},
 	{"secscan/shared/app", nil}, // the whole service: the local stack's
 	{"goftp.io/", nil},          // the FTP server of the demo target and the ftp_audit tests
+	// The SDK's configuration chain (profiles, SSO, STS): a function's
+	// credentials are in its environment (dependency.Config).
+	{"github.com/aws/aws-sdk-go-v2/config", nil},
+	{"github.com/aws/aws-sdk-go-v2/service/sso", nil},
+	{"github.com/aws/aws-sdk-go-v2/service/sts", nil},
+	{"secscan/shared/dependency/awsprofile", nil},
 	{"github.com/aws/aws-sdk-go-v2/service/sfn", []string{"create-scan", "run-schedule", "scheduled-scan"}},
 	{"github.com/aws/aws-sdk-go-v2/service/scheduler", []string{"create-schedule", "update-schedule", "delete-schedule", "delete-target"}},
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -24,7 +25,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
@@ -130,39 +130,105 @@ type Budget struct {
 // bound and leaves longer outages to the state machine's retries.
 var Default = Budget{Attempt: 4 * time.Second, Operation: 4500 * time.Millisecond, MaxAttempts: 3, MaxBackoff: 250 * time.Millisecond}
 
-// Config loads the SDK configuration for a client of the service: AWS when
-// endpoint is empty, else a local emulator at endpoint with fixed dummy
-// credentials (so a developer's AWS profile never reaches local runs), with
-// b's attempt timeout and retry budget. Clients add Bound to their APIOptions.
+// Config is the SDK configuration for a client of the service, with b's
+// attempt timeout and retry budget (clients add Bound to their APIOptions):
+//   - endpoint set: a local emulator at endpoint, region us-east-1 and fixed
+//     dummy credentials, so a developer's AWS profile never reaches local runs;
+//   - LoadShared set (a process that imports shared/dependency/awsprofile: the
+//     local stack, agent-eval): the SDK's whole configuration chain, profiles
+//     and SSO included;
+//   - otherwise (every Lambda function): the environment Lambda gives a
+//     function, AWS_REGION and the role's AWS_ACCESS_KEY_ID,
+//     AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, plus AWS_ENDPOINT_URL.
+//
+// The last case is what the SDK's chain finds first in Lambda anyway; reading
+// it directly keeps the chain's packages (shared config files, SSO, STS and
+// their endpoint tables, several milliseconds of initialisation) out of the
+// functions' binaries and cold starts. ServiceEndpoint reads the
+// AWS_ENDPOINT_URL_<SERVICE> variables the chain would.
 func Config(ctx context.Context, endpoint string, b Budget) (aws.Config, error) {
-	loadOpts := []func(*awsconfig.LoadOptions) error{
-		awsconfig.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(b.Attempt).
-			WithTransportOptions(func(t *http.Transport) {
-				// Concurrent requests of one Lambda instance (or of the whole local
-				// stack) reuse their connections instead of opening new ones.
-				t.MaxIdleConnsPerHost = 64
-			})),
-		awsconfig.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts = b.MaxAttempts
-				o.MaxBackoff = b.MaxBackoff
-				o.Backoff = retry.NewExponentialJitterBackoff(b.MaxBackoff)
-				// The operation deadline bounds retries already; a client-side
-				// retry quota would only turn a recovered service's first
-				// requests into failures.
-				o.RateLimiter = ratelimit.None
-			})
-		}),
+	cfg := aws.Config{HTTPClient: httpClient(b), Retryer: retryer(b)}
+	switch {
+	case endpoint != "":
+		cfg.Region = "us-east-1"
+		cfg.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")
+		return cfg, nil
+	case LoadShared != nil:
+		shared, err := LoadShared(ctx, cfg)
+		if err != nil {
+			return aws.Config{}, fmt.Errorf("aws config: %w", err)
+		}
+		return shared, nil
 	}
-	if endpoint != "" {
-		loadOpts = append(loadOpts, awsconfig.WithRegion("us-east-1"),
-			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	return fromEnvironment(cfg, os.Getenv)
+}
+
+// LoadShared, when set, loads the SDK's whole configuration chain on top of
+// base's HTTP client and retryer. Package shared/dependency/awsprofile sets
+// it; no Lambda function links that package (functions/deps_test.go).
+var LoadShared func(ctx context.Context, base aws.Config) (aws.Config, error)
+
+// fromEnvironment completes cfg from the variables Lambda sets for a
+// function (getenv), as the SDK's environment configuration reads them.
+func fromEnvironment(cfg aws.Config, getenv func(string) string) (aws.Config, error) {
+	cfg.Region = firstSet(getenv, "AWS_REGION", "AWS_DEFAULT_REGION")
+	key := firstSet(getenv, "AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY")
+	secret := firstSet(getenv, "AWS_SECRET_ACCESS_KEY", "AWS_SECRET_KEY")
+	if cfg.Region == "" || key == "" || secret == "" {
+		return aws.Config{}, errors.New("aws config: AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set " +
+			"(Lambda sets them; elsewhere, link shared/dependency/awsprofile to use profiles)")
 	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, loadOpts...)
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("aws config: %w", err)
+	cfg.Credentials = credentials.NewStaticCredentialsProvider(key, secret, getenv("AWS_SESSION_TOKEN"))
+	if u := getenv("AWS_ENDPOINT_URL"); u != "" {
+		cfg.BaseEndpoint = aws.String(u)
 	}
 	return cfg, nil
+}
+
+// firstSet is the value of the first of names that getenv has.
+func firstSet(getenv func(string) string, names ...string) string {
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// ServiceEndpoint is AWS_ENDPOINT_URL_<id> (id as the SDK spells it, e.g.
+// BEDROCK_RUNTIME, SCHEDULER), nil when unset: the endpoint of one service
+// that a client built from the environment takes, as the SDK's chain would.
+func ServiceEndpoint(id string) *string {
+	if u := os.Getenv("AWS_ENDPOINT_URL_" + id); u != "" {
+		return aws.String(u)
+	}
+	return nil
+}
+
+// httpClient bounds each attempt by b.Attempt.
+func httpClient(b Budget) aws.HTTPClient {
+	return awshttp.NewBuildableClient().WithTimeout(b.Attempt).
+		WithTransportOptions(func(t *http.Transport) {
+			// Concurrent requests of one Lambda instance (or of the whole local
+			// stack) reuse their connections instead of opening new ones.
+			t.MaxIdleConnsPerHost = 64
+		})
+}
+
+// retryer retries within b: b.MaxAttempts attempts, jittered backoff up to
+// b.MaxBackoff.
+func retryer(b Budget) func() aws.Retryer {
+	return func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = b.MaxAttempts
+			o.MaxBackoff = b.MaxBackoff
+			o.Backoff = retry.NewExponentialJitterBackoff(b.MaxBackoff)
+			// The operation deadline bounds retries already; a client-side
+			// retry quota would only turn a recovered service's first
+			// requests into failures.
+			o.RateLimiter = ratelimit.None
+		})
+	}
 }
 
 // Bound is the client middleware that puts b.Operation as a deadline on each

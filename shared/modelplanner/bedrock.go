@@ -27,9 +27,10 @@ var CallBudget = dependency.Budget{Attempt: 20 * time.Second, Operation: 24 * ti
 // Bedrock is the Client of Amazon Bedrock's Converse API.
 type Bedrock struct{ API *bedrockruntime.Client }
 
-// NewBedrock builds the Bedrock client from the environment: the SDK's own
-// configuration chain, so AWS_ENDPOINT_URL_BEDROCK_RUNTIME points it at a
-// local server (tests, the local stack) and AWS_REGION picks the region.
+// NewBedrock builds the Bedrock client from the environment
+// (dependency.Config): AWS_REGION picks the region and
+// AWS_ENDPOINT_URL_BEDROCK_RUNTIME points it at a local server (tests, the
+// local stack).
 func NewBedrock(ctx context.Context) (*Bedrock, error) {
 	cfg, err := dependency.Config(ctx, "", CallBudget)
 	if err != nil {
@@ -37,6 +38,9 @@ func NewBedrock(ctx context.Context) (*Bedrock, error) {
 	}
 	return &Bedrock{API: bedrockruntime.NewFromConfig(cfg, func(o *bedrockruntime.Options) {
 		o.APIOptions = append(o.APIOptions, dependency.Bound(dependency.Model, CallBudget))
+		if u := dependency.ServiceEndpoint("BEDROCK_RUNTIME"); u != nil {
+			o.BaseEndpoint = u
+		}
 	})}, nil
 }
 

@@ -138,6 +138,8 @@ func NewClient(ctx context.Context, endpoint string) (*scheduler.Client, error) 
 		o.APIOptions = append(o.APIOptions, dependency.Bound(dependency.Scheduler, dependency.Default))
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
+		} else if u := dependency.ServiceEndpoint("SCHEDULER"); u != nil {
+			o.BaseEndpoint = u
 		}
 	}), nil
 }
