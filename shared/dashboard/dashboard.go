@@ -12,7 +12,6 @@ package dashboard
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -29,6 +28,9 @@ import (
 	"secscan/shared/httpapi"
 )
 
+// web/gz holds each style sheet and script gzipped at build time (gzip.go).
+//
+//go:generate go run gzip.go
 //go:embed web
 var files embed.FS
 
@@ -140,8 +142,8 @@ func indexPage(cfg Config, names map[string]string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// load reads the style sheet and the scripts, gzips them and files them
-// under their hashed names; it returns each file's hashed path.
+// load reads the style sheet and the scripts with their gzipped copies and
+// files them under their hashed names; it returns each file's hashed path.
 func (d *Dashboard) load() (map[string]string, error) {
 	type file struct{ file, contentType string }
 	list := []file{{"app.css", "text/css; charset=utf-8"}}
@@ -157,11 +159,11 @@ func (d *Dashboard) load() (map[string]string, error) {
 		sum := sha256.Sum256(body)
 		ext := path.Ext(f.file)
 		hashed := strings.TrimSuffix(f.file, ext) + "." + hex.EncodeToString(sum[:6]) + ext
-		var gz bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-		_, _ = zw.Write(body)
-		_ = zw.Close()
-		d.assets[hashed] = asset{body: body, gzipped: gz.Bytes(), contentType: f.contentType}
+		gz, err := files.ReadFile("web/gz/" + f.file + ".gz")
+		if err != nil {
+			return nil, fmt.Errorf("%w: run go generate ./shared/dashboard", err)
+		}
+		d.assets[hashed] = asset{body: body, gzipped: gz, contentType: f.contentType}
 		names[f.file] = "/assets/" + hashed
 	}
 	return names, nil

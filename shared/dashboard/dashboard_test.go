@@ -204,3 +204,28 @@ func TestFavicon(t *testing.T) {
 		t.Errorf("the CSP does not admit the data: favicon: %s", d.CSP())
 	}
 }
+
+// The gzipped copies are made at build time (gzip.go): each must hold its
+// file as it is now, so an edit without `go generate` cannot ship stale code.
+func TestGzippedAssetsAreCurrent(t *testing.T) {
+	t.Parallel()
+	names := append([]string{"app.css"}, scripts...)
+	for _, name := range names {
+		body, err := files.ReadFile("web/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gz, err := files.ReadFile("web/gz/" + name + ".gz")
+		if err != nil {
+			t.Fatalf("%s: %v (run go generate ./shared/dashboard)", name, err)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil {
+			t.Fatalf("%s.gz: %v", name, err)
+		}
+		unzipped, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(unzipped, body) {
+			t.Errorf("web/gz/%s.gz is not web/%s as it is now: run go generate ./shared/dashboard", name, name)
+		}
+	}
+}

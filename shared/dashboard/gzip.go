@@ -1,0 +1,54 @@
+//go:build ignore
+
+// gzip.go writes web/gz/<file>.gz for each style sheet and script of web/,
+// at gzip's best compression: `go generate ./shared/dashboard` after editing
+// them (TestGzippedAssetsAreCurrent fails until then). Compressing at build
+// time keeps about 20 ms of work out of the dashboard function's cold start.
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "gzip:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	names, err := filepath.Glob("web/*")
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if !strings.HasSuffix(name, ".js") && !strings.HasSuffix(name, ".css") {
+			continue
+		}
+		body, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		var gz bytes.Buffer
+		zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression) // no name, no time: the same bytes every run
+		if err != nil {
+			return err
+		}
+		if _, err := zw.Write(body); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join("web", "gz", filepath.Base(name)+".gz"), gz.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
