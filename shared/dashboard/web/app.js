@@ -376,7 +376,7 @@
     const current = location.hash.replace(/^(#\/scans)\/scn_.*/, '$1').replace(/^(#\/targets)\/tgt_.*/, '$1').replace(/\?.*$/, '');
     add(nav, h('ul', {}, links.map(([href, text]) =>
       h('li', {}, h('a', { href, 'aria-current': current === href ? 'page' : null }, text)))));
-    add(who, h('span', {}, me.email, ' · ', h('span', { class: 'badge plan' }, me.plan + ' plan')),
+    add(who, h('span', { class: 'email', title: me.email }, me.email), h('span', { class: 'badge plan' }, me.plan + ' plan'),
       h('button', { type: 'button', class: 'secondary', onclick: signOut }, 'Sign out'));
   }
 
