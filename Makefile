@@ -41,8 +41,12 @@ run: deps
 # SARIF/JUnit figures (<!-- readme-figures-cli -->) and what this machine
 # measured (<!-- readme-measured -->: wall times, binary size). TestReadmeFirstRun
 # fails when the first two disagree with a fresh run; the third is not compared.
+# Then the recall test's standard and deep scans write theirs
+# (<!-- readme-figures-recall -->, compared by TestDemoRecall, and
+# <!-- readme-measured-recall -->, not compared).
 readme-figures: deps
 	$(GO) test -count=1 -run '^TestReadmeFirstRun$$' ./$(LOCAL) -args -update
+	$(GO) test -count=1 -timeout 20m -run '^TestDemoRecall$$' ./$(LOCAL)/localstack -args -update
 
 # make reset wipes what make run keeps between starts (.local: the database,
 # the development sign-in key, the local admin's token). Stop the stack first.

@@ -13,10 +13,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"secscan/infra/local/readmefigures"
 )
 
 var updateFigures = flag.Bool("update", false, "write the demo run's figures into README.md (make readme-figures)")
@@ -125,14 +126,14 @@ func TestReadmeFirstRun(t *testing.T) {
 	if missing := matchInOrder(string(out), expectations(blocks)); len(missing) > 0 {
 		t.Errorf("answers the README shows but the run did not give:\n  %s\noutput:\n%s", strings.Join(missing, "\n  "), out)
 	}
-	checkFigures(t, p, work, string(readme))
+	checkFigures(t, p, work)
 	_, after := p.interrupt(t)
 	checkQuietStop(t, after)
 }
 
 // checkFigures compares (or, with -update, writes) the README's figures of
 // the walkthrough's scan.
-func checkFigures(t *testing.T, p *stackProc, work, readme string) {
+func checkFigures(t *testing.T, p *stackProc, work string) {
 	t.Helper()
 	tok, err := os.ReadFile(filepath.Join(work, ".local", "admin-token"))
 	if err != nil {
@@ -178,32 +179,20 @@ func checkFigures(t *testing.T, p *stackProc, work, readme string) {
 		rec.RiskRating, rec.FindingsCount, rec.IssuesCount, len(rec.Steps), rec.CreditsUsed, rec.MaxCredits,
 		len(rec.Surface.Hosts), len(rec.Surface.Services), pages[1])
 	cli, measured := cliFigures(t, p, work, admin, rec.FindingsCount, rec.IssuesCount, len(rec.Steps))
-	blocks := []figureBlock{
-		{"readme-figures", figures, true},
-		{"readme-figures-cli", cli, true},
+	blocks := []readmefigures.Block{
+		{Name: "readme-figures", Text: figures, Compared: true},
+		{Name: "readme-figures-cli", Text: cli, Compared: true},
 		// Wall times and binary sizes depend on the machine and the Go
 		// release: written by make readme-figures, never compared.
-		{"readme-measured", measured, false},
+		{Name: "readme-measured", Text: measured},
 	}
-	updated, differ := readme, []string{}
-	for _, b := range blocks {
-		open, end := "<!-- "+b.name+" -->\n", "<!-- /"+b.name+" -->"
-		before, rest, ok1 := strings.Cut(updated, open)
-		current, after, ok2 := strings.Cut(rest, end)
-		if !ok1 || !ok2 {
-			t.Fatalf("README lacks the %s markers", b.name)
-		}
-		updated = before + open + b.text + end + after
-		if b.compared && !sameFigures(current, b.text) {
-			differ = append(differ, fmt.Sprintf("%s:\nREADME:\n%s\nrun:\n%s", b.name, current, b.text))
-		}
+	differ, err := readmefigures.Sync("../../README.md", *updateFigures, blocks)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if *updateFigures {
-		if err := os.WriteFile("../../README.md", []byte(updated), 0o644); err != nil {
-			t.Fatal(err)
-		}
 		for _, b := range blocks {
-			t.Logf("README %s written:\n%s", b.name, b.text)
+			t.Logf("README %s written:\n%s", b.Name, b.Text)
 		}
 		return
 	}
@@ -211,14 +200,6 @@ func checkFigures(t *testing.T, p *stackProc, work, readme string) {
 		t.Errorf("the README's demo figures disagree with this run (make readme-figures updates them):\n%s", strings.Join(differ, "\n"))
 	}
 	t.Logf("measured on this machine (not compared):\n%s", measured)
-}
-
-// figureBlock is a block of the README between <!-- name --> and
-// <!-- /name -->: compared blocks hold what the demo produces (counts,
-// sizes rounded to KB), the others what this machine measured.
-type figureBlock struct {
-	name, text string
-	compared   bool
 }
 
 // cliFigures runs the CLI as the README's CI section does, against the
@@ -294,41 +275,15 @@ func cliFigures(t *testing.T, p *stackProc, work, token string, findings, issues
 	fixed := fmt.Sprintf("The full/standard scan of the demo through `secscan scan --wait` (%d findings in %d issues, %d agent\n"+
 		"steps): its SARIF log is %s (%s gzipped; %d results, one per issue, of %d rules, one per check),\n"+
 		"its JUnit report %s (%d test cases, one per issue).\n",
-		rec.FindingsCount, rec.IssuesCount, len(rec.Steps), kb(len(sarif)), kb(gzipLen(sarif)), len(log.Runs[0].Results),
-		len(log.Runs[0].Tool.Driver.Rules), kb(len(junit)), cases)
+		rec.FindingsCount, rec.IssuesCount, len(rec.Steps), readmefigures.KB(len(sarif)), readmefigures.KB(gzipLen(sarif)), len(log.Runs[0].Results),
+		len(log.Runs[0].Tool.Driver.Rules), readmefigures.KB(len(junit)), cases)
 	measured := fmt.Sprintf("Measured by `make readme-figures` on %s (%d cores at load %s, %s, %s/%s; not compared by the test): "+
 		"`secscan scan --wait` to exit took %s for that full/standard scan and %s for a quick web scan; "+
 		"the CLI binary is %.1f MB stripped (`-trimpath -ldflags='-s -w'`).\n",
-		machine(), runtime.NumCPU(), load(), runtime.Version(), runtime.GOOS, runtime.GOARCH, seconds(full), seconds(quick),
+		readmefigures.Machine(), runtime.NumCPU(), readmefigures.Load(), runtime.Version(), runtime.GOOS, runtime.GOARCH, seconds(full), seconds(quick),
 		float64(info.Size())/(1<<20))
 	return fixed, measured
 }
-
-// kbFigure is a size as the README states it.
-var kbFigure = regexp.MustCompile(`(\d+) KB`)
-
-// sameFigures reports whether the README's block agrees with a run's: the
-// same text and counts, and sizes within 3 % (at least 1 KB) of the run's.
-// A report's size moves by a few bytes from run to run (durations, the
-// lengths of times and ids), which can cross a KB boundary.
-func sameFigures(readme, run string) bool {
-	if kbFigure.ReplaceAllString(readme, "# KB") != kbFigure.ReplaceAllString(run, "# KB") {
-		return false
-	}
-	a, b := kbFigure.FindAllStringSubmatch(readme, -1), kbFigure.FindAllStringSubmatch(run, -1)
-	for i := range a {
-		x, _ := strconv.Atoi(a[i][1])
-		y, _ := strconv.Atoi(b[i][1])
-		if d := x - y; d*100 > max(3*y, 100) || -d*100 > max(3*y, 100) {
-			return false
-		}
-	}
-	return true
-}
-
-// kb rounds a size to whole KB (1,024 bytes), the precision the README
-// states and the test compares.
-func kb(n int) string { return fmt.Sprintf("%d KB", (n+512)/1024) }
 
 func gzipLen(b []byte) int {
 	var buf bytes.Buffer
@@ -340,40 +295,3 @@ func gzipLen(b []byte) int {
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
-// load is the one-minute load average, for the measured line.
-func load() string {
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			return f[0]
-		}
-	}
-	return "unknown"
-}
-
-// machine names the CPU, for the measured line.
-func machine() string {
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		if m := regexp.MustCompile(`(?m)^model name\s*:\s*(.+)$`).FindSubmatch(b); m != nil {
-			return strings.TrimSpace(string(m[1]))
-		}
-	}
-	return "this machine"
-}
-
-// The figures check tolerates a report's few bytes of drift, never a
-// changed count or a size off by more than 3 %.
-func TestSameFigures(t *testing.T) {
-	readme := "165 findings; SARIF 311 KB (34 KB gzipped), JUnit 90 KB"
-	for run, want := range map[string]bool{
-		readme: true,
-		"165 findings; SARIF 311 KB (34 KB gzipped), JUnit 91 KB":  true,
-		"165 findings; SARIF 318 KB (34 KB gzipped), JUnit 90 KB":  true,
-		"165 findings; SARIF 330 KB (34 KB gzipped), JUnit 90 KB":  false,
-		"166 findings; SARIF 311 KB (34 KB gzipped), JUnit 90 KB":  false,
-		"165 findings; SARIF 311 KB (34 KB gzipped), JUnit 90 KiB": false,
-	} {
-		if got := sameFigures(readme, run); got != want {
-			t.Errorf("sameFigures(%q) = %v, want %v", run, got, want)
-		}
-	}
-}

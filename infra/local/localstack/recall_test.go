@@ -21,6 +21,7 @@ type recallView struct {
 	Status      string `json:"status"`
 	CreditsUsed int    `json:"credits_used"`
 	MaxCredits  int    `json:"max_credits"`
+	IssuesCount int    `json:"issues_count"`
 	Error       *string
 	Findings    []struct {
 		Title      string `json:"title"`
@@ -76,8 +77,8 @@ var plantedWeaknesses = []planted{
 // The demo's planted weaknesses are found, each with its confidence, by
 // full standard and deep scans through the real stack; the hardened host
 // has nothing medium or higher; every host comes from the source that is
-// the only way to find it. Figures (recall, wall time, credits, steps per
-// host, findings before and after grouping) are logged for the notes.
+// the only way to find it. Its figures (recall, findings, steps, credits,
+// wall times) are the README's recall blocks (recallFigures).
 func TestDemoRecall(t *testing.T) {
 	t.Parallel()
 	demo, err := demotarget.Start(context.Background(), demotarget.Config{
@@ -93,6 +94,7 @@ func TestDemoRecall(t *testing.T) {
 	a := s.newAccount("pro", false)
 	s.verifiedTarget(a, demo.Domain(), func(token string) { _ = demo.PublishChallenge(token) })
 
+	var figures []tierFigures
 	for _, tier := range []string{"standard", "deep"} {
 		start := time.Now()
 		sc := s.createScan(a, map[string]any{"target": demo.Domain(), "scan_type": "full", "tier": tier})
@@ -179,7 +181,9 @@ func TestDemoRecall(t *testing.T) {
 		if done.Summary != nil {
 			t.Logf("%s summary: %s", tier, done.Summary.Summary)
 		}
+		figures = append(figures, tierFigures{tier: tier, found: found, record: done, beforeGrouping: beforeGrouping(done), wall: wall})
 	}
+	recallFigures(t, figures)
 }
 
 var cvePattern = regexp.MustCompile(`CVE-\d{4}-\d{4,}`)
