@@ -483,6 +483,13 @@ func noSideways(t *testing.T, b *browserTest, what string) {
 		if len(out) > 0 {
 			t.Errorf("at %d px %s scrolls sideways: %v", width, what, out)
 		}
+		// A customer's header is two rows on a phone (brand and account, then
+		// the links): about 92 px, where four rows took about 170.
+		var header float64
+		b.run("header height", chromedp.Evaluate(`document.querySelector('header.top').getBoundingClientRect().height`, &header))
+		if width == 390 && header > 120 {
+			t.Errorf("at 390 px the header of %s is %.0f px tall, want two rows (at most 120 px)", what, header)
+		}
 	}
 	b.run("reset width", emulation.ClearDeviceMetricsOverride())
 }

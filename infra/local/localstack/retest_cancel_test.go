@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -110,15 +109,7 @@ func (s *stack) monthCredits(a account) store.Credits {
 // retest is 404, an ended one 409.
 func TestRetestCancelRunning(t *testing.T) {
 	t.Parallel()
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select { // every request of a call takes a while: the calls overlap the cancellation
-		case <-time.After(1500 * time.Millisecond):
-		case <-r.Context().Done():
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, "<html><head><title>slow</title></head><body>slow</body></html>")
-	}))
-	t.Cleanup(slow.Close)
+	slow := slowSite(t) // every request of a call takes a while: the calls overlap the cancellation
 	s := startStack(t, withWebPorts(portOf(t, slow.URL), closedPort(t)))
 	owner, other := s.newAccount("starter", false), s.newAccount("starter", false)
 	var hosts []string

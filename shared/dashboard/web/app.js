@@ -1009,39 +1009,64 @@
 
   // retestBlock re-runs the checks behind an issue on its locations
   // (POST …/retest) and follows the retest until it ends, saying per
-  // location whether the weakness is still there.
+  // location whether the weakness is still there. While it runs, Cancel
+  // asks for it to stop (DELETE /api/retests/<id>): the calls not yet made
+  // are neither made nor charged, the results already in are kept.
   function retestBlock(scanId, is) {
     const status = h('p', { id: 'retest-status', role: 'status', 'aria-live': 'polite' });
     const results = h('ul', { id: 'retest-results', class: 'locations' });
     const box = alertBox();
     const outcome = { reproduced: 'still there', not_reproduced: 'not found any more', error: 'could not be tested' };
+    let running = null; // the id of the retest being followed
+    let asked = false; // whether this page asked for its cancellation (a queued one ends at once, unflagged)
+    const cancel = h('button', { type: 'button', id: 'retest-cancel', class: 'danger', hidden: true, onclick: async () => {
+      cancel.disabled = true;
+      try {
+        await api('DELETE', '/api/retests/' + encodeURIComponent(running));
+        asked = true;
+        clear(status); status.append('Cancelling: the calls under way finish, no new one starts…');
+      } catch (err) {
+        showError(box, err);
+        cancel.disabled = false;
+      }
+    } }, 'Cancel retest');
+    const showResults = (rt) => add(results, (rt.results || []).map((x) => h('li', { 'data-outcome': x.outcome }, h('span', { class: 'mono' }, where(x)), ' — ',
+      h('strong', {}, outcome[x.outcome] || x.outcome), x.detail ? ': ' + x.detail : '', x.proof ? proofBlock(x.proof) : null)));
     const button = h('button', { type: 'button', id: 'retest', class: 'secondary', onclick: async () => {
       button.disabled = true;
+      asked = false;
       clear(box); clear(results);
       try {
         let rt = (await api('POST', '/api/scans/' + encodeURIComponent(scanId) + '/issues/' + encodeURIComponent(is.key) + '/retest')).data;
+        running = rt.id;
         for (let i = 0; i < 150 && (rt.status === 'queued' || rt.status === 'running'); i++) {
-          clear(status); status.append('Retest ' + rt.status + '…');
+          cancel.hidden = false;
+          if (!rt.cancel_requested && !asked) { clear(status); status.append('Retest ' + rt.status + '…'); }
           await new Promise((r) => setTimeout(r, 2000));
           rt = (await api('GET', '/api/retests/' + encodeURIComponent(rt.id))).data;
         }
         clear(status);
-        if (rt.status === 'failed') status.append('The retest failed: ' + (rt.error || 'no reason given') + '.');
+        if (rt.status === 'failed' && (rt.cancel_requested || asked)) {
+          status.append('Retest cancelled. ' + rt.credits_used + ' credits for the calls already made.');
+          showResults(rt);
+        } else if (rt.status === 'failed') status.append('The retest failed: ' + (rt.error || 'no reason given') + '.');
         else if (rt.status !== 'completed') status.append('The retest is still running; look again later.');
         else {
           const fixed = rt.results.length > 0 && rt.results.every((x) => x.outcome === 'not_reproduced');
           status.append((fixed ? 'Fixed: not found at any location.' : 'Retested.') + ' ' + rt.credits_used + ' credits.');
-          add(results, rt.results.map((x) => h('li', { 'data-outcome': x.outcome }, h('span', { class: 'mono' }, where(x)), ' — ',
-            h('strong', {}, outcome[x.outcome] || x.outcome), x.detail ? ': ' + x.detail : '', x.proof ? proofBlock(x.proof) : null)));
+          showResults(rt);
         }
       } catch (err) {
         clear(status);
         showError(box, err);
       } finally {
         button.disabled = false;
+        cancel.hidden = true;
+        cancel.disabled = false;
+        running = null;
       }
     } }, 'Retest this issue');
-    return h('div', { class: 'retest' }, h('p', { class: 'row' }, button,
+    return h('div', { class: 'retest' }, h('p', { class: 'row' }, button, cancel,
       h('span', { class: 'muted' }, 'Re-runs only the checks behind this issue on its locations; it costs their credits.')), box, status, results);
   }
 
