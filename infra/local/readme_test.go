@@ -294,4 +294,3 @@ func gzipLen(b []byte) int {
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
-
