@@ -104,19 +104,42 @@ func New(cfg Config) (*Dashboard, error) {
 // may connect to: its own, and the token endpoint's, which it posts the code to.
 func connectOrigins(cfg Config) ([]string, error) {
 	origins := []string{"'self'"}
-	for name, raw := range map[string]string{"OIDC_AUTHORIZE_URL": cfg.AuthorizeURL, "OIDC_TOKEN_URL": cfg.TokenURL, "OIDC_LOGOUT_URL": cfg.LogoutURL} {
-		if (raw == "" && name == "OIDC_LOGOUT_URL") || (strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "//")) {
-			continue // no logout page, or on the page's own origin (the local development provider)
+	for _, e := range []struct {
+		name, raw string
+		optional  bool
+	}{{"OIDC_AUTHORIZE_URL", cfg.AuthorizeURL, false}, {"OIDC_TOKEN_URL", cfg.TokenURL, false}, {"OIDC_LOGOUT_URL", cfg.LogoutURL, true}} {
+		origin, err := endpointOrigin(e.name, e.raw, e.optional)
+		if err != nil {
+			return nil, err
 		}
-		u, err := url.Parse(raw)
-		if err != nil || !u.IsAbs() || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, fmt.Errorf("%s must be an absolute http(s) URL or a path on this origin, got %q", name, raw)
-		}
-		if name == "OIDC_TOKEN_URL" {
-			origins = append(origins, u.Scheme+"://"+u.Host)
+		if e.name == "OIDC_TOKEN_URL" && origin != "" {
+			origins = append(origins, origin)
 		}
 	}
 	return origins, nil
+}
+
+// endpointOrigin checks one of the provider's URLs (the setting name): an
+// absolute http(s) URL, whose origin it returns, or a path on the page's own
+// origin (the local development provider), or nothing when optional.
+func endpointOrigin(name, raw string, optional bool) (string, error) {
+	if (raw == "" && optional) || ownPath(raw) {
+		return "", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !webURL(u) {
+		return "", fmt.Errorf("%s must be an absolute http(s) URL or a path on this origin, got %q", name, raw)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+// ownPath reports whether raw is a path on the page's own origin ("/x",
+// not the scheme-relative "//host/x").
+func ownPath(raw string) bool { return strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "//") }
+
+// webURL reports whether u is an absolute http(s) URL with a host.
+func webURL(u *url.URL) bool {
+	return u.IsAbs() && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
 // indexPage renders index.html with the hashed asset paths and the

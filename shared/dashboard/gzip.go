@@ -28,27 +28,32 @@ func run() error {
 		return err
 	}
 	for _, name := range names {
-		if !strings.HasSuffix(name, ".js") && !strings.HasSuffix(name, ".css") {
-			continue
-		}
-		body, err := os.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		var gz bytes.Buffer
-		zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression) // no name, no time: the same bytes every run
-		if err != nil {
-			return err
-		}
-		if _, err := zw.Write(body); err != nil {
-			return err
-		}
-		if err := zw.Close(); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join("web", "gz", filepath.Base(name)+".gz"), gz.Bytes(), 0o644); err != nil {
-			return err
+		if strings.HasSuffix(name, ".js") || strings.HasSuffix(name, ".css") {
+			if err := gzipFile(name, filepath.Join("web", "gz", filepath.Base(name)+".gz")); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// gzipFile writes src gzipped to dst: no name, no time, so the same bytes
+// every run.
+func gzipFile(src, dst string) error {
+	body, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	var gz bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(body); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, gz.Bytes(), 0o644)
 }
