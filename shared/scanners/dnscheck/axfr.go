@@ -62,17 +62,7 @@ type transferCheck struct {
 // servers outside the scan's domain are never contacted, only listed.
 func (c Checker) checkTransfers(ctx context.Context, env tools.Env, zone string, ns queryResult) transferCheck {
 	tc := transferCheck{zone: zone}
-	var hosts []string
-	seen := map[string]bool{}
-	for _, rr := range ns.ans.Records {
-		if n, ok := rr.(*dns.NS); ok {
-			host := strings.TrimSuffix(dns.CanonicalName(n.Ns), ".")
-			if host != "" && !seen[host] {
-				seen[host] = true
-				hosts = append(hosts, host)
-			}
-		}
-	}
+	hosts := nsHosts(ns)
 	switch {
 	case !env.InScope(zone):
 		tc.skip = fmt.Sprintf("zone %s is outside the scan's domain", zone)
@@ -84,17 +74,7 @@ func (c Checker) checkTransfers(ctx context.Context, env tools.Env, zone string,
 		tc.skip = "no NS records at " + zone
 		return tc
 	}
-	var tried []string
-	for _, host := range hosts {
-		switch {
-		case !env.InScope(host):
-			tc.outOfScope = append(tc.outOfScope, host)
-		case len(tried) == maxAXFRServers:
-			tc.overLimit = append(tc.overLimit, host)
-		default:
-			tried = append(tried, host)
-		}
-	}
+	tried := tc.sortServers(env, hosts)
 	if len(tried) > 0 && env.Dialer == nil {
 		tc.skip = "no guarded dialer in the environment"
 		return tc
@@ -106,6 +86,40 @@ func (c Checker) checkTransfers(ctx context.Context, env tools.Env, zone string,
 	}
 	wg.Wait()
 	return tc
+}
+
+// nsHosts are the distinct name servers of an NS answer, canonical
+// without the trailing dot, in the answer's order.
+func nsHosts(ns queryResult) []string {
+	var hosts []string
+	seen := map[string]bool{}
+	for _, rr := range ns.ans.Records {
+		if n, ok := rr.(*dns.NS); ok {
+			host := strings.TrimSuffix(dns.CanonicalName(n.Ns), ".")
+			if host != "" && !seen[host] {
+				seen[host] = true
+				hosts = append(hosts, host)
+			}
+		}
+	}
+	return hosts
+}
+
+// sortServers returns the name servers to try (in scope, at most
+// maxAXFRServers) and lists the others on tc.
+func (tc *transferCheck) sortServers(env tools.Env, hosts []string) []string {
+	var tried []string
+	for _, host := range hosts {
+		switch {
+		case !env.InScope(host):
+			tc.outOfScope = append(tc.outOfScope, host)
+		case len(tried) == maxAXFRServers:
+			tc.overLimit = append(tc.overLimit, host)
+		default:
+			tried = append(tried, host)
+		}
+	}
+	return tried
 }
 
 // tryTransfer resolves one name server and asks it for the zone over TCP

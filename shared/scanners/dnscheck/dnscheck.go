@@ -375,15 +375,7 @@ func parseSPF(record string) spfPolicy {
 		if i == 0 {
 			continue // v=spf1
 		}
-		term = strings.ToLower(term)
-		qualifier := byte('+')
-		if strings.ContainsRune("+-~?", rune(term[0])) {
-			qualifier, term = term[0], term[1:]
-		}
-		name := term
-		if j := strings.IndexAny(term, ":/="); j >= 0 {
-			name = term[:j]
-		}
+		qualifier, name, term := spfTerm(term)
 		switch {
 		case name == "all" && p.all == 0:
 			p.all = qualifier
@@ -395,6 +387,20 @@ func parseSPF(record string) spfPolicy {
 		}
 	}
 	return p
+}
+
+// spfTerm splits one term of an SPF record, lowercased, into its qualifier
+// ('+' when it has none), its name and the term without the qualifier.
+func spfTerm(term string) (qualifier byte, name, rest string) {
+	rest, qualifier = strings.ToLower(term), '+'
+	if strings.ContainsRune("+-~?", rune(rest[0])) {
+		qualifier, rest = rest[0], rest[1:]
+	}
+	name = rest
+	if j := strings.IndexAny(rest, ":/="); j >= 0 {
+		name = rest[:j]
+	}
+	return qualifier, name, rest
 }
 
 // dmarc checks the DMARC record. inherited is true when the record is the
@@ -430,14 +436,23 @@ func (r *report) dmarcPolicy(name, record string, inherited bool) {
 	case "none":
 		r.add(checks.DMARCNone, evidence+"; "+key+"=none only monitors, receivers still deliver spoofed mail")
 	case "quarantine", "reject":
-		if pct, ok := tags["pct"]; ok {
-			if n, err := strconv.Atoi(pct); err == nil && n >= 0 && n < 100 {
-				r.add(checks.DMARCPartial, fmt.Sprintf("%s; pct=%d applies the policy to %d%% of failing mail", evidence, n, n))
-			}
+		if n, ok := partialPct(tags); ok {
+			r.add(checks.DMARCPartial, fmt.Sprintf("%s; pct=%d applies the policy to %d%% of failing mail", evidence, n, n))
 		}
 	default:
 		r.add(checks.DMARCInvalid, fmt.Sprintf("%s; the %s= tag is missing or not none, quarantine or reject", evidence, key))
 	}
+}
+
+// partialPct is the pct= tag of a DMARC record when it applies the policy
+// to less than all failing mail.
+func partialPct(tags map[string]string) (int, bool) {
+	pct, ok := tags["pct"]
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(pct)
+	return n, err == nil && n >= 0 && n < 100
 }
 
 // isDMARC reports whether a TXT record is a DMARC record: it starts with
