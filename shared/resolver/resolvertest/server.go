@@ -347,22 +347,22 @@ func (s *Server) transferMessages(network string, req *dns.Msg) []*dns.Msg {
 		return []*dns.Msg{refused}
 	}
 
-	var soa dns.RR
-	for _, rr := range s.records[zone] {
-		if rr.Header().Rrtype == dns.TypeSOA {
-			soa = dns.Copy(rr)
-			break
-		}
+	records := s.zoneRecords(zone)
+	var msgs []*dns.Msg
+	for start := 0; start < len(records); start += transferChunk {
+		msg := new(dns.Msg)
+		msg.SetReply(req)
+		msg.Authoritative = true
+		msg.Answer = records[start:min(start+transferChunk, len(records))]
+		msgs = append(msgs, msg)
 	}
-	if soa == nil {
-		soa = &dns.SOA{
-			Hdr:     dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 3600},
-			Ns:      "ns1." + zone,
-			Mbox:    "hostmaster." + zone,
-			Serial:  1,
-			Refresh: 3600, Retry: 600, Expire: 86400, Minttl: 300,
-		}
-	}
+	return msgs
+}
+
+// zoneRecords are the records of zone in transfer order: its SOA, every
+// other record by owner, and the SOA again.
+func (s *Server) zoneRecords(zone string) []dns.RR {
+	soa := s.transferSOA(zone)
 	owners := make([]string, 0, len(s.records))
 	for owner := range s.records {
 		if owner == zone || strings.HasSuffix(owner, "."+zone) {
@@ -378,17 +378,24 @@ func (s *Server) transferMessages(network string, req *dns.Msg) []*dns.Msg {
 			}
 		}
 	}
-	records = append(records, dns.Copy(soa))
+	return append(records, dns.Copy(soa))
+}
 
-	var msgs []*dns.Msg
-	for start := 0; start < len(records); start += transferChunk {
-		msg := new(dns.Msg)
-		msg.SetReply(req)
-		msg.Authoritative = true
-		msg.Answer = records[start:min(start+transferChunk, len(records))]
-		msgs = append(msgs, msg)
+// transferSOA is a copy of zone's SOA record, or a made-up one when the
+// server has none.
+func (s *Server) transferSOA(zone string) dns.RR {
+	for _, rr := range s.records[zone] {
+		if rr.Header().Rrtype == dns.TypeSOA {
+			return dns.Copy(rr)
+		}
 	}
-	return msgs
+	return &dns.SOA{
+		Hdr:     dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 3600},
+		Ns:      "ns1." + zone,
+		Mbox:    "hostmaster." + zone,
+		Serial:  1,
+		Refresh: 3600, Retry: 600, Expire: 86400, Minttl: 300,
+	}
 }
 
 // wildcard returns the records of the closest wildcard (*.parent) covering
