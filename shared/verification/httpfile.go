@@ -132,9 +132,6 @@ func describeError(err error, elapsed time.Duration) string {
 	var (
 		redirect *redirectError
 		refused  *netguard.AddressError
-		certErr  *tls.CertificateVerificationError
-		header   tls.RecordHeaderError
-		netErr   net.Error
 	)
 	var urlErr *url.Error
 	errors.As(err, &urlErr)
@@ -148,22 +145,36 @@ func describeError(err error, elapsed time.Duration) string {
 	if s, ok := describeDNS(err, requestHost(urlErr)); ok {
 		return s
 	}
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return "timed out after " + roundDuration(elapsed)
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset by the server"
-	case errors.As(err, &certErr):
-		return "TLS certificate not accepted: " + clean(certErr.Err.Error())
-	case errors.As(err, &header):
-		return "TLS handshake failed: the server did not answer with TLS"
+	if s, ok := describeConnection(err, elapsed); ok {
+		return s
 	}
 	if urlErr != nil {
 		err = urlErr.Err
 	}
 	return clean(plainerr.Describe(err))
+}
+
+// describeConnection words a connection or TLS handshake that failed after
+// elapsed; ok is false for other errors.
+func describeConnection(err error, elapsed time.Duration) (string, bool) {
+	var (
+		certErr *tls.CertificateVerificationError
+		header  tls.RecordHeaderError
+		netErr  net.Error
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timed out after " + roundDuration(elapsed), true
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused", true
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset by the server", true
+	case errors.As(err, &certErr):
+		return "TLS certificate not accepted: " + clean(certErr.Err.Error()), true
+	case errors.As(err, &header):
+		return "TLS handshake failed: the server did not answer with TLS", true
+	}
+	return "", false
 }
 
 // requestHost is the host of the request a *url.Error names, "" without
