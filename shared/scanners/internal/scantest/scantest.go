@@ -12,6 +12,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -177,25 +178,35 @@ func CheckFindings(t testing.TB, tool tools.Tool, findings []scans.Finding) {
 		return
 	}
 	for _, f := range findings {
-		c, ok := checks.Lookup(f.Check)
-		switch {
-		case !ok:
-			t.Errorf("%q: check %q is not in the catalogue", f.Title, f.Check)
-		case !slices.Contains(em.Checks(), c):
-			t.Errorf("%q: check %s is not one %s declares", f.Title, f.Check, tool.Name())
-		case f.Category != c.Category:
-			t.Errorf("%q: category %s, its check %s is %s", f.Title, f.Category, c.Code, c.Category)
-		}
-		// CONTRACT "Proof and retest": a serious finding the tool observed
-		// itself shows how.
-		serious := f.Severity == scans.Critical || f.Severity == scans.High
-		if serious && f.DefaultConfidence() == scans.Certain && f.Proof == nil {
-			t.Errorf("%q: a %s finding with confidence certain has no proof", f.Title, f.Severity)
-		}
-		for _, other := range checks.All() {
-			if other.Title == f.Title && other != c {
-				t.Errorf("%q: check %s, but that is the title of %s", f.Title, f.Check, other.Code)
-			}
+		for _, problem := range findingProblems(tool.Name(), em.Checks(), f) {
+			t.Errorf("%q: %s", f.Title, problem)
 		}
 	}
+}
+
+// findingProblems are what CheckFindings finds wrong with f, a finding of
+// the tool called name, which declares the checks declared.
+func findingProblems(name string, declared []*checks.Check, f scans.Finding) []string {
+	var out []string
+	c, ok := checks.Lookup(f.Check)
+	switch {
+	case !ok:
+		out = append(out, fmt.Sprintf("check %q is not in the catalogue", f.Check))
+	case !slices.Contains(declared, c):
+		out = append(out, fmt.Sprintf("check %s is not one %s declares", f.Check, name))
+	case f.Category != c.Category:
+		out = append(out, fmt.Sprintf("category %s, its check %s is %s", f.Category, c.Code, c.Category))
+	}
+	// CONTRACT "Proof and retest": a serious finding the tool observed
+	// itself shows how.
+	serious := f.Severity == scans.Critical || f.Severity == scans.High
+	if serious && f.DefaultConfidence() == scans.Certain && f.Proof == nil {
+		out = append(out, fmt.Sprintf("a %s finding with confidence certain has no proof", f.Severity))
+	}
+	for _, other := range checks.All() {
+		if other.Title == f.Title && other != c {
+			out = append(out, fmt.Sprintf("check %s, but that is the title of %s", f.Check, other.Code))
+		}
+	}
+	return out
 }
