@@ -268,24 +268,10 @@ func (r *Resolver) lookup(ctx context.Context, name string, qtype uint16) ([]dns
 // answersFor returns the records of type qtype owned by name or by a name
 // its CNAME chain (within the answer, bounded) leads to.
 func answersFor(answer []dns.RR, name string, qtype uint16) []dns.RR {
-	cnames := make(map[string]string)
-	for _, rr := range answer {
-		if c, ok := rr.(*dns.CNAME); ok {
-			owner := dns.CanonicalName(c.Hdr.Name)
-			if _, dup := cnames[owner]; !dup {
-				cnames[owner] = dns.CanonicalName(c.Target)
-			}
-		}
-	}
 	current := dns.CanonicalName(name)
 	owners := map[string]bool{current: true}
-	for range maxCNAMEHops {
-		target, ok := cnames[current]
-		if !ok || owners[target] {
-			break
-		}
+	for _, target := range followCNAMEs(cnameTargets(answer, false), current, maxCNAMEHops) {
 		owners[target] = true
-		current = target
 	}
 
 	var out []dns.RR
@@ -329,21 +315,28 @@ func (r *Resolver) exchangeFlags(ctx context.Context, name string, qtype uint16,
 		resp, err = r.exchangeOver(qctx, "tcp", query)
 	}
 	if err != nil {
-		// A cancelled caller is not a slow server.
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return nil, ctx.Err()
-		}
-		var netErr net.Error
-		if qctx.Err() != nil || (errors.As(err, &netErr) && netErr.Timeout()) {
-			return nil, &timeoutError{after: time.Since(start)}
-		}
-		return nil, fmt.Errorf("query %s: %w", r.server, err)
+		return nil, r.exchangeError(ctx, qctx, err, start)
 	}
 	if len(resp.Question) != 1 || resp.Question[0].Qtype != qtype ||
 		!strings.EqualFold(resp.Question[0].Name, name) {
 		return nil, fmt.Errorf("query %s: answer does not match the question", r.server)
 	}
 	return resp, nil
+}
+
+// exchangeError is the error of an exchange started at start that failed
+// with err: the caller's cancellation (ctx), a timeout (qctx is the
+// exchange's bound) or the server's failure.
+func (r *Resolver) exchangeError(ctx, qctx context.Context, err error, start time.Time) error {
+	// A cancelled caller is not a slow server.
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return ctx.Err()
+	}
+	var netErr net.Error
+	if qctx.Err() != nil || (errors.As(err, &netErr) && netErr.Timeout()) {
+		return &timeoutError{after: time.Since(start)}
+	}
+	return fmt.Errorf("query %s: %w", r.server, err)
 }
 
 func (r *Resolver) exchangeOver(ctx context.Context, network string, query *dns.Msg) (*dns.Msg, error) {
