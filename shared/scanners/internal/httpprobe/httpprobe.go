@@ -80,30 +80,35 @@ func CheckURL(env tools.Env, u *url.URL) error {
 	if u == nil {
 		return errors.New("no URL")
 	}
-	switch u.Scheme {
-	case "http", "https":
-	default:
-		return fmt.Errorf("%q: only http and https URLs may be fetched", Clean(u.Redacted(), 100))
+	if err := checkURLShape(u); err != nil {
+		return err
 	}
+	if host := u.Hostname(); !env.InScope(host) {
+		return fmt.Errorf("%s is outside the scan's domain %s", Clean(host, 100), env.Domain)
+	}
+	return nil
+}
+
+// checkURLShape says what makes u no absolute http(s) URL with a host and
+// a valid port and without user info, or returns nil.
+func checkURLShape(u *url.URL) error {
+	shown := Clean(u.Redacted(), 100)
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%q: only http and https URLs may be fetched", shown)
 	// An opaque "//host/path" (a request target sent verbatim) must name
 	// the URL's own host; any other opaque form is no http(s) URL.
-	if u.Opaque != "" && !strings.HasPrefix(u.Opaque, "//"+u.Host+"/") {
-		return fmt.Errorf("%q is not an absolute http(s) URL", Clean(u.Redacted(), 100))
-	}
-	if u.User != nil {
-		return fmt.Errorf("%q contains user info, which is not allowed", Clean(u.Redacted(), 100))
-	}
-	host := u.Hostname()
-	if host == "" {
-		return fmt.Errorf("%q has no host", Clean(u.Redacted(), 100))
+	case u.Opaque != "" && !strings.HasPrefix(u.Opaque, "//"+u.Host+"/"):
+		return fmt.Errorf("%q is not an absolute http(s) URL", shown)
+	case u.User != nil:
+		return fmt.Errorf("%q contains user info, which is not allowed", shown)
+	case u.Hostname() == "":
+		return fmt.Errorf("%q has no host", shown)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("%q has an invalid port", Clean(u.Redacted(), 100))
+			return fmt.Errorf("%q has an invalid port", shown)
 		}
-	}
-	if !env.InScope(host) {
-		return fmt.Errorf("%s is outside the scan's domain %s", Clean(host, 100), env.Domain)
 	}
 	return nil
 }
@@ -266,9 +271,17 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
+	return c.doTrusting(ctx, r)
+}
+
+// doTrusting makes the request with certificate verification, unless an
+// earlier request to the host found its certificate not accepted; then,
+// and when this request finds so, without (the response says which).
+func (c *Client) doTrusting(ctx context.Context, r Request) (*Response, error) {
 	key := r.URL.Host
+	https := r.URL.Scheme == "https"
 	c.mu.Lock()
-	skipVerify := r.URL.Scheme == "https" && c.badCert[key]
+	skipVerify := https && c.badCert[key]
 	c.mu.Unlock()
 
 	client := c.verified
@@ -277,7 +290,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	}
 	resp, err := c.do(ctx, client, r)
 	var certErr *tls.CertificateVerificationError
-	if err != nil && !skipVerify && r.URL.Scheme == "https" && errors.As(err, &certErr) {
+	if err != nil && !skipVerify && https && errors.As(err, &certErr) {
 		c.mu.Lock()
 		c.badCert[key] = true
 		c.mu.Unlock()
