@@ -216,13 +216,17 @@ func (s *Server) serve(w dns.ResponseWriter, req *dns.Msg) {
 	}
 	if network == "udp" {
 		// Like a real server: fit the client's buffer, setting TC if not.
-		size := dns.MinMsgSize
-		if opt := req.IsEdns0(); opt != nil && int(opt.UDPSize()) > size {
-			size = int(opt.UDPSize())
-		}
-		resp.Truncate(size)
+		resp.Truncate(udpSize(req))
 	}
 	_ = w.WriteMsg(resp)
+}
+
+// udpSize is the largest UDP answer the client of req takes.
+func udpSize(req *dns.Msg) int {
+	if opt := req.IsEdns0(); opt != nil && int(opt.UDPSize()) > dns.MinMsgSize {
+		return int(opt.UDPSize())
+	}
+	return dns.MinMsgSize
 }
 
 func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
@@ -242,9 +246,7 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 	if s.hang[name] {
 		return nil
 	}
-	if s.authenticated[name] && (req.AuthenticatedData || (req.IsEdns0() != nil && req.IsEdns0().Do())) {
-		resp.AuthenticatedData = true
-	}
+	resp.AuthenticatedData = s.authenticated[name] && asksAD(req)
 	if rcode, ok := s.rcodes[name]; ok {
 		resp.Rcode = rcode
 		return resp
@@ -255,6 +257,12 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 	}
 	s.resolve(resp, name, q.Qtype)
 	return resp
+}
+
+// asksAD reports whether req asks whether its answer was validated: the
+// AD bit, or DO.
+func asksAD(req *dns.Msg) bool {
+	return req.AuthenticatedData || (req.IsEdns0() != nil && req.IsEdns0().Do())
 }
 
 // resolve answers a question for name and qtype into resp, following
