@@ -100,14 +100,10 @@ func New(server string, timeout time.Duration) (*Resolver, error) {
 		timeout = DefaultTimeout
 	}
 	if server == "" {
-		cfg, err := dns.ClientConfigFromFile(resolvConfPath)
-		if err != nil {
-			return nil, fmt.Errorf("read system resolver configuration: %w", err)
+		var err error
+		if server, err = systemServer(); err != nil {
+			return nil, err
 		}
-		if len(cfg.Servers) == 0 {
-			return nil, fmt.Errorf("no nameserver in %s", resolvConfPath)
-		}
-		server = net.JoinHostPort(cfg.Servers[0], "53")
 	}
 	host, port, err := net.SplitHostPort(server)
 	if err != nil {
@@ -120,6 +116,18 @@ func New(server string, timeout time.Duration) (*Resolver, error) {
 		return nil, fmt.Errorf("DNS server %q has an invalid port", server)
 	}
 	return &Resolver{server: net.JoinHostPort(host, port), timeout: timeout}, nil
+}
+
+// systemServer is the first nameserver of /etc/resolv.conf, on port 53.
+func systemServer() (string, error) {
+	cfg, err := dns.ClientConfigFromFile(resolvConfPath)
+	if err != nil {
+		return "", fmt.Errorf("read system resolver configuration: %w", err)
+	}
+	if len(cfg.Servers) == 0 {
+		return "", fmt.Errorf("no nameserver in %s", resolvConfPath)
+	}
+	return net.JoinHostPort(cfg.Servers[0], "53"), nil
 }
 
 // Server returns the "host:port" queries are sent to.
