@@ -166,18 +166,7 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 					}
 				}
 			}
-			for title, sev := range tc.want {
-				if f, ok := got[title]; !ok {
-					t.Errorf("missing finding %q", title)
-				} else if f.Severity != sev {
-					t.Errorf("%q severity = %s, want %s", title, f.Severity, sev)
-				}
-			}
-			for title := range got {
-				if _, ok := tc.want[title]; !ok {
-					t.Errorf("unexpected finding %q (false positive)", title)
-				}
-			}
+			scantest.WantFindings(t, got, tc.want)
 		})
 	}
 }

@@ -49,16 +49,12 @@ type Site struct {
 // for tests that connect).
 func NewSite(t testing.TB, domain string, policy netguard.Policy, httpHandler, httpsHandler http.Handler, names ...string) *Site {
 	t.Helper()
-	dns := resolvertest.Start(t)
+	var records []string
 	for _, name := range append([]string{domain}, names...) {
-		dns.Add(t, name+". A 127.0.0.1")
+		records = append(records, name+". A 127.0.0.1")
 	}
-	res, err := resolver.New(dns.Addr, 2*time.Second)
-	if err != nil {
-		t.Fatalf("resolver: %v", err)
-	}
-	s := &Site{DNS: dns}
-	s.Env = tools.Env{Domain: domain, Dialer: netguard.New(res, policy), Resolver: res}
+	s := &Site{}
+	s.Env, s.DNS = envWithDNS(t, domain, policy, records)
 	if httpHandler != nil {
 		s.HTTP = httptest.NewServer(httpHandler)
 		t.Cleanup(s.HTTP.Close)
@@ -66,7 +62,7 @@ func NewSite(t testing.TB, domain string, policy netguard.Policy, httpHandler, h
 	} else {
 		// A port nothing listens on, so the http attempt is refused
 		// instead of reaching a random local service on port 80.
-		s.Env.Ports.HTTP = closedPort(t)
+		s.Env.Ports.HTTP = ClosedPort(t)
 	}
 	if httpsHandler != nil {
 		var cert tls.Certificate
@@ -79,9 +75,29 @@ func NewSite(t testing.TB, domain string, policy netguard.Policy, httpHandler, h
 		t.Cleanup(s.HTTPS.Close)
 		s.Env.Ports.HTTPS = port(t, s.HTTPS.URL)
 	} else {
-		s.Env.Ports.HTTPS = closedPort(t)
+		s.Env.Ports.HTTPS = ClosedPort(t)
 	}
 	return s
+}
+
+// Env returns an Env for the scan of domain whose names resolve through a
+// local DNS server holding records (zone-file lines such as
+// "www.scan.test. A 127.0.0.1"), and whose dialer enforces policy.
+func Env(t testing.TB, domain string, policy netguard.Policy, records ...string) tools.Env {
+	t.Helper()
+	env, _ := envWithDNS(t, domain, policy, records)
+	return env
+}
+
+func envWithDNS(t testing.TB, domain string, policy netguard.Policy, records []string) (tools.Env, *resolvertest.Server) {
+	t.Helper()
+	dns := resolvertest.Start(t)
+	dns.Add(t, records...)
+	res, err := resolver.New(dns.Addr, 2*time.Second)
+	if err != nil {
+		t.Fatalf("resolver: %v", err)
+	}
+	return tools.Env{Domain: domain, Dialer: netguard.New(res, policy), Resolver: res}, dns
 }
 
 // URL returns scheme://host:port/path for the site's server of scheme.
@@ -106,8 +122,9 @@ func port(t testing.TB, rawURL string) int {
 	return p
 }
 
-// closedPort returns a loopback port that was free a moment ago.
-func closedPort(t testing.TB) int {
+// ClosedPort returns a loopback port that was free a moment ago: nothing
+// listens on it.
+func ClosedPort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -209,4 +226,24 @@ func findingProblems(name string, declared []*checks.Check, f scans.Finding) []s
 		}
 	}
 	return out
+}
+
+// WantFindings fails t unless got, findings by title, holds exactly the
+// titles of want, each with its severity.
+func WantFindings(t testing.TB, got map[string]scans.Finding, want map[string]scans.Severity) {
+	t.Helper()
+	for title, sev := range want {
+		f, ok := got[title]
+		switch {
+		case !ok:
+			t.Errorf("missing finding %q", title)
+		case f.Severity != sev:
+			t.Errorf("%q severity = %s, want %s", title, f.Severity, sev)
+		}
+	}
+	for title := range got {
+		if _, ok := want[title]; !ok {
+			t.Errorf("unexpected finding %q (false positive)", title)
+		}
+	}
 }
