@@ -505,18 +505,7 @@ func TestTopPorts(t *testing.T) {
 
 func TestToolContract(t *testing.T) {
 	t.Parallel()
-	tool := New()
-	tools.NewRegistry(tool) // panics on a bad cost or bound
-	if tool.Name() != "port_scan" || tool.Cost() != 5 {
-		t.Errorf("name %q cost %d", tool.Name(), tool.Cost())
-	}
-	if tool.Timeout() > tools.MaxCallDuration {
-		t.Errorf("timeout %s above %s", tool.Timeout(), tools.MaxCallDuration)
-	}
-	var schema map[string]any
-	if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
-		t.Errorf("schema: %v %v", err, schema["type"])
-	}
+	scantest.CheckContract(t, New(), "port_scan", 5)
 	// The worst case fits the bound: every port silently filtered.
 	s := newScanner()
 	rounds := (MaxPortsPerCall + s.concurrency - 1) / s.concurrency

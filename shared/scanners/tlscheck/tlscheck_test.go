@@ -515,14 +515,7 @@ func TestRunRefusalHidesTheAddress(t *testing.T) {
 func TestToolContract(t *testing.T) {
 	t.Parallel()
 	tool := New(Options{})
-	tools.NewRegistry(tool)
-	if tool.Name() != "tls_check" || tool.Cost() != 5 || tool.Timeout() > tools.MaxCallDuration {
-		t.Errorf("name %q cost %d timeout %s", tool.Name(), tool.Cost(), tool.Timeout())
-	}
-	var schema map[string]any
-	if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
-		t.Errorf("schema: %v", err)
-	}
+	scantest.CheckContract(t, tool, "tls_check", 5)
 	// The main handshake, the probes (probeConcurrency at a time, plus the
 	// HSTS request) each within handshakeTimeout, fit the bound.
 	rounds := (len(probes) + 1 + probeConcurrency - 1) / probeConcurrency

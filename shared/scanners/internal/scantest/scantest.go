@@ -12,6 +12,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -245,5 +246,23 @@ func WantFindings(t testing.TB, got map[string]scans.Finding, want map[string]sc
 		if _, ok := want[title]; !ok {
 			t.Errorf("unexpected finding %q (false positive)", title)
 		}
+	}
+}
+
+// CheckContract fails t unless tool registers (tools.NewRegistry panics on
+// a bad cost or bound) as name, costing cost, within tools.MaxCallDuration,
+// with an object input schema.
+func CheckContract(t testing.TB, tool tools.Tool, name string, cost int) {
+	t.Helper()
+	tools.NewRegistry(tool)
+	if tool.Name() != name || tool.Cost() != cost {
+		t.Errorf("name %q cost %d, want %q %d", tool.Name(), tool.Cost(), name, cost)
+	}
+	if tool.Timeout() > tools.MaxCallDuration {
+		t.Errorf("timeout %s above %s", tool.Timeout(), tools.MaxCallDuration)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
+		t.Errorf("schema: %v %v", err, schema["type"])
 	}
 }
