@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -264,5 +265,35 @@ func CheckContract(t testing.TB, tool tools.Tool, name string, cost int) {
 	var schema map[string]any
 	if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
 		t.Errorf("schema: %v %v", err, schema["type"])
+	}
+}
+
+// ByCheck is the first finding of check c, or nil.
+func ByCheck(fs []scans.Finding, c *checks.Check) *scans.Finding {
+	for i := range fs {
+		if fs[i].Check == c.Code {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+// CheckTranscript fails t unless p is a transcript proof with a time and no
+// curl command, whose request holds each of request and whose response
+// holds each of response.
+func CheckTranscript(t testing.TB, p *scans.Proof, request, response []string) {
+	t.Helper()
+	if p.Kind != scans.ProofTranscript || p.Curl != nil || p.ObservedAt.IsZero() {
+		t.Errorf("proof %+v", p)
+	}
+	for _, want := range request {
+		if !strings.Contains(p.Request, want) {
+			t.Errorf("request lacks %q:\n%s", want, p.Request)
+		}
+	}
+	for _, want := range response {
+		if !strings.Contains(p.Response, want) {
+			t.Errorf("response lacks %q:\n%s", want, p.Response)
+		}
 	}
 }
