@@ -53,17 +53,7 @@ func highListener(t testing.TB) net.Listener {
 		}
 		if ln.Addr().(*net.TCPAddr).Port > 40000 {
 			t.Cleanup(func() { ln.Close() })
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
-					time.Sleep(50 * time.Millisecond)
-					c.Close()
-				}
-			}()
+			scantest.Greet(ln, "SSH-2.0-OpenSSH_9.6\r\n", 50*time.Millisecond)
 			return ln
 		}
 		spare = append(spare, ln) // held so the next port differs

@@ -427,16 +427,7 @@ func TestRunNotTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
-			c.Close()
-		}
-	}()
+	scantest.Greet(ln, "SSH-2.0-OpenSSH_9.6\r\n", 0)
 	port := ln.Addr().(*net.TCPAddr).Port
 	res, err := New(Options{}).Run(context.Background(), env, json.RawMessage(fmt.Sprintf(`{"host": "good.scan.test", "port": %d}`, port)))
 	if err == nil || tools.IsInputError(err) || len(res.Findings) != 0 {

@@ -297,3 +297,20 @@ func CheckTranscript(t testing.TB, p *scans.Proof, request, response []string) {
 		}
 	}
 }
+
+// Greet serves ln, in the background until ln is closed, as a server that
+// greets first (like SSH): each connection is sent banner and closed after
+// linger.
+func Greet(ln net.Listener, banner string, linger time.Duration) {
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte(banner))
+			time.Sleep(linger)
+			c.Close()
+		}
+	}()
+}
