@@ -173,18 +173,10 @@ func (c Checker) port(env tools.Env) int {
 func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool, records int, result string) {
 	defer conn.Close()
 	// Closing the connection interrupts a pending read on cancellation.
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
-	if deadline, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(deadline)
-	}
-
-	frame, id, err := dnswire.AXFRRequest(zone)
-	if err != nil {
-		return false, 0, "request not built: " + err.Error()
-	}
-	if _, err := conn.Write(frame); err != nil {
-		return false, 0, "request not sent (" + safetext.Line(err.Error(), 120) + ")"
+	defer netguard.Bind(ctx, conn)()
+	id, failed := sendAXFR(conn, zone)
+	if failed != "" {
+		return false, 0, failed
 	}
 
 	read := 0
@@ -207,6 +199,19 @@ func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool
 		}
 	}
 	return false, records, "no records after the SOA"
+}
+
+// sendAXFR sends an AXFR request for zone on conn: its id, or why it was
+// not sent.
+func sendAXFR(conn net.Conn, zone string) (id uint16, failed string) {
+	frame, id, err := dnswire.AXFRRequest(zone)
+	if err != nil {
+		return 0, "request not built: " + err.Error()
+	}
+	if _, err := conn.Write(frame); err != nil {
+		return 0, "request not sent (" + safetext.Line(err.Error(), 120) + ")"
+	}
+	return id, ""
 }
 
 // transferAnswer reads one message of a transfer of zone asked with id:

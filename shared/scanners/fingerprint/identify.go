@@ -217,8 +217,7 @@ func idKubernetes(s *scan) []sighting {
 		return nil
 	}
 	sg := sighting{product: machine.KubernetesAPI, version: str(v, "gitVersion"), resp: s.root}
-	var paths []string
-	if s.root.Status == http.StatusOK && json.Unmarshal(root["paths"], &paths) == nil && slices.Contains(paths, "/api") {
+	if paths, ok := apiPaths(s.root, root); ok {
 		sg.check = checks.KubernetesAPINoAuth
 		sg.detail = fmt.Sprintf("an anonymous request was answered with the API's %d paths (e.g. %s)", len(paths),
 			httpprobe.Clean(strings.Join(paths[:min(len(paths), 6)], ", "), 200))
@@ -226,6 +225,14 @@ func idKubernetes(s *scan) []sighting {
 		sg.auth = denied(s.root)
 	}
 	return []sighting{sg}
+}
+
+// apiPaths are the API paths the Kubernetes API server listed at the root
+// (r, whose JSON object is root); false when it did not answer with them.
+func apiPaths(r *httpprobe.Response, root map[string]json.RawMessage) ([]string, bool) {
+	var paths []string
+	ok := r.Status == http.StatusOK && json.Unmarshal(root["paths"], &paths) == nil && slices.Contains(paths, "/api")
+	return paths, ok
 }
 
 var podList = lazyre.New(`"kind"\s*:\s*"PodList"`)

@@ -34,6 +34,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/lazyre"
+	"secscan/shared/netguard"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
@@ -363,11 +364,7 @@ func (a *audit) transfer(ctx context.Context, c *control, command string) ([]str
 	}
 	a.conns++
 	defer data.Close()
-	stop := context.AfterFunc(ctx, func() { data.Close() })
-	defer stop()
-	if d, ok := ctx.Deadline(); ok {
-		_ = data.SetDeadline(d)
-	}
+	defer netguard.Bind(ctx, data)()
 	code, _, err := c.cmd(command)
 	if err != nil || (code != 125 && code != 150) {
 		return nil, false
