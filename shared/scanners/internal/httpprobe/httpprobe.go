@@ -318,19 +318,12 @@ func (c *Client) do(ctx context.Context, client *http.Client, r Request) (*Respo
 		return nil, err
 	}
 	defer resp.Body.Close()
-	limit := r.MaxBody
-	if limit <= 0 {
-		limit = DefaultMaxBody
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, truncated, err := readBody(resp.Body, r.MaxBody)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", Clean(r.URL.Redacted(), 200), err)
 	}
 	out := &Response{Method: method, URL: r.URL, Status: resp.StatusCode, Header: resp.Header, Body: body,
-		RequestHeader: req.Header.Clone(), Proto: resp.Proto, At: time.Now()}
-	if int64(len(body)) > limit {
-		out.Body, out.Truncated = body[:limit], true
-	}
+		Truncated: truncated, RequestHeader: req.Header.Clone(), Proto: resp.Proto, At: time.Now()}
 	if loc := resp.Header.Get("Location"); loc != "" {
 		if u, err := r.URL.Parse(strings.TrimSpace(loc)); err == nil {
 			out.Location = u
@@ -339,18 +332,26 @@ func (c *Client) do(ctx context.Context, client *http.Client, r Request) (*Respo
 	return out, nil
 }
 
+// readBody reads at most limit bytes of body (DefaultMaxBody when limit
+// is not positive); truncated when there were more.
+func readBody(body io.Reader, limit int64) (b []byte, truncated bool, err error) {
+	if limit <= 0 {
+		limit = DefaultMaxBody
+	}
+	b, err = io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(b)) > limit {
+		return b[:limit], true, nil
+	}
+	return b, false, nil
+}
+
 // newRequest is the request of r: its header added to, the user agent
 // and Accept set unless given.
 func newRequest(ctx context.Context, method string, r Request) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, method, r.URL.String(), nil)
-	if err != nil && r.URL.Opaque != "" {
-		// A request target that is not valid percent-encoding on purpose
-		// (a vulnerability confirmation) is sent verbatim from Opaque.
-		if req, err = http.NewRequestWithContext(ctx, method, (&url.URL{Scheme: r.URL.Scheme, Host: r.URL.Host, Path: "/"}).String(), nil); err == nil {
-			u := *r.URL
-			req.URL = &u
-		}
-	}
+	req, err := requestFor(ctx, method, r.URL)
 	if err != nil {
 		return nil, fmt.Errorf("build request for %s: %w", Clean(r.URL.Redacted(), 200), err)
 	}
@@ -365,6 +366,23 @@ func newRequest(ctx context.Context, method string, r Request) (*http.Request, e
 	if req.Header.Get("Accept") == "" {
 		req.Header.Set("Accept", "*/*")
 	}
+	return req, nil
+}
+
+// requestFor is a bodiless request for u.
+func requestFor(ctx context.Context, method string, u *url.URL) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
+	if err == nil || u.Opaque == "" {
+		return req, err
+	}
+	// A request target that is not valid percent-encoding on purpose
+	// (a vulnerability confirmation) is sent verbatim from Opaque.
+	req, err = http.NewRequestWithContext(ctx, method, (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}).String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	verbatim := *u
+	req.URL = &verbatim
 	return req, nil
 }
 
