@@ -153,10 +153,7 @@ func (r outdatedRule) matches(obs observation) bool {
 func leadingVersion(s string) []int {
 	var out []int
 	for part := range strings.SplitSeq(s, ".") {
-		digits := 0
-		for digits < len(part) && part[digits] >= '0' && part[digits] <= '9' {
-			digits++
-		}
+		digits := len(part) - len(strings.TrimLeft(part, "0123456789"))
 		if digits == 0 || digits > 6 {
 			break
 		}
