@@ -168,9 +168,30 @@ var errStop = errors.New("ssh_audit: methods recorded, no credential is sent")
 // sends one "none" request; the AuthCallback records the methods the
 // server's failure answer lists and stops there.
 func (a *audited) queryAuth(ctx context.Context, conn net.Conn) {
+	cfg := a.clientConfig()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.askNone(conn, cfg)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		conn.Close()
+		<-done
+		if a.methods == nil && a.authNote == "" {
+			a.authNote = "authentication methods unknown: the server did not answer in time"
+		}
+	}
+}
+
+// clientConfig offers every algorithm x/crypto/ssh implements, records
+// the host key algorithm and the methods the "none" request's failure
+// lists, and sends no secret.
+func (a *audited) clientConfig() *ssh.ClientConfig {
 	all := func(s, i []string) []string { return append(slices.Clone(s), i...) }
 	sup, insec := ssh.SupportedAlgorithms(), ssh.InsecureAlgorithms()
-	cfg := &ssh.ClientConfig{
+	return &ssh.ClientConfig{
 		Config: ssh.Config{
 			KeyExchanges: all(sup.KeyExchanges, insec.KeyExchanges),
 			Ciphers:      all(sup.Ciphers, insec.Ciphers),
@@ -200,33 +221,25 @@ func (a *audited) queryAuth(ctx context.Context, conn net.Conn) {
 			}),
 		},
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c, chans, reqs, err := ssh.NewClientConn(conn, net.JoinHostPort(a.host, strconv.Itoa(a.port)), cfg)
-		switch {
-		case err == nil:
-			// "none" was accepted: nothing to ask; close at once.
-			a.noneAccepted = true
-			go ssh.DiscardRequests(reqs)
-			go func() {
-				for ch := range chans {
-					_ = ch.Reject(ssh.Prohibited, "audit")
-				}
-			}()
-			_ = c.Close()
-		case a.methods == nil:
-			a.authNote = "authentication methods unknown: " + httpprobe.Clean(err.Error(), 200)
-		}
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		conn.Close()
-		<-done
-		if a.methods == nil && a.authNote == "" {
-			a.authNote = "authentication methods unknown: the server did not answer in time"
-		}
+}
+
+// askNone completes the key exchange on conn with cfg and makes the
+// "none" request; a server that accepts it is left at once.
+func (a *audited) askNone(conn net.Conn, cfg *ssh.ClientConfig) {
+	c, chans, reqs, err := ssh.NewClientConn(conn, net.JoinHostPort(a.host, strconv.Itoa(a.port)), cfg)
+	switch {
+	case err == nil:
+		// "none" was accepted: nothing to ask; close at once.
+		a.noneAccepted = true
+		go ssh.DiscardRequests(reqs)
+		go func() {
+			for ch := range chans {
+				_ = ch.Reject(ssh.Prohibited, "audit")
+			}
+		}()
+		_ = c.Close()
+	case a.methods == nil:
+		a.authNote = "authentication methods unknown: " + httpprobe.Clean(err.Error(), 200)
 	}
 }
 
