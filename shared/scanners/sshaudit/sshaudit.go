@@ -291,56 +291,69 @@ func (a *audited) hostKeyFinding(where string) (f scans.Finding, ok bool) {
 
 // result builds the findings and the outcome line.
 func (a *audited) result() tools.Result {
-	port := a.port
 	where := fmt.Sprintf("%s:%d (%s)", a.host, a.port, a.server)
 	var findings []scans.Finding
-
-	// Key exchange.
-	if f, ok := a.kexFinding(where); ok {
-		findings = append(findings, certain(f))
-	}
-
-	// Ciphers.
-	if bad, sev := judge(a.kex.Ciphers(), cipherWeakness); len(bad) > 0 {
-		f := checks.SSHCipherWeak.Finding(a.host, &port, fmt.Sprintf("%s offered in its KEXINIT ciphers: %s. Full list: %s.",
-			where, list(bad), list(a.kex.Ciphers())))
-		raise(&f, sev)
-		findings = append(findings, certain(f))
-	}
-
-	// MACs.
-	if bad, sev := judge(a.kex.MACs(), macWeakness); len(bad) > 0 {
-		f := checks.SSHMACWeak.Finding(a.host, &port, fmt.Sprintf("%s offered in its KEXINIT MAC algorithms: %s. Full list: %s.",
-			where, list(bad), list(a.kex.MACs())))
-		raise(&f, sev)
-		findings = append(findings, certain(f))
-	}
-
-	// Host keys.
-	if f, ok := a.hostKeyFinding(where); ok {
-		findings = append(findings, certain(f))
-	}
-
-	// Authentication methods.
-	if pw := passwordMethods(a.methods); len(pw) > 0 {
-		e := fmt.Sprintf("%s answered a \"none\" authentication request for user %q (no password or key was sent) with "+
-			"the methods it accepts: %s; %s take a password.", where, auditUser, strings.Join(a.methods, ", "), strings.Join(pw, " and "))
-		if slices.Contains(pw, "keyboard-interactive") && !slices.Contains(pw, "password") {
-			e += " Keyboard-interactive may also be a one-time-password second factor: check the PAM configuration."
+	for _, find := range []func(where string) (scans.Finding, bool){
+		a.kexFinding, a.cipherFinding, a.macFinding, a.hostKeyFinding, a.passwordFinding, a.terrapinFinding,
+	} {
+		if f, ok := find(where); ok {
+			findings = append(findings, certain(f))
 		}
-		findings = append(findings, certain(checks.SSHPasswordAuth.Finding(a.host, &port, e)))
 	}
-
-	// Terrapin.
-	if vuln, culprits := terrapin(a.kex); vuln {
-		f := checks.SSHTerrapin.Finding(a.host, &port, fmt.Sprintf("%s offers %s and its KEXINIT key exchange list does not "+
-			"advertise strict key exchange (%s): %s.", where, list(culprits), strictKex, list(a.kex.Kex)))
-		cve, cvss := "CVE-2023-48795", 5.9
-		f.CVE, f.CVSS = &cve, &cvss
-		findings = append(findings, certain(f))
-	}
-
 	return tools.Result{Outcome: a.outcome(len(findings)), Findings: proven(findings, a.proof(time.Now()))}
+}
+
+// cipherFinding reports the weak ciphers offered.
+func (a *audited) cipherFinding(where string) (scans.Finding, bool) {
+	return a.algorithmFinding(checks.SSHCipherWeak, where+" offered in its KEXINIT ciphers", a.kex.Ciphers(), cipherWeakness)
+}
+
+// macFinding reports the weak MACs offered.
+func (a *audited) macFinding(where string) (scans.Finding, bool) {
+	return a.algorithmFinding(checks.SSHMACWeak, where+" offered in its KEXINIT MAC algorithms", a.kex.MACs(), macWeakness)
+}
+
+// algorithmFinding reports the names offered that weakness judges weak,
+// at the severity of the worst.
+func (a *audited) algorithmFinding(c *checks.Check, offered string, names []string, weakness func(string) (string, scans.Severity)) (scans.Finding, bool) {
+	bad, sev := judge(names, weakness)
+	if len(bad) == 0 {
+		return scans.Finding{}, false
+	}
+	port := a.port
+	f := c.Finding(a.host, &port, fmt.Sprintf("%s: %s. Full list: %s.", offered, list(bad), list(names)))
+	raise(&f, sev)
+	return f, true
+}
+
+// passwordFinding reports the authentication methods offered that take a
+// password.
+func (a *audited) passwordFinding(where string) (scans.Finding, bool) {
+	pw := passwordMethods(a.methods)
+	if len(pw) == 0 {
+		return scans.Finding{}, false
+	}
+	port := a.port
+	e := fmt.Sprintf("%s answered a \"none\" authentication request for user %q (no password or key was sent) with "+
+		"the methods it accepts: %s; %s take a password.", where, auditUser, strings.Join(a.methods, ", "), strings.Join(pw, " and "))
+	if slices.Contains(pw, "keyboard-interactive") && !slices.Contains(pw, "password") {
+		e += " Keyboard-interactive may also be a one-time-password second factor: check the PAM configuration."
+	}
+	return checks.SSHPasswordAuth.Finding(a.host, &port, e), true
+}
+
+// terrapinFinding reports the Terrapin condition.
+func (a *audited) terrapinFinding(where string) (scans.Finding, bool) {
+	vuln, culprits := terrapin(a.kex)
+	if !vuln {
+		return scans.Finding{}, false
+	}
+	port := a.port
+	f := checks.SSHTerrapin.Finding(a.host, &port, fmt.Sprintf("%s offers %s and its KEXINIT key exchange list does not "+
+		"advertise strict key exchange (%s): %s.", where, list(culprits), strictKex, list(a.kex.Kex)))
+	cve, cvss := "CVE-2023-48795", 5.9
+	f.CVE, f.CVSS = &cve, &cvss
+	return f, true
 }
 
 // outcome is the step's one line.
