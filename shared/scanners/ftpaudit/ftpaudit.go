@@ -100,23 +100,13 @@ func (*Tool) Checks() []*checks.Check {
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	host, port, err := tools.DecodeHostPort(env, raw, 0)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	if env.Dialer == nil {
-		return tools.Result{}, errors.New("ftp_audit: the environment has no dialer")
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout-time.Second)
-	defer cancel()
-	if _, err := env.ProbedHost(ctx, host); err != nil {
-		return tools.Result{}, err
-	}
-	a := &audit{env: env, host: host, port: port}
-	if err := a.run(ctx); err != nil {
-		return tools.Result{}, fmt.Errorf("ftp_audit %s:%d: %w", host, port, err)
-	}
-	return a.result(), nil
+	return t.RunOnHostPort(ctx, env, raw, 0, func(ctx context.Context, host string, port int) (tools.Result, error) {
+		a := &audit{env: env, host: host, port: port}
+		if err := a.run(ctx); err != nil {
+			return tools.Result{}, err
+		}
+		return a.result(), nil
+	})
 }
 
 // audit is the state of one call.

@@ -90,24 +90,13 @@ func (*Tool) Checks() []*checks.Check {
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	host, port, err := tools.DecodeHostPort(env, raw, 22)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	if env.Dialer == nil {
-		return tools.Result{}, errors.New("ssh_audit: the environment has no dialer")
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout-time.Second)
-	defer cancel()
-	// A name aliased outside the scope is a third party's: no probe.
-	if _, err := env.ProbedHost(ctx, host); err != nil {
-		return tools.Result{}, err
-	}
-	a, err := audit(ctx, env, host, port)
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("ssh_audit %s:%d: %w", host, port, err)
-	}
-	return a.result(), nil
+	return t.RunOnHostPort(ctx, env, raw, 22, func(ctx context.Context, host string, port int) (tools.Result, error) {
+		a, err := audit(ctx, env, host, port)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		return a.result(), nil
+	})
 }
 
 // audited is what one audit observed.
