@@ -48,15 +48,7 @@ func (v *Verifier) verifyHTTPFile(ctx context.Context, domain, token string) err
 	client := v.Dialer.HTTPClient(0, v.tlsConfig())
 	defer client.CloseIdleConnections()
 	client.Jar = nil // no cookies
-	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) > maxRedirects {
-			return &redirectError{fmt.Sprintf("more than %d redirects (the next one to %s)", maxRedirects, quote(req.URL.String()))}
-		}
-		if !domainname.InScope(req.URL.Hostname(), domain) {
-			return &redirectError{fmt.Sprintf("redirected to %s, which is outside %s", quote(req.URL.String()), domain)}
-		}
-		return nil
-	}
+	client.CheckRedirect = redirectsWithin(domain)
 
 	httpsURL := challengeURL("https", domain, v.HTTPSPort, 443)
 	httpURL := challengeURL("http", domain, v.HTTPPort, 80)
@@ -80,6 +72,20 @@ func (v *Verifier) verifyHTTPFile(ctx context.Context, domain, token string) err
 		return fmt.Errorf("verify %s: %w", domain, ctx.Err())
 	}
 	return &Failure{Detail: httpsURL + ": " + httpsDetail + "; " + httpURL + ": " + httpDetail}
+}
+
+// redirectsWithin follows at most maxRedirects redirects, each to domain
+// or one of its subdomains.
+func redirectsWithin(domain string) func(req *http.Request, via []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) > maxRedirects {
+			return &redirectError{fmt.Sprintf("more than %d redirects (the next one to %s)", maxRedirects, quote(req.URL.String()))}
+		}
+		if !domainname.InScope(req.URL.Hostname(), domain) {
+			return &redirectError{fmt.Sprintf("redirected to %s, which is outside %s", quote(req.URL.String()), domain)}
+		}
+		return nil
+	}
 }
 
 func challengeURL(scheme, domain string, port, defaultPort int) string {

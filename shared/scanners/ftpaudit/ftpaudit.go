@@ -413,13 +413,19 @@ func (a *audit) passivePort(c *control) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if named != c.addr.Unmap() && a.pasvOther == "" {
-		a.pasvOther = named.String()
-	}
+	a.notePASVAddress(named, c.addr)
 	if p == 0 {
 		return 0, errors.New("PASV reply names port 0")
 	}
 	return p, nil
+}
+
+// notePASVAddress keeps the first address a PASV reply named other than
+// the control connection's, control (it is never dialled).
+func (a *audit) notePASVAddress(named, control netip.Addr) {
+	if named != control.Unmap() && a.pasvOther == "" {
+		a.pasvOther = named.String()
+	}
 }
 
 // parsePASV reads the address and port (maybe 0) a 227 reply's text
