@@ -124,13 +124,21 @@ func answerOf(resp *dns.Msg, name string, qtype uint16) Answer {
 			a.Aliased = appendBounded(a.Aliased, rr)
 		}
 	}
-	for _, rr := range resp.Ns {
+	a.Authority = authority(resp.Ns)
+	return a
+}
+
+// authority are the SOA and NS records of an authority section, at most
+// MaxAnswers.
+func authority(ns []dns.RR) []dns.RR {
+	var out []dns.RR
+	for _, rr := range ns {
 		switch rr.Header().Rrtype {
 		case dns.TypeSOA, dns.TypeNS:
-			a.Authority = appendBounded(a.Authority, rr)
+			out = appendBounded(out, rr)
 		}
 	}
-	return a
+	return out
 }
 
 // appendBounded appends rr unless rrs holds MaxAnswers already.

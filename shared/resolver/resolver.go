@@ -376,18 +376,25 @@ func unescapeTXT(s string) string {
 			b.WriteByte(c)
 			continue
 		}
-		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
-			v := int(s[i+1]-'0')*100 + int(s[i+2]-'0')*10 + int(s[i+3]-'0')
-			if v <= 255 {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
+		if v, ok := decimalEscape(s[i+1:]); ok {
+			b.WriteByte(v)
+			i += 3
+			continue
 		}
 		b.WriteByte(s[i+1])
 		i++
 	}
 	return b.String()
+}
+
+// decimalEscape reads the DDD of a \DDD escape (a byte value, at most 255)
+// that starts rest.
+func decimalEscape(rest string) (byte, bool) {
+	if len(rest) < 3 || !isDigit(rest[0]) || !isDigit(rest[1]) || !isDigit(rest[2]) {
+		return 0, false
+	}
+	v := int(rest[0]-'0')*100 + int(rest[1]-'0')*10 + int(rest[2]-'0')
+	return byte(v), v <= 255
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
