@@ -371,10 +371,8 @@ type spfPolicy struct {
 
 func parseSPF(record string) spfPolicy {
 	var p spfPolicy
-	for i, term := range strings.Fields(record) {
-		if i == 0 {
-			continue // v=spf1
-		}
+	fields := strings.Fields(record)
+	for _, term := range fields[min(1, len(fields)):] { // after v=spf1
 		qualifier, name, term := spfTerm(term)
 		switch {
 		case name == "all" && p.all == 0:
@@ -382,12 +380,16 @@ func parseSPF(record string) spfPolicy {
 		case strings.HasPrefix(term, "redirect="):
 			p.redirect = true
 			p.lookups++
-		case name == "include" || name == "a" || name == "mx" || name == "ptr" || name == "exists":
+		case lookupMechanisms[name]:
 			p.lookups++
 		}
 	}
 	return p
 }
+
+// lookupMechanisms are the SPF mechanisms that query DNS (RFC 7208
+// section 4.6.4; the redirect modifier is the other term that does).
+var lookupMechanisms = map[string]bool{"include": true, "a": true, "mx": true, "ptr": true, "exists": true}
 
 // spfTerm splits one term of an SPF record, lowercased, into its qualifier
 // ('+' when it has none), its name and the term without the qualifier.
