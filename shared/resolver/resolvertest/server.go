@@ -110,13 +110,20 @@ func (s *Server) Add(t testing.TB, records ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, text := range records {
-		rr, err := dns.NewRR(text)
-		if err != nil || rr == nil {
-			t.Fatalf("resolvertest: bad record %q: %v", text, err)
-		}
+		rr := RR(t, text)
 		owner := dns.CanonicalName(rr.Header().Name)
 		s.records[owner] = append(s.records[owner], rr)
 	}
+}
+
+// RR parses one record in zone-file syntax; a bad one fails t.
+func RR(t testing.TB, text string) dns.RR {
+	t.Helper()
+	rr, err := dns.NewRR(text)
+	if err != nil || rr == nil {
+		t.Fatalf("resolvertest: bad record %q: %v", text, err)
+	}
+	return rr
 }
 
 // SetRcode makes every query for name answer with rcode (e.g.
