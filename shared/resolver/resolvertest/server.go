@@ -128,26 +128,14 @@ func RR(t testing.TB, text string) dns.RR {
 
 // SetRcode makes every query for name answer with rcode (e.g.
 // dns.RcodeServerFailure).
-func (s *Server) SetRcode(name string, rcode int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rcodes[dns.CanonicalName(name)] = rcode
-}
+func (s *Server) SetRcode(name string, rcode int) { set(s, s.rcodes, name, rcode) }
 
 // Hang makes every query for name go unanswered.
-func (s *Server) Hang(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.hang[dns.CanonicalName(name)] = true
-}
+func (s *Server) Hang(name string) { set(s, s.hang, name, true) }
 
 // TruncateUDP makes UDP queries for name get an empty answer with the TC
 // bit set, so clients must retry over TCP.
-func (s *Server) TruncateUDP(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.truncate[dns.CanonicalName(name)] = true
-}
+func (s *Server) TruncateUDP(name string) { set(s, s.truncate, name, true) }
 
 // Queries returns how many queries arrived over network ("udp" or "tcp").
 func (s *Server) Queries(network string) int {
@@ -173,10 +161,13 @@ func (s *Server) Authenticate(names ...string) {
 // every other record at or below the apex in owner order, and the SOA
 // again, at most transferChunk records per message. Over UDP, AXFR is
 // always REFUSED.
-func (s *Server) SetTransfer(zone string, allowed bool) {
+func (s *Server) SetTransfer(zone string, allowed bool) { set(s, s.transfer, zone, allowed) }
+
+// set sets what m holds for name, canonical, under the server's lock.
+func set[V any](s *Server, m map[string]V, name string, v V) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.transfer[dns.CanonicalName(zone)] = allowed
+	m[dns.CanonicalName(name)] = v
 }
 
 // Transfers returns how many AXFR or IXFR requests arrived for zone, over
