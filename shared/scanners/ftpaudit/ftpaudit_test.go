@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -374,15 +373,8 @@ func TestPassivePortParsing(t *testing.T) {
 		{"227 Entering Passive Mode (169,254,169,254,0,80)", 80},
 		{"227 =127,0,0,1,4,1", 1025},
 	} {
-		m := pasvReply.FindStringSubmatch(tc.reply)
-		if m == nil {
-			t.Errorf("%q: not parsed", tc.reply)
-			continue
-		}
-		hi, _ := strconv.Atoi(m[5])
-		lo, _ := strconv.Atoi(m[6])
-		if hi<<8|lo != tc.port {
-			t.Errorf("%q: port %d, want %d", tc.reply, hi<<8|lo, tc.port)
+		if _, port, err := parsePASV(tc.reply); err != nil || port != tc.port {
+			t.Errorf("%q: port %d, %v; want %d", tc.reply, port, err, tc.port)
 		}
 	}
 	if m := epsvReply.FindStringSubmatch("229 Entering Extended Passive Mode (|||6446|)"); m == nil || m[4] != "6446" {
