@@ -208,13 +208,8 @@ func CheckFindings(t testing.TB, tool tools.Tool, findings []scans.Finding) {
 func findingProblems(name string, declared []*checks.Check, f scans.Finding) []string {
 	var out []string
 	c, ok := checks.Lookup(f.Check)
-	switch {
-	case !ok:
-		out = append(out, fmt.Sprintf("check %q is not in the catalogue", f.Check))
-	case !slices.Contains(declared, c):
-		out = append(out, fmt.Sprintf("check %s is not one %s declares", f.Check, name))
-	case f.Category != c.Category:
-		out = append(out, fmt.Sprintf("category %s, its check %s is %s", f.Category, c.Code, c.Category))
+	if problem := checkProblem(name, declared, f, c, ok); problem != "" {
+		out = append(out, problem)
 	}
 	// CONTRACT "Proof and retest": a serious finding the tool observed
 	// itself shows how.
@@ -228,6 +223,20 @@ func findingProblems(name string, declared []*checks.Check, f scans.Finding) []s
 		}
 	}
 	return out
+}
+
+// checkProblem says what is wrong with f's check c (ok: c is in the
+// catalogue), for a tool called name that declares the checks declared.
+func checkProblem(name string, declared []*checks.Check, f scans.Finding, c *checks.Check, ok bool) string {
+	switch {
+	case !ok:
+		return fmt.Sprintf("check %q is not in the catalogue", f.Check)
+	case !slices.Contains(declared, c):
+		return fmt.Sprintf("check %s is not one %s declares", f.Check, name)
+	case f.Category != c.Category:
+		return fmt.Sprintf("category %s, its check %s is %s", f.Category, c.Code, c.Category)
+	}
+	return ""
 }
 
 // WantFindings fails t unless got, findings by title, holds exactly the
