@@ -159,7 +159,7 @@ func quote(s string) string { return fmt.Sprintf("%q", httpprobe.Clean(s, 80)) }
 // challenge for realm "security".
 func idElasticsearch(s *scan) []sighting {
 	r := s.root
-	if denied(r) && (r.Header.Get("X-Elastic-Product") != "" || strings.Contains(r.Header.Get("WWW-Authenticate"), `realm="security"`)) {
+	if elasticSecured(r) {
 		return []sighting{{product: machine.Elasticsearch, resp: r, auth: true}}
 	}
 	if r.Status != http.StatusOK {
@@ -180,6 +180,12 @@ func idElasticsearch(s *scan) []sighting {
 		sg.product, sg.title = machine.OpenSearch, "OpenSearch API answers without authentication"
 	}
 	return []sighting{sg}
+}
+
+// elasticSecured reports whether r is Elasticsearch's (or OpenSearch's)
+// denial behind its security plugin.
+func elasticSecured(r *httpprobe.Response) bool {
+	return denied(r) && (r.Header.Get("X-Elastic-Product") != "" || strings.Contains(r.Header.Get("WWW-Authenticate"), `realm="security"`))
 }
 
 // The Docker Engine API answers GET /version with ApiVersion, Os, Arch…
@@ -252,6 +258,15 @@ func idKubelet(s *scan) []sighting {
 	return nil
 }
 
+// consulDenial is Consul behind ACLs when the denial r is an ACL's.
+func consulDenial(r *httpprobe.Response) []sighting {
+	b := strings.ToLower(string(r.Body))
+	if strings.Contains(b, "permission denied") || strings.Contains(b, "acl not found") {
+		return []sighting{{product: machine.Consul, resp: r, auth: true}}
+	}
+	return nil
+}
+
 var scriptChecks = lazyre.New(`"Enable(?:Remote)?ScriptChecks"\s*:\s*true`)
 
 // Consul answers GET /v1/agent/self with its Config and Member; with ACLs
@@ -262,11 +277,7 @@ func idConsul(s *scan) []sighting {
 		return nil
 	}
 	if denied(r) {
-		b := strings.ToLower(string(r.Body))
-		if strings.Contains(b, "permission denied") || strings.Contains(b, "acl not found") {
-			return []sighting{{product: machine.Consul, resp: r, auth: true}}
-		}
-		return nil
+		return consulDenial(r)
 	}
 	m := jsonObject(r)
 	if r.Status != http.StatusOK || m["Config"] == nil || m["Member"] == nil {
