@@ -179,17 +179,10 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if env.Dialer == nil || env.Resolver == nil {
-		return tools.Result{}, errors.New("port_scan: the environment has no dialer or resolver")
-	}
 	callCtx, cancel := context.WithTimeout(ctx, s.Timeout())
 	defer cancel()
-
 	// A name aliased outside the scope is a third party's: no port scan.
-	if _, err := env.ProbedHost(callCtx, host); err != nil {
-		return tools.Result{}, err
-	}
-	ip, err := resolveTarget(callCtx, env, host)
+	ip, err := s.ResolveProbed(callCtx, env, host)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -438,26 +431,6 @@ func webPorts(env tools.Env) []int {
 		}
 	}
 	return out
-}
-
-// resolveTarget resolves host once (a scan dials up to 1,000 times) and
-// returns the address to scan. Like the guarded dialer, it refuses the whole
-// name when any of its addresses is forbidden: a name mixing public and
-// internal addresses is a rebinding attempt. The dialer checks the address
-// again when it connects.
-func resolveTarget(ctx context.Context, env tools.Env, host string) (netip.Addr, error) {
-	ips, err := env.Resolver.LookupIP(ctx, host)
-	if err != nil {
-		return netip.Addr{}, fmt.Errorf("port_scan: resolve %s: %w", host, err)
-	}
-	policy := env.Dialer.Policy()
-	for _, ip := range ips {
-		var refused *netguard.AddressError
-		if err := policy.CheckResolved(host, ip); errors.As(err, &refused) {
-			return netip.Addr{}, tools.Refuse("%s", refused.Plain()) // names the host, never the address
-		}
-	}
-	return ips[0], nil
 }
 
 // portState is what a connection attempt found.

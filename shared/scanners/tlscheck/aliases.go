@@ -25,7 +25,7 @@ const maxAlso = 8
 // which are about a name's own web responses) and a service entry, by
 // which the planner knows it needs no call of its own. A name that differs
 // in any way is left out, silently: it is checked by a call of its own.
-func coverAliases(ctx context.Context, env tools.Env, tgt target, first tls.ConnectionState, also []string, res *tools.Result) {
+func (c *Checker) coverAliases(ctx context.Context, env tools.Env, tgt target, first tls.ConnectionState, also []string, res *tools.Result) {
 	if len(first.PeerCertificates) == 0 {
 		return
 	}
@@ -34,7 +34,7 @@ func coverAliases(ctx context.Context, env tools.Env, tgt target, first tls.Conn
 		if i >= maxAlso || ctx.Err() != nil {
 			return
 		}
-		host, ok := sameTLSService(ctx, env, tgt, first, name)
+		host, ok := c.sameTLSService(ctx, env, tgt, first, name)
 		if !ok {
 			continue
 		}
@@ -48,15 +48,12 @@ func coverAliases(ctx context.Context, env tools.Env, tgt target, first tls.Conn
 // the TLS service of tgt, whose handshake was first: another name,
 // resolving to tgt's address, and meeting the same service (sameService)
 // with the same hostname verdict.
-func sameTLSService(ctx context.Context, env tools.Env, tgt target, first tls.ConnectionState, name string) (string, bool) {
+func (c *Checker) sameTLSService(ctx context.Context, env tools.Env, tgt target, first tls.ConnectionState, name string) (string, bool) {
 	host, err := env.ScopedHost(name)
 	if err != nil || strings.EqualFold(host, tgt.host) {
 		return "", false
 	}
-	if _, err := env.ProbedHost(ctx, host); err != nil {
-		return "", false
-	}
-	ip, err := resolveTarget(ctx, env, host)
+	ip, err := c.ResolveProbed(ctx, env, host)
 	if err != nil || ip != netip.MustParseAddrPort(tgt.addr).Addr() {
 		return "", false
 	}

@@ -20,7 +20,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -30,7 +29,6 @@ import (
 	"time"
 
 	"secscan/shared/checks"
-	"secscan/shared/netguard"
 	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/tools"
 )
@@ -120,18 +118,11 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if env.Dialer == nil || env.Resolver == nil {
-		return tools.Result{}, errors.New("tls_check: the environment has no dialer or resolver")
-	}
 	callCtx, cancel := context.WithTimeout(ctx, c.Timeout())
 	defer cancel()
-
 	// A name aliased outside the scope is a third party's: no TLS
 	// enumeration (HTTPS checks of the name, as a browser makes them, run).
-	if _, err := env.ProbedHost(callCtx, host); err != nil {
-		return tools.Result{}, err
-	}
-	ip, err := resolveTarget(callCtx, env, host)
+	ip, err := c.ResolveProbed(callCtx, env, host)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -156,7 +147,7 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	}
 	rep.hsts(hsts)
 	res := rep.result()
-	coverAliases(callCtx, env, tgt, first, also, &res)
+	c.coverAliases(callCtx, env, tgt, first, also, &res)
 	return res, nil
 }
 
@@ -206,24 +197,6 @@ func runProbes(ctx context.Context, env tools.Env, tgt target) ([]probeOutcome, 
 	limited(func() { hsts = checkHSTS(ctx, env, tgt) })
 	wg.Wait()
 	return outcomes, hsts
-}
-
-// resolveTarget resolves host once and refuses it, before any connection,
-// when any of its addresses is forbidden by the dialer's policy (as the
-// dialer itself would).
-func resolveTarget(ctx context.Context, env tools.Env, host string) (netip.Addr, error) {
-	ips, err := env.Resolver.LookupIP(ctx, host)
-	if err != nil {
-		return netip.Addr{}, fmt.Errorf("tls_check: resolve %s: %w", host, err)
-	}
-	policy := env.Dialer.Policy()
-	for _, ip := range ips {
-		var refused *netguard.AddressError
-		if err := policy.CheckResolved(host, ip); errors.As(err, &refused) {
-			return netip.Addr{}, tools.Refuse("%s", refused.Plain()) // names the host, never the address
-		}
-	}
-	return ips[0], nil
 }
 
 // baseConfig is a client configuration that accepts any certificate (it is

@@ -1,7 +1,7 @@
 // Package tooldef holds what every scanner tool declares the same way:
 // its name, its cost in credits and its time bound (the Name, Cost and
 // Timeout of tools.Tool), and the frame of a probe of one host and port
-// (RunOnHostPort). A tool embeds Base and adds Description, InputSchema
+// (RunOnHostPort) or of one resolved host (ResolveProbed). A tool embeds Base and adds Description, InputSchema
 // and Run.
 package tooldef
 
@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
+	"secscan/shared/netguard"
 	"secscan/shared/tools"
 )
 
@@ -61,4 +63,31 @@ func (b Base) RunOnHostPort(ctx context.Context, env tools.Env, raw json.RawMess
 		return tools.Result{}, fmt.Errorf("%s %s:%d: %w", b.name, host, port, err)
 	}
 	return res, nil
+}
+
+// ResolveProbed resolves host once for a probe of it and returns its first
+// address. It refuses host when it is aliased outside the scope (a third
+// party's) and, before any connection, when any of its addresses is
+// forbidden by the dialer's policy, as the dialer itself would (the
+// refusal names the host, never the address). env must have a dialer and
+// a resolver.
+func (b Base) ResolveProbed(ctx context.Context, env tools.Env, host string) (netip.Addr, error) {
+	if env.Dialer == nil || env.Resolver == nil {
+		return netip.Addr{}, errors.New(b.name + ": the environment has no dialer or resolver")
+	}
+	if _, err := env.ProbedHost(ctx, host); err != nil {
+		return netip.Addr{}, err
+	}
+	ips, err := env.Resolver.LookupIP(ctx, host)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("%s: resolve %s: %w", b.name, host, err)
+	}
+	policy := env.Dialer.Policy()
+	for _, ip := range ips {
+		var refused *netguard.AddressError
+		if err := policy.CheckResolved(host, ip); errors.As(err, &refused) {
+			return netip.Addr{}, tools.Refuse("%s", refused.Plain())
+		}
+	}
+	return ips[0], nil
 }
