@@ -243,25 +243,28 @@ func (a *audit) list(ctx context.Context, c *control) {
 		return
 	}
 	for _, e := range root {
-		if !e.dir {
-			continue
-		}
-		if len(a.listed) > maxDirs {
-			a.stop(fmt.Sprintf("%d directories listed", maxDirs))
-			return
-		}
-		if ctx.Err() != nil || a.truncated != "" {
-			return
-		}
-		sub, ok := a.listDir(ctx, c, e.path)
-		if !ok {
-			continue
-		}
-		a.listed = append(a.listed, e.path)
-		if !a.addAll(sub) {
+		if e.dir && !a.listSubdir(ctx, c, e.path) {
 			return
 		}
 	}
+}
+
+// listSubdir lists one first-level directory, dir; false when the listing
+// must stop (a bound reached, the call's time up).
+func (a *audit) listSubdir(ctx context.Context, c *control, dir string) bool {
+	if len(a.listed) > maxDirs {
+		a.stop(fmt.Sprintf("%d directories listed", maxDirs))
+		return false
+	}
+	if ctx.Err() != nil || a.truncated != "" {
+		return false
+	}
+	sub, ok := a.listDir(ctx, c, dir)
+	if !ok {
+		return true
+	}
+	a.listed = append(a.listed, dir)
+	return a.addAll(sub)
 }
 
 // addAll adds the entries while they fit; false when one did not.
