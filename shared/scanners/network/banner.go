@@ -152,10 +152,7 @@ func identify(hint string, raw []byte) observation {
 	text := string(raw)
 	switch {
 	case len(raw) == 0:
-		if hint == "" {
-			return observation{Name: "unknown"}
-		}
-		return observation{Name: hint, ByPort: true}
+		return silentService(hint)
 	case strings.HasPrefix(text, "SSH-"):
 		return identifySSH(text)
 	case strings.HasPrefix(text, "HTTP/"):
@@ -164,6 +161,21 @@ func identify(hint string, raw []byte) observation {
 	if obs, ok := identifyMySQL(raw); ok {
 		return obs
 	}
+	return identifyGreeting(hint, raw)
+}
+
+// silentService names a service that said nothing by its port's hint.
+func silentService(hint string) observation {
+	if hint == "" {
+		return observation{Name: "unknown"}
+	}
+	return observation{Name: hint, ByPort: true}
+}
+
+// identifyGreeting recognises the other services that speak first by
+// their greeting, raw (not empty), falling back on the port's hint.
+func identifyGreeting(hint string, raw []byte) observation {
+	text := string(raw)
 	banner := safetext.Line(text, maxBannerShown)
 	obs := observation{Name: hint, Banner: banner}
 	if obs.Name == "" {
