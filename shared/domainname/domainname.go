@@ -154,10 +154,8 @@ func checkShape(s string) error {
 	if strings.ContainsAny(s, " \t\r\n") {
 		return invalid("%q contains spaces; give a single domain name", s)
 	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return invalid("%q contains control characters", s)
-		}
+	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return invalid("%q contains control characters", s)
 	}
 	return nil
 }

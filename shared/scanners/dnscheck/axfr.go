@@ -231,13 +231,16 @@ func transferAnswer(body []byte, id uint16, zone string, first bool) ([]dns.RR, 
 	if len(msg.Answer) == 0 {
 		return nil, "refused (empty answer)"
 	}
-	if first {
-		soa, ok := msg.Answer[0].(*dns.SOA)
-		if !ok || !strings.EqualFold(dns.CanonicalName(soa.Hdr.Name), dns.CanonicalName(zone)) {
-			return nil, "answer is not a transfer of the zone (no SOA first)"
-		}
+	if first && !isZoneSOA(msg.Answer[0], zone) {
+		return nil, "answer is not a transfer of the zone (no SOA first)"
 	}
 	return msg.Answer, ""
+}
+
+// isZoneSOA reports whether rr is the SOA record of zone.
+func isZoneSOA(rr dns.RR, zone string) bool {
+	soa, ok := rr.(*dns.SOA)
+	return ok && strings.EqualFold(dns.CanonicalName(soa.Hdr.Name), dns.CanonicalName(zone))
 }
 
 // closedResult says why reading stopped early: the deadline (which also
