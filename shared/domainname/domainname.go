@@ -71,6 +71,18 @@ func Normalize(input string) (string, error) {
 	if err := checkLabels(s, name); err != nil {
 		return "", err
 	}
+	ascii, err := toASCII(s, name)
+	if err != nil {
+		return "", err
+	}
+	if err := checkASCII(s, ascii); err != nil {
+		return "", err
+	}
+	return ascii, nil
+}
+
+// toASCII maps name (the lowercased input s) to its ASCII (punycode) form.
+func toASCII(s, name string) (string, error) {
 	ascii, err := idnaProfile.ToASCII(name)
 	if err != nil {
 		return "", invalid("%q is not a valid domain name: it contains characters or a label form that domain names do not allow", s)
@@ -78,9 +90,6 @@ func Normalize(input string) (string, error) {
 	if ascii != name && strings.ContainsAny(ascii, "/:@?#[]* ") {
 		// Unicode input that maps to URL syntax (e.g. fullwidth solidus).
 		return "", invalid("%q is not a valid domain name: it contains characters that domain names do not allow", s)
-	}
-	if err := checkASCII(s, ascii); err != nil {
-		return "", err
 	}
 	return ascii, nil
 }
@@ -145,10 +154,8 @@ func checkShape(s string) error {
 	if strings.ContainsAny(s, " \t\r\n") {
 		return invalid("%q contains spaces; give a single domain name", s)
 	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return invalid("%q contains control characters", s)
-		}
+	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return invalid("%q contains control characters", s)
 	}
 	return nil
 }
@@ -157,13 +164,7 @@ func checkShape(s string) error {
 // path, query or fragment.
 func checkURLShape(s string) error {
 	if strings.Contains(s, "://") || strings.HasPrefix(s, "//") {
-		hint := "example.com"
-		if u, err := url.Parse(s); err == nil && u.Hostname() != "" {
-			if h, err := Normalize(u.Hostname()); err == nil {
-				hint = h
-			}
-		}
-		return invalid("%q is a URL; give only the domain name, e.g. %s", s, hint)
+		return invalid("%q is a URL; give only the domain name, e.g. %s", s, urlHint(s))
 	}
 	if strings.HasPrefix(s, "[") || strings.HasSuffix(s, "]") {
 		return invalid("%q is an IP address; give a domain name such as example.com", s)
@@ -175,6 +176,14 @@ func checkURLShape(s string) error {
 		return invalid("%q contains a path, query or fragment; give only the domain name, e.g. %s", s, hint(s[:i]))
 	}
 	return nil
+}
+
+// urlHint suggests the normalized host name of the URL s.
+func urlHint(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Hostname() != "" {
+		return hint(u.Hostname())
+	}
+	return "example.com"
 }
 
 // hint suggests the normalized form of the part of the input before a path
@@ -199,14 +208,14 @@ func checkLabel(input, label string) error {
 	case label[0] == '-' || label[len(label)-1] == '-':
 		return invalid("%q has a label that starts or ends with a hyphen (%q)", input, label)
 	}
-	for i := 0; i < len(label); i++ {
-		c := label[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return invalid("%q contains %q, which is not allowed in domain names (letters, digits and hyphens only)", input, string(c))
-		}
+	if i := strings.IndexFunc(label, func(r rune) bool { return !isLDH(r) }); i >= 0 {
+		return invalid("%q contains %q, which is not allowed in domain names (letters, digits and hyphens only)", input, string(label[i]))
 	}
 	return nil
 }
+
+// isLDH reports whether r is a letter (lowercase), digit or hyphen.
+func isLDH(r rune) bool { return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' }
 
 // looksNumeric is true for a top-level label that URL parsers would read as
 // part of an IPv4 address (decimal, or 0x hex), e.g. "127.1" or "a.0x7f".

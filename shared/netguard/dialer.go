@@ -54,20 +54,10 @@ func (d *Dialer) Policy() Policy { return d.policy }
 // dialled, and the addresses are dialled as IPs, in order, until one
 // connects. The error of a refusal matches ErrForbiddenAddress.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	switch network {
-	case "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6":
-	default:
-		return nil, fmt.Errorf("dial %s %s: network not supported", network, address)
-	}
-	host, portText, err := net.SplitHostPort(address)
+	host, port, err := splitTarget(network, address)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", address, err)
+		return nil, err
 	}
-	port, err := strconv.ParseUint(portText, 10, 16)
-	if err != nil {
-		return nil, fmt.Errorf("dial %s: invalid port %q", address, portText)
-	}
-
 	ips, err := d.resolve(ctx, host)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", address, err)
@@ -83,18 +73,38 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 			return nil, err
 		}
 	}
+	return d.dialFirst(ctx, network, address, host, ips, port)
+}
 
+// splitTarget checks network and splits address into its host and port.
+func splitTarget(network, address string) (string, uint16, error) {
+	switch network {
+	case "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6":
+	default:
+		return "", 0, fmt.Errorf("dial %s %s: network not supported", network, address)
+	}
+	host, portText, err := net.SplitHostPort(address)
+	if err != nil {
+		return "", 0, fmt.Errorf("dial %s: %w", address, err)
+	}
+	port, err := strconv.ParseUint(portText, 10, 16)
+	if err != nil {
+		return "", 0, fmt.Errorf("dial %s: invalid port %q", address, portText)
+	}
+	return host, uint16(port), nil
+}
+
+// dialFirst dials the checked addresses ips of host in order (at most
+// maxDialAttempts) until one connects.
+func (d *Dialer) dialFirst(ctx context.Context, network, address, host string, ips []netip.Addr, port uint16) (net.Conn, error) {
 	timeout := d.ConnectTimeout
 	if timeout <= 0 {
 		timeout = DefaultConnectTimeout
 	}
 	dialer := &net.Dialer{Timeout: timeout, Control: d.policy.control(host)}
 	var errs []error
-	for i, ip := range ips {
-		if i == maxDialAttempts {
-			break
-		}
-		conn, err := dialer.DialContext(ctx, network, netip.AddrPortFrom(ip, uint16(port)).String())
+	for _, ip := range ips[:min(len(ips), maxDialAttempts)] {
+		conn, err := dialer.DialContext(ctx, network, netip.AddrPortFrom(ip, port).String())
 		if err == nil {
 			return conn, nil
 		}

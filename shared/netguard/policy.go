@@ -150,23 +150,11 @@ func (p Policy) check(host string, ip netip.Addr) error {
 	// gateway: judge that address, and never open it for private networks
 	// (a local stack reaches them directly, not through NAT64).
 	if ssrf.IPv6NAT64Prefix.Contains(bare) {
-		b := bare.As16()
-		v4 := netip.AddrFrom4([4]byte(b[12:16]))
-		if err := publicOnly.SafeAddr(v4); err != nil {
-			reason, _ := classify(v4)
-			return &AddressError{Host: host, Addr: ip, cause: err,
-				Reason: fmt.Sprintf("a NAT64 address for %s, %s", v4, reason)}
-		}
-		return nil
+		return checkNAT64(host, ip, bare)
 	}
-
 	for _, m := range metadataAddrs {
 		if bare == m.addr {
-			reason := m.reason
-			if bare != ip.WithZone("") {
-				reason = fmt.Sprintf("an IPv4-mapped form of %s, %s", bare, reason)
-			}
-			return &AddressError{Host: host, Addr: ip, Reason: reason, Private: false}
+			return &AddressError{Host: host, Addr: ip, Reason: mappedReason(ip, bare, m.reason), Private: false}
 		}
 	}
 
@@ -179,10 +167,29 @@ func (p Policy) check(host string, ip netip.Addr) error {
 		return nil
 	}
 	reason, private := classify(bare)
-	if bare != ip.WithZone("") {
-		reason = fmt.Sprintf("an IPv4-mapped form of %s, %s", bare, reason)
+	return &AddressError{Host: host, Addr: ip, Reason: mappedReason(ip, bare, reason), Private: private, cause: err}
+}
+
+// checkNAT64 judges the IPv4 address embedded in the NAT64 address bare
+// (ip unmapped and without its zone) as a public one.
+func checkNAT64(host string, ip, bare netip.Addr) error {
+	b := bare.As16()
+	v4 := netip.AddrFrom4([4]byte(b[12:16]))
+	if err := publicOnly.SafeAddr(v4); err != nil {
+		reason, _ := classify(v4)
+		return &AddressError{Host: host, Addr: ip, cause: err,
+			Reason: fmt.Sprintf("a NAT64 address for %s, %s", v4, reason)}
 	}
-	return &AddressError{Host: host, Addr: ip, Reason: reason, Private: private, cause: err}
+	return nil
+}
+
+// mappedReason words the reason for refusing bare as the reason for ip,
+// which may be bare's IPv4-mapped form.
+func mappedReason(ip, bare netip.Addr, reason string) string {
+	if bare != ip.WithZone("") {
+		return fmt.Sprintf("an IPv4-mapped form of %s, %s", bare, reason)
+	}
+	return reason
 }
 
 // Named classes for readable refusals; anything else the ssrf registry
@@ -213,29 +220,29 @@ var addressClasses = []struct {
 // classify names the class of a refused (unmapped, zoneless) address and
 // whether AllowPrivate opens it.
 func classify(ip netip.Addr) (reason string, private bool) {
-	for _, p := range privateV4Prefixes {
-		private = private || p.Contains(ip)
-	}
-	for _, p := range privateV6Prefixes {
-		private = private || p.Contains(ip)
-	}
+	_, private = firstContaining(ip, privateV4Prefixes, privateV6Prefixes)
 	for _, c := range addressClasses {
 		if c.prefix.Contains(ip) {
 			return c.reason, private
 		}
 	}
-	for _, p := range ssrf.IPv4DeniedPrefixes {
-		if p.Contains(ip) {
-			return "a special-purpose address (" + p.String() + ")", private
-		}
-	}
-	for _, p := range ssrf.IPv6DeniedPrefixes {
-		if p.Contains(ip) {
-			return "a special-purpose address (" + p.String() + ")", private
-		}
+	if p, ok := firstContaining(ip, ssrf.IPv4DeniedPrefixes, ssrf.IPv6DeniedPrefixes); ok {
+		return "a special-purpose address (" + p.String() + ")", private
 	}
 	if ip.Is6() && !ssrf.IPv6GlobalUnicast.Contains(ip) {
 		return "outside the IPv6 global unicast range", private
 	}
 	return "not a public address", private
+}
+
+// firstContaining is the first prefix of the lists that contains ip.
+func firstContaining(ip netip.Addr, lists ...[]netip.Prefix) (netip.Prefix, bool) {
+	for _, list := range lists {
+		for _, p := range list {
+			if p.Contains(ip) {
+				return p, true
+			}
+		}
+	}
+	return netip.Prefix{}, false
 }

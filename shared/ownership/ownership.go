@@ -48,27 +48,46 @@ func Recheck(ctx context.Context, st *store.Store, v Verifier, log *slog.Logger,
 	if err != nil {
 		return "", err
 	}
-	if !tgt.Verified {
-		return "the target is not verified", nil
+	if why, skip := skipRecheck(tgt, v != nil, now); skip {
+		return why, nil
 	}
-	if tgt.VerifiedAt != nil && now.Sub(*tgt.VerifiedAt) < ReverifyAfter {
-		return "", nil
-	}
-	if v == nil {
-		return "ownership checks are not configured", nil
-	}
-	reason := ""
-	if err := v.Verify(ctx, tgt.Method, tgt.Domain, tgt.VerificationToken); err != nil {
-		var failure *verification.Failure
-		if !errors.As(err, &failure) {
-			log.ErrorContext(ctx, "ownership re-check failed", w.Kind, w.ID, "target_id", tgt.ID, "error", err.Error())
-			return "", err
-		}
-		reason = safetext.Line(failure.Detail, maxReason)
+	reason, err := verifyAgain(ctx, v, log, w, tgt)
+	if err != nil {
+		return "", err
 	}
 	if err := st.RecordOwnershipCheck(ctx, w.UserID, tgt.ID, now, reason); err != nil && !store.IsNotFound(err) {
 		return "", err
 	}
 	log.InfoContext(ctx, "ownership re-checked", w.Kind, w.ID, "target_id", tgt.ID, "verified", reason == "")
 	return reason, nil
+}
+
+// skipRecheck says why ownership of tgt is not proved without a check (a
+// target never verified; no verifier, when configured is false), or that
+// its last check is recent enough (""); skip is false when it needs one.
+func skipRecheck(tgt store.Target, configured bool, now time.Time) (why string, skip bool) {
+	switch {
+	case !tgt.Verified:
+		return "the target is not verified", true
+	case tgt.VerifiedAt != nil && now.Sub(*tgt.VerifiedAt) < ReverifyAfter:
+		return "", true
+	case !configured:
+		return "ownership checks are not configured", true
+	}
+	return "", false
+}
+
+// verifyAgain checks tgt's challenge: why it failed ("" when it passed), or
+// an error for an outage.
+func verifyAgain(ctx context.Context, v Verifier, log *slog.Logger, w Work, tgt store.Target) (string, error) {
+	err := v.Verify(ctx, tgt.Method, tgt.Domain, tgt.VerificationToken)
+	if err == nil {
+		return "", nil
+	}
+	var failure *verification.Failure
+	if !errors.As(err, &failure) {
+		log.ErrorContext(ctx, "ownership re-check failed", w.Kind, w.ID, "target_id", tgt.ID, "error", err.Error())
+		return "", err
+	}
+	return safetext.Line(failure.Detail, maxReason), nil
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"net"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,38 +24,49 @@ import (
 
 // Describe is err in plain words.
 func Describe(err error) string {
-	var (
-		netErr  net.Error
-		dnsErr  *net.DNSError
-		refused *netguard.AddressError
-		certErr *tls.CertificateVerificationError
-		header  tls.RecordHeaderError
-	)
+	var refused *netguard.AddressError
 	switch {
 	case err == nil:
 		return "no error"
 	case errors.As(err, &refused):
 		return "refused: " + refused.Plain()
-	case errors.Is(err, resolver.ErrNXDomain):
-		return "the name does not exist (NXDOMAIN)"
-	case errors.Is(err, resolver.ErrNoRecords):
-		return "the name has no A or AAAA record"
-	case errors.As(err, &certErr):
-		return "TLS certificate not accepted"
-	case errors.As(err, &header):
-		return "the server did not answer with TLS"
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return "timed out"
-	case errors.Is(err, context.Canceled):
-		return "cancelled"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
-		return "the name does not exist"
+	}
+	for _, w := range plainWords {
+		if w.is(err) {
+			return w.text
+		}
 	}
 	return Text(err.Error())
+}
+
+// plainWords name the errors Describe recognises, first match wins.
+var plainWords = []struct {
+	is   func(error) bool
+	text string
+}{
+	{func(err error) bool { return errors.Is(err, resolver.ErrNXDomain) }, "the name does not exist (NXDOMAIN)"},
+	{func(err error) bool { return errors.Is(err, resolver.ErrNoRecords) }, "the name has no A or AAAA record"},
+	{isA[*tls.CertificateVerificationError], "TLS certificate not accepted"},
+	{isA[tls.RecordHeaderError], "the server did not answer with TLS"},
+	{isTimeout, "timed out"},
+	{func(err error) bool { return errors.Is(err, context.Canceled) }, "cancelled"},
+	{func(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }, "connection refused"},
+	{func(err error) bool { return errors.Is(err, syscall.ECONNRESET) }, "connection reset"},
+	{func(err error) bool {
+		var dnsErr *net.DNSError
+		return errors.As(err, &dnsErr) && dnsErr.IsNotFound
+	}, "the name does not exist"},
+}
+
+// isA reports whether err's chain holds an error of type T.
+func isA[T error](err error) bool {
+	var target T
+	return errors.As(err, &target)
+}
+
+func isTimeout(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()
 }
 
 // rewrite replaces what re matches with with.
@@ -96,9 +108,7 @@ var rewrites = sync.OnceValue(func() []rewrite {
 // Text rewrites the Go error strings inside a free text (a tool's outcome,
 // an error message) into plain words, leaving everything else as it is.
 func Text(s string) string {
-	if !strings.ContainsAny(s, ":%<") && !strings.Contains(s, "timeout") && !strings.Contains(s, "exceeded") &&
-		!strings.Contains(s, "canceled") && !strings.Contains(s, "EOF") && !strings.Contains(s, "no such host") &&
-		!strings.Contains(s, "by peer") && !strings.Contains(s, "broken pipe") && !strings.Contains(s, "misbehaving") {
+	if !strings.ContainsAny(s, ":%<") && !slices.ContainsFunc(rewriteHints, func(h string) bool { return strings.Contains(s, h) }) {
 		return s // the common case: nothing to rewrite
 	}
 	for _, r := range rewrites() {
@@ -106,6 +116,10 @@ func Text(s string) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// rewriteHints are words of which a text without ':', '%' or '<' needs
+// one for a rewrite to apply.
+var rewriteHints = []string{"timeout", "exceeded", "canceled", "EOF", "no such host", "by peer", "broken pipe", "misbehaving"}
 
 // GoErrorPatterns are the fragments that betray a raw Go error in text meant
 // for people; tests scan rendered reports for them.

@@ -124,13 +124,21 @@ func answerOf(resp *dns.Msg, name string, qtype uint16) Answer {
 			a.Aliased = appendBounded(a.Aliased, rr)
 		}
 	}
-	for _, rr := range resp.Ns {
+	a.Authority = authority(resp.Ns)
+	return a
+}
+
+// authority are the SOA and NS records of an authority section, at most
+// MaxAnswers.
+func authority(ns []dns.RR) []dns.RR {
+	var out []dns.RR
+	for _, rr := range ns {
 		switch rr.Header().Rrtype {
 		case dns.TypeSOA, dns.TypeNS:
-			a.Authority = appendBounded(a.Authority, rr)
+			out = appendBounded(out, rr)
 		}
 	}
-	return a
+	return out
 }
 
 // appendBounded appends rr unless rrs holds MaxAnswers already.
@@ -147,27 +155,49 @@ func appendBounded(rrs []dns.RR, rr dns.RR) []dns.RR {
 // ends at the first hop: the resolver does not chase a CNAME asked for as
 // data.
 func cnameChain(answer []dns.RR, owner string, qtype uint16) (targets []string, onChain map[string]bool) {
+	hops := maxCNAMEHops
+	if qtype == dns.TypeCNAME {
+		hops = 1
+	}
+	targets = followCNAMEs(cnameTargets(answer, true), owner, hops)
+	onChain = map[string]bool{owner: true}
+	for _, t := range targets {
+		onChain[t] = true
+	}
+	return targets, onChain
+}
+
+// cnameTargets maps the owner of each CNAME record of answer (of class IN
+// only, when inetOnly) to its target, canonical; an owner's first record
+// wins.
+func cnameTargets(answer []dns.RR, inetOnly bool) map[string]string {
 	cnames := make(map[string]string)
 	for _, rr := range answer {
-		if c, ok := rr.(*dns.CNAME); ok && c.Hdr.Class == dns.ClassINET {
-			if _, dup := cnames[dns.CanonicalName(c.Hdr.Name)]; !dup {
-				cnames[dns.CanonicalName(c.Hdr.Name)] = dns.CanonicalName(c.Target)
-			}
+		c, ok := rr.(*dns.CNAME)
+		if !ok || inetOnly && c.Hdr.Class != dns.ClassINET {
+			continue
+		}
+		owner := dns.CanonicalName(c.Hdr.Name)
+		if _, dup := cnames[owner]; !dup {
+			cnames[owner] = dns.CanonicalName(c.Target)
 		}
 	}
-	onChain = map[string]bool{owner: true}
-	current := owner
-	for range maxCNAMEHops {
+	return cnames
+}
+
+// followCNAMEs follows cnames from owner, at most hops steps and never
+// back to a name already on the chain: the targets in order.
+func followCNAMEs(cnames map[string]string, owner string, hops int) []string {
+	var targets []string
+	seen := map[string]bool{owner: true}
+	for current := owner; len(targets) < hops; {
 		target, ok := cnames[current]
-		if !ok || onChain[target] {
+		if !ok || seen[target] {
 			break
 		}
 		targets = append(targets, target)
-		onChain[target] = true
+		seen[target] = true
 		current = target
-		if qtype == dns.TypeCNAME {
-			break
-		}
 	}
-	return targets, onChain
+	return targets
 }

@@ -100,14 +100,10 @@ func New(server string, timeout time.Duration) (*Resolver, error) {
 		timeout = DefaultTimeout
 	}
 	if server == "" {
-		cfg, err := dns.ClientConfigFromFile(resolvConfPath)
-		if err != nil {
-			return nil, fmt.Errorf("read system resolver configuration: %w", err)
+		var err error
+		if server, err = systemServer(); err != nil {
+			return nil, err
 		}
-		if len(cfg.Servers) == 0 {
-			return nil, fmt.Errorf("no nameserver in %s", resolvConfPath)
-		}
-		server = net.JoinHostPort(cfg.Servers[0], "53")
 	}
 	host, port, err := net.SplitHostPort(server)
 	if err != nil {
@@ -120,6 +116,18 @@ func New(server string, timeout time.Duration) (*Resolver, error) {
 		return nil, fmt.Errorf("DNS server %q has an invalid port", server)
 	}
 	return &Resolver{server: net.JoinHostPort(host, port), timeout: timeout}, nil
+}
+
+// systemServer is the first nameserver of /etc/resolv.conf, on port 53.
+func systemServer() (string, error) {
+	cfg, err := dns.ClientConfigFromFile(resolvConfPath)
+	if err != nil {
+		return "", fmt.Errorf("read system resolver configuration: %w", err)
+	}
+	if len(cfg.Servers) == 0 {
+		return "", fmt.Errorf("no nameserver in %s", resolvConfPath)
+	}
+	return net.JoinHostPort(cfg.Servers[0], "53"), nil
 }
 
 // Server returns the "host:port" queries are sent to.
@@ -268,24 +276,10 @@ func (r *Resolver) lookup(ctx context.Context, name string, qtype uint16) ([]dns
 // answersFor returns the records of type qtype owned by name or by a name
 // its CNAME chain (within the answer, bounded) leads to.
 func answersFor(answer []dns.RR, name string, qtype uint16) []dns.RR {
-	cnames := make(map[string]string)
-	for _, rr := range answer {
-		if c, ok := rr.(*dns.CNAME); ok {
-			owner := dns.CanonicalName(c.Hdr.Name)
-			if _, dup := cnames[owner]; !dup {
-				cnames[owner] = dns.CanonicalName(c.Target)
-			}
-		}
-	}
 	current := dns.CanonicalName(name)
 	owners := map[string]bool{current: true}
-	for range maxCNAMEHops {
-		target, ok := cnames[current]
-		if !ok || owners[target] {
-			break
-		}
+	for _, target := range followCNAMEs(cnameTargets(answer, false), current, maxCNAMEHops) {
 		owners[target] = true
-		current = target
 	}
 
 	var out []dns.RR
@@ -329,21 +323,28 @@ func (r *Resolver) exchangeFlags(ctx context.Context, name string, qtype uint16,
 		resp, err = r.exchangeOver(qctx, "tcp", query)
 	}
 	if err != nil {
-		// A cancelled caller is not a slow server.
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return nil, ctx.Err()
-		}
-		var netErr net.Error
-		if qctx.Err() != nil || (errors.As(err, &netErr) && netErr.Timeout()) {
-			return nil, &timeoutError{after: time.Since(start)}
-		}
-		return nil, fmt.Errorf("query %s: %w", r.server, err)
+		return nil, r.exchangeError(ctx, qctx, err, start)
 	}
 	if len(resp.Question) != 1 || resp.Question[0].Qtype != qtype ||
 		!strings.EqualFold(resp.Question[0].Name, name) {
 		return nil, fmt.Errorf("query %s: answer does not match the question", r.server)
 	}
 	return resp, nil
+}
+
+// exchangeError is the error of an exchange started at start that failed
+// with err: the caller's cancellation (ctx), a timeout (qctx is the
+// exchange's bound) or the server's failure.
+func (r *Resolver) exchangeError(ctx, qctx context.Context, err error, start time.Time) error {
+	// A cancelled caller is not a slow server.
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return ctx.Err()
+	}
+	var netErr net.Error
+	if qctx.Err() != nil || (errors.As(err, &netErr) && netErr.Timeout()) {
+		return &timeoutError{after: time.Since(start)}
+	}
+	return fmt.Errorf("query %s: %w", r.server, err)
 }
 
 func (r *Resolver) exchangeOver(ctx context.Context, network string, query *dns.Msg) (*dns.Msg, error) {
@@ -375,18 +376,25 @@ func unescapeTXT(s string) string {
 			b.WriteByte(c)
 			continue
 		}
-		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
-			v := int(s[i+1]-'0')*100 + int(s[i+2]-'0')*10 + int(s[i+3]-'0')
-			if v <= 255 {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
+		if v, ok := decimalEscape(s[i+1:]); ok {
+			b.WriteByte(v)
+			i += 3
+			continue
 		}
 		b.WriteByte(s[i+1])
 		i++
 	}
 	return b.String()
+}
+
+// decimalEscape reads the DDD of a \DDD escape (a byte value, at most 255)
+// that starts rest.
+func decimalEscape(rest string) (byte, bool) {
+	if len(rest) < 3 || !isDigit(rest[0]) || !isDigit(rest[1]) || !isDigit(rest[2]) {
+		return 0, false
+	}
+	v := int(rest[0]-'0')*100 + int(rest[1]-'0')*10 + int(rest[2]-'0')
+	return byte(v), v <= 255
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -319,13 +319,7 @@ func TestNew(t *testing.T) {
 
 func TestAnswersForFollowsOnlyTheQueriedChain(t *testing.T) {
 	t.Parallel()
-	rr := func(s string) dns.RR {
-		r, err := dns.NewRR(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	rr := func(s string) dns.RR { return resolvertest.RR(t, s) }
 	answer := []dns.RR{
 		rr("a.test. CNAME b.test."),
 		rr("b.test. CNAME a.test."), // loop

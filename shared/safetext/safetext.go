@@ -93,13 +93,33 @@ func apply(s string, max int, lines bool) string {
 	if long {
 		s = s[:max*utf8.UTFMax+64] // may split a rune; the loop drops the fragment
 	}
+	if out, ok := clean(s, max); ok {
+		return out
+	}
+	w := filter(s, max, lines)
+	if w.runes <= max && !long {
+		return w.b.String()
+	}
+	kept := []rune(w.b.String())
+	return truncate(kept[:min(len(kept), max-1)])
+}
+
+// clean is s capped at max runes when s is already clean plain ASCII up to
+// the cap (the common case): false when it needs filtering.
+func clean(s string, max int) (string, bool) {
 	if len(s) <= max && plainASCII(s) {
-		return s
+		return s, true
 	}
 	if len(s) > max && plainASCII(strings.TrimRight(s[:max+1], " ")) {
-		return truncate([]rune(s[:max-1]))
+		return truncate([]rune(s[:max-1])), true
 	}
-	var w writer
+	return "", false
+}
+
+// filter writes the runes of s that the policy keeps, stopping after the
+// first past max.
+func filter(s string, max int, lines bool) *writer {
+	w := new(writer)
 	w.b.Grow(min(len(s), max+8))
 	escape := escNone
 	for _, r := range s {
@@ -110,11 +130,7 @@ func apply(s string, max int, lines bool) string {
 			break
 		}
 	}
-	if w.runes <= max && !long {
-		return w.b.String()
-	}
-	kept := []rune(w.b.String())
-	return truncate(kept[:min(len(kept), max-1)])
+	return w
 }
 
 // writer accumulates kept runes, holding back white space until text
@@ -131,14 +147,7 @@ func (w *writer) add(r rune, lines bool) bool {
 	switch {
 	case r > ' ' && r < 0x7f: // printable ASCII, the common case
 	case lines && (r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029'):
-		if r == '\n' && w.crLF {
-			w.crLF = false
-			return false
-		}
-		w.crLF = r == '\r'
-		if w.runes > 0 {
-			w.pendingBreaks = min(w.pendingBreaks+1, 2)
-		}
+		w.lineBreak(r)
 		return false
 	case unicode.IsSpace(r):
 		w.pendingSpace = w.runes > 0
@@ -152,6 +161,19 @@ func (w *writer) add(r rune, lines bool) bool {
 	w.b.WriteRune(r)
 	w.runes++
 	return true
+}
+
+// lineBreak holds back a line break (at most two in a row, none leading;
+// CR LF is one).
+func (w *writer) lineBreak(r rune) {
+	if r == '\n' && w.crLF {
+		w.crLF = false
+		return
+	}
+	w.crLF = r == '\r'
+	if w.runes > 0 {
+		w.pendingBreaks = min(w.pendingBreaks+1, 2)
+	}
 }
 
 // flush writes the white space held back before a kept rune.
@@ -212,24 +234,18 @@ const (
 
 // skipEscape advances the escape-sequence state by r; it returns r = -1
 // while r belongs to a sequence.
-func skipEscape(state int, r rune) (int, rune) {
-	switch state {
-	case escStart:
-		return afterESC(r)
-	case escCSI:
-		if r >= 0x40 && r <= 0x7e {
-			return escNone, -1
-		}
-		if r >= 0x20 && r < 0x40 {
-			return escCSI, -1
-		}
-		return escNone, r // malformed: stop skipping
-	case escOSC:
-		if r == 0x07 || r == 0x1b || r == 0x9c {
-			return escNone, -1
-		}
-		return escOSC, -1
-	}
+func skipEscape(state int, r rune) (int, rune) { return escapeSteps[state](r) }
+
+// escapeSteps are the escape-sequence states' transitions, by state.
+var escapeSteps = [...]func(r rune) (int, rune){
+	escNone:  textRune,
+	escStart: afterESC,
+	escCSI:   inCSI,
+	escOSC:   inOSC,
+}
+
+// textRune is the state after r outside a sequence.
+func textRune(r rune) (int, rune) {
 	switch r {
 	case 0x1b:
 		return escStart, -1
@@ -237,6 +253,25 @@ func skipEscape(state int, r rune) (int, rune) {
 		return escCSI, -1
 	}
 	return escNone, r
+}
+
+// inCSI is the state after r inside a CSI sequence.
+func inCSI(r rune) (int, rune) {
+	switch {
+	case r >= 0x40 && r <= 0x7e:
+		return escNone, -1
+	case r >= 0x20 && r < 0x40:
+		return escCSI, -1
+	}
+	return escNone, r // malformed: stop skipping
+}
+
+// inOSC is the state after r inside an OSC sequence.
+func inOSC(r rune) (int, rune) {
+	if r == 0x07 || r == 0x1b || r == 0x9c {
+		return escNone, -1
+	}
+	return escOSC, -1
 }
 
 // afterESC is the state after ESC and r.

@@ -48,15 +48,7 @@ func (v *Verifier) verifyHTTPFile(ctx context.Context, domain, token string) err
 	client := v.Dialer.HTTPClient(0, v.tlsConfig())
 	defer client.CloseIdleConnections()
 	client.Jar = nil // no cookies
-	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) > maxRedirects {
-			return &redirectError{fmt.Sprintf("more than %d redirects (the next one to %s)", maxRedirects, quote(req.URL.String()))}
-		}
-		if !domainname.InScope(req.URL.Hostname(), domain) {
-			return &redirectError{fmt.Sprintf("redirected to %s, which is outside %s", quote(req.URL.String()), domain)}
-		}
-		return nil
-	}
+	client.CheckRedirect = redirectsWithin(domain)
 
 	httpsURL := challengeURL("https", domain, v.HTTPSPort, 443)
 	httpURL := challengeURL("http", domain, v.HTTPPort, 80)
@@ -80,6 +72,20 @@ func (v *Verifier) verifyHTTPFile(ctx context.Context, domain, token string) err
 		return fmt.Errorf("verify %s: %w", domain, ctx.Err())
 	}
 	return &Failure{Detail: httpsURL + ": " + httpsDetail + "; " + httpURL + ": " + httpDetail}
+}
+
+// redirectsWithin follows at most maxRedirects redirects, each to domain
+// or one of its subdomains.
+func redirectsWithin(domain string) func(req *http.Request, via []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) > maxRedirects {
+			return &redirectError{fmt.Sprintf("more than %d redirects (the next one to %s)", maxRedirects, quote(req.URL.String()))}
+		}
+		if !domainname.InScope(req.URL.Hostname(), domain) {
+			return &redirectError{fmt.Sprintf("redirected to %s, which is outside %s", quote(req.URL.String()), domain)}
+		}
+		return nil
+	}
 }
 
 func challengeURL(scheme, domain string, port, defaultPort int) string {
@@ -132,9 +138,6 @@ func describeError(err error, elapsed time.Duration) string {
 	var (
 		redirect *redirectError
 		refused  *netguard.AddressError
-		certErr  *tls.CertificateVerificationError
-		header   tls.RecordHeaderError
-		netErr   net.Error
 	)
 	var urlErr *url.Error
 	errors.As(err, &urlErr)
@@ -148,22 +151,36 @@ func describeError(err error, elapsed time.Duration) string {
 	if s, ok := describeDNS(err, requestHost(urlErr)); ok {
 		return s
 	}
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return "timed out after " + roundDuration(elapsed)
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset by the server"
-	case errors.As(err, &certErr):
-		return "TLS certificate not accepted: " + clean(certErr.Err.Error())
-	case errors.As(err, &header):
-		return "TLS handshake failed: the server did not answer with TLS"
+	if s, ok := describeConnection(err, elapsed); ok {
+		return s
 	}
 	if urlErr != nil {
 		err = urlErr.Err
 	}
 	return clean(plainerr.Describe(err))
+}
+
+// describeConnection words a connection or TLS handshake that failed after
+// elapsed; ok is false for other errors.
+func describeConnection(err error, elapsed time.Duration) (string, bool) {
+	var (
+		certErr *tls.CertificateVerificationError
+		header  tls.RecordHeaderError
+		netErr  net.Error
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timed out after " + roundDuration(elapsed), true
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused", true
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset by the server", true
+	case errors.As(err, &certErr):
+		return "TLS certificate not accepted: " + clean(certErr.Err.Error()), true
+	case errors.As(err, &header):
+		return "TLS handshake failed: the server did not answer with TLS", true
+	}
+	return "", false
 }
 
 // requestHost is the host of the request a *url.Error names, "" without

@@ -16,6 +16,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -147,25 +148,38 @@ func (v *Verifier) verifyDNSTXT(ctx context.Context, domain, token string) error
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return fmt.Errorf("verify %s: %w", domain, ctx.Err())
 		}
-		var rcode *resolver.RcodeError
-		switch {
-		case errors.Is(err, resolver.ErrNXDomain):
-			return &Failure{Detail: fmt.Sprintf("No TXT record at %s (NXDOMAIN)", name)}
-		case errors.Is(err, resolver.ErrNoRecords):
-			return &Failure{Detail: fmt.Sprintf("No TXT record at %s (the name exists but has no TXT record)", name)}
-		case errors.Is(err, resolver.ErrTimeout):
-			return &Failure{Detail: fmt.Sprintf("No TXT record at %s (the DNS query timed out)", name)}
-		case errors.As(err, &rcode):
-			return &Failure{Detail: fmt.Sprintf("No TXT record at %s (%s)", name, rcode)}
+		if why, ok := noTXTReason(err); ok {
+			return &Failure{Detail: fmt.Sprintf("No TXT record at %s (%s)", name, why)}
 		}
 		// The configured resolver is unreachable: our problem, not the user's.
 		return fmt.Errorf("verify %s: %w", domain, err)
 	}
-	for _, value := range values {
-		if value == token {
-			return nil
-		}
+	if slices.Contains(values, token) {
+		return nil
 	}
+	return &Failure{Detail: mismatch(name, values)}
+}
+
+// noTXTReason words a lookup error that is the user's to fix (the answer
+// says there is no record); false for a failure to reach the resolver.
+func noTXTReason(err error) (string, bool) {
+	var rcode *resolver.RcodeError
+	switch {
+	case errors.Is(err, resolver.ErrNXDomain):
+		return "NXDOMAIN", true
+	case errors.Is(err, resolver.ErrNoRecords):
+		return "the name exists but has no TXT record", true
+	case errors.Is(err, resolver.ErrTimeout):
+		return "the DNS query timed out", true
+	case errors.As(err, &rcode):
+		return rcode.Error(), true
+	}
+	return "", false
+}
+
+// mismatch is the Detail of TXT records at name none of which is the
+// token: at most maxShownValues of them, quoted.
+func mismatch(name string, values []string) string {
 	shown := make([]string, 0, maxShownValues)
 	for i, value := range values {
 		if i == maxShownValues {
@@ -178,8 +192,8 @@ func (v *Verifier) verifyDNSTXT(ctx context.Context, domain, token string) error
 	if len(values) == 1 {
 		plural = ""
 	}
-	return &Failure{Detail: fmt.Sprintf("TXT records at %s: found %d value%s (%s) but none equals the verification token",
-		name, len(values), plural, strings.Join(shown, ", "))}
+	return fmt.Sprintf("TXT records at %s: found %d value%s (%s) but none equals the verification token",
+		name, len(values), plural, strings.Join(shown, ", "))
 }
 
 // quote makes a target-supplied value safe to show in a Detail: sanitized,

@@ -60,6 +60,15 @@ func Verify(secret string, header http.Header, body []byte, now time.Time) error
 	if d := now.Sub(time.Unix(t, 0)); d > Tolerance || d < -Tolerance {
 		return ErrStale
 	}
+	if !signed(secret, ts, body, sigs) {
+		return ErrMismatch
+	}
+	return nil
+}
+
+// signed reports whether one of the hex signatures sigs is the HMAC-SHA256,
+// keyed with secret, of "<ts>." and the body.
+func signed(secret, ts string, body []byte, sigs []string) bool {
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write([]byte(ts + "."))
 	mac.Write(body)
@@ -67,10 +76,10 @@ func Verify(secret string, header http.Header, body []byte, now time.Time) error
 	for _, sig := range sigs {
 		got, err := hex.DecodeString(sig)
 		if err == nil && hmac.Equal(got, want) {
-			return nil
+			return true
 		}
 	}
-	return ErrMismatch
+	return false
 }
 
 // parse reads "t=<ts>,v1=<hex>[,v1=<hex>…]"; unknown schemes are ignored.

@@ -110,37 +110,32 @@ func (s *Server) Add(t testing.TB, records ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, text := range records {
-		rr, err := dns.NewRR(text)
-		if err != nil || rr == nil {
-			t.Fatalf("resolvertest: bad record %q: %v", text, err)
-		}
+		rr := RR(t, text)
 		owner := dns.CanonicalName(rr.Header().Name)
 		s.records[owner] = append(s.records[owner], rr)
 	}
 }
 
-// SetRcode makes every query for name answer with rcode (e.g.
-// dns.RcodeServerFailure).
-func (s *Server) SetRcode(name string, rcode int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rcodes[dns.CanonicalName(name)] = rcode
+// RR parses one record in zone-file syntax; a bad one fails t.
+func RR(t testing.TB, text string) dns.RR {
+	t.Helper()
+	rr, err := dns.NewRR(text)
+	if err != nil || rr == nil {
+		t.Fatalf("resolvertest: bad record %q: %v", text, err)
+	}
+	return rr
 }
 
+// SetRcode makes every query for name answer with rcode (e.g.
+// dns.RcodeServerFailure).
+func (s *Server) SetRcode(name string, rcode int) { set(s, s.rcodes, name, rcode) }
+
 // Hang makes every query for name go unanswered.
-func (s *Server) Hang(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.hang[dns.CanonicalName(name)] = true
-}
+func (s *Server) Hang(name string) { set(s, s.hang, name, true) }
 
 // TruncateUDP makes UDP queries for name get an empty answer with the TC
 // bit set, so clients must retry over TCP.
-func (s *Server) TruncateUDP(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.truncate[dns.CanonicalName(name)] = true
-}
+func (s *Server) TruncateUDP(name string) { set(s, s.truncate, name, true) }
 
 // Queries returns how many queries arrived over network ("udp" or "tcp").
 func (s *Server) Queries(network string) int {
@@ -166,10 +161,13 @@ func (s *Server) Authenticate(names ...string) {
 // every other record at or below the apex in owner order, and the SOA
 // again, at most transferChunk records per message. Over UDP, AXFR is
 // always REFUSED.
-func (s *Server) SetTransfer(zone string, allowed bool) {
+func (s *Server) SetTransfer(zone string, allowed bool) { set(s, s.transfer, zone, allowed) }
+
+// set sets what m holds for name, canonical, under the server's lock.
+func set[V any](s *Server, m map[string]V, name string, v V) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.transfer[dns.CanonicalName(zone)] = allowed
+	m[dns.CanonicalName(name)] = v
 }
 
 // Transfers returns how many AXFR or IXFR requests arrived for zone, over
@@ -216,13 +214,17 @@ func (s *Server) serve(w dns.ResponseWriter, req *dns.Msg) {
 	}
 	if network == "udp" {
 		// Like a real server: fit the client's buffer, setting TC if not.
-		size := dns.MinMsgSize
-		if opt := req.IsEdns0(); opt != nil && int(opt.UDPSize()) > size {
-			size = int(opt.UDPSize())
-		}
-		resp.Truncate(size)
+		resp.Truncate(udpSize(req))
 	}
 	_ = w.WriteMsg(resp)
+}
+
+// udpSize is the largest UDP answer the client of req takes.
+func udpSize(req *dns.Msg) int {
+	if opt := req.IsEdns0(); opt != nil && int(opt.UDPSize()) > dns.MinMsgSize {
+		return int(opt.UDPSize())
+	}
+	return dns.MinMsgSize
 }
 
 func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
@@ -242,9 +244,7 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 	if s.hang[name] {
 		return nil
 	}
-	if s.authenticated[name] && (req.AuthenticatedData || (req.IsEdns0() != nil && req.IsEdns0().Do())) {
-		resp.AuthenticatedData = true
-	}
+	resp.AuthenticatedData = s.authenticated[name] && asksAD(req)
 	if rcode, ok := s.rcodes[name]; ok {
 		resp.Rcode = rcode
 		return resp
@@ -255,6 +255,12 @@ func (s *Server) answer(network string, req *dns.Msg) *dns.Msg {
 	}
 	s.resolve(resp, name, q.Qtype)
 	return resp
+}
+
+// asksAD reports whether req asks whether its answer was validated: the
+// AD bit, or DO.
+func asksAD(req *dns.Msg) bool {
+	return req.AuthenticatedData || (req.IsEdns0() != nil && req.IsEdns0().Do())
 }
 
 // resolve answers a question for name and qtype into resp, following
@@ -347,22 +353,22 @@ func (s *Server) transferMessages(network string, req *dns.Msg) []*dns.Msg {
 		return []*dns.Msg{refused}
 	}
 
-	var soa dns.RR
-	for _, rr := range s.records[zone] {
-		if rr.Header().Rrtype == dns.TypeSOA {
-			soa = dns.Copy(rr)
-			break
-		}
+	records := s.zoneRecords(zone)
+	var msgs []*dns.Msg
+	for start := 0; start < len(records); start += transferChunk {
+		msg := new(dns.Msg)
+		msg.SetReply(req)
+		msg.Authoritative = true
+		msg.Answer = records[start:min(start+transferChunk, len(records))]
+		msgs = append(msgs, msg)
 	}
-	if soa == nil {
-		soa = &dns.SOA{
-			Hdr:     dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 3600},
-			Ns:      "ns1." + zone,
-			Mbox:    "hostmaster." + zone,
-			Serial:  1,
-			Refresh: 3600, Retry: 600, Expire: 86400, Minttl: 300,
-		}
-	}
+	return msgs
+}
+
+// zoneRecords are the records of zone in transfer order: its SOA, every
+// other record by owner, and the SOA again.
+func (s *Server) zoneRecords(zone string) []dns.RR {
+	soa := s.transferSOA(zone)
 	owners := make([]string, 0, len(s.records))
 	for owner := range s.records {
 		if owner == zone || strings.HasSuffix(owner, "."+zone) {
@@ -378,17 +384,24 @@ func (s *Server) transferMessages(network string, req *dns.Msg) []*dns.Msg {
 			}
 		}
 	}
-	records = append(records, dns.Copy(soa))
+	return append(records, dns.Copy(soa))
+}
 
-	var msgs []*dns.Msg
-	for start := 0; start < len(records); start += transferChunk {
-		msg := new(dns.Msg)
-		msg.SetReply(req)
-		msg.Authoritative = true
-		msg.Answer = records[start:min(start+transferChunk, len(records))]
-		msgs = append(msgs, msg)
+// transferSOA is a copy of zone's SOA record, or a made-up one when the
+// server has none.
+func (s *Server) transferSOA(zone string) dns.RR {
+	for _, rr := range s.records[zone] {
+		if rr.Header().Rrtype == dns.TypeSOA {
+			return dns.Copy(rr)
+		}
 	}
-	return msgs
+	return &dns.SOA{
+		Hdr:     dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 3600},
+		Ns:      "ns1." + zone,
+		Mbox:    "hostmaster." + zone,
+		Serial:  1,
+		Refresh: 3600, Retry: 600, Expire: 86400, Minttl: 300,
+	}
 }
 
 // wildcard returns the records of the closest wildcard (*.parent) covering

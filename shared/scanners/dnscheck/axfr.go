@@ -62,17 +62,7 @@ type transferCheck struct {
 // servers outside the scan's domain are never contacted, only listed.
 func (c Checker) checkTransfers(ctx context.Context, env tools.Env, zone string, ns queryResult) transferCheck {
 	tc := transferCheck{zone: zone}
-	var hosts []string
-	seen := map[string]bool{}
-	for _, rr := range ns.ans.Records {
-		if n, ok := rr.(*dns.NS); ok {
-			host := strings.TrimSuffix(dns.CanonicalName(n.Ns), ".")
-			if host != "" && !seen[host] {
-				seen[host] = true
-				hosts = append(hosts, host)
-			}
-		}
-	}
+	hosts := nsHosts(ns)
 	switch {
 	case !env.InScope(zone):
 		tc.skip = fmt.Sprintf("zone %s is outside the scan's domain", zone)
@@ -84,17 +74,7 @@ func (c Checker) checkTransfers(ctx context.Context, env tools.Env, zone string,
 		tc.skip = "no NS records at " + zone
 		return tc
 	}
-	var tried []string
-	for _, host := range hosts {
-		switch {
-		case !env.InScope(host):
-			tc.outOfScope = append(tc.outOfScope, host)
-		case len(tried) == maxAXFRServers:
-			tc.overLimit = append(tc.overLimit, host)
-		default:
-			tried = append(tried, host)
-		}
-	}
+	tried := tc.sortServers(env, hosts)
 	if len(tried) > 0 && env.Dialer == nil {
 		tc.skip = "no guarded dialer in the environment"
 		return tc
@@ -106,6 +86,40 @@ func (c Checker) checkTransfers(ctx context.Context, env tools.Env, zone string,
 	}
 	wg.Wait()
 	return tc
+}
+
+// nsHosts are the distinct name servers of an NS answer, canonical
+// without the trailing dot, in the answer's order.
+func nsHosts(ns queryResult) []string {
+	var hosts []string
+	seen := map[string]bool{}
+	for _, rr := range ns.ans.Records {
+		if n, ok := rr.(*dns.NS); ok {
+			host := strings.TrimSuffix(dns.CanonicalName(n.Ns), ".")
+			if host != "" && !seen[host] {
+				seen[host] = true
+				hosts = append(hosts, host)
+			}
+		}
+	}
+	return hosts
+}
+
+// sortServers returns the name servers to try (in scope, at most
+// maxAXFRServers) and lists the others on tc.
+func (tc *transferCheck) sortServers(env tools.Env, hosts []string) []string {
+	var tried []string
+	for _, host := range hosts {
+		switch {
+		case !env.InScope(host):
+			tc.outOfScope = append(tc.outOfScope, host)
+		case len(tried) == maxAXFRServers:
+			tc.overLimit = append(tc.overLimit, host)
+		default:
+			tried = append(tried, host)
+		}
+	}
+	return tried
 }
 
 // tryTransfer resolves one name server and asks it for the zone over TCP
@@ -159,18 +173,10 @@ func (c Checker) port(env tools.Env) int {
 func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool, records int, result string) {
 	defer conn.Close()
 	// Closing the connection interrupts a pending read on cancellation.
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
-	if deadline, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(deadline)
-	}
-
-	frame, id, err := dnswire.AXFRRequest(zone)
-	if err != nil {
-		return false, 0, "request not built: " + err.Error()
-	}
-	if _, err := conn.Write(frame); err != nil {
-		return false, 0, "request not sent (" + safetext.Line(err.Error(), 120) + ")"
+	defer netguard.Bind(ctx, conn)()
+	id, failed := sendAXFR(conn, zone)
+	if failed != "" {
+		return false, 0, failed
 	}
 
 	read := 0
@@ -195,6 +201,19 @@ func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool
 	return false, records, "no records after the SOA"
 }
 
+// sendAXFR sends an AXFR request for zone on conn: its id, or why it was
+// not sent.
+func sendAXFR(conn net.Conn, zone string) (id uint16, failed string) {
+	frame, id, err := dnswire.AXFRRequest(zone)
+	if err != nil {
+		return 0, "request not built: " + err.Error()
+	}
+	if _, err := conn.Write(frame); err != nil {
+		return 0, "request not sent (" + safetext.Line(err.Error(), 120) + ")"
+	}
+	return id, ""
+}
+
 // transferAnswer reads one message of a transfer of zone asked with id:
 // its records, or why it does not continue the transfer (first: the
 // first message, which must start with the zone's SOA).
@@ -212,13 +231,16 @@ func transferAnswer(body []byte, id uint16, zone string, first bool) ([]dns.RR, 
 	if len(msg.Answer) == 0 {
 		return nil, "refused (empty answer)"
 	}
-	if first {
-		soa, ok := msg.Answer[0].(*dns.SOA)
-		if !ok || !strings.EqualFold(dns.CanonicalName(soa.Hdr.Name), dns.CanonicalName(zone)) {
-			return nil, "answer is not a transfer of the zone (no SOA first)"
-		}
+	if first && !isZoneSOA(msg.Answer[0], zone) {
+		return nil, "answer is not a transfer of the zone (no SOA first)"
 	}
 	return msg.Answer, ""
+}
+
+// isZoneSOA reports whether rr is the SOA record of zone.
+func isZoneSOA(rr dns.RR, zone string) bool {
+	soa, ok := rr.(*dns.SOA)
+	return ok && strings.EqualFold(dns.CanonicalName(soa.Hdr.Name), dns.CanonicalName(zone))
 }
 
 // closedResult says why reading stopped early: the deadline (which also

@@ -156,86 +156,109 @@ func (c Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (t
 	if env.Resolver == nil {
 		return tools.Result{}, errors.New("dns_check: the environment has no resolver")
 	}
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, c.Timeout())
+	callCtx, cancel := context.WithTimeout(ctx, c.Timeout())
 	defer cancel()
-	scope := strings.TrimSuffix(strings.ToLower(env.Domain), ".")
-	q := newQuerier(env.Resolver, queryConcurrency)
+	l := &lookups{ctx: callCtx, env: env, q: newQuerier(env.Resolver, queryConcurrency),
+		name: name, scope: strings.TrimSuffix(strings.ToLower(env.Domain), ".")}
 
-	// First round: every lookup that depends on nothing else.
-	var (
-		wg         sync.WaitGroup
-		spf, dmarc txtAnswer
-		addrs      []netip.Addr
-		addrErr    error
-		caa        = make([]queryResult, len(caaNames(name)))
-		zone       = zoneInfo{apex: name}
-		aliases    []alias
-	)
-	wg.Go(func() { spf = lookupTXT(ctx, env.Resolver, name) })
-	wg.Go(func() { dmarc = lookupTXT(ctx, env.Resolver, "_dmarc."+name) })
-	wg.Go(func() { addrs, addrErr = env.Resolver.LookupIP(ctx, name) })
-	for i, n := range caaNames(name) {
-		wg.Go(func() { caa[i] = ask(ctx, q, n, dns.TypeCAA) })
-	}
-	wg.Go(func() { zone.ns = ask(ctx, q, name, dns.TypeNS) })
-	wg.Go(func() { zone.ds = ask(ctx, q, name, dns.TypeDS) })
-	wg.Go(func() { zone.ky = ask(ctx, q, name, dns.TypeDNSKEY) })
-	wg.Go(func() { aliases = lookupAliases(ctx, q, aliasNames(name)) })
-	wg.Wait()
-	if err := parent.Err(); err != nil {
+	l.firstRound()
+	if err := ctx.Err(); err != nil {
 		return tools.Result{}, fmt.Errorf("dns_check %s: %w", name, err)
 	}
 	// A dangling alias makes the name look absent to TXT and address
 	// lookups, which follow it; it is still a name worth reporting.
-	if errors.Is(spf.err, resolver.ErrNXDomain) && errors.Is(addrErr, resolver.ErrNXDomain) && aliases[0].target == "" {
+	if errors.Is(l.spf.err, resolver.ErrNXDomain) && errors.Is(l.addrErr, resolver.ErrNXDomain) && l.aliases[0].target == "" {
 		return tools.Result{}, fmt.Errorf("dns_check: %s does not exist (NXDOMAIN)", name)
 	}
+	rep := &report{domain: name, subdomain: !strings.EqualFold(name, l.scope)}
+	l.secondRound(c, rep.subdomain)
+	if err := ctx.Err(); err != nil {
+		return tools.Result{}, fmt.Errorf("dns_check %s: %w", name, err)
+	}
+	l.judge(rep)
+	return rep.result(), nil
+}
 
-	rep := &report{domain: name, subdomain: !strings.EqualFold(name, scope)}
+// lookups are the queries of one call and their answers.
+type lookups struct {
+	ctx         context.Context
+	env         tools.Env
+	q           *querier
+	name, scope string
 
-	// Second round: what the first answers lead to.
-	var (
-		orgDMARC  txtAnswer
-		transfers transferCheck
-	)
+	spf, dmarc, orgDMARC txtAnswer
+	addrs                []netip.Addr
+	addrErr              error
+	caa                  []queryResult
+	zone                 zoneInfo
+	aliases              []alias
+	transfers            transferCheck
+	// fallback: the name is a subdomain without a DMARC record of its own,
+	// and orgDMARC was looked up.
+	fallback bool
+}
+
+// firstRound runs every lookup that depends on nothing else.
+func (l *lookups) firstRound() {
+	var wg sync.WaitGroup
+	ctx, res, name := l.ctx, l.env.Resolver, l.name
+	l.caa = make([]queryResult, len(caaNames(name)))
+	l.zone = zoneInfo{apex: name}
+	wg.Go(func() { l.spf = lookupTXT(ctx, res, name) })
+	wg.Go(func() { l.dmarc = lookupTXT(ctx, res, "_dmarc."+name) })
+	wg.Go(func() { l.addrs, l.addrErr = res.LookupIP(ctx, name) })
+	for i, n := range caaNames(name) {
+		wg.Go(func() { l.caa[i] = ask(ctx, l.q, n, dns.TypeCAA) })
+	}
+	wg.Go(func() { l.askZone(name) })
+	wg.Go(func() { l.aliases = lookupAliases(ctx, l.q, aliasNames(name)) })
+	wg.Wait()
+}
+
+// askZone asks for the NS, DS and DNSKEY records of apex.
+func (l *lookups) askZone(apex string) {
+	var wg sync.WaitGroup
+	wg.Go(func() { l.zone.ns = ask(l.ctx, l.q, apex, dns.TypeNS) })
+	wg.Go(func() { l.zone.ds = ask(l.ctx, l.q, apex, dns.TypeDS) })
+	wg.Go(func() { l.zone.ky = ask(l.ctx, l.q, apex, dns.TypeDNSKEY) })
+	wg.Wait()
+}
+
+// secondRound runs what the first answers lead to.
+func (l *lookups) secondRound(c Checker, subdomain bool) {
+	var wg sync.WaitGroup
 	// A subdomain without its own DMARC record is covered by its
 	// organizational domain's (RFC 7489 section 6.6.3). The scan's domain
 	// stands in for the organizational domain, which would need the public
 	// suffix list to find.
-	fallback := rep.subdomain && dmarc.absent()
-	if fallback {
-		wg.Go(func() { orgDMARC = lookupTXT(ctx, env.Resolver, "_dmarc."+scope) })
+	l.fallback = subdomain && l.dmarc.absent()
+	if l.fallback {
+		wg.Go(func() { l.orgDMARC = lookupTXT(l.ctx, l.env.Resolver, "_dmarc."+l.scope) })
 	}
-	wg.Go(func() { resolveTargets(ctx, q, aliases) })
+	wg.Go(func() { resolveTargets(l.ctx, l.q, l.aliases) })
 	wg.Go(func() {
-		zone.apex, zone.how = zoneApex(name, scope, zone.ns)
-		if zone.apex != name {
-			var inner sync.WaitGroup
-			inner.Go(func() { zone.ns = ask(ctx, q, zone.apex, dns.TypeNS) })
-			inner.Go(func() { zone.ds = ask(ctx, q, zone.apex, dns.TypeDS) })
-			inner.Go(func() { zone.ky = ask(ctx, q, zone.apex, dns.TypeDNSKEY) })
-			inner.Wait()
+		l.zone.apex, l.zone.how = zoneApex(l.name, l.scope, l.zone.ns)
+		if l.zone.apex != l.name {
+			l.askZone(l.zone.apex)
 		}
-		transfers = c.checkTransfers(ctx, env, zone.apex, zone.ns)
+		l.transfers = c.checkTransfers(l.ctx, l.env, l.zone.apex, l.zone.ns)
 	})
 	wg.Wait()
-	if err := parent.Err(); err != nil {
-		return tools.Result{}, fmt.Errorf("dns_check %s: %w", name, err)
-	}
+}
 
-	rep.spf(spf)
-	if fallback && !orgDMARC.absent() {
-		rep.dmarc(orgDMARC, true)
+// judge reports on every answer.
+func (l *lookups) judge(rep *report) {
+	rep.spf(l.spf)
+	if l.fallback && !l.orgDMARC.absent() {
+		rep.dmarc(l.orgDMARC, true)
 	} else {
-		rep.dmarc(dmarc, false)
+		rep.dmarc(l.dmarc, false)
 	}
-	rep.caa(caa)
-	rep.dnssec(zone)
-	rep.zoneTransfer(transfers)
-	rep.danglingAliases(aliases)
-	rep.addresses(addrs, addrErr)
-	return rep.result(), nil
+	rep.caa(l.caa)
+	rep.dnssec(l.zone)
+	rep.zoneTransfer(l.transfers)
+	rep.danglingAliases(l.aliases)
+	rep.addresses(l.addrs, l.addrErr)
 }
 
 // ask runs one Query of the checks.
@@ -263,18 +286,11 @@ func (r *report) add(c *checks.Check, evidence string) {
 
 // spf checks the SPF record of the domain.
 func (r *report) spf(a txtAnswer) {
-	if a.err != nil && !a.absent() {
-		r.notes = append(r.notes, "SPF: not checked ("+safetext.Line(a.err.Error(), maxShown)+")")
+	records, ok := r.recordsOf(a, "SPF", isSPF)
+	switch {
+	case !ok:
 		return
-	}
-	var records []string
-	for _, txt := range a.records {
-		if isSPF(txt) {
-			records = append(records, txt)
-		}
-	}
-	switch len(records) {
-	case 0:
+	case len(records) == 0:
 		f := finding(checks.SPFMissing, r.domain, fmt.Sprintf("no TXT record at %s starts with v=spf1 (%s)", a.name, answered(a)))
 		if r.subdomain {
 			// Subdomains that send no mail often go without; the domain's
@@ -283,23 +299,46 @@ func (r *report) spf(a txtAnswer) {
 		}
 		r.findings = append(r.findings, f)
 		r.notes = append(r.notes, "SPF: none")
-		return
-	case 1:
+	case len(records) > 1:
+		r.multiple(checks.SPFMultiple, "SPF", a, records)
 	default:
-		r.add(checks.SPFMultiple, fmt.Sprintf("%d SPF records at %s: %s", len(records), a.name, quoteAll(records)))
-		r.notes = append(r.notes, fmt.Sprintf("SPF: %d records", len(records)))
-		return
-	}
-	record := records[0]
-	r.notes = append(r.notes, "SPF: "+safetext.Line(record, 120))
-	// The record's findings are proven by the TXT answer.
-	defer func(from int) {
+		from := len(r.findings)
+		r.spfPolicy(a.name, records[0])
+		// The record's findings are proven by the TXT answer.
 		p := txtProof(a, time.Now())
 		for i := from; i < len(r.findings); i++ {
 			r.findings[i].Proof = p
 		}
-	}(len(r.findings))
-	evidence := fmt.Sprintf("TXT %s: %q", a.name, safetext.Line(record, maxShown))
+	}
+}
+
+// recordsOf returns the records of a that is accepts (kind names them in
+// the outcome); false when the lookup failed, which it notes.
+func (r *report) recordsOf(a txtAnswer, kind string, is func(string) bool) ([]string, bool) {
+	if a.err != nil && !a.absent() {
+		r.notes = append(r.notes, kind+": not checked ("+safetext.Line(a.err.Error(), maxShown)+")")
+		return nil, false
+	}
+	var records []string
+	for _, txt := range a.records {
+		if is(txt) {
+			records = append(records, txt)
+		}
+	}
+	return records, true
+}
+
+// multiple reports the several records of one kind at a name, where one
+// is allowed.
+func (r *report) multiple(c *checks.Check, kind string, a txtAnswer, records []string) {
+	r.add(c, fmt.Sprintf("%d %s records at %s: %s", len(records), kind, a.name, quoteAll(records)))
+	r.notes = append(r.notes, fmt.Sprintf("%s: %d records", kind, len(records)))
+}
+
+// spfPolicy judges the one SPF record at name.
+func (r *report) spfPolicy(name, record string) {
+	r.notes = append(r.notes, "SPF: "+safetext.Line(record, 120))
+	evidence := fmt.Sprintf("TXT %s: %q", name, safetext.Line(record, maxShown))
 	policy := parseSPF(record)
 	switch {
 	case policy.all == '+':
@@ -332,57 +371,54 @@ type spfPolicy struct {
 
 func parseSPF(record string) spfPolicy {
 	var p spfPolicy
-	for i, term := range strings.Fields(record) {
-		if i == 0 {
-			continue // v=spf1
-		}
-		term = strings.ToLower(term)
-		qualifier := byte('+')
-		if strings.ContainsRune("+-~?", rune(term[0])) {
-			qualifier, term = term[0], term[1:]
-		}
-		name := term
-		if j := strings.IndexAny(term, ":/="); j >= 0 {
-			name = term[:j]
-		}
+	fields := strings.Fields(record)
+	for _, term := range fields[min(1, len(fields)):] { // after v=spf1
+		qualifier, name, term := spfTerm(term)
 		switch {
 		case name == "all" && p.all == 0:
 			p.all = qualifier
 		case strings.HasPrefix(term, "redirect="):
 			p.redirect = true
 			p.lookups++
-		case name == "include" || name == "a" || name == "mx" || name == "ptr" || name == "exists":
+		case lookupMechanisms[name]:
 			p.lookups++
 		}
 	}
 	return p
 }
 
+// lookupMechanisms are the SPF mechanisms that query DNS (RFC 7208
+// section 4.6.4; the redirect modifier is the other term that does).
+var lookupMechanisms = map[string]bool{"include": true, "a": true, "mx": true, "ptr": true, "exists": true}
+
+// spfTerm splits one term of an SPF record, lowercased, into its qualifier
+// ('+' when it has none), its name and the term without the qualifier.
+func spfTerm(term string) (qualifier byte, name, rest string) {
+	rest, qualifier = strings.ToLower(term), '+'
+	if strings.ContainsRune("+-~?", rune(rest[0])) {
+		qualifier, rest = rest[0], rest[1:]
+	}
+	name = rest
+	if j := strings.IndexAny(rest, ":/="); j >= 0 {
+		name = rest[:j]
+	}
+	return qualifier, name, rest
+}
+
 // dmarc checks the DMARC record. inherited is true when the record is the
 // scan's domain's, applied to a subdomain without its own.
 func (r *report) dmarc(a txtAnswer, inherited bool) {
-	if a.err != nil && !a.absent() {
-		r.notes = append(r.notes, "DMARC: not checked ("+safetext.Line(a.err.Error(), maxShown)+")")
-		return
-	}
-	var records []string
-	for _, txt := range a.records {
-		if isDMARC(txt) {
-			records = append(records, txt)
-		}
-	}
-	switch len(records) {
-	case 0:
+	records, ok := r.recordsOf(a, "DMARC", isDMARC)
+	switch {
+	case !ok:
+	case len(records) == 0:
 		r.add(checks.DMARCMissing, fmt.Sprintf("no TXT record at %s starts with v=DMARC1 (%s)", a.name, answered(a)))
 		r.notes = append(r.notes, "DMARC: none")
-		return
-	case 1:
+	case len(records) > 1:
+		r.multiple(checks.DMARCMultiple, "DMARC", a, records)
 	default:
-		r.add(checks.DMARCMultiple, fmt.Sprintf("%d DMARC records at %s: %s", len(records), a.name, quoteAll(records)))
-		r.notes = append(r.notes, fmt.Sprintf("DMARC: %d records", len(records)))
-		return
+		r.dmarcPolicy(a.name, records[0], inherited)
 	}
-	r.dmarcPolicy(a.name, records[0], inherited)
 }
 
 // dmarcPolicy judges the policy of the DMARC record at name (inherited:
@@ -402,14 +438,23 @@ func (r *report) dmarcPolicy(name, record string, inherited bool) {
 	case "none":
 		r.add(checks.DMARCNone, evidence+"; "+key+"=none only monitors, receivers still deliver spoofed mail")
 	case "quarantine", "reject":
-		if pct, ok := tags["pct"]; ok {
-			if n, err := strconv.Atoi(pct); err == nil && n >= 0 && n < 100 {
-				r.add(checks.DMARCPartial, fmt.Sprintf("%s; pct=%d applies the policy to %d%% of failing mail", evidence, n, n))
-			}
+		if n, ok := partialPct(tags); ok {
+			r.add(checks.DMARCPartial, fmt.Sprintf("%s; pct=%d applies the policy to %d%% of failing mail", evidence, n, n))
 		}
 	default:
 		r.add(checks.DMARCInvalid, fmt.Sprintf("%s; the %s= tag is missing or not none, quarantine or reject", evidence, key))
 	}
+}
+
+// partialPct is the pct= tag of a DMARC record when it applies the policy
+// to less than all failing mail.
+func partialPct(tags map[string]string) (int, bool) {
+	pct, ok := tags["pct"]
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(pct)
+	return n, err == nil && n >= 0 && n < 100
 }
 
 // isDMARC reports whether a TXT record is a DMARC record: it starts with

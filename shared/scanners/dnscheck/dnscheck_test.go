@@ -166,18 +166,7 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 					}
 				}
 			}
-			for title, sev := range tc.want {
-				if f, ok := got[title]; !ok {
-					t.Errorf("missing finding %q", title)
-				} else if f.Severity != sev {
-					t.Errorf("%q severity = %s, want %s", title, f.Severity, sev)
-				}
-			}
-			for title := range got {
-				if _, ok := tc.want[title]; !ok {
-					t.Errorf("unexpected finding %q (false positive)", title)
-				}
-			}
+			scantest.WantFindings(t, got, tc.want)
 		})
 	}
 }
@@ -211,15 +200,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 
 func TestToolContract(t *testing.T) {
 	t.Parallel()
-	tool := New()
-	tools.NewRegistry(tool)
-	if tool.Name() != "dns_check" || tool.Cost() != 3 || tool.Timeout() > tools.MaxCallDuration {
-		t.Errorf("name %q cost %d timeout %s", tool.Name(), tool.Cost(), tool.Timeout())
-	}
-	var schema map[string]any
-	if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
-		t.Errorf("schema: %v", err)
-	}
+	scantest.CheckContract(t, New(), "dns_check", 3)
 }
 
 func TestParseSPF(t *testing.T) {

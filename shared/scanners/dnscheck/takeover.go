@@ -176,61 +176,79 @@ const maxAliasesShown = 5
 // service and ends in NXDOMAIN: one finding per dead target (a wildcard
 // record makes every checked name an alias of the same target).
 func (r *report) danglingAliases(aliases []alias) {
-	checked, withCNAME, failed := 0, 0, 0
-	type group struct {
-		service string
-		names   []string
-		chain   []string
+	s := sortAliases(aliases)
+	for _, g := range s.groups {
+		r.findings = append(r.findings, g.finding())
 	}
-	var groups []*group
-	byTarget := map[string]*group{}
+	note := fmt.Sprintf("CNAMEs: %d of %d names are aliases", s.withCNAME, s.checked)
+	if len(s.groups) > 0 {
+		note += fmt.Sprintf(", %d dangling", len(s.groups))
+	}
+	if s.failed > 0 {
+		note += fmt.Sprintf(", %d not checked", s.failed)
+	}
+	r.notes = append(r.notes, note)
+}
+
+// danglingGroup is the names whose alias chains end at one dead target.
+type danglingGroup struct {
+	service string
+	names   []string
+	chain   []string
+}
+
+// aliasTally is what the alias lookups of a call found.
+type aliasTally struct {
+	checked, withCNAME, failed int
+	groups                     []*danglingGroup // in order of first appearance
+}
+
+// sortAliases counts the aliases and groups the dangling ones by target.
+func sortAliases(aliases []alias) aliasTally {
+	var s aliasTally
+	byTarget := map[string]*danglingGroup{}
 	for _, a := range aliases {
 		if a.err != nil {
-			failed++
+			s.failed++
 			continue
 		}
-		checked++
+		s.checked++
 		if a.target == "" {
 			continue
 		}
-		withCNAME++
+		s.withCNAME++
 		if a.resolveErr != nil || a.rcode != dns.RcodeNameError || a.service == "" {
 			continue
 		}
 		last := a.chain[len(a.chain)-1]
 		g, ok := byTarget[last]
 		if !ok {
-			g = &group{service: a.service, chain: a.chain}
+			g = &danglingGroup{service: a.service, chain: a.chain}
 			byTarget[last] = g
-			groups = append(groups, g)
+			s.groups = append(s.groups, g)
 		}
 		g.names = append(g.names, a.name)
 	}
-	for _, g := range groups {
-		evidence := fmt.Sprintf("%s → %s → NXDOMAIN (CNAME chain through the configured resolver; %s has no such name)",
-			g.names[0], strings.Join(trimDots(g.chain), " → "), g.service)
-		if len(g.names) > 1 {
-			shown := g.names[1:min(len(g.names), maxAliasesShown)]
-			evidence += fmt.Sprintf("; the same target is the alias of %s", strings.Join(shown, ", "))
-			if extra := len(g.names) - 1 - len(shown); extra > 0 {
-				evidence += fmt.Sprintf(" and %d more", extra)
-			}
+	return s
+}
+
+// finding is the dangling-CNAME finding of the group's first name.
+func (g *danglingGroup) finding() scans.Finding {
+	evidence := fmt.Sprintf("%s → %s → NXDOMAIN (CNAME chain through the configured resolver; %s has no such name)",
+		g.names[0], strings.Join(trimDots(g.chain), " → "), g.service)
+	if len(g.names) > 1 {
+		shown := g.names[1:min(len(g.names), maxAliasesShown)]
+		evidence += fmt.Sprintf("; the same target is the alias of %s", strings.Join(shown, ", "))
+		if extra := len(g.names) - 1 - len(shown); extra > 0 {
+			evidence += fmt.Sprintf(" and %d more", extra)
 		}
-		f := danglingCNAME(g.service, g.names[0], safetext.Line(evidence, 2*maxShown))
-		// The alias's target does not resolve: strong indirect evidence that
-		// it can be claimed, not a claim made.
-		f.Confidence = scans.Firm
-		f.Proof = cnameProof(g.names[0], trimDots(g.chain), time.Now())
-		r.findings = append(r.findings, f)
 	}
-	note := fmt.Sprintf("CNAMEs: %d of %d names are aliases", withCNAME, checked)
-	if len(groups) > 0 {
-		note += fmt.Sprintf(", %d dangling", len(groups))
-	}
-	if failed > 0 {
-		note += fmt.Sprintf(", %d not checked", failed)
-	}
-	r.notes = append(r.notes, note)
+	f := danglingCNAME(g.service, g.names[0], safetext.Line(evidence, 2*maxShown))
+	// The alias's target does not resolve: strong indirect evidence that
+	// it can be claimed, not a claim made.
+	f.Confidence = scans.Firm
+	f.Proof = cnameProof(g.names[0], trimDots(g.chain), time.Now())
+	return f
 }
 
 func trimDots(names []string) []string {

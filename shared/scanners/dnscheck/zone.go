@@ -64,38 +64,44 @@ func (r *report) caa(results []queryResult) {
 			r.notes = append(r.notes, "CAA: not checked ("+reason+")")
 			return
 		}
-		var props []string
-		restricts := false
-		for _, rr := range q.ans.Followed() {
-			c, ok := rr.(*dns.CAA)
-			if !ok {
-				continue
-			}
-			tag := strings.ToLower(c.Tag)
-			if tag == "issue" || tag == "issuewild" {
-				restricts = true
-			}
-			props = append(props, fmt.Sprintf("%s %q", tag, safetext.Line(c.Value, 80)))
+		if note, found := caaNote(q); found {
+			r.notes = append(r.notes, note)
+			return
 		}
-		if len(props) == 0 {
-			climbed = append(climbed, q.name)
-			continue
-		}
-		note := fmt.Sprintf("CAA (%s): %s", q.name, strings.Join(props[:min(len(props), 4)], ", "))
-		if len(props) > 4 {
-			note += fmt.Sprintf(" and %d more", len(props)-4)
-		}
-		if !restricts {
-			// RFC 8659 section 4.2: without issue or issuewild, any CA may
-			// issue; iodef alone only asks for reports.
-			note += " (no issue or issuewild property: it restricts no CA)"
-		}
-		r.notes = append(r.notes, note)
-		return
+		climbed = append(climbed, q.name)
 	}
 	r.add(checks.CAAMissing, fmt.Sprintf("no CAA record at %s; RFC 8659 applies the closest CAA record set up the tree, and there is none, so every CA may issue for %s",
 		strings.Join(climbed, ", "), r.domain))
 	r.notes = append(r.notes, "CAA: none")
+}
+
+// caaNote describes the CAA record set of one answer; false when it has
+// none.
+func caaNote(q queryResult) (string, bool) {
+	var props []string
+	restricts := false
+	for _, rr := range q.ans.Followed() {
+		c, ok := rr.(*dns.CAA)
+		if !ok {
+			continue
+		}
+		tag := strings.ToLower(c.Tag)
+		restricts = restricts || tag == "issue" || tag == "issuewild"
+		props = append(props, fmt.Sprintf("%s %q", tag, safetext.Line(c.Value, 80)))
+	}
+	if len(props) == 0 {
+		return "", false
+	}
+	note := fmt.Sprintf("CAA (%s): %s", q.name, strings.Join(props[:min(len(props), 4)], ", "))
+	if len(props) > 4 {
+		note += fmt.Sprintf(" and %d more", len(props)-4)
+	}
+	if !restricts {
+		// RFC 8659 section 4.2: without issue or issuewild, any CA may
+		// issue; iodef alone only asks for reports.
+		note += " (no issue or issuewild property: it restricts no CA)"
+	}
+	return note, true
 }
 
 // zoneApex decides which zone the domain's zone-level checks (DNSSEC, zone
@@ -130,34 +136,13 @@ type zoneInfo struct {
 // non-validating resolver only the presence of DS and DNSKEY records can
 // be seen; the AD bit is noted when the resolver sets it.
 func (r *report) dnssec(z zoneInfo) {
-	for _, q := range []queryResult{z.ds, z.ky} {
-		if reason := q.failure(); reason != "" {
-			if q.err == nil && q.ans.Rcode == dns.RcodeServerFailure {
-				// A validating resolver answers SERVFAIL for a zone whose
-				// signatures do not validate; a broken server does too.
-				reason += ", which a validating resolver also answers for a zone whose signatures fail"
-			}
-			r.notes = append(r.notes, "DNSSEC: not checked ("+reason+")")
-			return
-		}
-	}
-	if z.ds.ans.NXDomain() {
-		// No zone to speak of (e.g. the domain is a dangling alias).
-		r.notes = append(r.notes, "DNSSEC: not checked ("+z.apex+" does not exist: NXDOMAIN)")
+	if reason := z.dnssecUnchecked(); reason != "" {
+		r.notes = append(r.notes, "DNSSEC: not checked ("+reason+")")
 		return
 	}
 	ds, keys := countType(z.ds.ans.Records, dns.TypeDS), countType(z.ky.ans.Records, dns.TypeDNSKEY)
 	if ds > 0 {
-		note := fmt.Sprintf("DNSSEC (%s): %s at the parent, %s", z.apex, plural(ds, "DS record"), plural(keys, "DNSKEY record"))
-		switch {
-		case keys == 0:
-			note += "; no DNSKEY published, so validating resolvers cannot check the zone's signatures"
-		case z.ds.ans.Authenticated && z.ky.ans.Authenticated:
-			note += "; the resolver reports them validated (AD bit)"
-		default:
-			note += "; presence only, the resolver did not report validation (no AD bit)"
-		}
-		r.notes = append(r.notes, note)
+		r.notes = append(r.notes, z.signedNote(ds, keys))
 		return
 	}
 	evidence := fmt.Sprintf("DS query for %s: %s without a DS record, so its parent zone publishes no DS for it", z.apex, rcodeName(z.ds.ans.Rcode))
@@ -172,6 +157,39 @@ func (r *report) dnssec(z zoneInfo) {
 	evidence += "; only the presence of records was checked, through the scan's resolver, not signatures"
 	r.add(checks.DNSSECMissing, evidence)
 	r.notes = append(r.notes, fmt.Sprintf("DNSSEC (%s): no DS record, %s", z.apex, plural(keys, "DNSKEY record")))
+}
+
+// dnssecUnchecked says why the DS and DNSKEY answers cannot be judged; ""
+// when they can.
+func (z zoneInfo) dnssecUnchecked() string {
+	for _, q := range []queryResult{z.ds, z.ky} {
+		if reason := q.failure(); reason != "" {
+			if q.err == nil && q.ans.Rcode == dns.RcodeServerFailure {
+				// A validating resolver answers SERVFAIL for a zone whose
+				// signatures do not validate; a broken server does too.
+				reason += ", which a validating resolver also answers for a zone whose signatures fail"
+			}
+			return reason
+		}
+	}
+	if z.ds.ans.NXDomain() {
+		// No zone to speak of (e.g. the domain is a dangling alias).
+		return z.apex + " does not exist: NXDOMAIN"
+	}
+	return ""
+}
+
+// signedNote describes a zone with ds DS records at its parent and keys
+// DNSKEY records.
+func (z zoneInfo) signedNote(ds, keys int) string {
+	note := fmt.Sprintf("DNSSEC (%s): %s at the parent, %s", z.apex, plural(ds, "DS record"), plural(keys, "DNSKEY record"))
+	switch {
+	case keys == 0:
+		return note + "; no DNSKEY published, so validating resolvers cannot check the zone's signatures"
+	case z.ds.ans.Authenticated && z.ky.ans.Authenticated:
+		return note + "; the resolver reports them validated (AD bit)"
+	}
+	return note + "; presence only, the resolver did not report validation (no AD bit)"
 }
 
 func countType(rrs []dns.RR, qtype uint16) int {

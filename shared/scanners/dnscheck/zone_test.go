@@ -509,13 +509,7 @@ func TestWithAXFRPort(t *testing.T) {
 // net.Pipe: no network at all.
 func TestReadTransfer(t *testing.T) {
 	t.Parallel()
-	rr := func(s string) dns.RR {
-		r, err := dns.NewRR(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	rr := func(s string) dns.RR { return resolvertest.RR(t, s) }
 	soa := rr("z.test. SOA ns1.z.test. h.z.test. 1 3600 600 86400 300")
 	reply := func(q *dns.Msg, rcode int, answer ...dns.RR) *dns.Msg {
 		m := new(dns.Msg)

@@ -93,14 +93,27 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
 	defer cancel()
 
-	candidates := []*url.URL{}
-	if target != nil {
-		candidates = append(candidates, httpprobe.Origin(target))
-	} else {
-		httpsURL, httpURL := httpprobe.DefaultURLs(env)
-		candidates = append(candidates, httpsURL, httpURL)
-	}
 	s := &scan{client: client, got: map[string]*httpprobe.Response{}}
+	if err := s.findRoot(ctx, candidates(env, target)); err != nil {
+		return tools.Result{}, fmt.Errorf("%s: %s", Name, httpprobe.Describe(err))
+	}
+	s.run(ctx)
+	return s.result(ctx, env), nil
+}
+
+// candidates are the origins to identify: the target's, or by default
+// the scan's domain over https, then http.
+func candidates(env tools.Env, target *url.URL) []*url.URL {
+	if target != nil {
+		return []*url.URL{httpprobe.Origin(target)}
+	}
+	httpsURL, httpURL := httpprobe.DefaultURLs(env)
+	return []*url.URL{httpsURL, httpURL}
+}
+
+// findRoot sets the scan's base and root to the first candidate that
+// answers "/"; else it returns the first error.
+func (s *scan) findRoot(ctx context.Context, candidates []*url.URL) error {
 	var firstErr error
 	for _, base := range candidates {
 		s.base = base
@@ -114,15 +127,11 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 		}
 		if err == nil {
 			s.root = root
-			break
+			return nil
 		}
 		firstErr = cmpErr(firstErr, err)
 	}
-	if s.root == nil {
-		return tools.Result{}, fmt.Errorf("%s: %s", Name, httpprobe.Describe(firstErr))
-	}
-	s.run(ctx)
-	return s.result(ctx, env), nil
+	return firstErr
 }
 
 func cmpErr(a, b error) error {

@@ -41,29 +41,44 @@ var always = []string{pathMetrics, pathVersion, pathConsul, pathActuator, pathPp
 // roundOne is always plus the product APIs the root hints at.
 func roundOne(root *httpprobe.Response) []string {
 	out := slices.Clone(always)
-	body := strings.ToLower(string(root.Body))
-	loc := ""
+	rh := rootHints{resp: root, body: strings.ToLower(string(root.Body))}
 	if root.Location != nil {
-		loc = strings.ToLower(root.Location.Path)
+		rh.loc = strings.ToLower(root.Location.Path)
 	}
-	if root.Header.Get("X-Jenkins") != "" {
-		out = append(out, pathJenkins)
-	}
-	if strings.HasSuffix(loc, "/login") || strings.Contains(body, "grafana") {
-		out = append(out, pathGrafana)
-	}
-	if strings.HasPrefix(loc, "/solr") || strings.Contains(body, "solr admin") {
-		out = append(out, pathSolr)
-	}
-	if strings.Contains(body, "rabbitmq") {
-		out = append(out, pathRabbitMQ)
-	}
-	// The kubelet (and its read-only port) answers the root with Go's
-	// plain not-found page.
-	if root.Status == http.StatusNotFound && strings.TrimSpace(body) == "404 page not found" {
-		out = append(out, pathKubelet)
+	for _, h := range hintedPaths {
+		if h.hinted(rh) {
+			out = append(out, h.path)
+		}
 	}
 	return out
+}
+
+// rootHints is the root's response as hintedPaths read it: its body and
+// redirect path, lowercased.
+type rootHints struct {
+	resp      *httpprobe.Response
+	body, loc string
+}
+
+// hintedPaths are the product APIs asked for when the root hints at the
+// product, in order.
+var hintedPaths = []struct {
+	path   string
+	hinted func(rootHints) bool
+}{
+	{pathJenkins, func(h rootHints) bool { return h.resp.Header.Get("X-Jenkins") != "" }},
+	{pathGrafana, func(h rootHints) bool {
+		return strings.HasSuffix(h.loc, "/login") || strings.Contains(h.body, "grafana")
+	}},
+	{pathSolr, func(h rootHints) bool {
+		return strings.HasPrefix(h.loc, "/solr") || strings.Contains(h.body, "solr admin")
+	}},
+	{pathRabbitMQ, func(h rootHints) bool { return strings.Contains(h.body, "rabbitmq") }},
+	// The kubelet (and its read-only port) answers the root with Go's
+	// plain not-found page.
+	{pathKubelet, func(h rootHints) bool {
+		return h.resp.Status == http.StatusNotFound && strings.TrimSpace(h.body) == "404 page not found"
+	}},
 }
 
 // sighting is one product seen, and the weakness it shows when it has one.
@@ -144,7 +159,7 @@ func quote(s string) string { return fmt.Sprintf("%q", httpprobe.Clean(s, 80)) }
 // challenge for realm "security".
 func idElasticsearch(s *scan) []sighting {
 	r := s.root
-	if denied(r) && (r.Header.Get("X-Elastic-Product") != "" || strings.Contains(r.Header.Get("WWW-Authenticate"), `realm="security"`)) {
+	if elasticSecured(r) {
 		return []sighting{{product: machine.Elasticsearch, resp: r, auth: true}}
 	}
 	if r.Status != http.StatusOK {
@@ -165,6 +180,12 @@ func idElasticsearch(s *scan) []sighting {
 		sg.product, sg.title = machine.OpenSearch, "OpenSearch API answers without authentication"
 	}
 	return []sighting{sg}
+}
+
+// elasticSecured reports whether r is Elasticsearch's (or OpenSearch's)
+// denial behind its security plugin.
+func elasticSecured(r *httpprobe.Response) bool {
+	return denied(r) && (r.Header.Get("X-Elastic-Product") != "" || strings.Contains(r.Header.Get("WWW-Authenticate"), `realm="security"`))
 }
 
 // The Docker Engine API answers GET /version with ApiVersion, Os, Arch…
@@ -202,8 +223,7 @@ func idKubernetes(s *scan) []sighting {
 		return nil
 	}
 	sg := sighting{product: machine.KubernetesAPI, version: str(v, "gitVersion"), resp: s.root}
-	var paths []string
-	if s.root.Status == http.StatusOK && json.Unmarshal(root["paths"], &paths) == nil && slices.Contains(paths, "/api") {
+	if paths, ok := apiPaths(s.root, root); ok {
 		sg.check = checks.KubernetesAPINoAuth
 		sg.detail = fmt.Sprintf("an anonymous request was answered with the API's %d paths (e.g. %s)", len(paths),
 			httpprobe.Clean(strings.Join(paths[:min(len(paths), 6)], ", "), 200))
@@ -211,6 +231,14 @@ func idKubernetes(s *scan) []sighting {
 		sg.auth = denied(s.root)
 	}
 	return []sighting{sg}
+}
+
+// apiPaths are the API paths the Kubernetes API server listed at the root
+// (r, whose JSON object is root); false when it did not answer with them.
+func apiPaths(r *httpprobe.Response, root map[string]json.RawMessage) ([]string, bool) {
+	var paths []string
+	ok := r.Status == http.StatusOK && json.Unmarshal(root["paths"], &paths) == nil && slices.Contains(paths, "/api")
+	return paths, ok
 }
 
 var podList = lazyre.New(`"kind"\s*:\s*"PodList"`)
@@ -230,6 +258,15 @@ func idKubelet(s *scan) []sighting {
 	return nil
 }
 
+// consulDenial is Consul behind ACLs when the denial r is an ACL's.
+func consulDenial(r *httpprobe.Response) []sighting {
+	b := strings.ToLower(string(r.Body))
+	if strings.Contains(b, "permission denied") || strings.Contains(b, "acl not found") {
+		return []sighting{{product: machine.Consul, resp: r, auth: true}}
+	}
+	return nil
+}
+
 var scriptChecks = lazyre.New(`"Enable(?:Remote)?ScriptChecks"\s*:\s*true`)
 
 // Consul answers GET /v1/agent/self with its Config and Member; with ACLs
@@ -240,11 +277,7 @@ func idConsul(s *scan) []sighting {
 		return nil
 	}
 	if denied(r) {
-		b := strings.ToLower(string(r.Body))
-		if strings.Contains(b, "permission denied") || strings.Contains(b, "acl not found") {
-			return []sighting{{product: machine.Consul, resp: r, auth: true}}
-		}
-		return nil
+		return consulDenial(r)
 	}
 	m := jsonObject(r)
 	if r.Status != http.StatusOK || m["Config"] == nil || m["Member"] == nil {
@@ -350,14 +383,22 @@ func nilBody(r *httpprobe.Response) []byte {
 	return r.Body
 }
 
+// unlessDenied is the response to path, nil when there is none or when it
+// asked for credentials; then denial is the sighting of product behind
+// authentication.
+func (s *scan) unlessDenied(path, product string) (r *httpprobe.Response, denial []sighting) {
+	r = s.response(path)
+	if r != nil && denied(r) {
+		return nil, []sighting{{product: product, resp: r, auth: true}}
+	}
+	return r, nil
+}
+
 // Solr answers its system information with the Lucene and Solr versions.
 func idSolr(s *scan) []sighting {
-	r := s.response(pathSolr)
+	r, denial := s.unlessDenied(pathSolr, machine.Solr)
 	if r == nil {
-		return nil
-	}
-	if denied(r) {
-		return []sighting{{product: machine.Solr, resp: r, auth: true}}
+		return denial
 	}
 	m := jsonObject(r)
 	lucene := obj(m, "lucene")
@@ -372,12 +413,9 @@ func idSolr(s *scan) []sighting {
 // RabbitMQ's management plugin answers /api/overview only with
 // credentials (401 otherwise).
 func idRabbitMQ(s *scan) []sighting {
-	r := s.response(pathRabbitMQ)
+	r, denial := s.unlessDenied(pathRabbitMQ, machine.RabbitMQ)
 	if r == nil {
-		return nil
-	}
-	if denied(r) {
-		return []sighting{{product: machine.RabbitMQ, resp: r, auth: true}}
+		return denial
 	}
 	m := jsonObject(r)
 	if r.Status != http.StatusOK || str(m, "rabbitmq_version") == "" {
@@ -399,43 +437,55 @@ var (
 func idPrometheus(s *scan) []sighting {
 	landing, isLanding := machine.Landing(s.root)
 	r := s.response(pathMetrics)
-	if r == nil {
+	switch {
+	case r == nil:
 		return nil
-	}
-	if denied(r) && isLanding {
+	case denied(r) && isLanding:
 		return []sighting{{product: landing, resp: r, auth: true}}
-	}
-	if r.Status != http.StatusOK || machine.ServesPages(r) {
+	case r.Status != http.StatusOK || machine.ServesPages(r):
 		return nil
 	}
 	types := promType.FindAllSubmatch(r.Body, -1)
 	if len(types) == 0 || !promHelp.Match(r.Body) {
 		return nil
 	}
-	product, version := machine.PromExporter, ""
-	if m := buildInfo.FindSubmatch(r.Body); m != nil {
-		version = string(m[2])
-		switch name := string(m[1]); {
-		case name == "prometheus":
-			product = machine.Prometheus
-		case strings.HasSuffix(name, "_exporter"):
-			product = httpprobe.Clean(name, 60)
-		}
-	}
+	product, version := promProduct(r.Body)
 	if isLanding && product == machine.PromExporter {
 		product = landing
 	}
+	return []sighting{{product: product, version: version, check: checks.ExposedMetrics, resp: r,
+		detail: promDetail(types, r.Truncated)}}
+}
+
+// promProduct names what serves the metrics body from its *_build_info
+// gauge: Prometheus, a named exporter, or an exporter of any kind.
+func promProduct(body []byte) (product, version string) {
+	m := buildInfo.FindSubmatch(body)
+	if m == nil {
+		return machine.PromExporter, ""
+	}
+	switch name := string(m[1]); {
+	case name == "prometheus":
+		return machine.Prometheus, string(m[2])
+	case strings.HasSuffix(name, "_exporter"):
+		return httpprobe.Clean(name, 60), string(m[2])
+	}
+	return machine.PromExporter, string(m[2])
+}
+
+// promDetail describes the metric families found (types: the # TYPE
+// lines' matches) in a body, truncated or not.
+func promDetail(types [][][]byte, truncated bool) string {
 	var names []string
 	for _, t := range types[:min(len(types), 5)] {
 		names = append(names, string(t[1])+" "+string(t[2]))
 	}
 	more := ""
-	if r.Truncated {
+	if truncated {
 		more = " in the first 64 KiB"
 	}
-	return []sighting{{product: product, version: version, check: checks.ExposedMetrics, resp: r,
-		detail: fmt.Sprintf("Prometheus text exposition format without authentication: %d metric families%s (# TYPE %s …)",
-			len(types), more, httpprobe.Clean(strings.Join(names, "; "), 300))}}
+	return fmt.Sprintf("Prometheus text exposition format without authentication: %d metric families%s (# TYPE %s …)",
+		len(types), more, httpprobe.Clean(strings.Join(names, "; "), 300))
 }
 
 // idActuator: the Spring Boot actuator index (HAL links to its endpoints).

@@ -95,17 +95,26 @@ func (s *scan) outcome(ctx context.Context, origin string, techs []string, findi
 	return b.String()
 }
 
-// address is the address the scan knows host:port by (the port scan's), so
-// the surface merges this service into the one it found; else the host's
-// first address.
-func address(ctx context.Context, env tools.Env, host string, port int) string {
-	for _, v := range env.Surface.Services {
+// knownAddress is the address of host:port in the surface, else the
+// host's first address there; "" when the surface has none.
+func knownAddress(sf scans.Surface, host string, port int) string {
+	for _, v := range sf.Services {
 		if v.Host == host && v.Port == port && v.Address != "" {
 			return v.Address
 		}
 	}
-	if h, ok := env.Surface.Host(host); ok && len(h.Addresses) > 0 {
+	if h, ok := sf.Host(host); ok && len(h.Addresses) > 0 {
 		return h.Addresses[0]
+	}
+	return ""
+}
+
+// address is the address the scan knows host:port by (the port scan's), so
+// the surface merges this service into the one it found; else the host's
+// first address.
+func address(ctx context.Context, env tools.Env, host string, port int) string {
+	if a := knownAddress(env.Surface, host, port); a != "" {
+		return a
 	}
 	if env.Resolver != nil {
 		if ips, err := env.Resolver.LookupIP(ctx, host); err == nil && len(ips) > 0 {

@@ -34,6 +34,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/lazyre"
+	"secscan/shared/netguard"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
@@ -99,23 +100,13 @@ func (*Tool) Checks() []*checks.Check {
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	host, port, err := tools.DecodeHostPort(env, raw, 0)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	if env.Dialer == nil {
-		return tools.Result{}, errors.New("ftp_audit: the environment has no dialer")
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout-time.Second)
-	defer cancel()
-	if _, err := env.ProbedHost(ctx, host); err != nil {
-		return tools.Result{}, err
-	}
-	a := &audit{env: env, host: host, port: port}
-	if err := a.run(ctx); err != nil {
-		return tools.Result{}, fmt.Errorf("ftp_audit %s:%d: %w", host, port, err)
-	}
-	return a.result(), nil
+	return t.RunOnHostPort(ctx, env, raw, 0, func(ctx context.Context, host string, port int) (tools.Result, error) {
+		a := &audit{env: env, host: host, port: port}
+		if err := a.run(ctx); err != nil {
+			return tools.Result{}, err
+		}
+		return a.result(), nil
+	})
 }
 
 // audit is the state of one call.
@@ -248,34 +239,42 @@ func (a *audit) list(ctx context.Context, c *control) {
 		return
 	}
 	a.listed = append(a.listed, "/")
-	var dirs []string
+	if !a.addAll(root) {
+		return
+	}
 	for _, e := range root {
+		if e.dir && !a.listSubdir(ctx, c, e.path) {
+			return
+		}
+	}
+}
+
+// listSubdir lists one first-level directory, dir; false when the listing
+// must stop (a bound reached, the call's time up).
+func (a *audit) listSubdir(ctx context.Context, c *control, dir string) bool {
+	if len(a.listed) > maxDirs {
+		a.stop(fmt.Sprintf("%d directories listed", maxDirs))
+		return false
+	}
+	if ctx.Err() != nil || a.truncated != "" {
+		return false
+	}
+	sub, ok := a.listDir(ctx, c, dir)
+	if !ok {
+		return true
+	}
+	a.listed = append(a.listed, dir)
+	return a.addAll(sub)
+}
+
+// addAll adds the entries while they fit; false when one did not.
+func (a *audit) addAll(entries []entry) bool {
+	for _, e := range entries {
 		if !a.add(e) {
-			return
-		}
-		if e.dir {
-			dirs = append(dirs, e.path)
+			return false
 		}
 	}
-	for _, d := range dirs {
-		if len(a.listed) > maxDirs {
-			a.stop(fmt.Sprintf("%d directories listed", maxDirs))
-			return
-		}
-		if ctx.Err() != nil || a.truncated != "" {
-			return
-		}
-		sub, ok := a.listDir(ctx, c, d)
-		if !ok {
-			continue
-		}
-		a.listed = append(a.listed, d)
-		for _, e := range sub {
-			if !a.add(e) {
-				return
-			}
-		}
-	}
+	return true
 }
 
 func (a *audit) add(e entry) bool {
@@ -302,13 +301,7 @@ func (a *audit) listDir(ctx context.Context, c *control, dir string) ([]entry, b
 	}
 	lines, ok := a.transfer(ctx, c, strings.TrimSpace("LIST "+arg))
 	if ok {
-		var out []entry
-		for _, l := range lines {
-			if name, isDir, ok := parseListLine(l); ok {
-				out = append(out, entry{path: path.Join(dir, name), dir: isDir})
-			}
-		}
-		if len(out) > 0 || len(lines) == 0 {
+		if out := longEntries(dir, lines); len(out) > 0 || len(lines) == 0 {
 			return out, true
 		}
 	}
@@ -318,13 +311,28 @@ func (a *audit) listDir(ctx context.Context, c *control, dir string) ([]entry, b
 	}
 	var out []entry
 	for _, l := range lines {
-		name := path.Base(strings.TrimSpace(l))
-		if name == "." || name == ".." || name == "/" || name == "" {
-			continue
+		if name := path.Base(strings.TrimSpace(l)); listedName(name) {
+			out = append(out, entry{path: path.Join(dir, name)})
 		}
-		out = append(out, entry{path: path.Join(dir, name)})
 	}
 	return out, true
+}
+
+// longEntries are the entries of dir that the lines of a LIST answer name.
+func longEntries(dir string, lines []string) []entry {
+	var out []entry
+	for _, l := range lines {
+		if name, isDir, ok := parseListLine(l); ok {
+			out = append(out, entry{path: path.Join(dir, name), dir: isDir})
+		}
+	}
+	return out
+}
+
+// listedName reports whether a base name from a listing is an entry: not
+// empty, the directory itself, its parent or the root.
+func listedName(name string) bool {
+	return name != "." && name != ".." && name != "/" && name != ""
 }
 
 // transfer runs one listing command over a passive data connection to the
@@ -349,22 +357,12 @@ func (a *audit) transfer(ctx context.Context, c *control, command string) ([]str
 	}
 	a.conns++
 	defer data.Close()
-	stop := context.AfterFunc(ctx, func() { data.Close() })
-	defer stop()
-	if d, ok := ctx.Deadline(); ok {
-		_ = data.SetDeadline(d)
-	}
+	defer netguard.Bind(ctx, data)()
 	code, _, err := c.cmd(command)
 	if err != nil || (code != 125 && code != 150) {
 		return nil, false
 	}
-	budget := MaxListingBytes - a.bytes
-	body, _ := io.ReadAll(io.LimitReader(data, int64(budget)+1))
-	if len(body) > budget {
-		body = body[:budget]
-		a.stop(fmt.Sprintf("%d KiB read", MaxListingBytes>>10))
-	}
-	a.bytes += len(body)
+	body := a.readListing(data)
 	data.Close()
 	// The transfer's completion (226), or an error: either way the control
 	// connection is in step again.
@@ -376,6 +374,19 @@ func (a *audit) transfer(ctx context.Context, c *control, command string) ([]str
 		}
 	}
 	return lines, true
+}
+
+// readListing reads a listing from data, within what is left of the byte
+// budget.
+func (a *audit) readListing(data io.Reader) []byte {
+	budget := MaxListingBytes - a.bytes
+	body, _ := io.ReadAll(io.LimitReader(data, int64(budget)+1))
+	if len(body) > budget {
+		body = body[:budget]
+		a.stop(fmt.Sprintf("%d KiB read", MaxListingBytes>>10))
+	}
+	a.bytes += len(body)
+	return body
 }
 
 var (
@@ -398,26 +409,43 @@ func (a *audit) passivePort(c *control) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	m := pasvReply.FindStringSubmatch(text)
-	if code != 227 || m == nil {
+	if code != 227 {
 		return 0, fmt.Errorf("PASV → %d", code)
+	}
+	named, p, err := parsePASV(text)
+	if err != nil {
+		return 0, err
+	}
+	a.notePASVAddress(named, c.addr)
+	if p == 0 {
+		return 0, errors.New("PASV reply names port 0")
+	}
+	return p, nil
+}
+
+// notePASVAddress keeps the first address a PASV reply named other than
+// the control connection's, control (it is never dialled).
+func (a *audit) notePASVAddress(named, control netip.Addr) {
+	if named != control.Unmap() && a.pasvOther == "" {
+		a.pasvOther = named.String()
+	}
+}
+
+// parsePASV reads the address and port (maybe 0) a 227 reply's text
+// names.
+func parsePASV(text string) (netip.Addr, int, error) {
+	m := pasvReply.FindStringSubmatch(text)
+	if m == nil {
+		return netip.Addr{}, 0, errors.New("PASV → 227")
 	}
 	var n [6]int
 	for i := range n {
 		n[i], _ = strconv.Atoi(m[i+1])
 		if n[i] > 255 {
-			return 0, fmt.Errorf("PASV reply %q", m[0])
+			return netip.Addr{}, 0, fmt.Errorf("PASV reply %q", m[0])
 		}
 	}
-	named := netip.AddrFrom4([4]byte{byte(n[0]), byte(n[1]), byte(n[2]), byte(n[3])})
-	if named != c.addr.Unmap() && a.pasvOther == "" {
-		a.pasvOther = named.String()
-	}
-	p := n[4]<<8 | n[5]
-	if p == 0 {
-		return 0, errors.New("PASV reply names port 0")
-	}
-	return p, nil
+	return netip.AddrFrom4([4]byte{byte(n[0]), byte(n[1]), byte(n[2]), byte(n[3])}), n[4]<<8 | n[5], nil
 }
 
 // epsvPort asks for extended passive mode: the port, 0 when the server
@@ -453,7 +481,7 @@ func parseListLine(line string) (name string, dir, ok bool) {
 		return "", false, false
 	}
 	name = path.Base(name)
-	if name == "." || name == ".." || name == "/" || name == "" {
+	if !listedName(name) {
 		return "", false, false
 	}
 	return name, dir, true
@@ -546,35 +574,51 @@ func (c *control) reply() (int, string, error) {
 // readReply reads one reply (RFC 959 section 4.2: "123-" opens a multi-line
 // reply that "123 " closes), at most maxReplyBytes.
 func (c *control) readReply() (int, string, error) {
+	line, err := c.readLine()
+	if err != nil {
+		return 0, "", err
+	}
+	code, err := replyCode(line)
+	if err != nil {
+		return 0, "", err
+	}
+	if len(line) == 3 || line[3] != '-' {
+		return code, strings.TrimSpace(line[3:]), nil
+	}
+	// A multi-line reply: its text is every line, the first included.
 	var b strings.Builder
-	code := 0
-	for b.Len() < maxReplyBytes {
-		line, err := c.r.ReadString('\n')
-		if err != nil && line == "" {
+	end := strconv.Itoa(code) + " "
+	for b.WriteString(line + "\n"); b.Len() < maxReplyBytes; b.WriteString(line + "\n") {
+		if line, err = c.readLine(); err != nil {
 			return 0, "", err
 		}
-		line = strings.TrimRight(line, "\r\n")
-		b.WriteString(line)
-		b.WriteByte('\n')
-		if code == 0 {
-			if len(line) < 3 {
-				return 0, "", fmt.Errorf("malformed reply %q", httpprobe.Clean(line, 40))
-			}
-			n, err := strconv.Atoi(line[:3])
-			if err != nil || n < 100 || n > 599 {
-				return 0, "", fmt.Errorf("malformed reply %q", httpprobe.Clean(line, 40))
-			}
-			code = n
-			if len(line) == 3 || line[3] != '-' {
-				return code, strings.TrimSpace(line[3:]), nil
-			}
-			continue
-		}
-		if len(line) >= 4 && line[:3] == strconv.Itoa(code) && line[3] == ' ' {
-			return code, b.String(), nil
+		if strings.HasPrefix(line, end) {
+			return code, b.String() + line + "\n", nil
 		}
 	}
 	return 0, "", errors.New("reply too long")
+}
+
+// readLine reads one line of a reply, without its line end. A last line
+// without one is a line; only a read that got nothing fails.
+func (c *control) readLine() (string, error) {
+	line, err := c.r.ReadString('\n')
+	if err != nil && line == "" {
+		return "", err
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// replyCode reads the code that starts a reply's first line.
+func replyCode(line string) (int, error) {
+	if len(line) < 3 {
+		return 0, fmt.Errorf("malformed reply %q", httpprobe.Clean(line, 40))
+	}
+	n, err := strconv.Atoi(line[:3])
+	if err != nil || n < 100 || n > 599 {
+		return 0, fmt.Errorf("malformed reply %q", httpprobe.Clean(line, 40))
+	}
+	return n, nil
 }
 
 // sensitive are the name patterns that look like data nobody meant to

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -245,15 +244,6 @@ func siteEnv(t *testing.T) tools.Env {
 	return site.Env
 }
 
-func byCheck(fs []scans.Finding, c *checks.Check) *scans.Finding {
-	for i := range fs {
-		if fs[i].Check == c.Code {
-			return &fs[i]
-		}
-	}
-	return nil
-}
-
 // forbidden are the commands that read file contents, write, or make the
 // server connect out.
 var forbidden = []string{"RETR", "STOR", "STOU", "APPE", "MKD", "XMKD", "RMD", "XRMD", "DELE", "RNFR", "RNTO", "SITE", "PORT", "EPRT", "CWD"}
@@ -281,7 +271,7 @@ func TestAnonymousFTPWithSensitiveFiles(t *testing.T) {
 	t.Parallel()
 	port, rec := startFTP(t, serverOpts{anonymous: true})
 	res := runAudit(t, siteEnv(t), port)
-	anon := byCheck(res.Findings, checks.FTPAnonymousLogin)
+	anon := scantest.ByCheck(res.Findings, checks.FTPAnonymousLogin)
 	if anon == nil || anon.Severity != scans.Medium || anon.Host != "ftp.shop.test" || *anon.Port != port {
 		t.Fatalf("no anonymous-login finding: %+v", res.Findings)
 	}
@@ -293,7 +283,7 @@ func TestAnonymousFTPWithSensitiveFiles(t *testing.T) {
 	if strings.Contains(anon.Evidence, "inside.txt") {
 		t.Errorf("a second-level directory was listed: %s", anon.Evidence)
 	}
-	sens := byCheck(res.Findings, checks.FTPAnonymousSensitiveFile)
+	sens := scantest.ByCheck(res.Findings, checks.FTPAnonymousSensitiveFile)
 	if sens == nil || sens.Severity != scans.High {
 		t.Fatalf("no sensitive-file finding: %+v", res.Findings)
 	}
@@ -308,7 +298,7 @@ func TestAnonymousFTPWithSensitiveFiles(t *testing.T) {
 		}
 	}
 	// No TLS configured: AUTH TLS refused.
-	if f := byCheck(res.Findings, checks.FTPNoTLS); f == nil || !strings.Contains(f.Evidence, "AUTH TLS → 550") {
+	if f := scantest.ByCheck(res.Findings, checks.FTPNoTLS); f == nil || !strings.Contains(f.Evidence, "AUTH TLS → 550") {
 		t.Errorf("no ftp.no-tls finding with the AUTH TLS answer: %+v", res.Findings)
 	}
 	assertReadOnly(t, rec)
@@ -328,10 +318,10 @@ func TestFTPWithoutAnonymousAccess(t *testing.T) {
 	t.Parallel()
 	port, rec := startFTP(t, serverOpts{})
 	res := runAudit(t, siteEnv(t), port)
-	if f := byCheck(res.Findings, checks.FTPAnonymousLogin); f != nil {
+	if f := scantest.ByCheck(res.Findings, checks.FTPAnonymousLogin); f != nil {
 		t.Errorf("anonymous finding on a server that refuses it: %+v", f)
 	}
-	if f := byCheck(res.Findings, checks.FTPAnonymousSensitiveFile); f != nil {
+	if f := scantest.ByCheck(res.Findings, checks.FTPAnonymousSensitiveFile); f != nil {
 		t.Errorf("sensitive-file finding without a login: %+v", f)
 	}
 	if !strings.Contains(res.Outcome, "anonymous login refused") {
@@ -355,7 +345,7 @@ func TestPASVReplyAddressIsIgnored(t *testing.T) {
 	// the proof is that the listing succeeded through the control's
 	// address while the reply named 192.0.2.1 (which nothing answers).
 	res := runAudit(t, env, port)
-	anon := byCheck(res.Findings, checks.FTPAnonymousLogin)
+	anon := scantest.ByCheck(res.Findings, checks.FTPAnonymousLogin)
 	if anon == nil {
 		t.Fatalf("no anonymous finding: %+v", res.Findings)
 	}
@@ -383,15 +373,8 @@ func TestPassivePortParsing(t *testing.T) {
 		{"227 Entering Passive Mode (169,254,169,254,0,80)", 80},
 		{"227 =127,0,0,1,4,1", 1025},
 	} {
-		m := pasvReply.FindStringSubmatch(tc.reply)
-		if m == nil {
-			t.Errorf("%q: not parsed", tc.reply)
-			continue
-		}
-		hi, _ := strconv.Atoi(m[5])
-		lo, _ := strconv.Atoi(m[6])
-		if hi<<8|lo != tc.port {
-			t.Errorf("%q: port %d, want %d", tc.reply, hi<<8|lo, tc.port)
+		if _, port, err := parsePASV(tc.reply); err != nil || port != tc.port {
+			t.Errorf("%q: port %d, %v; want %d", tc.reply, port, err, tc.port)
 		}
 	}
 	if m := epsvReply.FindStringSubmatch("229 Entering Extended Passive Mode (|||6446|)"); m == nil || m[4] != "6446" {
@@ -404,7 +387,7 @@ func TestFTPWithAuthTLS(t *testing.T) {
 	t.Parallel()
 	port, rec := startFTP(t, serverOpts{tls: true})
 	res := runAudit(t, siteEnv(t), port)
-	if f := byCheck(res.Findings, checks.FTPNoTLS); f != nil {
+	if f := scantest.ByCheck(res.Findings, checks.FTPNoTLS); f != nil {
 		t.Errorf("ftp.no-tls on a server that offers AUTH TLS: %+v", f)
 	}
 	if !strings.Contains(res.Outcome, "AUTH TLS offered") {

@@ -100,6 +100,12 @@ func (s *Scanner) exchange(conn net.Conn, probe []byte, wait time.Duration, dead
 			return nil
 		}
 	}
+	return readBanner(conn, end)
+}
+
+// readBanner reads at most maxBannerBytes from conn, whose deadline is end,
+// and at most bannerTail once the first bytes arrived.
+func readBanner(conn net.Conn, end time.Time) []byte {
 	buf := make([]byte, maxBannerBytes)
 	n := 0
 	for n < len(buf) {
@@ -146,10 +152,7 @@ func identify(hint string, raw []byte) observation {
 	text := string(raw)
 	switch {
 	case len(raw) == 0:
-		if hint == "" {
-			return observation{Name: "unknown"}
-		}
-		return observation{Name: hint, ByPort: true}
+		return silentService(hint)
 	case strings.HasPrefix(text, "SSH-"):
 		return identifySSH(text)
 	case strings.HasPrefix(text, "HTTP/"):
@@ -158,6 +161,21 @@ func identify(hint string, raw []byte) observation {
 	if obs, ok := identifyMySQL(raw); ok {
 		return obs
 	}
+	return identifyGreeting(hint, raw)
+}
+
+// silentService names a service that said nothing by its port's hint.
+func silentService(hint string) observation {
+	if hint == "" {
+		return observation{Name: "unknown"}
+	}
+	return observation{Name: hint, ByPort: true}
+}
+
+// identifyGreeting recognises the other services that speak first by
+// their greeting, raw (not empty), falling back on the port's hint.
+func identifyGreeting(hint string, raw []byte) observation {
+	text := string(raw)
 	banner := safetext.Line(text, maxBannerShown)
 	obs := observation{Name: hint, Banner: banner}
 	if obs.Name == "" {
@@ -314,47 +332,79 @@ func setProduct(obs *observation, text string, patterns []*lazyre.Regexp) {
 // identifyHTTP reads the status line and headers of a (possibly truncated)
 // HTTP response.
 func identifyHTTP(text string) observation {
-	head, body, _ := strings.Cut(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n")
-	lines := strings.Split(head, "\n")
-	status := strings.TrimSpace(lines[0])
-	headers := map[string]string{}
-	for _, line := range lines[1:] {
-		name, value, ok := strings.Cut(line, ":")
-		if ok {
-			headers[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
-		}
-	}
-	code := ""
-	if f := strings.Fields(status); len(f) > 1 {
-		code = f[1]
-	}
+	r := parseHTTPResponse(text)
 	obs := observation{Name: "http"}
-	shown := status
-	if server := headers["server"]; server != "" {
+	shown := r.status
+	if server := r.headers["server"]; server != "" {
 		shown += " | Server: " + server
 		obs.Product, obs.Version, _ = strings.Cut(firstField(server), "/")
 	}
 	switch {
-	case headers["api-version"] != "" && strings.Contains(strings.ToLower(headers["server"]), "docker"):
-		obs.Name = "docker"
-		shown += " | Api-Version: " + headers["api-version"]
-		obs.NoAuth, obs.Answer = true, "answered as the Docker Engine API over plain HTTP without authentication ("+status+")"
-	case strings.EqualFold(headers["x-elastic-product"], "Elasticsearch") ||
-		strings.Contains(body, `"cluster_name"`) || strings.Contains(body, "You Know, for Search"):
-		obs.Name, obs.Product = "elasticsearch", "Elasticsearch"
-		if headers["x-elastic-product"] != "" {
-			shown += " | X-Elastic-Product: " + headers["x-elastic-product"]
-		}
-		if m := esVersion.FindStringSubmatch(body); m != nil {
-			obs.Version = m[1]
-			shown += " | version " + m[1]
-		}
-		if code == "200" {
-			obs.NoAuth, obs.Answer = true, "answered GET / with the cluster information without authentication ("+status+")"
-		}
+	case r.isDocker():
+		shown += dockerAPI(r, &obs)
+	case r.isElasticsearch():
+		shown += elasticsearchAPI(r, &obs)
 	}
 	obs.Banner = safetext.Line(shown, maxBannerShown)
 	return obs
+}
+
+// httpResponse is the head of an HTTP response as a banner shows it:
+// headers keyed by lower-case name, and what the body starts with.
+type httpResponse struct {
+	status, code, body string
+	headers            map[string]string
+}
+
+func parseHTTPResponse(text string) httpResponse {
+	head, body, _ := strings.Cut(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n")
+	lines := strings.Split(head, "\n")
+	r := httpResponse{status: strings.TrimSpace(lines[0]), body: body, headers: map[string]string{}}
+	for _, line := range lines[1:] {
+		name, value, ok := strings.Cut(line, ":")
+		if ok {
+			r.headers[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
+		}
+	}
+	if f := strings.Fields(r.status); len(f) > 1 {
+		r.code = f[1]
+	}
+	return r
+}
+
+func (r httpResponse) isDocker() bool {
+	return r.headers["api-version"] != "" && strings.Contains(strings.ToLower(r.headers["server"]), "docker")
+}
+
+func (r httpResponse) isElasticsearch() bool {
+	return strings.EqualFold(r.headers["x-elastic-product"], "Elasticsearch") ||
+		strings.Contains(r.body, `"cluster_name"`) || strings.Contains(r.body, "You Know, for Search")
+}
+
+// dockerAPI sets on obs what the Docker Engine API's answer tells and
+// returns what the banner adds.
+func dockerAPI(r httpResponse, obs *observation) string {
+	obs.Name = "docker"
+	obs.NoAuth, obs.Answer = true, "answered as the Docker Engine API over plain HTTP without authentication ("+r.status+")"
+	return " | Api-Version: " + r.headers["api-version"]
+}
+
+// elasticsearchAPI sets on obs what Elasticsearch's answer tells and
+// returns what the banner adds.
+func elasticsearchAPI(r httpResponse, obs *observation) string {
+	obs.Name, obs.Product = "elasticsearch", "Elasticsearch"
+	shown := ""
+	if p := r.headers["x-elastic-product"]; p != "" {
+		shown += " | X-Elastic-Product: " + p
+	}
+	if m := esVersion.FindStringSubmatch(r.body); m != nil {
+		obs.Version = m[1]
+		shown += " | version " + m[1]
+	}
+	if r.code == "200" {
+		obs.NoAuth, obs.Answer = true, "answered GET / with the cluster information without authentication ("+r.status+")"
+	}
+	return shown
 }
 
 var esVersion = lazyre.New(`"number"\s*:\s*"([0-9][0-9.]*)"`)
@@ -371,32 +421,42 @@ func identifyMySQL(raw []byte) (observation, bool) {
 	}
 	switch raw[4] {
 	case 0x0a: // protocol version 10, then the server version, NUL-terminated
-		end := bytes.IndexByte(raw[5:], 0)
-		if end < 1 {
-			return observation{}, false
-		}
-		version := string(raw[5 : 5+end])
-		if !utf8.ValidString(version) || version[0] < '0' || version[0] > '9' {
-			return observation{}, false
-		}
-		obs := observation{Name: "mysql", Product: "MySQL", Version: version}
-		// MariaDB announces "5.5.5-<real version>-MariaDB" for old clients.
-		if i := strings.Index(version, "-MariaDB"); i >= 0 {
-			obs.Product = "MariaDB"
-			obs.Version = strings.TrimPrefix(version[:i], "5.5.5-")
-		} else if v, _, ok := strings.Cut(version, "-"); ok {
-			obs.Version = v
-		}
-		obs.Banner = safetext.Line("MySQL protocol 10 greeting, server version "+version, maxBannerShown)
-		return obs, true
+		return mysqlHandshake(raw[5:])
 	case 0xff: // error packet: 2-byte code, then the message
-		msg := string(raw[7:min(len(raw), 4+length)])
-		if !strings.Contains(msg, "MySQL") && !strings.Contains(msg, "MariaDB") {
-			return observation{}, false
-		}
-		return observation{Name: "mysql", Banner: safetext.Line("MySQL error packet: "+msg, maxBannerShown)}, true
+		return mysqlError(string(raw[7:min(len(raw), 4+length)]))
 	}
 	return observation{}, false
+}
+
+// mysqlHandshake reads the server version that starts rest, the handshake
+// packet after its protocol version byte.
+func mysqlHandshake(rest []byte) (observation, bool) {
+	end := bytes.IndexByte(rest, 0)
+	if end < 1 {
+		return observation{}, false
+	}
+	version := string(rest[:end])
+	if !utf8.ValidString(version) || version[0] < '0' || version[0] > '9' {
+		return observation{}, false
+	}
+	obs := observation{Name: "mysql", Product: "MySQL", Version: version}
+	// MariaDB announces "5.5.5-<real version>-MariaDB" for old clients.
+	if i := strings.Index(version, "-MariaDB"); i >= 0 {
+		obs.Product = "MariaDB"
+		obs.Version = strings.TrimPrefix(version[:i], "5.5.5-")
+	} else if v, _, ok := strings.Cut(version, "-"); ok {
+		obs.Version = v
+	}
+	obs.Banner = safetext.Line("MySQL protocol 10 greeting, server version "+version, maxBannerShown)
+	return obs, true
+}
+
+// mysqlError recognises the message of an error packet as MySQL's.
+func mysqlError(msg string) (observation, bool) {
+	if !strings.Contains(msg, "MySQL") && !strings.Contains(msg, "MariaDB") {
+		return observation{}, false
+	}
+	return observation{Name: "mysql", Banner: safetext.Line("MySQL error packet: "+msg, maxBannerShown)}, true
 }
 
 // telnetText shows a Telnet greeting without its option negotiation bytes.

@@ -82,33 +82,47 @@ func emitted() []*checks.Check {
 func findingsFor(host string, ip netip.Addr, port int, obs observation) []scans.Finding {
 	where := fmt.Sprintf("%s:%d (%s) accepted a TCP connection", host, port, ip)
 	var out []scans.Finding
-	defer func() {
-		for i := range out {
-			out[i].Proof = obs.proof(host, ip, port)
-		}
-	}()
-	if c, ok := noAuthChecks[obs.Name]; ok && obs.NoAuth {
-		out = append(out, c.Finding(host, &port, fmt.Sprintf("%s; it %s: %s", where, obs.Answer, obs.Banner)))
-	} else if c, ok := exposures[obs.Name]; ok {
-		f := c.Finding(host, &port, where+"; "+said(port, obs))
-		if obs.ByPort || obs.Banner == "" {
-			f.Confidence = scans.Firm // the port is open; what listens is assumed from its number
-		}
+	if f, ok := exposureFinding(host, port, where, obs); ok {
 		out = append(out, f)
 	}
 	for _, rule := range outdatedRules {
 		if rule.matches(obs) {
-			f := rule.Check.Finding(host, &port, fmt.Sprintf("%s; it announced %s %s: %s",
-				where, obs.Product, safetext.Line(obs.Version, 40), obs.Banner))
-			f.Confidence = scans.Tentative // the announced version alone
-			if rule.CVE != "" {
-				cve, cvss := rule.CVE, rule.CVSS
-				f.CVE, f.CVSS = &cve, &cvss
-			}
-			out = append(out, f)
+			out = append(out, rule.finding(host, port, where, obs))
 		}
 	}
+	for i := range out {
+		out[i].Proof = obs.proof(host, ip, port)
+	}
 	return out
+}
+
+// exposureFinding is the finding of a service that answered without
+// authentication or should not be reachable at all.
+func exposureFinding(host string, port int, where string, obs observation) (scans.Finding, bool) {
+	if c, ok := noAuthChecks[obs.Name]; ok && obs.NoAuth {
+		return c.Finding(host, &port, fmt.Sprintf("%s; it %s: %s", where, obs.Answer, obs.Banner)), true
+	}
+	c, ok := exposures[obs.Name]
+	if !ok {
+		return scans.Finding{}, false
+	}
+	f := c.Finding(host, &port, where+"; "+said(port, obs))
+	if obs.ByPort || obs.Banner == "" {
+		f.Confidence = scans.Firm // the port is open; what listens is assumed from its number
+	}
+	return f, true
+}
+
+// finding is the rule's finding for the version obs announced.
+func (r outdatedRule) finding(host string, port int, where string, obs observation) scans.Finding {
+	f := r.Check.Finding(host, &port, fmt.Sprintf("%s; it announced %s %s: %s",
+		where, obs.Product, safetext.Line(obs.Version, 40), obs.Banner))
+	f.Confidence = scans.Tentative // the announced version alone
+	if r.CVE != "" {
+		cve, cvss := r.CVE, r.CVSS
+		f.CVE, f.CVSS = &cve, &cvss
+	}
+	return f
 }
 
 // said describes what the service said, for evidence.
@@ -139,10 +153,7 @@ func (r outdatedRule) matches(obs observation) bool {
 func leadingVersion(s string) []int {
 	var out []int
 	for part := range strings.SplitSeq(s, ".") {
-		digits := 0
-		for digits < len(part) && part[digits] >= '0' && part[digits] <= '9' {
-			digits++
-		}
+		digits := len(part) - len(strings.TrimLeft(part, "0123456789"))
 		if digits == 0 || digits > 6 {
 			break
 		}

@@ -179,32 +179,18 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if env.Dialer == nil || env.Resolver == nil {
-		return tools.Result{}, errors.New("port_scan: the environment has no dialer or resolver")
-	}
 	callCtx, cancel := context.WithTimeout(ctx, s.Timeout())
 	defer cancel()
-
 	// A name aliased outside the scope is a third party's: no port scan.
-	if _, err := env.ProbedHost(callCtx, host); err != nil {
-		return tools.Result{}, err
-	}
-	ip, err := resolveTarget(callCtx, env, host)
+	ip, err := s.ResolveProbed(callCtx, env, host)
 	if err != nil {
 		return tools.Result{}, err
-	}
-	if ports == nil { // the "web" preset: the ports this deployment serves web on
-		ports = webPorts(env)
-	} else if isCommonPreset(raw) {
-		// In an environment that names its own web ports (the local stack's
-		// demo), those are its 80 and 443: a common-ports scan includes them.
-		ports = withEnvWebPorts(ports, env)
 	}
 	sc := s.withWebHints(env)
 	if isRange(raw) {
 		sc = sc.forSweep()
 	}
-	results := sc.scan(callCtx, env.Dialer, host, ip, ports)
+	results := sc.scan(callCtx, env.Dialer, host, ip, envPorts(env, raw, ports))
 	if err := ctx.Err(); err != nil {
 		// The scan itself was cancelled, not merely bounded: say so.
 		return tools.Result{}, fmt.Errorf("port_scan %s: %w", host, err)
@@ -215,6 +201,20 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 		res.Outcome += fmt.Sprintf("; covers %s, which share%s the address", strings.Join(others, ", "), map[bool]string{true: "s", false: ""}[len(others) == 1])
 	}
 	return res, nil
+}
+
+// envPorts are the ports the input asked for (nil: the "web" preset) as
+// this environment serves them.
+func envPorts(env tools.Env, raw json.RawMessage, ports []int) []int {
+	if ports == nil { // the "web" preset: the ports this deployment serves web on
+		return webPorts(env)
+	}
+	if isCommonPreset(raw) {
+		// In an environment that names its own web ports (the local stack's
+		// demo), those are its 80 and 443: a common-ports scan includes them.
+		return withEnvWebPorts(ports, env)
+	}
+	return ports
 }
 
 // namesSharing are the other hosts of the surface that resolve to ip (at
@@ -433,26 +433,6 @@ func webPorts(env tools.Env) []int {
 	return out
 }
 
-// resolveTarget resolves host once (a scan dials up to 1,000 times) and
-// returns the address to scan. Like the guarded dialer, it refuses the whole
-// name when any of its addresses is forbidden: a name mixing public and
-// internal addresses is a rebinding attempt. The dialer checks the address
-// again when it connects.
-func resolveTarget(ctx context.Context, env tools.Env, host string) (netip.Addr, error) {
-	ips, err := env.Resolver.LookupIP(ctx, host)
-	if err != nil {
-		return netip.Addr{}, fmt.Errorf("port_scan: resolve %s: %w", host, err)
-	}
-	policy := env.Dialer.Policy()
-	for _, ip := range ips {
-		var refused *netguard.AddressError
-		if err := policy.CheckResolved(host, ip); errors.As(err, &refused) {
-			return netip.Addr{}, tools.Refuse("%s", refused.Plain()) // names the host, never the address
-		}
-	}
-	return ips[0], nil
-}
-
 // portState is what a connection attempt found.
 type portState int
 
@@ -498,6 +478,16 @@ func (s *Scanner) scan(ctx context.Context, dialer *netguard.Dialer, host string
 			}
 		})
 	}
+	s.feed(ctx, jobs, len(ports), lastStart)
+	wg.Wait()
+	return results
+}
+
+// feed hands the indexes 0..n-1 out on jobs at most s.rate a second (see
+// scan), and stops early when ctx ends or no attempt started any later
+// could finish by lastStart. It closes jobs.
+func (s *Scanner) feed(ctx context.Context, jobs chan<- int, n int, lastStart time.Time) {
+	defer close(jobs)
 	var interval time.Duration
 	if s.rate > 0 {
 		interval = time.Second / time.Duration(s.rate)
@@ -505,30 +495,36 @@ func (s *Scanner) scan(ctx context.Context, dialer *netguard.Dialer, host string
 	next := time.Now()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-feed:
-	for i := range ports {
+	for i := range n {
 		if interval > 0 && i > 0 {
 			next = next.Add(interval)
 			if floor := time.Now().Add(-rateBurst * interval); next.Before(floor) {
 				next = floor
 			}
-			if wait := time.Until(next); wait > 0 {
-				timer.Reset(wait)
-				select {
-				case <-timer.C:
-				case <-ctx.Done():
-					break feed // the rest stay skipped
-				}
+			if !sleepUntil(ctx, timer, next) {
+				return // the rest stay skipped
 			}
 		}
 		if ctx.Err() != nil || time.Now().After(lastStart) {
-			break // the rest could not finish within the call
+			return // the rest could not finish within the call
 		}
 		jobs <- i
 	}
-	close(jobs)
-	wg.Wait()
-	return results
+}
+
+// sleepUntil waits on timer until t; false when ctx ended first.
+func sleepUntil(ctx context.Context, timer *time.Timer, t time.Time) bool {
+	wait := time.Until(t)
+	if wait <= 0 {
+		return true
+	}
+	timer.Reset(wait)
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func (s *Scanner) probePort(ctx context.Context, dialer *netguard.Dialer, host string, ip netip.Addr, port int, lastStart, deadline time.Time) portResult {
@@ -568,50 +564,70 @@ func dialState(ctx context.Context, err error) portState {
 // the outcome line.
 func report(host string, ip netip.Addr, results []portResult) tools.Result {
 	var (
-		res                     tools.Result
-		open, filtered, skipped int
-		firstSkipped            = -1
-		listed                  []string
+		res tools.Result
+		t   = tally{firstSkipped: -1, total: len(results)}
 	)
 	for _, r := range results {
-		switch r.state {
-		case stateFiltered:
-			filtered++
-		case stateSkipped:
-			skipped++
-			if firstSkipped < 0 {
-				firstSkipped = r.port
-			}
-		case stateOpen:
-			open++
-			res.Services = append(res.Services, scans.Service{Host: host, Port: r.port, Name: r.obs.Name, Banner: r.obs.Banner})
-			res.Surface.Services = append(res.Surface.Services, scans.ServiceInfo{Host: host, Address: ip.String(), Port: r.port,
-				Transport: "tcp", Protocol: r.obs.Name, Product: r.obs.Product, Version: r.obs.Version})
-			res.Findings = append(res.Findings, findingsFor(host, ip, r.port, r.obs)...)
+		t.count(r)
+		if r.state != stateOpen {
+			continue
 		}
+		res.Services = append(res.Services, scans.Service{Host: host, Port: r.port, Name: r.obs.Name, Banner: r.obs.Banner})
+		res.Surface.Services = append(res.Surface.Services, scans.ServiceInfo{Host: host, Address: ip.String(), Port: r.port,
+			Transport: "tcp", Protocol: r.obs.Name, Product: r.obs.Product, Version: r.obs.Version})
+		res.Findings = append(res.Findings, findingsFor(host, ip, r.port, r.obs)...)
 	}
 	slices.SortFunc(res.Services, func(a, b scans.Service) int { return a.Port - b.Port })
-	for i, svc := range res.Services {
-		if i == maxListed {
-			listed = append(listed, fmt.Sprintf("and %d more", len(res.Services)-maxListed))
-			break
-		}
-		listed = append(listed, fmt.Sprintf("%d/%s", svc.Port, svc.Name))
-	}
+	res.Outcome = t.outcome(host, ip, listedServices(res.Services))
+	return res
+}
 
-	scanned := len(results) - skipped
+// tally counts the ports of a call by state.
+type tally struct {
+	open, filtered, skipped, total int
+	firstSkipped                   int // -1: none
+}
+
+func (t *tally) count(r portResult) {
+	switch r.state {
+	case stateFiltered:
+		t.filtered++
+	case stateSkipped:
+		t.skipped++
+		if t.firstSkipped < 0 {
+			t.firstSkipped = r.port
+		}
+	case stateOpen:
+		t.open++
+	}
+}
+
+// outcome is the call's outcome line, listing the open services listed.
+func (t *tally) outcome(host string, ip netip.Addr, listed []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d ports open on %s (%s)", open, scanned, host, ip)
+	fmt.Fprintf(&b, "%d of %d ports open on %s (%s)", t.open, t.total-t.skipped, host, ip)
 	if len(listed) > 0 {
 		b.WriteString(": " + strings.Join(listed, ", "))
 	}
-	if filtered > 0 {
-		fmt.Fprintf(&b, "; %d filtered (no answer)", filtered)
+	if t.filtered > 0 {
+		fmt.Fprintf(&b, "; %d filtered (no answer)", t.filtered)
 	}
-	if skipped > 0 {
+	if t.skipped > 0 {
 		fmt.Fprintf(&b, "; %d of %d ports not scanned within the time bound (from port %d on, in the order given): scan them in another call",
-			skipped, len(results), firstSkipped)
+			t.skipped, t.total, t.firstSkipped)
 	}
-	res.Outcome = b.String()
-	return res
+	return b.String()
+}
+
+// listedServices names the services as port/name, at most maxListed of
+// them and then how many more.
+func listedServices(services []scans.Service) []string {
+	var listed []string
+	for i, svc := range services {
+		if i == maxListed {
+			return append(listed, fmt.Sprintf("and %d more", len(services)-maxListed))
+		}
+		listed = append(listed, fmt.Sprintf("%d/%s", svc.Port, svc.Name))
+	}
+	return listed
 }

@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"secscan/shared/netguard"
-	"secscan/shared/resolver"
-	"secscan/shared/resolver/resolvertest"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -30,17 +28,7 @@ const testDomain = "scan.test"
 // DNS server, to 127.0.0.1.
 func testEnv(t testing.TB, allowPrivate bool) tools.Env {
 	t.Helper()
-	dns := resolvertest.Start(t)
-	dns.Add(t, "scan.test. A 127.0.0.1", "ports.scan.test. A 127.0.0.1")
-	res, err := resolver.New(dns.Addr, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tools.Env{
-		Domain:   testDomain,
-		Dialer:   netguard.New(res, netguard.Policy{AllowPrivate: allowPrivate}),
-		Resolver: res,
-	}
+	return scantest.Env(t, testDomain, netguard.Policy{AllowPrivate: allowPrivate}, "scan.test. A 127.0.0.1", "ports.scan.test. A 127.0.0.1")
 }
 
 // server is a TCP server on 127.0.0.1 that runs handle for each connection
@@ -107,18 +95,6 @@ func responder(reply []byte) func(net.Conn, *server) {
 
 // silent accepts and says nothing, answering nothing.
 func silent(c net.Conn, _ *server) { _, _ = io.Copy(io.Discard, c) }
-
-// closedPort returns a loopback port that nothing listens on.
-func closedPort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return port
-}
 
 func mysqlGreeting(version string) []byte {
 	payload := append([]byte{0x0a}, version...)
@@ -289,7 +265,7 @@ func TestRunFindsPlantedServices(t *testing.T) {
 		}
 		ports = append(ports, servers[i].port)
 	}
-	closed := closedPort(t)
+	closed := scantest.ClosedPort(t)
 	ports = append(ports, closed)
 
 	res, err := scanner.Run(context.Background(), env, mustJSON(t, map[string]any{"host": "ports.scan.test", "ports": ports}))
@@ -529,18 +505,7 @@ func TestTopPorts(t *testing.T) {
 
 func TestToolContract(t *testing.T) {
 	t.Parallel()
-	tool := New()
-	tools.NewRegistry(tool) // panics on a bad cost or bound
-	if tool.Name() != "port_scan" || tool.Cost() != 5 {
-		t.Errorf("name %q cost %d", tool.Name(), tool.Cost())
-	}
-	if tool.Timeout() > tools.MaxCallDuration {
-		t.Errorf("timeout %s above %s", tool.Timeout(), tools.MaxCallDuration)
-	}
-	var schema map[string]any
-	if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
-		t.Errorf("schema: %v %v", err, schema["type"])
-	}
+	scantest.CheckContract(t, New(), "port_scan", 5)
 	// The worst case fits the bound: every port silently filtered.
 	s := newScanner()
 	rounds := (MaxPortsPerCall + s.concurrency - 1) / s.concurrency

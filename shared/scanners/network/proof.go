@@ -28,18 +28,23 @@ func (obs observation) proof(host string, ip netip.Addr, port int) *scans.Proof 
 	return proof.Transcript(request, proof.FirstLines(printable(obs.Received), maxProofLines, scans.MaxProofResponse), obs.At)
 }
 
-// printable shows bytes as text, a binary greeting (MySQL's handshake, a
-// Telnet negotiation) as hex.
-func printable(b []byte) string {
-	text := strings.ReplaceAll(string(b), "\r\n", "\n")
+// isBinary reports whether more than one byte in eight of b is neither
+// printable ASCII nor a line break or tab.
+func isBinary(b []byte) bool {
 	binary := 0
 	for _, c := range b {
 		if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c >= 0x7f {
 			binary++
 		}
 	}
-	if binary*8 <= len(b) {
-		return strings.TrimRight(text, "\n")
+	return binary*8 > len(b)
+}
+
+// printable shows bytes as text, a binary greeting (MySQL's handshake, a
+// Telnet negotiation) as hex.
+func printable(b []byte) string {
+	if !isBinary(b) {
+		return strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
 	}
 	hex := make([]string, 0, min(len(b), 64))
 	for _, c := range b[:min(len(b), 64)] {

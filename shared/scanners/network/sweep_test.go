@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"secscan/shared/netguard"
-	"secscan/shared/resolver"
-	"secscan/shared/resolver/resolvertest"
+	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -29,21 +28,13 @@ const sweepAddr = "127.0.45.1"
 // www.sweep.scan.test resolve to sweepAddr.
 func sweepEnv(t testing.TB) tools.Env {
 	t.Helper()
-	dns := resolvertest.Start(t)
-	dns.Add(t, "scan.test. A 127.0.0.1", "sweep.scan.test. A "+sweepAddr, "www.sweep.scan.test. A "+sweepAddr)
-	res, err := resolver.New(dns.Addr, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tools.Env{
-		Domain:   testDomain,
-		Dialer:   netguard.New(res, netguard.Policy{AllowPrivate: true}),
-		Resolver: res,
-		Surface: scans.Surface{Hosts: []scans.Host{
-			{Name: "sweep.scan.test", Addresses: []string{sweepAddr}},
-			{Name: "www.sweep.scan.test", Addresses: []string{sweepAddr}},
-		}},
-	}
+	env := scantest.Env(t, testDomain, netguard.Policy{AllowPrivate: true},
+		"scan.test. A 127.0.0.1", "sweep.scan.test. A "+sweepAddr, "www.sweep.scan.test. A "+sweepAddr)
+	env.Surface = scans.Surface{Hosts: []scans.Host{
+		{Name: "sweep.scan.test", Addresses: []string{sweepAddr}},
+		{Name: "www.sweep.scan.test", Addresses: []string{sweepAddr}},
+	}}
+	return env
 }
 
 // highListener listens on sweepAddr at a port above 40000.
@@ -62,17 +53,7 @@ func highListener(t testing.TB) net.Listener {
 		}
 		if ln.Addr().(*net.TCPAddr).Port > 40000 {
 			t.Cleanup(func() { ln.Close() })
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
-					time.Sleep(50 * time.Millisecond)
-					c.Close()
-				}
-			}()
+			scantest.Greet(ln, "SSH-2.0-OpenSSH_9.6\r\n", 50*time.Millisecond)
 			return ln
 		}
 		spare = append(spare, ln) // held so the next port differs

@@ -138,20 +138,10 @@ func parseKexInit(p []byte) (KexInit, error) {
 	p = p[17:]
 	var lists [10][]string
 	for i := range lists {
-		if len(p) < 4 {
-			return KexInit{}, fmt.Errorf("KEXINIT cut short at name-list %d", i+1)
+		var err error
+		if lists[i], p, err = nameList(p, i+1); err != nil {
+			return KexInit{}, err
 		}
-		n := binary.BigEndian.Uint32(p)
-		p = p[4:]
-		if n > maxNameList || int(n) > len(p) {
-			return KexInit{}, fmt.Errorf("KEXINIT name-list %d has length %d", i+1, n)
-		}
-		if n > 0 {
-			for _, name := range strings.Split(string(p[:n]), ",") {
-				lists[i] = append(lists[i], clean(name))
-			}
-		}
-		p = p[n:]
 	}
 	return KexInit{
 		Kex: lists[0], HostKey: lists[1],
@@ -159,6 +149,25 @@ func parseKexInit(p []byte) (KexInit, error) {
 		MACsC2S: lists[4], MACsS2C: lists[5],
 		CompressionC2S: lists[6], CompressionS2C: lists[7],
 	}, nil
+}
+
+// nameList reads the name-list (number nth of the payload) that starts p,
+// and returns what follows it.
+func nameList(p []byte, nth int) (names []string, rest []byte, err error) {
+	if len(p) < 4 {
+		return nil, nil, fmt.Errorf("KEXINIT cut short at name-list %d", nth)
+	}
+	n := binary.BigEndian.Uint32(p)
+	p = p[4:]
+	if n > maxNameList || int(n) > len(p) {
+		return nil, nil, fmt.Errorf("KEXINIT name-list %d has length %d", nth, n)
+	}
+	if n > 0 {
+		for name := range strings.SplitSeq(string(p[:n]), ",") {
+			names = append(names, clean(name))
+		}
+	}
+	return names, p[n:], nil
 }
 
 // clean keeps an algorithm name printable US-ASCII (RFC 4251 §6) and short.

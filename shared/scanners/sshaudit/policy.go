@@ -88,28 +88,25 @@ func terrapin(k KexInit) (bool, []string) {
 	if slices.Contains(k.Kex, strictKex) {
 		return false, nil
 	}
-	var culprits []string
-	for _, c := range k.Ciphers() {
-		if strings.EqualFold(c, "chacha20-poly1305@openssh.com") {
-			culprits = append(culprits, c)
-		}
-	}
-	var etm, cbc []string
-	for _, m := range k.MACs() {
-		if strings.HasSuffix(strings.ToLower(m), "-etm@openssh.com") {
-			etm = append(etm, m)
-		}
-	}
-	for _, c := range k.Ciphers() {
-		if strings.Contains(strings.ToLower(c), "-cbc") {
-			cbc = append(cbc, c)
-		}
-	}
+	culprits := namesWhere(k.Ciphers(), func(n string) bool { return n == "chacha20-poly1305@openssh.com" })
+	etm := namesWhere(k.MACs(), func(n string) bool { return strings.HasSuffix(n, "-etm@openssh.com") })
+	cbc := namesWhere(k.Ciphers(), func(n string) bool { return strings.Contains(n, "-cbc") })
 	if len(etm) > 0 && len(cbc) > 0 {
 		culprits = append(culprits, etm...)
 		culprits = append(culprits, cbc...)
 	}
 	return len(culprits) > 0, culprits
+}
+
+// namesWhere are the algorithm names whose lowercase form matches.
+func namesWhere(names []string, match func(lower string) bool) []string {
+	var out []string
+	for _, n := range names {
+		if match(strings.ToLower(n)) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // passwordMethods are the offered authentication methods that take a

@@ -90,24 +90,13 @@ func (*Tool) Checks() []*checks.Check {
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	host, port, err := tools.DecodeHostPort(env, raw, 22)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	if env.Dialer == nil {
-		return tools.Result{}, errors.New("ssh_audit: the environment has no dialer")
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout-time.Second)
-	defer cancel()
-	// A name aliased outside the scope is a third party's: no probe.
-	if _, err := env.ProbedHost(ctx, host); err != nil {
-		return tools.Result{}, err
-	}
-	a, err := audit(ctx, env, host, port)
-	if err != nil {
-		return tools.Result{}, fmt.Errorf("ssh_audit %s:%d: %w", host, port, err)
-	}
-	return a.result(), nil
+	return t.RunOnHostPort(ctx, env, raw, 22, func(ctx context.Context, host string, port int) (tools.Result, error) {
+		a, err := audit(ctx, env, host, port)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		return a.result(), nil
+	})
 }
 
 // audited is what one audit observed.
@@ -168,9 +157,30 @@ var errStop = errors.New("ssh_audit: methods recorded, no credential is sent")
 // sends one "none" request; the AuthCallback records the methods the
 // server's failure answer lists and stops there.
 func (a *audited) queryAuth(ctx context.Context, conn net.Conn) {
+	cfg := a.clientConfig()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.askNone(conn, cfg)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		conn.Close()
+		<-done
+		if a.methods == nil && a.authNote == "" {
+			a.authNote = "authentication methods unknown: the server did not answer in time"
+		}
+	}
+}
+
+// clientConfig offers every algorithm x/crypto/ssh implements, records
+// the host key algorithm and the methods the "none" request's failure
+// lists, and sends no secret.
+func (a *audited) clientConfig() *ssh.ClientConfig {
 	all := func(s, i []string) []string { return append(slices.Clone(s), i...) }
 	sup, insec := ssh.SupportedAlgorithms(), ssh.InsecureAlgorithms()
-	cfg := &ssh.ClientConfig{
+	return &ssh.ClientConfig{
 		Config: ssh.Config{
 			KeyExchanges: all(sup.KeyExchanges, insec.KeyExchanges),
 			Ciphers:      all(sup.Ciphers, insec.Ciphers),
@@ -200,33 +210,25 @@ func (a *audited) queryAuth(ctx context.Context, conn net.Conn) {
 			}),
 		},
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c, chans, reqs, err := ssh.NewClientConn(conn, net.JoinHostPort(a.host, strconv.Itoa(a.port)), cfg)
-		switch {
-		case err == nil:
-			// "none" was accepted: nothing to ask; close at once.
-			a.noneAccepted = true
-			go ssh.DiscardRequests(reqs)
-			go func() {
-				for ch := range chans {
-					_ = ch.Reject(ssh.Prohibited, "audit")
-				}
-			}()
-			_ = c.Close()
-		case a.methods == nil:
-			a.authNote = "authentication methods unknown: " + httpprobe.Clean(err.Error(), 200)
-		}
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		conn.Close()
-		<-done
-		if a.methods == nil && a.authNote == "" {
-			a.authNote = "authentication methods unknown: the server did not answer in time"
-		}
+}
+
+// askNone completes the key exchange on conn with cfg and makes the
+// "none" request; a server that accepts it is left at once.
+func (a *audited) askNone(conn net.Conn, cfg *ssh.ClientConfig) {
+	c, chans, reqs, err := ssh.NewClientConn(conn, net.JoinHostPort(a.host, strconv.Itoa(a.port)), cfg)
+	switch {
+	case err == nil:
+		// "none" was accepted: nothing to ask; close at once.
+		a.noneAccepted = true
+		go ssh.DiscardRequests(reqs)
+		go func() {
+			for ch := range chans {
+				_ = ch.Reject(ssh.Prohibited, "audit")
+			}
+		}()
+		_ = c.Close()
+	case a.methods == nil:
+		a.authNote = "authentication methods unknown: " + httpprobe.Clean(err.Error(), 200)
 	}
 }
 
@@ -278,56 +280,69 @@ func (a *audited) hostKeyFinding(where string) (f scans.Finding, ok bool) {
 
 // result builds the findings and the outcome line.
 func (a *audited) result() tools.Result {
-	port := a.port
 	where := fmt.Sprintf("%s:%d (%s)", a.host, a.port, a.server)
 	var findings []scans.Finding
-
-	// Key exchange.
-	if f, ok := a.kexFinding(where); ok {
-		findings = append(findings, certain(f))
-	}
-
-	// Ciphers.
-	if bad, sev := judge(a.kex.Ciphers(), cipherWeakness); len(bad) > 0 {
-		f := checks.SSHCipherWeak.Finding(a.host, &port, fmt.Sprintf("%s offered in its KEXINIT ciphers: %s. Full list: %s.",
-			where, list(bad), list(a.kex.Ciphers())))
-		raise(&f, sev)
-		findings = append(findings, certain(f))
-	}
-
-	// MACs.
-	if bad, sev := judge(a.kex.MACs(), macWeakness); len(bad) > 0 {
-		f := checks.SSHMACWeak.Finding(a.host, &port, fmt.Sprintf("%s offered in its KEXINIT MAC algorithms: %s. Full list: %s.",
-			where, list(bad), list(a.kex.MACs())))
-		raise(&f, sev)
-		findings = append(findings, certain(f))
-	}
-
-	// Host keys.
-	if f, ok := a.hostKeyFinding(where); ok {
-		findings = append(findings, certain(f))
-	}
-
-	// Authentication methods.
-	if pw := passwordMethods(a.methods); len(pw) > 0 {
-		e := fmt.Sprintf("%s answered a \"none\" authentication request for user %q (no password or key was sent) with "+
-			"the methods it accepts: %s; %s take a password.", where, auditUser, strings.Join(a.methods, ", "), strings.Join(pw, " and "))
-		if slices.Contains(pw, "keyboard-interactive") && !slices.Contains(pw, "password") {
-			e += " Keyboard-interactive may also be a one-time-password second factor: check the PAM configuration."
+	for _, find := range []func(where string) (scans.Finding, bool){
+		a.kexFinding, a.cipherFinding, a.macFinding, a.hostKeyFinding, a.passwordFinding, a.terrapinFinding,
+	} {
+		if f, ok := find(where); ok {
+			findings = append(findings, certain(f))
 		}
-		findings = append(findings, certain(checks.SSHPasswordAuth.Finding(a.host, &port, e)))
 	}
-
-	// Terrapin.
-	if vuln, culprits := terrapin(a.kex); vuln {
-		f := checks.SSHTerrapin.Finding(a.host, &port, fmt.Sprintf("%s offers %s and its KEXINIT key exchange list does not "+
-			"advertise strict key exchange (%s): %s.", where, list(culprits), strictKex, list(a.kex.Kex)))
-		cve, cvss := "CVE-2023-48795", 5.9
-		f.CVE, f.CVSS = &cve, &cvss
-		findings = append(findings, certain(f))
-	}
-
 	return tools.Result{Outcome: a.outcome(len(findings)), Findings: proven(findings, a.proof(time.Now()))}
+}
+
+// cipherFinding reports the weak ciphers offered.
+func (a *audited) cipherFinding(where string) (scans.Finding, bool) {
+	return a.algorithmFinding(checks.SSHCipherWeak, where+" offered in its KEXINIT ciphers", a.kex.Ciphers(), cipherWeakness)
+}
+
+// macFinding reports the weak MACs offered.
+func (a *audited) macFinding(where string) (scans.Finding, bool) {
+	return a.algorithmFinding(checks.SSHMACWeak, where+" offered in its KEXINIT MAC algorithms", a.kex.MACs(), macWeakness)
+}
+
+// algorithmFinding reports the names offered that weakness judges weak,
+// at the severity of the worst.
+func (a *audited) algorithmFinding(c *checks.Check, offered string, names []string, weakness func(string) (string, scans.Severity)) (scans.Finding, bool) {
+	bad, sev := judge(names, weakness)
+	if len(bad) == 0 {
+		return scans.Finding{}, false
+	}
+	port := a.port
+	f := c.Finding(a.host, &port, fmt.Sprintf("%s: %s. Full list: %s.", offered, list(bad), list(names)))
+	raise(&f, sev)
+	return f, true
+}
+
+// passwordFinding reports the authentication methods offered that take a
+// password.
+func (a *audited) passwordFinding(where string) (scans.Finding, bool) {
+	pw := passwordMethods(a.methods)
+	if len(pw) == 0 {
+		return scans.Finding{}, false
+	}
+	port := a.port
+	e := fmt.Sprintf("%s answered a \"none\" authentication request for user %q (no password or key was sent) with "+
+		"the methods it accepts: %s; %s take a password.", where, auditUser, strings.Join(a.methods, ", "), strings.Join(pw, " and "))
+	if slices.Contains(pw, "keyboard-interactive") && !slices.Contains(pw, "password") {
+		e += " Keyboard-interactive may also be a one-time-password second factor: check the PAM configuration."
+	}
+	return checks.SSHPasswordAuth.Finding(a.host, &port, e), true
+}
+
+// terrapinFinding reports the Terrapin condition.
+func (a *audited) terrapinFinding(where string) (scans.Finding, bool) {
+	vuln, culprits := terrapin(a.kex)
+	if !vuln {
+		return scans.Finding{}, false
+	}
+	port := a.port
+	f := checks.SSHTerrapin.Finding(a.host, &port, fmt.Sprintf("%s offers %s and its KEXINIT key exchange list does not "+
+		"advertise strict key exchange (%s): %s.", where, list(culprits), strictKex, list(a.kex.Kex)))
+	cve, cvss := "CVE-2023-48795", 5.9
+	f.CVE, f.CVSS = &cve, &cvss
+	return f, true
 }
 
 // outcome is the step's one line.

@@ -166,15 +166,6 @@ func run(t *testing.T, env tools.Env, port int) (tools.Result, time.Duration) {
 	return res, wall
 }
 
-func byCheck(fs []scans.Finding, c *checks.Check) *scans.Finding {
-	for i := range fs {
-		if fs[i].Check == c.Code {
-			return &fs[i]
-		}
-	}
-	return nil
-}
-
 // TestLegacyServer: a real x/crypto/ssh server with legacy algorithms and
 // password logins gives one finding per weakness class, the algorithm
 // names as evidence, ssh.auth.password from a "none" request, and no
@@ -195,7 +186,7 @@ func TestLegacyServer(t *testing.T) {
 		checks.SSHPasswordAuth: {"password", "keyboard-interactive"},
 	}
 	for c, names := range want {
-		f := byCheck(res.Findings, c)
+		f := scantest.ByCheck(res.Findings, c)
 		if f == nil {
 			t.Errorf("no %s finding in %d findings", c.Code, len(res.Findings))
 			continue
@@ -214,14 +205,14 @@ func TestLegacyServer(t *testing.T) {
 	}
 	for c, sev := range map[*checks.Check]scans.Severity{checks.SSHKexWeak: scans.Medium, checks.SSHCipherWeak: scans.Medium,
 		checks.SSHMACWeak: scans.Low, checks.SSHHostKeyWeak: scans.Medium, checks.SSHPasswordAuth: scans.Medium} {
-		if f := byCheck(res.Findings, c); f != nil && f.Severity != sev {
+		if f := scantest.ByCheck(res.Findings, c); f != nil && f.Severity != sev {
 			t.Errorf("%s: severity %s, want %s (%s)", c.Code, f.Severity, sev, f.Evidence)
 		}
 	}
-	if f := byCheck(res.Findings, checks.SSHCipherWeak); f != nil && strings.Contains(f.Evidence, "aes128-ctr (") {
+	if f := scantest.ByCheck(res.Findings, checks.SSHCipherWeak); f != nil && strings.Contains(f.Evidence, "aes128-ctr (") {
 		t.Errorf("aes128-ctr judged weak: %s", f.Evidence)
 	}
-	if byCheck(res.Findings, checks.SSHTerrapin) != nil {
+	if scantest.ByCheck(res.Findings, checks.SSHTerrapin) != nil {
 		t.Errorf("Terrapin reported although the server advertises %s", strictKex)
 	}
 	if n := srv.passwords.Load() + srv.kbdInteract.Load(); n != 0 {
@@ -344,7 +335,7 @@ func TestTerrapinPolicy(t *testing.T) {
 			t.Errorf("%+v: vulnerable %v (%v), want %v", tc, got, culprits, tc.vulnerable)
 		}
 		a := &audited{host: "ssh.test", port: 22, server: "SSH-2.0-Test", kex: k, methods: []string{"publickey"}}
-		f := byCheck(a.result().Findings, checks.SSHTerrapin)
+		f := scantest.ByCheck(a.result().Findings, checks.SSHTerrapin)
 		if (f != nil) != tc.vulnerable || (f != nil && (f.CVE == nil || *f.CVE != "CVE-2023-48795")) {
 			t.Errorf("%+v: finding %+v", tc, f)
 		}

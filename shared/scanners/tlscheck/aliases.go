@@ -25,38 +25,45 @@ const maxAlso = 8
 // which are about a name's own web responses) and a service entry, by
 // which the planner knows it needs no call of its own. A name that differs
 // in any way is left out, silently: it is checked by a call of its own.
-func coverAliases(ctx context.Context, env tools.Env, tgt target, first tls.ConnectionState, also []string, res *tools.Result) {
+func (c *Checker) coverAliases(ctx context.Context, env tools.Env, tgt target, first tls.ConnectionState, also []string, res *tools.Result) {
 	if len(first.PeerCertificates) == 0 {
 		return
 	}
-	leaf := first.PeerCertificates[0]
-	wantOK := leaf.VerifyHostname(tgt.host) == nil
-	want := netip.MustParseAddrPort(tgt.addr).Addr()
 	base := slices.Clone(res.Findings)
 	for i, name := range also {
 		if i >= maxAlso || ctx.Err() != nil {
 			return
 		}
-		host, err := env.ScopedHost(name)
-		if err != nil || strings.EqualFold(host, tgt.host) {
-			continue
-		}
-		if _, err := env.ProbedHost(ctx, host); err != nil {
-			continue
-		}
-		ip, err := resolveTarget(ctx, env, host)
-		if err != nil || ip != want {
-			continue
-		}
-		alias := target{host: host, port: tgt.port, addr: tgt.addr}
-		st, err := handshake(ctx, env, alias, baseConfig(host, tls.VersionTLS10, 0, allSuites))
-		if err != nil || !sameService(first, st, leaf.Raw) || (st.PeerCertificates[0].VerifyHostname(host) == nil) != wantOK {
+		host, ok := c.sameTLSService(ctx, env, tgt, first, name)
+		if !ok {
 			continue
 		}
 		res.Findings = append(res.Findings, aliasFindings(base, tgt, host)...)
 		res.Services = append(res.Services, scans.Service{Host: host, Port: tgt.port, Name: res.Services[0].Name, Banner: res.Services[0].Banner})
 		res.Outcome += "; also covers " + host + " (same address and certificate)"
 	}
+}
+
+// sameTLSService returns the in-scope host name names, and whether it is
+// the TLS service of tgt, whose handshake was first: another name,
+// resolving to tgt's address, and meeting the same service (sameService)
+// with the same hostname verdict.
+func (c *Checker) sameTLSService(ctx context.Context, env tools.Env, tgt target, first tls.ConnectionState, name string) (string, bool) {
+	host, err := env.ScopedHost(name)
+	if err != nil || strings.EqualFold(host, tgt.host) {
+		return "", false
+	}
+	ip, err := c.ResolveProbed(ctx, env, host)
+	if err != nil || ip != netip.MustParseAddrPort(tgt.addr).Addr() {
+		return "", false
+	}
+	leaf := first.PeerCertificates[0]
+	alias := target{host: host, port: tgt.port, addr: tgt.addr}
+	st, err := handshake(ctx, env, alias, baseConfig(host, tls.VersionTLS10, 0, allSuites))
+	if err != nil || !sameService(first, st, leaf.Raw) {
+		return "", false
+	}
+	return host, (st.PeerCertificates[0].VerifyHostname(host) == nil) == (leaf.VerifyHostname(tgt.host) == nil)
 }
 
 // aliasFindings are the TLS findings of tgt, named for host.

@@ -128,23 +128,12 @@ func (r *report) expiringSoon(leaf *x509.Certificate, now time.Time) {
 // weak hash (weakHash), which has its own finding.
 func (r *report) trust(chain []*x509.Certificate, roots *x509.CertPool, now time.Time, dated, weakHash bool) {
 	leaf := chain[0]
-	at := now
-	if now.After(leaf.NotAfter) {
-		at = leaf.NotAfter.Add(-time.Minute)
-	} else if now.Before(leaf.NotBefore) {
-		at = leaf.NotBefore.Add(time.Minute)
-	}
-	err := verifyChain(chain, roots, at)
-	var invalid x509.CertificateInvalidError
-	if errors.As(err, &invalid) && invalid.Reason == x509.Expired && dated {
-		err = nil
+	err := verifyChain(chain, roots, validAt(leaf, now))
+	if err == nil || reportedElsewhere(err, dated, weakHash) {
+		return
 	}
 	var unknownCA x509.UnknownAuthorityError
 	switch {
-	case err == nil:
-	case weakHash && strings.Contains(err.Error(), "insecure algorithm"):
-		// x509 refuses SHA-1/MD5 signatures outright; that is the weak hash
-		// finding, not a second one.
 	case errors.As(err, &unknownCA) && selfSigned(leaf):
 		r.add(checks.CertSelfSigned, r.evidence(fmt.Sprintf("the certificate is issued by itself (issuer = subject %q) and is not a trusted root",
 			safetext.Line(leaf.Subject.String(), maxShown))))
@@ -154,6 +143,29 @@ func (r *report) trust(chain []*x509.Certificate, roots *x509.CertPool, now time
 	default:
 		r.add(checks.CertUntrusted, r.evidence("chain verification failed: "+safetext.Line(err.Error(), maxShown)))
 	}
+}
+
+// validAt is a time at which leaf was valid: now, or a minute inside its
+// validity period.
+func validAt(leaf *x509.Certificate, now time.Time) time.Time {
+	switch {
+	case now.After(leaf.NotAfter):
+		return leaf.NotAfter.Add(-time.Minute)
+	case now.Before(leaf.NotBefore):
+		return leaf.NotBefore.Add(time.Minute)
+	}
+	return now
+}
+
+// reportedElsewhere reports whether a verification error is a finding of
+// its own: an expiry validityDates reported (dated), or x509's outright
+// refusal of a SHA-1/MD5 signature, the weak hash finding (weakHash).
+func reportedElsewhere(err error, dated, weakHash bool) bool {
+	var invalid x509.CertificateInvalidError
+	if errors.As(err, &invalid) && invalid.Reason == x509.Expired && dated {
+		return true
+	}
+	return weakHash && strings.Contains(err.Error(), "insecure algorithm")
 }
 
 // weakRSAKeys lists the certificates of the chain with an RSA key shorter

@@ -20,7 +20,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -30,7 +29,6 @@ import (
 	"time"
 
 	"secscan/shared/checks"
-	"secscan/shared/netguard"
 	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/tools"
 )
@@ -116,40 +114,21 @@ func (t target) String() string { return net.JoinHostPort(t.host, strconv.Itoa(t
 
 // Run implements tools.Tool.
 func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in input
-	if err := tools.DecodeInput(raw, &in); err != nil {
-		return tools.Result{}, err
-	}
-	host, err := env.ScopedHost(in.Host)
+	host, port, also, err := decodeInput(env, raw)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	port := env.Ports.HTTPSPort()
-	if in.Port != nil {
-		port = *in.Port
-	}
-	if port < 1 || port > 65535 {
-		return tools.Result{}, tools.Refuse("port %d is out of range (1-65535)", port)
-	}
-	if env.Dialer == nil || env.Resolver == nil {
-		return tools.Result{}, errors.New("tls_check: the environment has no dialer or resolver")
-	}
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, c.Timeout())
+	callCtx, cancel := context.WithTimeout(ctx, c.Timeout())
 	defer cancel()
-
 	// A name aliased outside the scope is a third party's: no TLS
 	// enumeration (HTTPS checks of the name, as a browser makes them, run).
-	if _, err := env.ProbedHost(ctx, host); err != nil {
-		return tools.Result{}, err
-	}
-	ip, err := resolveTarget(ctx, env, host)
+	ip, err := c.ResolveProbed(callCtx, env, host)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	tgt := target{host: host, port: port, addr: netip.AddrPortFrom(ip, uint16(port)).String()}
 
-	first, err := handshake(ctx, env, tgt, baseConfig(host, tls.VersionTLS10, 0, allSuites))
+	first, err := handshake(callCtx, env, tgt, baseConfig(host, tls.VersionTLS10, 0, allSuites))
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("tls_check %s: no TLS handshake with a TLS 1.0-1.3 client (SSL 3.0 and older cannot be tested): %w", tgt, err)
 	}
@@ -157,37 +136,10 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	rep := &report{target: tgt, session: sessionSummary(first), proof: handshakeProof(tgt, first, now)}
 	rep.certificates(first, c.roots, now)
 
-	// The probes and the HSTS request are independent: run them together,
-	// a few at a time.
-	var (
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, probeConcurrency)
-		hsts hstsResult
-	)
-	outcomes := make([]probeOutcome, len(probes))
-	for i, p := range probes {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			state, err := handshake(ctx, env, tgt, p.config(host))
-			mu.Lock()
-			outcomes[i] = probeOutcome{state: state, err: err}
-			mu.Unlock()
-		})
-	}
-	wg.Go(func() {
-		sem <- struct{}{}
-		defer func() { <-sem }()
-		r := checkHSTS(ctx, env, tgt)
-		mu.Lock()
-		hsts = r
-		mu.Unlock()
-	})
-	wg.Wait()
+	outcomes, hsts := runProbes(callCtx, env, tgt)
 	// Probes cut short by the call's own bound are reported as
 	// inconclusive; a cancelled call reports nothing.
-	if err := parent.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return tools.Result{}, fmt.Errorf("tls_check %s: %w", tgt, err)
 	}
 	for i, p := range probes {
@@ -195,26 +147,56 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	}
 	rep.hsts(hsts)
 	res := rep.result()
-	coverAliases(ctx, env, tgt, first, in.Also, &res)
+	c.coverAliases(callCtx, env, tgt, first, also, &res)
 	return res, nil
 }
 
-// resolveTarget resolves host once and refuses it, before any connection,
-// when any of its addresses is forbidden by the dialer's policy (as the
-// dialer itself would).
-func resolveTarget(ctx context.Context, env tools.Env, host string) (netip.Addr, error) {
-	ips, err := env.Resolver.LookupIP(ctx, host)
+// decodeInput returns the host (default: the scan's domain), port
+// (default: the HTTPS port) and aliases the input names.
+func decodeInput(env tools.Env, raw json.RawMessage) (host string, port int, also []string, err error) {
+	var in input
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return "", 0, nil, err
+	}
+	host, err = env.ScopedHost(in.Host)
 	if err != nil {
-		return netip.Addr{}, fmt.Errorf("tls_check: resolve %s: %w", host, err)
+		return "", 0, nil, err
 	}
-	policy := env.Dialer.Policy()
-	for _, ip := range ips {
-		var refused *netguard.AddressError
-		if err := policy.CheckResolved(host, ip); errors.As(err, &refused) {
-			return netip.Addr{}, tools.Refuse("%s", refused.Plain()) // names the host, never the address
-		}
+	port = env.Ports.HTTPSPort()
+	if in.Port != nil {
+		port = *in.Port
 	}
-	return ips[0], nil
+	if port < 1 || port > 65535 {
+		return "", 0, nil, tools.Refuse("port %d is out of range (1-65535)", port)
+	}
+	return host, port, in.Also, nil
+}
+
+// runProbes runs the probes and the HSTS request, which are independent,
+// together, probeConcurrency at a time.
+func runProbes(ctx context.Context, env tools.Env, tgt target) ([]probeOutcome, hstsResult) {
+	var (
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, probeConcurrency)
+		hsts hstsResult
+	)
+	limited := func(f func()) {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			f()
+		})
+	}
+	outcomes := make([]probeOutcome, len(probes))
+	for i, p := range probes {
+		limited(func() {
+			state, err := handshake(ctx, env, tgt, p.config(tgt.host))
+			outcomes[i] = probeOutcome{state: state, err: err}
+		})
+	}
+	limited(func() { hsts = checkHSTS(ctx, env, tgt) })
+	wg.Wait()
+	return outcomes, hsts
 }
 
 // baseConfig is a client configuration that accepts any certificate (it is

@@ -28,8 +28,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
-	"secscan/shared/resolver"
-	"secscan/shared/resolver/resolvertest"
+	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -40,19 +39,12 @@ const testDomain = "scan.test"
 // below resolves, through a local DNS server, to 127.0.0.1.
 func testEnv(t testing.TB, allowPrivate bool) tools.Env {
 	t.Helper()
-	dns := resolvertest.Start(t)
-	for _, name := range []string{"scan.test", "good", "expired", "future", "soon", "urgent", "selfsigned", "untrusted",
+	records := []string{"scan.test. A 127.0.0.1"}
+	for _, name := range []string{"good", "expired", "future", "soon", "urgent", "selfsigned", "untrusted",
 		"wrong", "rsa1024", "sha1", "tls10", "tls11", "weak", "nohsts", "hsts0", "shorthsts", "nothttp"} {
-		if name != "scan.test" {
-			name += ".scan.test"
-		}
-		dns.Add(t, name+". A 127.0.0.1")
+		records = append(records, name+".scan.test. A 127.0.0.1")
 	}
-	res, err := resolver.New(dns.Addr, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tools.Env{Domain: testDomain, Dialer: netguard.New(res, netguard.Policy{AllowPrivate: allowPrivate}), Resolver: res}
+	return scantest.Env(t, testDomain, netguard.Policy{AllowPrivate: allowPrivate}, records...)
 }
 
 // testCA is a certificate authority made for one test.
@@ -372,19 +364,7 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 				t.Logf("%s [%s]: %s", f.Title, f.Severity, f.Evidence)
 				checkFindingShape(t, f, tc.host, port)
 			}
-			for title, sev := range tc.want {
-				f, ok := got[title]
-				if !ok {
-					t.Errorf("missing finding %q", title)
-				} else if f.Severity != sev {
-					t.Errorf("%q severity = %s, want %s", title, f.Severity, sev)
-				}
-			}
-			for title := range got {
-				if _, ok := tc.want[title]; !ok {
-					t.Errorf("unexpected finding %q (false positive)", title)
-				}
-			}
+			scantest.WantFindings(t, got, tc.want)
 			if len(res.Services) != 1 || res.Services[0].Port != port {
 				t.Errorf("services = %+v", res.Services)
 			}
@@ -447,16 +427,7 @@ func TestRunNotTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
-			c.Close()
-		}
-	}()
+	scantest.Greet(ln, "SSH-2.0-OpenSSH_9.6\r\n", 0)
 	port := ln.Addr().(*net.TCPAddr).Port
 	res, err := New(Options{}).Run(context.Background(), env, json.RawMessage(fmt.Sprintf(`{"host": "good.scan.test", "port": %d}`, port)))
 	if err == nil || tools.IsInputError(err) || len(res.Findings) != 0 {
@@ -535,14 +506,7 @@ func TestRunRefusalHidesTheAddress(t *testing.T) {
 func TestToolContract(t *testing.T) {
 	t.Parallel()
 	tool := New(Options{})
-	tools.NewRegistry(tool)
-	if tool.Name() != "tls_check" || tool.Cost() != 5 || tool.Timeout() > tools.MaxCallDuration {
-		t.Errorf("name %q cost %d timeout %s", tool.Name(), tool.Cost(), tool.Timeout())
-	}
-	var schema map[string]any
-	if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
-		t.Errorf("schema: %v", err)
-	}
+	scantest.CheckContract(t, tool, "tls_check", 5)
 	// The main handshake, the probes (probeConcurrency at a time, plus the
 	// HSTS request) each within handshakeTimeout, fit the bound.
 	rounds := (len(probes) + 1 + probeConcurrency - 1) / probeConcurrency

@@ -28,6 +28,12 @@ type Build struct {
 // HasRevision reports whether the package revision is visible.
 func (b Build) HasRevision() bool { return b.Revision != "" }
 
+// revisionMarker recognises the revisions of one distribution.
+type revisionMarker struct {
+	distribution string
+	re           *lazyre.Regexp
+}
+
 // String is "Debian build Debian-2+deb12u10" or "Debian build".
 func (b Build) String() string {
 	if b.Revision == "" {
@@ -44,10 +50,7 @@ var (
 
 	// inline revisions, in the dash-separated segment of a version token
 	// that carries them.
-	revisionMarkers = []struct {
-		distribution string
-		re           *lazyre.Regexp
-	}{
+	revisionMarkers = []revisionMarker{
 		{"Debian", lazyre.New(`^[0-9][0-9A-Za-z.~]*\+deb[0-9]+(?:u[0-9]+)?[0-9A-Za-z.+~]*$|^[0-9][0-9A-Za-z.~]*deb[0-9]+u[0-9]+`)},
 		{"Ubuntu", lazyre.New(`^[0-9][0-9A-Za-z.+~]*ubuntu[0-9][0-9A-Za-z.+~]*$`)},
 		{"RHEL", lazyre.New(`^[0-9][0-9A-Za-z.+~_]*\.el[0-9]+(?:_[0-9]+)*(?:\.[0-9A-Za-z_]+)*$`)},
@@ -95,29 +98,40 @@ func Detect(text string) (Build, bool) {
 		return Build{Distribution: name, Revision: m[1] + "-" + strings.TrimRight(m[2], ".,;:-")}, true
 	}
 	for _, tok := range versionToken.FindAllString(text, 16) {
-		// "PHP/7.4.33-1+deb11u5" → segments after the version: "1+deb11u5".
-		segs := strings.Split(tok, "-")
-		for i, seg := range segs {
-			if i == 0 {
-				continue // the upstream version itself
-			}
-			for _, r := range revisionMarkers {
-				if r.re.MatchString(seg) {
-					return Build{Distribution: r.distribution, Revision: seg}, true
-				}
-			}
-		}
-		// RHEL and Fedora builds also glue the release to the version
-		// without a dash in some banners ("1.0.2k.el7").
-		for _, r := range revisionMarkers[2:4] {
-			if r.re.MatchString(segs[0]) && strings.Contains(segs[0], ".") {
-				return Build{Distribution: r.distribution, Revision: segs[0]}, true
-			}
+		if b, ok := tokenRevision(tok); ok {
+			return b, true
 		}
 	}
 	for _, m := range markers {
 		if m.re.MatchString(text) {
 			return Build{Distribution: m.distribution}, true
+		}
+	}
+	return Build{}, false
+}
+
+// tokenRevision finds a distribution revision in one version token.
+func tokenRevision(tok string) (Build, bool) {
+	// "PHP/7.4.33-1+deb11u5" → segments after the version: "1+deb11u5".
+	segs := strings.Split(tok, "-")
+	for _, seg := range segs[1:] { // segs[0] is the upstream version itself
+		if b, ok := markedRevision(seg, revisionMarkers); ok {
+			return b, true
+		}
+	}
+	// RHEL and Fedora builds also glue the release to the version
+	// without a dash in some banners ("1.0.2k.el7").
+	if strings.Contains(segs[0], ".") {
+		return markedRevision(segs[0], revisionMarkers[2:4])
+	}
+	return Build{}, false
+}
+
+// markedRevision is the build of the first of markers that seg matches.
+func markedRevision(seg string, markers []revisionMarker) (Build, bool) {
+	for _, r := range markers {
+		if r.re.MatchString(seg) {
+			return Build{Distribution: r.distribution, Revision: seg}, true
 		}
 	}
 	return Build{}, false

@@ -80,30 +80,35 @@ func CheckURL(env tools.Env, u *url.URL) error {
 	if u == nil {
 		return errors.New("no URL")
 	}
-	switch u.Scheme {
-	case "http", "https":
-	default:
-		return fmt.Errorf("%q: only http and https URLs may be fetched", Clean(u.Redacted(), 100))
+	if err := checkURLShape(u); err != nil {
+		return err
 	}
+	if host := u.Hostname(); !env.InScope(host) {
+		return fmt.Errorf("%s is outside the scan's domain %s", Clean(host, 100), env.Domain)
+	}
+	return nil
+}
+
+// checkURLShape says what makes u no absolute http(s) URL with a host and
+// a valid port and without user info, or returns nil.
+func checkURLShape(u *url.URL) error {
+	shown := Clean(u.Redacted(), 100)
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%q: only http and https URLs may be fetched", shown)
 	// An opaque "//host/path" (a request target sent verbatim) must name
 	// the URL's own host; any other opaque form is no http(s) URL.
-	if u.Opaque != "" && !strings.HasPrefix(u.Opaque, "//"+u.Host+"/") {
-		return fmt.Errorf("%q is not an absolute http(s) URL", Clean(u.Redacted(), 100))
-	}
-	if u.User != nil {
-		return fmt.Errorf("%q contains user info, which is not allowed", Clean(u.Redacted(), 100))
-	}
-	host := u.Hostname()
-	if host == "" {
-		return fmt.Errorf("%q has no host", Clean(u.Redacted(), 100))
+	case u.Opaque != "" && !strings.HasPrefix(u.Opaque, "//"+u.Host+"/"):
+		return fmt.Errorf("%q is not an absolute http(s) URL", shown)
+	case u.User != nil:
+		return fmt.Errorf("%q contains user info, which is not allowed", shown)
+	case u.Hostname() == "":
+		return fmt.Errorf("%q has no host", shown)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("%q has an invalid port", Clean(u.Redacted(), 100))
+			return fmt.Errorf("%q has an invalid port", shown)
 		}
-	}
-	if !env.InScope(host) {
-		return fmt.Errorf("%s is outside the scan's domain %s", Clean(host, 100), env.Domain)
 	}
 	return nil
 }
@@ -266,9 +271,17 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
+	return c.doTrusting(ctx, r)
+}
+
+// doTrusting makes the request with certificate verification, unless an
+// earlier request to the host found its certificate not accepted; then,
+// and when this request finds so, without (the response says which).
+func (c *Client) doTrusting(ctx context.Context, r Request) (*Response, error) {
 	key := r.URL.Host
+	https := r.URL.Scheme == "https"
 	c.mu.Lock()
-	skipVerify := r.URL.Scheme == "https" && c.badCert[key]
+	skipVerify := https && c.badCert[key]
 	c.mu.Unlock()
 
 	client := c.verified
@@ -277,7 +290,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	}
 	resp, err := c.do(ctx, client, r)
 	var certErr *tls.CertificateVerificationError
-	if err != nil && !skipVerify && r.URL.Scheme == "https" && errors.As(err, &certErr) {
+	if err != nil && !skipVerify && https && errors.As(err, &certErr) {
 		c.mu.Lock()
 		c.badCert[key] = true
 		c.mu.Unlock()
@@ -305,19 +318,12 @@ func (c *Client) do(ctx context.Context, client *http.Client, r Request) (*Respo
 		return nil, err
 	}
 	defer resp.Body.Close()
-	limit := r.MaxBody
-	if limit <= 0 {
-		limit = DefaultMaxBody
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, truncated, err := readBody(resp.Body, r.MaxBody)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", Clean(r.URL.Redacted(), 200), err)
 	}
 	out := &Response{Method: method, URL: r.URL, Status: resp.StatusCode, Header: resp.Header, Body: body,
-		RequestHeader: req.Header.Clone(), Proto: resp.Proto, At: time.Now()}
-	if int64(len(body)) > limit {
-		out.Body, out.Truncated = body[:limit], true
-	}
+		Truncated: truncated, RequestHeader: req.Header.Clone(), Proto: resp.Proto, At: time.Now()}
 	if loc := resp.Header.Get("Location"); loc != "" {
 		if u, err := r.URL.Parse(strings.TrimSpace(loc)); err == nil {
 			out.Location = u
@@ -326,18 +332,26 @@ func (c *Client) do(ctx context.Context, client *http.Client, r Request) (*Respo
 	return out, nil
 }
 
+// readBody reads at most limit bytes of body (DefaultMaxBody when limit
+// is not positive); truncated when there were more.
+func readBody(body io.Reader, limit int64) (b []byte, truncated bool, err error) {
+	if limit <= 0 {
+		limit = DefaultMaxBody
+	}
+	b, err = io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(b)) > limit {
+		return b[:limit], true, nil
+	}
+	return b, false, nil
+}
+
 // newRequest is the request of r: its header added to, the user agent
 // and Accept set unless given.
 func newRequest(ctx context.Context, method string, r Request) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, method, r.URL.String(), nil)
-	if err != nil && r.URL.Opaque != "" {
-		// A request target that is not valid percent-encoding on purpose
-		// (a vulnerability confirmation) is sent verbatim from Opaque.
-		if req, err = http.NewRequestWithContext(ctx, method, (&url.URL{Scheme: r.URL.Scheme, Host: r.URL.Host, Path: "/"}).String(), nil); err == nil {
-			u := *r.URL
-			req.URL = &u
-		}
-	}
+	req, err := requestFor(ctx, method, r.URL)
 	if err != nil {
 		return nil, fmt.Errorf("build request for %s: %w", Clean(r.URL.Redacted(), 200), err)
 	}
@@ -352,6 +366,23 @@ func newRequest(ctx context.Context, method string, r Request) (*http.Request, e
 	if req.Header.Get("Accept") == "" {
 		req.Header.Set("Accept", "*/*")
 	}
+	return req, nil
+}
+
+// requestFor is a bodiless request for u.
+func requestFor(ctx context.Context, method string, u *url.URL) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
+	if err == nil || u.Opaque == "" {
+		return req, err
+	}
+	// A request target that is not valid percent-encoding on purpose
+	// (a vulnerability confirmation) is sent verbatim from Opaque.
+	req, err = http.NewRequestWithContext(ctx, method, (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}).String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	verbatim := *u
+	req.URL = &verbatim
 	return req, nil
 }
 

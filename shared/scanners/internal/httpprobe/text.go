@@ -51,11 +51,10 @@ func ScriptSources(body []byte, page *url.URL, max int) []*url.URL {
 		if !ok {
 			continue
 		}
-		u, err := base.Parse(ref)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		u, ok := webURL(base, ref)
+		if !ok {
 			continue
 		}
-		u.Fragment = ""
 		if tag == "base" {
 			base = u
 		} else if !seen[u.String()] {
@@ -64,6 +63,17 @@ func ScriptSources(body []byte, page *url.URL, max int) []*url.URL {
 		}
 	}
 	return out
+}
+
+// webURL resolves ref against base to an absolute http(s) URL without its
+// fragment; false when it is no such URL.
+func webURL(base *url.URL, ref string) (*url.URL, bool) {
+	u, err := base.Parse(ref)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, false
+	}
+	u.Fragment = ""
+	return u, true
 }
 
 // scriptOrBase reads a <script src> or <base href> start tag: its name and

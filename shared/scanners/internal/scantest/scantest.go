@@ -12,6 +12,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -21,6 +23,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,16 +51,12 @@ type Site struct {
 // for tests that connect).
 func NewSite(t testing.TB, domain string, policy netguard.Policy, httpHandler, httpsHandler http.Handler, names ...string) *Site {
 	t.Helper()
-	dns := resolvertest.Start(t)
+	var records []string
 	for _, name := range append([]string{domain}, names...) {
-		dns.Add(t, name+". A 127.0.0.1")
+		records = append(records, name+". A 127.0.0.1")
 	}
-	res, err := resolver.New(dns.Addr, 2*time.Second)
-	if err != nil {
-		t.Fatalf("resolver: %v", err)
-	}
-	s := &Site{DNS: dns}
-	s.Env = tools.Env{Domain: domain, Dialer: netguard.New(res, policy), Resolver: res}
+	s := &Site{}
+	s.Env, s.DNS = envWithDNS(t, domain, policy, records)
 	if httpHandler != nil {
 		s.HTTP = httptest.NewServer(httpHandler)
 		t.Cleanup(s.HTTP.Close)
@@ -65,7 +64,7 @@ func NewSite(t testing.TB, domain string, policy netguard.Policy, httpHandler, h
 	} else {
 		// A port nothing listens on, so the http attempt is refused
 		// instead of reaching a random local service on port 80.
-		s.Env.Ports.HTTP = closedPort(t)
+		s.Env.Ports.HTTP = ClosedPort(t)
 	}
 	if httpsHandler != nil {
 		var cert tls.Certificate
@@ -78,9 +77,29 @@ func NewSite(t testing.TB, domain string, policy netguard.Policy, httpHandler, h
 		t.Cleanup(s.HTTPS.Close)
 		s.Env.Ports.HTTPS = port(t, s.HTTPS.URL)
 	} else {
-		s.Env.Ports.HTTPS = closedPort(t)
+		s.Env.Ports.HTTPS = ClosedPort(t)
 	}
 	return s
+}
+
+// Env returns an Env for the scan of domain whose names resolve through a
+// local DNS server holding records (zone-file lines such as
+// "www.scan.test. A 127.0.0.1"), and whose dialer enforces policy.
+func Env(t testing.TB, domain string, policy netguard.Policy, records ...string) tools.Env {
+	t.Helper()
+	env, _ := envWithDNS(t, domain, policy, records)
+	return env
+}
+
+func envWithDNS(t testing.TB, domain string, policy netguard.Policy, records []string) (tools.Env, *resolvertest.Server) {
+	t.Helper()
+	dns := resolvertest.Start(t)
+	dns.Add(t, records...)
+	res, err := resolver.New(dns.Addr, 2*time.Second)
+	if err != nil {
+		t.Fatalf("resolver: %v", err)
+	}
+	return tools.Env{Domain: domain, Dialer: netguard.New(res, policy), Resolver: res}, dns
 }
 
 // URL returns scheme://host:port/path for the site's server of scheme.
@@ -105,8 +124,9 @@ func port(t testing.TB, rawURL string) int {
 	return p
 }
 
-// closedPort returns a loopback port that was free a moment ago.
-func closedPort(t testing.TB) int {
+// ClosedPort returns a loopback port that was free a moment ago: nothing
+// listens on it.
+func ClosedPort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -177,25 +197,129 @@ func CheckFindings(t testing.TB, tool tools.Tool, findings []scans.Finding) {
 		return
 	}
 	for _, f := range findings {
-		c, ok := checks.Lookup(f.Check)
-		switch {
-		case !ok:
-			t.Errorf("%q: check %q is not in the catalogue", f.Title, f.Check)
-		case !slices.Contains(em.Checks(), c):
-			t.Errorf("%q: check %s is not one %s declares", f.Title, f.Check, tool.Name())
-		case f.Category != c.Category:
-			t.Errorf("%q: category %s, its check %s is %s", f.Title, f.Category, c.Code, c.Category)
-		}
-		// CONTRACT "Proof and retest": a serious finding the tool observed
-		// itself shows how.
-		serious := f.Severity == scans.Critical || f.Severity == scans.High
-		if serious && f.DefaultConfidence() == scans.Certain && f.Proof == nil {
-			t.Errorf("%q: a %s finding with confidence certain has no proof", f.Title, f.Severity)
-		}
-		for _, other := range checks.All() {
-			if other.Title == f.Title && other != c {
-				t.Errorf("%q: check %s, but that is the title of %s", f.Title, f.Check, other.Code)
-			}
+		for _, problem := range findingProblems(tool.Name(), em.Checks(), f) {
+			t.Errorf("%q: %s", f.Title, problem)
 		}
 	}
+}
+
+// findingProblems are what CheckFindings finds wrong with f, a finding of
+// the tool called name, which declares the checks declared.
+func findingProblems(name string, declared []*checks.Check, f scans.Finding) []string {
+	var out []string
+	c, ok := checks.Lookup(f.Check)
+	if problem := checkProblem(name, declared, f, c, ok); problem != "" {
+		out = append(out, problem)
+	}
+	// CONTRACT "Proof and retest": a serious finding the tool observed
+	// itself shows how.
+	serious := f.Severity == scans.Critical || f.Severity == scans.High
+	if serious && f.DefaultConfidence() == scans.Certain && f.Proof == nil {
+		out = append(out, fmt.Sprintf("a %s finding with confidence certain has no proof", f.Severity))
+	}
+	for _, other := range checks.All() {
+		if other.Title == f.Title && other != c {
+			out = append(out, fmt.Sprintf("check %s, but that is the title of %s", f.Check, other.Code))
+		}
+	}
+	return out
+}
+
+// checkProblem says what is wrong with f's check c (ok: c is in the
+// catalogue), for a tool called name that declares the checks declared.
+func checkProblem(name string, declared []*checks.Check, f scans.Finding, c *checks.Check, ok bool) string {
+	switch {
+	case !ok:
+		return fmt.Sprintf("check %q is not in the catalogue", f.Check)
+	case !slices.Contains(declared, c):
+		return fmt.Sprintf("check %s is not one %s declares", f.Check, name)
+	case f.Category != c.Category:
+		return fmt.Sprintf("category %s, its check %s is %s", f.Category, c.Code, c.Category)
+	}
+	return ""
+}
+
+// WantFindings fails t unless got, findings by title, holds exactly the
+// titles of want, each with its severity.
+func WantFindings(t testing.TB, got map[string]scans.Finding, want map[string]scans.Severity) {
+	t.Helper()
+	for title, sev := range want {
+		f, ok := got[title]
+		switch {
+		case !ok:
+			t.Errorf("missing finding %q", title)
+		case f.Severity != sev:
+			t.Errorf("%q severity = %s, want %s", title, f.Severity, sev)
+		}
+	}
+	for title := range got {
+		if _, ok := want[title]; !ok {
+			t.Errorf("unexpected finding %q (false positive)", title)
+		}
+	}
+}
+
+// CheckContract fails t unless tool registers (tools.NewRegistry panics on
+// a bad cost or bound) as name, costing cost, within tools.MaxCallDuration,
+// with an object input schema.
+func CheckContract(t testing.TB, tool tools.Tool, name string, cost int) {
+	t.Helper()
+	tools.NewRegistry(tool)
+	if tool.Name() != name || tool.Cost() != cost {
+		t.Errorf("name %q cost %d, want %q %d", tool.Name(), tool.Cost(), name, cost)
+	}
+	if tool.Timeout() > tools.MaxCallDuration {
+		t.Errorf("timeout %s above %s", tool.Timeout(), tools.MaxCallDuration)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
+		t.Errorf("schema: %v %v", err, schema["type"])
+	}
+}
+
+// ByCheck is the first finding of check c, or nil.
+func ByCheck(fs []scans.Finding, c *checks.Check) *scans.Finding {
+	for i := range fs {
+		if fs[i].Check == c.Code {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+// CheckTranscript fails t unless p is a transcript proof with a time and no
+// curl command, whose request holds each of request and whose response
+// holds each of response.
+func CheckTranscript(t testing.TB, p *scans.Proof, request, response []string) {
+	t.Helper()
+	if p.Kind != scans.ProofTranscript || p.Curl != nil || p.ObservedAt.IsZero() {
+		t.Errorf("proof %+v", p)
+	}
+	for _, want := range request {
+		if !strings.Contains(p.Request, want) {
+			t.Errorf("request lacks %q:\n%s", want, p.Request)
+		}
+	}
+	for _, want := range response {
+		if !strings.Contains(p.Response, want) {
+			t.Errorf("response lacks %q:\n%s", want, p.Response)
+		}
+	}
+}
+
+// Greet serves ln, in the background until ln is closed, as a server that
+// greets first (like SSH): each connection is sent banner and closed after
+// linger.
+func Greet(ln net.Listener, banner string, linger time.Duration) {
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte(banner))
+			time.Sleep(linger)
+			c.Close()
+		}
+	}()
 }
