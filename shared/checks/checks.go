@@ -15,7 +15,12 @@ import (
 	"secscan/shared/scans"
 )
 
-// Check is one kind of weakness.
+// Check is one kind of weakness. Its code, title, category, severity and
+// CWE are declared in Go (the catalogue files' define calls) and are there
+// from the start; its prose (Rationale, Description, Remediation and
+// References) is catalogue.json's, filled in on first use by Finding,
+// Lookup and All, or by the end-of-life template (vuln.go) for its checks.
+// Code that reads the prose of a check it holds calls one of those first.
 type Check struct {
 	Code     scans.CheckCode `json:"check"`
 	Title    string          `json:"title"`
@@ -35,6 +40,7 @@ type Check struct {
 // returned finding's severity, confidence, CVE and CVSS (saying why in the
 // evidence) but not its check.
 func (c *Check) Finding(host string, port *int, evidence string) scans.Finding {
+	loadText()
 	f := scans.Finding{
 		Check:       c.Code,
 		Title:       c.Title,
@@ -57,8 +63,8 @@ func (c *Check) Finding(host string, port *int, evidence string) scans.Finding {
 	return f
 }
 
-// registry is every check by code, filled by the catalogue files' init-free
-// variable declarations through define.
+// registry is every check by code, filled by the catalogue files' variable
+// declarations through define (their prose comes later: loadText).
 var registry = map[scans.CheckCode]*Check{}
 
 // define registers a check; a duplicate code is a programming error.
@@ -73,12 +79,14 @@ func define(c Check) *Check {
 
 // Lookup returns the check of a code.
 func Lookup(code scans.CheckCode) (*Check, bool) {
+	loadText()
 	c, ok := registry[code]
 	return c, ok
 }
 
 // All returns every check, ordered by code.
 func All() []*Check {
+	loadText()
 	out := make([]*Check, 0, len(registry))
 	for _, c := range registry {
 		out = append(out, c)

@@ -7,28 +7,22 @@ import (
 	"secscan/shared/scans"
 )
 
-// Known vulnerabilities of identified software (vuln_scan, confirm_cve).
-// A finding names its CVE (and sets its own title, e.g. "Apache HTTP Server:
-// path traversal (CVE-2021-41773)"): the issue key is the code and the CVE.
+// Known vulnerabilities of identified software (version_check, confirm_cve)
+// and the end-of-life template. A finding names its CVE (and sets its own
+// title, e.g. "Apache HTTP Server: path traversal (CVE-2021-41773)"): the
+// issue key is the code and the CVE.
+
+const refCWE1104 = "https://cwe.mitre.org/data/definitions/1104.html"
 
 var (
-	KnownCVE = define(Check{
-		Code: "vuln.known-cve", Title: "Known vulnerability in an identified software version",
-		Category: scans.CategoryVuln, Severity: scans.Medium,
-		Rationale: "Each finding takes the CVSS v3 qualitative rating of its CVE (9.0+ critical, 7.0+ high, 4.0+ medium, else low); medium is only the default. Confidence is tentative: the version was announced, not exploited.",
-		Description: "The software version the service announces is in the affected range of a published vulnerability. " +
-			"The finding rests on the announced version: distributions sometimes backport fixes without changing it.",
-		Remediation: "Upgrade the component to a release that fixes the vulnerability (or a distribution package that includes the fix).",
-		References:  []string{"https://nvd.nist.gov/vuln", "https://cwe.mitre.org/data/definitions/1395.html"},
-	})
-	ConfirmedCVE = define(Check{
-		Code: "vuln.confirmed-cve", Title: "Known vulnerability confirmed",
-		Category: scans.CategoryVuln, Severity: scans.Critical,
-		Rationale:   "Confirmed with a harmless request (certain), and the confirmable CVEs read files or run code (CVSS 7.5-9.8): critical, whatever the CVSS, because exploitation was observed.",
-		Description: "A read-only request proved the vulnerability: the server behaved as only a vulnerable version does (for path traversal, it returned a file from outside the document root).",
-		Remediation: "Upgrade the component now to a release that fixes the vulnerability, then review the access logs for earlier exploitation.",
-		References:  []string{"https://nvd.nist.gov/vuln", "https://httpd.apache.org/security/vulnerabilities_24.html"},
-	})
+	KnownCVE     = define(Check{Code: "vuln.known-cve", Title: "Known vulnerability in an identified software version", Category: scans.CategoryVuln, Severity: scans.Medium, CWE: ""})
+	ConfirmedCVE = define(Check{Code: "vuln.confirmed-cve", Title: "Known vulnerability confirmed", Category: scans.CategoryVuln, Severity: scans.Critical, CWE: ""})
+	// DistributionBuild replaces upstream version-range CVE findings for a
+	// build whose banner shows a distribution's package revision (Debian
+	// "deb12u10", Ubuntu "ubuntu0.6", RHEL "el9", Alpine "-r2"): distributions
+	// backport fixes without changing the upstream version, so the upstream
+	// ranges are listed for reference only.
+	DistributionBuild = define(Check{Code: "vuln.distribution-build", Title: "Distribution build: CVE status depends on the package version", Category: scans.CategoryVuln, Severity: scans.Info, CWE: ""})
 	// EndOfLife is the end-of-life check of a product the catalogue has no
 	// code for yet (a test fails while the dataset has such a product).
 	EndOfLife = endOfLife("vuln.end-of-life", "software", scans.Medium)

@@ -16,6 +16,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/refusals"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -385,7 +386,7 @@ func TestLimits(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	t.Parallel()
 	site := scantest.NewSite(t, "leaky.test", allow, nil, newFileServer(leakyFiles()))
-	tests := []struct{ name, input string }{
+	tests := []struct{ Name, Input string }{
 		{"URL out of scope", `{"url": "https://evil.example/"}`},
 		{"URL of a look-alike domain", `{"url": "https://leaky.test.evil.example/"}`},
 		{"IP address", `{"url": "http://127.0.0.1/"}`},
@@ -397,17 +398,7 @@ func TestRefusals(t *testing.T) {
 		{"wrong type", `{"url": 42}`},
 		{"not an object", `["https://leaky.test/"]`},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New().Run(context.Background(), site.Env, json.RawMessage(tc.input))
-			if !tools.IsInputError(err) {
-				t.Fatalf("Run(%s) = %v, want an input error", tc.input, err)
-			}
-		})
-	}
-	if n := site.DNS.Queries("udp") + site.DNS.Queries("tcp"); n != 0 {
-		t.Errorf("refused inputs caused %d DNS queries", n)
-	}
+	refusals.Check(t, New(), site, tests)
 }
 
 func TestExplicitURLAndUnreachableSite(t *testing.T) {

@@ -101,25 +101,11 @@ type mapSource struct {
 // embeds (sourcesContent, including one level of index-map sections); ok
 // is false when body is not a source map.
 func parseSourceMap(body []byte) (sources []mapSource, ok bool) {
-	body = bytes.TrimSpace(body)
-	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte(")]}'"))) // anti-JSON-hijacking prefix
-	var m rawMap
-	if !bytes.HasPrefix(body, []byte("{")) || json.Unmarshal(body, &m) != nil {
+	m, ok := decodeSourceMap(body)
+	if !ok {
 		return nil, false
 	}
-	if m.Version != 3 || (m.Mappings == nil && m.Sections == nil) {
-		return nil, false
-	}
-	maps := []*rawMap{&m}
-	for i, s := range m.Sections {
-		if i == maxSections {
-			break
-		}
-		if s.Map != nil {
-			maps = append(maps, s.Map)
-		}
-	}
-	for _, sm := range maps {
+	for _, sm := range m.withSections() {
 		for i, content := range sm.SourcesContent {
 			if len(sources) == maxSources {
 				return sources, true
@@ -127,12 +113,43 @@ func parseSourceMap(body []byte) (sources []mapSource, ok bool) {
 			if content == nil || *content == "" {
 				continue
 			}
-			name := ""
-			if i < len(sm.Sources) {
-				name = sm.Sources[i]
-			}
-			sources = append(sources, mapSource{name: name, content: *content})
+			sources = append(sources, mapSource{name: sm.sourceName(i), content: *content})
 		}
 	}
 	return sources, true
+}
+
+// decodeSourceMap decodes body as a version 3 source map (after an
+// anti-JSON-hijacking prefix); ok is false when it is not one.
+func decodeSourceMap(body []byte) (m *rawMap, ok bool) {
+	body = bytes.TrimSpace(body)
+	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte(")]}'")))
+	m = new(rawMap)
+	if !bytes.HasPrefix(body, []byte("{")) || json.Unmarshal(body, m) != nil {
+		return nil, false
+	}
+	if m.Version != 3 || (m.Mappings == nil && m.Sections == nil) {
+		return nil, false
+	}
+	return m, true
+}
+
+// withSections is m followed by the maps of its first maxSections
+// index-map sections.
+func (m *rawMap) withSections() []*rawMap {
+	maps := []*rawMap{m}
+	for _, s := range m.Sections[:min(len(m.Sections), maxSections)] {
+		if s.Map != nil {
+			maps = append(maps, s.Map)
+		}
+	}
+	return maps
+}
+
+// sourceName is the name of the i-th source ("" when the map has none).
+func (m *rawMap) sourceName(i int) string {
+	if i < len(m.Sources) {
+		return m.Sources[i]
+	}
+	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/refusals"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -451,7 +452,7 @@ func TestCrawlTimeBudget(t *testing.T) {
 func TestCrawlRefusals(t *testing.T) {
 	t.Parallel()
 	site := scantest.NewSite(t, "weak.test", allow, nil, http.NotFoundHandler())
-	tests := []struct{ name, input string }{
+	tests := []struct{ Name, Input string }{
 		{"out of scope", `{"url": "https://evil.example/"}`},
 		{"IP address", `{"url": "https://127.0.0.1/"}`},
 		{"bad scheme", `{"url": "ftp://weak.test/"}`},
@@ -464,17 +465,7 @@ func TestCrawlRefusals(t *testing.T) {
 		{"string depth", `{"max_depth": "2"}`},
 		{"unknown field", `{"follow_external": true}`},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New().Run(context.Background(), site.Env, json.RawMessage(tc.input))
-			if !tools.IsInputError(err) {
-				t.Fatalf("Run(%s) = %v, want an input error", tc.input, err)
-			}
-		})
-	}
-	if n := site.DNS.Queries("udp") + site.DNS.Queries("tcp"); n != 0 {
-		t.Errorf("refused inputs caused %d DNS queries", n)
-	}
+	refusals.Check(t, New(), site, tests)
 }
 
 func TestCrawlUnreachable(t *testing.T) {

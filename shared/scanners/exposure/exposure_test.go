@@ -11,6 +11,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/refusals"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -259,7 +260,7 @@ func TestExposedFilesRefusals(t *testing.T) {
 		tooMany[i] = "/.env"
 	}
 	many, _ := json.Marshal(map[string]any{"paths": tooMany})
-	tests := []struct{ name, input string }{
+	tests := []struct{ Name, Input string }{
 		{"base URL out of scope", `{"base_url": "https://evil.example/"}`},
 		{"base URL with user info", `{"base_url": "https://a:b@weak.test/"}`},
 		{"base URL file scheme", `{"base_url": "file:///etc/passwd"}`},
@@ -268,17 +269,7 @@ func TestExposedFilesRefusals(t *testing.T) {
 		{"too many paths", string(many)},
 		{"unknown field", `{"base_url": "https://weak.test/", "depth": 3}`},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New().Run(context.Background(), site.Env, json.RawMessage(tc.input))
-			if !tools.IsInputError(err) {
-				t.Fatalf("Run(%s) = %v, want an input error", tc.input, err)
-			}
-		})
-	}
-	if n := site.DNS.Queries("udp") + site.DNS.Queries("tcp"); n != 0 {
-		t.Errorf("refused inputs caused %d DNS queries", n)
-	}
+	refusals.Check(t, New(), site, tests)
 }
 
 func TestBuiltinList(t *testing.T) {

@@ -17,12 +17,14 @@
 package followup
 
 import (
+	"context"
 	"crypto/x509"
 	"encoding/json"
 	"time"
 
 	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/tools"
 )
 
 // Option configures the web follow-ups.
@@ -49,6 +51,25 @@ func (m meta) Timeout() time.Duration       { return m.timeout }
 
 // Checks implements checks.Emitter.
 func (m meta) Checks() []*checks.Check { return m.emits }
+
+// webTool is a follow-up that asks over HTTP(S), with the options every web
+// tool shares.
+type webTool struct {
+	meta
+	opts httpprobe.Options
+}
+
+// session bounds the call by the tool's budget and opens the guarded
+// client; done closes the client and ends the bound.
+func (t *webTool) session(ctx context.Context, env tools.Env) (_ context.Context, _ *httpprobe.Client, done func(), _ error) {
+	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(t.timeout))
+	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, err
+	}
+	return ctx, client, func() { client.Close(); cancel() }, nil
+}
 
 const hostPortSchema = `{
   "type": "object",

@@ -22,20 +22,17 @@ import (
 )
 
 // FileSecrets is the file_secrets tool.
-type FileSecrets struct {
-	meta
-	opts httpprobe.Options
-}
+type FileSecrets struct{ webTool }
 
 // NewFileSecrets returns the file_secrets tool.
 func NewFileSecrets(opts ...Option) tools.Tool {
-	return &FileSecrets{meta{
+	return &FileSecrets{webTool{meta{
 		name: "file_secrets",
 		description: "Reads an exposed configuration file (an .env file, or .git/config of an exposed repository) of at " +
 			"most 64 KiB and runs the secret detectors over it (gitleaks' rules plus database connection URLs), reporting " +
 			"each credential type as its own finding, redacted. Use it on an exposed .env, config or .git finding.",
 		schema: urlSchema, cost: 3, timeout: 12 * time.Second, emits: []*checks.Check{checks.Secret},
-	}, httpprobe.NewOptions(opts)}
+	}, httpprobe.NewOptions(opts)}}
 }
 
 const configBody = 64 << 10
@@ -54,13 +51,11 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 		}
 		u.Path, u.RawPath = u.Path[:i]+"/.git/config", ""
 	}
-	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(t.timeout))
-	defer cancel()
-	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	ctx, client, done, err := t.session(ctx, env)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	defer client.Close()
+	defer done()
 	resp, err := client.Do(ctx, httpprobe.Request{URL: u, MaxBody: configBody})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("file_secrets: %s", httpprobe.Describe(err))
@@ -85,20 +80,17 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 }
 
 // ListingFiles is the listing_files tool.
-type ListingFiles struct {
-	meta
-	opts httpprobe.Options
-}
+type ListingFiles struct{ webTool }
 
 // NewListingFiles returns the listing_files tool.
 func NewListingFiles(opts ...Option) tools.Tool {
-	return &ListingFiles{meta{
+	return &ListingFiles{webTool{meta{
 		name: "listing_files",
 		description: "Reads a directory listing page, classifies its entries by name (database dumps, archives, backups, " +
 			"private keys) and asks for at most the first 4 KiB of each classified file (10 at most) to report those " +
 			"actually served, with size and type as evidence. Use it on a directory listing finding.",
 		schema: urlSchema, cost: 3, timeout: 15 * time.Second, emits: []*checks.Check{checks.ListedSensitiveFile},
-	}, httpprobe.NewOptions(opts)}
+	}, httpprobe.NewOptions(opts)}}
 }
 
 const (
@@ -144,13 +136,11 @@ func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessa
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path, u.RawPath = path.Dir(u.Path)+"/", ""
 	}
-	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(t.timeout))
-	defer cancel()
-	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	ctx, client, done, err := t.session(ctx, env)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	defer client.Close()
+	defer done()
 	page, err := client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 256 << 10})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("listing_files: %s", httpprobe.Describe(err))
@@ -264,14 +254,11 @@ func firstLine(s string) string {
 func capitalize(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // ConfirmCVE is the confirm_cve tool.
-type ConfirmCVE struct {
-	meta
-	opts httpprobe.Options
-}
+type ConfirmCVE struct{ webTool }
 
 // NewConfirmCVE returns the confirm_cve tool.
 func NewConfirmCVE(opts ...Option) tools.Tool {
-	return &ConfirmCVE{meta{
+	return &ConfirmCVE{webTool{meta{
 		name: "confirm_cve",
 		description: "Confirms a critical vulnerability matched by version with one safe, read-only request and reports it " +
 			"as certain with the request and the answer as evidence: CVE-2021-41773 and CVE-2021-42013 (Apache HTTP " +
@@ -286,7 +273,7 @@ func NewConfirmCVE(opts ...Option) tools.Tool {
     "cve": {"type": "string", "enum": ["CVE-2021-41773", "CVE-2021-42013"]}
   }
 }`, cost: 2, timeout: 10 * time.Second, emits: []*checks.Check{checks.ConfirmedCVE},
-	}, httpprobe.NewOptions(opts)}
+	}, httpprobe.NewOptions(opts)}}
 }
 
 // ConfirmableCVEs are the CVEs confirm_cve can confirm.
@@ -335,13 +322,11 @@ func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage
 	if in.Port < 1 || in.Port > 65535 {
 		return tools.Result{}, tools.Refuse("port %d is out of range (1-65535)", in.Port)
 	}
-	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(t.timeout))
-	defer cancel()
-	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
+	ctx, client, done, err := t.session(ctx, env)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	defer client.Close()
+	defer done()
 	var tried []string
 	for _, scheme := range []string{"https", "http"} {
 		for _, tr := range paths {

@@ -467,13 +467,9 @@ func distributionFinding(product string, c *component, ms []Matched, e EndOfLife
 	slices.SortStableFunc(ms, func(a, b Matched) int { return cmp.Compare(b.CVSS, a.CVSS) })
 	port := c.port
 	var lines, cveIDs []string
-	refs := slices.Clone(checks.DistributionBuild.References)
 	for _, m := range ms {
 		lines = append(lines, fmt.Sprintf("%s (CVSS %.1f, %s; upstream affected %s)", m.CVE, m.CVSS, m.Title, m.Range))
 		cveIDs = append(cveIDs, m.CVE)
-		if r := "https://nvd.nist.gov/vuln/detail/" + m.CVE; !slices.Contains(refs, r) {
-			refs = append(refs, r)
-		}
 	}
 	evidence := fmt.Sprintf("%s %s seen in %s. Distribution build: %s (%s).", product, c.version,
 		strings.Join(c.where, "; "), c.build.Revision, c.build.Distribution)
@@ -490,7 +486,11 @@ func distributionFinding(product string, c *component, ms []Matched, e EndOfLife
 	if len(cveIDs) > 0 {
 		f.Description += fmt.Sprintf(" Upstream CVEs listed: %s.", strings.Join(cveIDs, ", "))
 	}
-	f.References = refs
+	for _, id := range cveIDs { // the finding's references are its own copy of the check's
+		if r := "https://nvd.nist.gov/vuln/detail/" + id; !slices.Contains(f.References, r) {
+			f.References = append(f.References, r)
+		}
+	}
 	f.Confidence = scans.Tentative // from the announced version; no fix status is claimed either way
 	return f
 }

@@ -12,6 +12,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/refusals"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -261,23 +262,13 @@ func TestVersionCheckNothingToExamine(t *testing.T) {
 func TestVersionCheckRefusals(t *testing.T) {
 	t.Parallel()
 	site := scantest.NewSite(t, "weak.test", netguard.Policy{AllowPrivate: true}, nil, weakHandler())
-	tests := []struct{ name, input string }{
+	tests := []struct{ Name, Input string }{
 		{"out of scope", `{"url": "https://evil.example/"}`},
 		{"bad scheme", `{"url": "gopher://weak.test/"}`},
 		{"user info", `{"url": "https://u:p@weak.test/"}`},
 		{"unknown field", `{"url": "https://weak.test/", "exploit": true}`},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New().Run(context.Background(), site.Env, json.RawMessage(tc.input))
-			if !tools.IsInputError(err) {
-				t.Fatalf("Run(%s) = %v, want an input error", tc.input, err)
-			}
-		})
-	}
-	if n := site.DNS.Queries("udp") + site.DNS.Queries("tcp"); n != 0 {
-		t.Errorf("refused inputs caused %d DNS queries", n)
-	}
+	refusals.Check(t, New(), site, tests)
 }
 
 func TestToolDefinition(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/refusals"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -256,7 +257,7 @@ func checkFinding(t *testing.T, f scans.Finding, host string) {
 func TestHTTPCheckRefusesBeforeConnecting(t *testing.T) {
 	t.Parallel()
 	site := scantest.NewSite(t, "weak.test", netguard.Policy{AllowPrivate: true}, weakHandler(), weakHandler())
-	tests := []struct{ name, input string }{
+	tests := []struct{ Name, Input string }{
 		{"host out of scope", `{"url": "https://evil.example/"}`},
 		{"look-alike domain", `{"url": "https://badweak.test/"}`},
 		{"IP literal", `{"url": "http://127.0.0.1/"}`},
@@ -268,17 +269,7 @@ func TestHTTPCheckRefusesBeforeConnecting(t *testing.T) {
 		{"wrong type", `{"url": 42}`},
 		{"too long", fmt.Sprintf(`{"url": "https://weak.test/%s"}`, strings.Repeat("a", 3000))},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New().Run(context.Background(), site.Env, json.RawMessage(tc.input))
-			if !tools.IsInputError(err) {
-				t.Fatalf("Run(%s) = %v, want an input error", tc.input, err)
-			}
-		})
-	}
-	if n := site.DNS.Queries("udp") + site.DNS.Queries("tcp"); n != 0 {
-		t.Errorf("refused inputs caused %d DNS queries; nothing may be resolved or dialled", n)
-	}
+	refusals.Check(t, New(), site, tests)
 }
 
 func TestHTTPCheckPrivateNetworksOff(t *testing.T) {
