@@ -172,11 +172,10 @@ func (d *pdfDoc) evidence(is report.Issue, i int, f scans.Finding) {
 func (d *pdfDoc) findingsAppendix(r report.Report) {
 	d.space(pdfSectionGap)
 	d.h1("Appendix: findings")
-	d.paragraph("Every finding on one line, by issue (numbers as in the issues section); findings.csv has each one's evidence.",
-		pdfPara{f: fBody, color: pdfColorMuted})
+	d.muted("Every finding on one line, by issue (numbers as in the issues section); findings.csv has each one's evidence.")
 	d.space(2)
 	if len(r.Findings) == 0 {
-		d.paragraph("No findings were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
+		d.muted("No findings were recorded.")
 		return
 	}
 	// One line each: the id in full (it is what findings.csv and the API

@@ -109,7 +109,7 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 
 	d.h2("Attack chains")
 	if len(r.Summary.AttackChains) == 0 {
-		d.paragraph("No attack chains were identified.", pdfPara{f: fBody, color: pdfColorMuted})
+		d.muted("No attack chains were identified.")
 	}
 	for i, chain := range r.Summary.AttackChains {
 		d.paragraph(report.PlainText(chain), pdfPara{f: fBody, color: pdfColorText, indent: 4, lead: strconv.Itoa(i+1) + ".", leadFace: fBodyBold})
@@ -124,7 +124,7 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 
 	d.h2("Issues by severity")
 	if len(r.Issues) == 0 {
-		d.paragraph("No findings were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
+		d.muted("No findings were recorded.")
 		return
 	}
 	d.paragraph("Each weakness once, with every place it was found ("+pdfPlural(len(r.Findings), "finding")+" in "+pdfPlural(len(r.Issues), "issue")+").",
