@@ -827,33 +827,25 @@ func textLF(s string) string {
 // U+FFFD, so that a report shown in a terminal cannot carry escape sequences.
 // With keepLines, newlines and tabs stay; otherwise they become spaces.
 func textClean(s string, keepLines bool) string {
-	clean := true
-	for _, r := range s {
-		if textIsControl(r) || (!keepLines && (r == '\n' || r == '\t' || r == '\r')) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	clean := func(r rune) rune { return textCleanRune(r, keepLines) }
+	if strings.IndexFunc(s, func(r rune) bool { return clean(r) != r }) < 0 {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t' || r == '\r':
-			if keepLines {
-				b.WriteRune(r)
-			} else {
-				b.WriteByte(' ')
-			}
-		case textIsControl(r):
-			b.WriteRune(utf8.RuneError)
-		default:
-			b.WriteRune(r)
+	return strings.Map(clean, s)
+}
+
+// textCleanRune is r as textClean writes it.
+func textCleanRune(r rune, keepLines bool) rune {
+	switch {
+	case r == '\n' || r == '\t' || r == '\r':
+		if keepLines {
+			return r
 		}
+		return ' '
+	case textIsControl(r):
+		return utf8.RuneError
 	}
-	return b.String()
+	return r
 }
 
 // textIsControl reports C0 and C1 control characters other than tab, newline and
