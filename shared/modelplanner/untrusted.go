@@ -215,23 +215,24 @@ func isHostName(name string) bool {
 func (k known) refersToFinding(sentence string) bool {
 	lower := strings.ToLower(sentence)
 	words := wordPattern.FindAllString(lower, -1)
-	for _, r := range k.refs {
-		for _, s := range []string{r.id, r.host, r.cve, r.cwe, r.port, r.title} {
-			if s != "" && strings.Contains(lower, strings.ToLower(s)) {
-				return true
-			}
-		}
-		need := min(2, len(r.titleWords))
-		for _, tw := range r.titleWords {
-			if need > 0 && slices.ContainsFunc(words, func(w string) bool { return sameWord(w, tw) }) {
-				need--
-			}
-		}
-		if need == 0 && len(r.titleWords) > 0 {
+	return slices.ContainsFunc(k.refs, func(r findingRef) bool { return r.namedIn(lower, words) })
+}
+
+// namedIn reports whether a sentence, in lower case and as its words, names
+// the finding: one of its references whole, or enough of its title's words.
+func (r findingRef) namedIn(lower string, words []string) bool {
+	for _, s := range []string{r.id, r.host, r.cve, r.cwe, r.port, r.title} {
+		if s != "" && strings.Contains(lower, strings.ToLower(s)) {
 			return true
 		}
 	}
-	return false
+	need := min(2, len(r.titleWords))
+	for _, tw := range r.titleWords {
+		if need > 0 && slices.ContainsFunc(words, func(w string) bool { return sameWord(w, tw) }) {
+			need--
+		}
+	}
+	return need == 0 && len(r.titleWords) > 0
 }
 
 // sameWord matches a word and its inflections ("credential", "credentials";
@@ -263,19 +264,24 @@ func sentences(text string) []string {
 		start = end
 	}
 	for i := 0; i < len(rs); i++ {
-		switch {
-		case rs[i] == '\n':
+		if rs[i] == '\n' || endsSentence(rs, i) {
 			flush(i + 1)
-		case strings.ContainsRune(".!?", rs[i]) && i+1 < len(rs) && unicode.IsSpace(rs[i+1]):
-			j := i + 1
-			for j < len(rs) && unicode.IsSpace(rs[j]) && rs[j] != '\n' {
-				j++
-			}
-			if j == len(rs) || unicode.IsUpper(rs[j]) || unicode.IsDigit(rs[j]) || strings.ContainsRune(`"'“(`, rs[j]) {
-				flush(i + 1)
-			}
 		}
 	}
 	flush(len(rs))
 	return out
+}
+
+// endsSentence reports whether rs[i] is a full stop, question or
+// exclamation mark that ends a sentence: white space follows it on its line,
+// then a capital, a digit, a quote or the end of the text.
+func endsSentence(rs []rune, i int) bool {
+	if !strings.ContainsRune(".!?", rs[i]) || i+1 >= len(rs) || !unicode.IsSpace(rs[i+1]) {
+		return false
+	}
+	j := i + 1
+	for j < len(rs) && unicode.IsSpace(rs[j]) && rs[j] != '\n' {
+		j++
+	}
+	return j == len(rs) || unicode.IsUpper(rs[j]) || unicode.IsDigit(rs[j]) || strings.ContainsRune(`"'“(`, rs[j])
 }
