@@ -297,17 +297,29 @@ func (p *plan) sweep(hosts []scans.Host) {
 			continue
 		}
 		scanned[addr] = true
-		// The tool's outcome names the hosts sharing the address.
-		why := fmt.Sprintf("every port of %s (%d ranges of %d)", addr, (MaxPort+SweepChunk-1)/SweepChunk, SweepChunk)
-		if sharing := namesSharing(hosts, h, addr); len(sharing) > 0 {
-			why += ", once for " + strings.Join(append([]string{h.Name}, sharing...), ", ")
-		}
-		for from := 1; from <= MaxPort; from += SweepChunk {
-			p.calls = append(p.calls, Call{Tool: PortScan, Host: h.Name, Why: why,
-				Input: encode(map[string]any{"host": h.Name, "range": map[string]int{"from": from, "to": min(from+SweepChunk-1, MaxPort)}})})
-		}
+		p.calls = append(p.calls, addressSweep(hosts, h, addr)...)
 	}
 	p.calls = append(p.calls, continuations(p.s.Steps)...)
+}
+
+// addressSweep are the range calls over every port of addr, made with h's name.
+func addressSweep(hosts []scans.Host, h scans.Host, addr string) []Call {
+	// The tool's outcome names the hosts sharing the address.
+	why := fmt.Sprintf("every port of %s (%d ranges of %d)", addr, (MaxPort+SweepChunk-1)/SweepChunk, SweepChunk)
+	if sharing := namesSharing(hosts, h, addr); len(sharing) > 0 {
+		why += ", once for " + strings.Join(append([]string{h.Name}, sharing...), ", ")
+	}
+	var out []Call
+	for from := 1; from <= MaxPort; from += SweepChunk {
+		out = append(out, rangeCall(h.Name, why, from, min(from+SweepChunk-1, MaxPort)))
+	}
+	return out
+}
+
+// rangeCall is a port_scan call of the ports from-to of host.
+func rangeCall(host, why string, from, to int) Call {
+	return Call{Tool: PortScan, Host: host, Why: why,
+		Input: encode(map[string]any{"host": host, "range": map[string]int{"from": from, "to": to}})}
 }
 
 // Deep tier bounds.
@@ -347,30 +359,37 @@ var stoppedAt = lazyre.New(`not scanned within the time bound \(from port (\d+) 
 func continuations(steps []scans.Step) []Call {
 	var out []Call
 	for _, st := range steps {
-		if st.Tool != PortScan || st.Status != scans.StepOK {
-			continue
+		if c, ok := continuation(st); ok {
+			out = append(out, c)
 		}
-		var in struct {
-			Host  string `json:"host"`
-			Range *struct {
-				From int `json:"from"`
-				To   int `json:"to"`
-			} `json:"range"`
-		}
-		if json.Unmarshal(st.Input, &in) != nil || in.Range == nil {
-			continue
-		}
-		m := stoppedAt.FindStringSubmatch(st.Outcome)
-		if m == nil {
-			continue
-		}
-		from, err := strconv.Atoi(m[1])
-		if err != nil || from <= in.Range.From || from > in.Range.To {
-			continue // no progress: never plan the same range again
-		}
-		out = append(out, Call{Tool: PortScan, Host: in.Host,
-			Why:   fmt.Sprintf("ports %d-%d of %s, which the range call starting at %d had no time for", from, in.Range.To, in.Host, in.Range.From),
-			Input: encode(map[string]any{"host": in.Host, "range": map[string]int{"from": from, "to": in.Range.To}})})
 	}
 	return out
+}
+
+// continuation is the range call that finishes the range of the step st,
+// when st is a range call that stopped at its time bound after progress.
+func continuation(st scans.Step) (Call, bool) {
+	if st.Tool != PortScan || st.Status != scans.StepOK {
+		return Call{}, false
+	}
+	var in struct {
+		Host  string `json:"host"`
+		Range *struct {
+			From int `json:"from"`
+			To   int `json:"to"`
+		} `json:"range"`
+	}
+	if json.Unmarshal(st.Input, &in) != nil || in.Range == nil {
+		return Call{}, false
+	}
+	m := stoppedAt.FindStringSubmatch(st.Outcome)
+	if m == nil {
+		return Call{}, false
+	}
+	from, err := strconv.Atoi(m[1])
+	if err != nil || from <= in.Range.From || from > in.Range.To {
+		return Call{}, false // no progress: never plan the same range again
+	}
+	return rangeCall(in.Host, fmt.Sprintf("ports %d-%d of %s, which the range call starting at %d had no time for", from, in.Range.To, in.Host, in.Range.From),
+		from, in.Range.To), true
 }
