@@ -24,13 +24,32 @@ func (d *pdfDoc) scope(s report.Scope) {
 		{"Hosts tested (" + strconv.Itoa(len(s.Tested)) + ")", pdfList(s.Tested)},
 		{"Discovered, not tested (" + strconv.Itoa(len(s.NotTested)) + ")", pdfList(s.NotTested)},
 	}
-	for _, f := range facts {
+	d.facts(facts, fTable)
+}
+
+// facts adds a two-column table of labels and values, the values in face f.
+func (d *pdfDoc) facts(facts [][2]string, f pdfFace) {
+	for _, fact := range facts {
 		rw, _ := d.tableRow([]pdfCell{
-			{size: 26, text: f[0], f: fSmallBold, color: pdfColorMuted},
-			{size: 74, text: f[1], f: fTable},
+			{size: 26, text: fact[0], f: fSmallBold, color: pdfColorMuted},
+			{size: 74, text: fact[1], f: f},
 		}, true)
 		d.m.AddRows(rw)
 	}
+}
+
+// appendix opens an appendix with its title and introduction; when it has
+// nothing to list (n is 0) it says empty and reports false.
+func (d *pdfDoc) appendix(title, intro string, n int, empty string) bool {
+	d.space(pdfSectionGap)
+	d.h1(title)
+	d.muted(intro)
+	d.space(2)
+	if n == 0 {
+		d.muted(empty)
+		return false
+	}
+	return true
 }
 
 // plan is the remediation plan: the distinct actions, most urgent first.
@@ -168,12 +187,8 @@ func pdfServiceRows(services []scans.Service) [][]pdfCell {
 const pdfStepLines = 2
 
 func (d *pdfDoc) steps(r report.Report) {
-	d.space(pdfSectionGap)
-	d.h1("Appendix: agent steps")
-	d.muted("The audit trail of the scan: every tool call the agent made, in order, with what it returned (shortened here; report.md and the scan record hold each in full) and what it cost.")
-	d.space(2)
-	if len(r.Steps) == 0 {
-		d.muted("No steps were recorded.")
+	if !d.appendix("Appendix: agent steps", "The audit trail of the scan: every tool call the agent made, in order, with what it returned (shortened here; report.md and the scan record hold each in full) and what it cost.",
+		len(r.Steps), "No steps were recorded.") {
 		return
 	}
 	// The numeric columns are just wide enough for their bold headings on A4.

@@ -82,13 +82,7 @@ func (d *pdfDoc) cover(r report.Report) {
 		{"Agent steps", strconv.Itoa(len(r.Steps))},
 		{"Generated at", pdfTime(r.GeneratedAt)},
 	}
-	for _, f := range facts {
-		rw, _ := d.tableRow([]pdfCell{
-			{size: 26, text: f[0], f: fSmallBold, color: pdfColorMuted},
-			{size: 74, text: f[1], f: fBody},
-		}, true)
-		d.m.AddRows(rw)
-	}
+	d.facts(facts, fBody)
 	d.space(8)
 	d.paragraph("This report was generated from an automated scan of the target above. It sets out the overall risk, "+
 		"each issue (one weakness, wherever it was found) with its locations, evidence and remediation, what the scan covered "+
