@@ -253,14 +253,7 @@ func (n narrative) why(e *entry) (reason string, viaChain bool) {
 		if !slices.Contains(c.members, e) {
 			continue
 		}
-		// Name a partner link, preferably one on the same host.
-		var partner *entry
-		for _, m := range c.members {
-			if m != e && !m.synthetic && m.titleKey != e.titleKey && (partner == nil || m.host == e.host && partner.host != e.host) {
-				partner = m
-			}
-		}
-		if partner != nil {
+		if partner := partnerOf(c, e); partner != nil {
 			return "together with " + quote(partner.title) + " on " + partner.location() + " it opens a path to " + c.impact, i == 0
 		}
 		// A chain of one finding (an expired certificate, a dangling
@@ -268,6 +261,18 @@ func (n narrative) why(e *entry) (reason string, viaChain bool) {
 		break
 	}
 	return n.reasonByKind(e), false
+}
+
+// partnerOf is a link of chain c to name with its member e: a finding of
+// another title, preferably one on the same host; nil when there is none.
+func partnerOf(c chain, e *entry) *entry {
+	var partner *entry
+	for _, m := range c.members {
+		if m != e && !m.synthetic && m.titleKey != e.titleKey && (partner == nil || m.host == e.host && partner.host != e.host) {
+			partner = m
+		}
+	}
+	return partner
 }
 
 func (n narrative) reasonByKind(e *entry) string {
@@ -394,17 +399,7 @@ func (n narrative) coverageSentence(listTools bool) string {
 
 // partialSentence notes cut-short coverage and steps that did not complete.
 func (n narrative) partialSentence(clean bool) string {
-	c := n.cov
-	incomplete := ""
-	switch {
-	case c.incomplete == 0:
-	case c.steps == 1:
-		incomplete = "the only step was refused, failed or timed out"
-	case c.incomplete == 1:
-		incomplete = "1 of the " + plural(c.steps, "step", "steps") + " was refused, failed or timed out"
-	default:
-		incomplete = strconv.Itoa(c.incomplete) + " of the " + plural(c.steps, "step", "steps") + " were refused, failed or timed out"
-	}
+	incomplete := incompleteSteps(n.cov)
 	consequence := ", so parts of the target went unchecked and the real picture may be worse."
 	if clean {
 		consequence = ", so this result only speaks for the parts that were checked."
@@ -421,6 +416,20 @@ func (n narrative) partialSentence(clean bool) string {
 		return "Not every check ran to completion: " + incomplete + ", so coverage is narrower than planned."
 	}
 	return ""
+}
+
+// incompleteSteps says how many steps were refused, failed or timed out
+// ("" when none).
+func incompleteSteps(c coverage) string {
+	switch {
+	case c.incomplete == 0:
+		return ""
+	case c.steps == 1:
+		return "the only step was refused, failed or timed out"
+	case c.incomplete == 1:
+		return "1 of the " + plural(c.steps, "step", "steps") + " was refused, failed or timed out"
+	}
+	return strconv.Itoa(c.incomplete) + " of the " + plural(c.steps, "step", "steps") + " were refused, failed or timed out"
 }
 
 // group is one issue title with the places it was found.

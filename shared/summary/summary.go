@@ -260,9 +260,7 @@ func serviceEntry(order int, svc *scans.Service, host string) *entry {
 		category: scans.CategoryNetwork, host: host, synthetic: true, evidence: banner,
 		detail: strings.ToLower(banner),
 	}
-	if svc.Port > 0 && svc.Port < 65536 {
-		e.port = svc.Port
-	}
+	e.port = validPort(svc.Port)
 	e.text = name
 	if hasWord(name, "ftp", "telnet") || e.port == 21 || e.port == 23 {
 		e.kinds |= kindCleartextLogin
