@@ -299,21 +299,7 @@ func (w mdWriter) issue(n int, is Issue) {
 	w.line()
 	shown, more := EvidenceOf(is)
 	for _, e := range shown {
-		f := e.Finding
-		w.line(mdText(textOneLine(showHostPort(f.Host, f.Port))), ":")
-		w.line()
-		if e.SameAs != "" {
-			w.line(mdText(SameEvidence(e.SameAs)))
-		} else if strings.TrimSpace(f.Evidence) == "" {
-			w.line("No evidence was recorded.")
-		} else {
-			w.codeBlock(f.Evidence)
-		}
-		if proof := ProofText(f.Proof); proof != "" && e.SameAs == "" {
-			w.line()
-			w.codeBlock(proof)
-		}
-		w.line()
+		w.evidence(e)
 	}
 	if more > 0 {
 		w.line(mdText(showMore(more)))
@@ -327,14 +313,41 @@ func (w mdWriter) issue(n int, is Issue) {
 	w.line()
 	w.line(mdParagraphOr(is.Remediation, "No remediation was suggested."))
 	w.line()
-	if len(is.References) > 0 {
-		w.line("**References**")
-		w.line()
-		for _, ref := range is.References {
-			w.line("- ", mdCode(textOneLine(ref)))
-		}
-		w.line()
+	w.references(is.References)
+}
+
+// evidence writes the evidence of one location: its text and proof, or
+// the location whose evidence it shares.
+func (w mdWriter) evidence(e Evidence) {
+	f := e.Finding
+	w.line(mdText(textOneLine(showHostPort(f.Host, f.Port))), ":")
+	w.line()
+	switch {
+	case e.SameAs != "":
+		w.line(mdText(SameEvidence(e.SameAs)))
+	case strings.TrimSpace(f.Evidence) == "":
+		w.line("No evidence was recorded.")
+	default:
+		w.codeBlock(f.Evidence)
 	}
+	if proof := ProofText(f.Proof); proof != "" && e.SameAs == "" {
+		w.line()
+		w.codeBlock(proof)
+	}
+	w.line()
+}
+
+// references writes an issue's references, when it has any.
+func (w mdWriter) references(refs []string) {
+	if len(refs) == 0 {
+		return
+	}
+	w.line("**References**")
+	w.line()
+	for _, ref := range refs {
+		w.line("- ", mdCode(textOneLine(ref)))
+	}
+	w.line()
 }
 
 // codeBlock writes text as a fenced code block. The fence is a run of
