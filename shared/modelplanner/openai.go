@@ -162,14 +162,19 @@ func (c *OpenAI) send(ctx context.Context, model string, body []byte) (oaRespons
 		if err := oaRefusal(status, model); err != nil {
 			return out, err
 		}
-		retryable := err != nil || status == http.StatusTooManyRequests || status >= 500
-		if !retryable || attempt >= c.Budget.MaxAttempts {
+		if !oaRetryable(status, err) || attempt >= c.Budget.MaxAttempts {
 			return out, fmt.Errorf("model %s: %w", model, oaFailure(status, err))
 		}
 		if err := c.backoff(ctx, attempt); err != nil {
 			return out, fmt.Errorf("model %s: %w", model, err)
 		}
 	}
+}
+
+// oaRetryable reports whether a failed post is worth another attempt: a
+// transport error, throttling or a server error.
+func oaRetryable(status int, err error) bool {
+	return err != nil || status == http.StatusTooManyRequests || status >= 500
 }
 
 // oaFailure is the error of a failed post: its own, or the HTTP status.

@@ -165,16 +165,8 @@ func validSummary(input json.RawMessage, s planner.State, rules scans.Summary) (
 	if err := tools.DecodeInput(input, &in); err != nil {
 		return scans.Summary{}, fmt.Errorf("it does not match the schema")
 	}
-	rank, ok := ratingRank[in.RiskRating]
-	switch {
-	case !ok:
-		return scans.Summary{}, fmt.Errorf("risk_rating %q is not one of critical, high, medium, low, none", line(string(in.RiskRating), 20))
-	case rank < ratingRank[rules.RiskRating]:
-		return scans.Summary{}, fmt.Errorf("risk_rating %s is below the highest severity found (%s)", in.RiskRating, rules.RiskRating)
-	case strings.TrimSpace(in.Summary) == "" || len([]rune(in.Summary)) > 2000:
-		return scans.Summary{}, fmt.Errorf("summary must have 1 to 2000 characters")
-	case len(in.AttackChains) > 5:
-		return scans.Summary{}, fmt.Errorf("at most 5 attack chains")
+	if err := checkSummaryShape(in.RiskRating, in.Summary, len(in.AttackChains), rules.RiskRating); err != nil {
+		return scans.Summary{}, err
 	}
 	ids := map[string]bool{}
 	for _, f := range s.Findings {
@@ -193,6 +185,23 @@ func validSummary(input json.RawMessage, s planner.State, rules scans.Summary) (
 		out.AttackChains = append(out.AttackChains, chain)
 	}
 	return out, nil
+}
+
+// checkSummaryShape checks the summary's rating (known, and no lower than
+// the rules' rating), its length and its number of chains.
+func checkSummaryShape(rating scans.RiskRating, summary string, chains int, rules scans.RiskRating) error {
+	rank, ok := ratingRank[rating]
+	switch {
+	case !ok:
+		return fmt.Errorf("risk_rating %q is not one of critical, high, medium, low, none", line(string(rating), 20))
+	case rank < ratingRank[rules]:
+		return fmt.Errorf("risk_rating %s is below the highest severity found (%s)", rating, rules)
+	case strings.TrimSpace(summary) == "" || len([]rune(summary)) > 2000:
+		return fmt.Errorf("summary must have 1 to 2000 characters")
+	case chains > 5:
+		return fmt.Errorf("at most 5 attack chains")
+	}
+	return nil
 }
 
 // validChain checks attack chain n (a description and the findings it is

@@ -283,5 +283,11 @@ func endsSentence(rs []rune, i int) bool {
 	for j < len(rs) && unicode.IsSpace(rs[j]) && rs[j] != '\n' {
 		j++
 	}
-	return j == len(rs) || unicode.IsUpper(rs[j]) || unicode.IsDigit(rs[j]) || strings.ContainsRune(`"'“(`, rs[j])
+	return j == len(rs) || opensSentence(rs[j])
+}
+
+// opensSentence reports whether r can open a sentence: a capital, a digit,
+// a quote or a parenthesis.
+func opensSentence(r rune) bool {
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || strings.ContainsRune(`"'“(`, r)
 }
