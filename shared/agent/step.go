@@ -57,6 +57,12 @@ func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
 	if due, err := toRecord(sc, err, p.Seq); !due || err != nil {
 		return statusOf(sc, stepErr(t, err))
 	}
+	return a.runCharged(ctx, t, sc, tool, cost)
+}
+
+// runCharged runs the step charged on sc and records it.
+func (a *Agent) runCharged(ctx context.Context, t Task, sc scans.Scan, tool tools.Tool, cost int) (Result, error) {
+	p := t.Step
 	env, err := a.toolEnv(ctx, sc)
 	if err != nil {
 		return Result{}, stepErr(t, err)

@@ -105,15 +105,12 @@ func (p *plan) basics(hosts []scans.Host) {
 	}
 }
 
+// hostBasics are the first calls about one host: its ports, TLS, SSH,
+// fingerprints, web origin and FTP.
 func (p *plan) hostBasics(hosts []scans.Host, h scans.Host) {
 	sc := p.sc
 	if h.CNAME != "" {
-		// Aliased outside the scope: the addresses are a third party's,
-		// so only the name's home page, as a browser would fetch it.
-		if sc.web {
-			p.add(h.Name, "web origin of "+h.Name+", aliased outside the scope to "+h.CNAME+": HTTP(S) checks only", HTTPCheck,
-				map[string]any{"url": Origin("https", h.Name, 443)})
-		}
+		p.aliasedOutside(h)
 		return
 	}
 	p.portScan(h)
@@ -132,6 +129,16 @@ func (p *plan) hostBasics(hosts []scans.Host, h scans.Host) {
 	}
 	if sc.ports && auditsServices(p.s.Scan.Type) {
 		p.calls = append(p.calls, ftpAudits(h, svcs, p.ftpAudited)...)
+	}
+}
+
+// aliasedOutside is the call about a host aliased outside the scope: the
+// addresses are a third party's, so only the name's home page, as a
+// browser would fetch it.
+func (p *plan) aliasedOutside(h scans.Host) {
+	if p.sc.web {
+		p.add(h.Name, "web origin of "+h.Name+", aliased outside the scope to "+h.CNAME+": HTTP(S) checks only", HTTPCheck,
+			map[string]any{"url": Origin("https", h.Name, 443)})
 	}
 }
 

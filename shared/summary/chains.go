@@ -229,6 +229,18 @@ func quotedWithCVE(e *entry) string {
 	return quote(e.title)
 }
 
+// distinctOthers are the places (key) of entries other than first, each
+// once, in order.
+func distinctOthers(entries []*entry, first string, key func(*entry) string) []string {
+	var others []string
+	for _, o := range entries {
+		if k := key(o); k != first && !slices.Contains(others, k) {
+			others = append(others, k)
+		}
+	}
+	return others
+}
+
 // namedOthers names the first two of others and counts the rest
 // ("a, b and 3 others").
 func namedOthers(others []string) string {
@@ -475,12 +487,7 @@ func certificateChain(ix *index) (chain, bool) {
 	}
 	c := certs[0]
 	adjective := cmp.Or(certificateAdjectives[c.check()], "untrusted")
-	var others []string
-	for _, o := range certs[1:] {
-		if loc := o.location(); loc != c.location() && !slices.Contains(others, loc) {
-			others = append(others, loc)
-		}
-	}
+	others := distinctOthers(certs[1:], c.location(), (*entry).location)
 	also := ""
 	if len(others) > 0 {
 		also = " (certificate problems also on " + namedOthers(others) + ")"
@@ -507,13 +514,7 @@ func takeoverChain(ix *index) (chain, bool) {
 		parent = "your domain"
 	}
 	also := ""
-	var others []string
-	for _, o := range ds[1:] {
-		if o.host != d.host && !slices.Contains(others, o.host) {
-			others = append(others, o.host)
-		}
-	}
-	if len(others) > 0 {
+	if others := distinctOthers(ds[1:], d.host, func(e *entry) string { return e.host }); len(others) > 0 {
 		also = " (also " + namedOthers(others) + ")"
 	}
 	text := "Subdomain takeover: " + d.host + also + " " + points + "; whoever claims it can serve content under the trusted " + parent +
