@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"secscan/shared/agent/toolrun"
 	"secscan/shared/domainname"
 	"secscan/shared/plainerr"
 	"secscan/shared/scans"
@@ -123,7 +124,7 @@ func (a *Agent) toolEnv(ctx context.Context, sc scans.Scan) (tools.Env, error) {
 // trail records it.
 func (a *Agent) runStep(ctx context.Context, tool tools.Tool, env tools.Env, p *Planned, cost int) (scans.Step, tools.Result) {
 	started := a.Now()
-	res, runErr := runBounded(ctx, tool, env, p.Input)
+	res, runErr := toolrun.Bounded(ctx, tool, env, p.Input)
 	step := scans.Step{
 		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: stepStatus(runErr), Outcome: outcome(res, runErr), Credits: cost,
 		StartedAt: started.UTC(), DurationMS: a.Now().Sub(started).Milliseconds(), Reasoning: p.Reasoning, Model: p.Model,
@@ -151,19 +152,6 @@ func (a *Agent) recordRun(ctx context.Context, t Task, sc scans.Scan, step scans
 	a.Logger.InfoContext(ctx, "scan step", "scan_id", sc.ID, "seq", step.Seq, "tool", step.Tool,
 		"findings_added", len(added), "credits", step.Credits, "duration_ms", step.DurationMS)
 	return nil
-}
-
-// runBounded runs tool with its own time bound, capped at tools.MaxCallDuration,
-// and turns a panicking tool into an error rather than a lost step.
-func runBounded(ctx context.Context, tool tools.Tool, env tools.Env, input json.RawMessage) (res tools.Result, err error) {
-	ctx, cancel := context.WithTimeout(ctx, min(tool.Timeout(), tools.MaxCallDuration))
-	defer cancel()
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = tools.Result{}, fmt.Errorf("tool %s crashed: %v", tool.Name(), r)
-		}
-	}()
-	return tool.Run(ctx, env, input)
 }
 
 // stepStatus classifies how a call ended, where the error arises.
