@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"secscan/shared/lazyre"
@@ -865,15 +866,22 @@ func textCleanRune(r rune, keepLines bool) rune {
 // carriage return, and the bidirectional overrides that can make text read
 // differently from what it is.
 func textIsControl(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n' || r == '\r':
+	if r == '\t' || r == '\n' || r == '\r' {
 		return false
-	case r < 0x20 || (r >= 0x7f && r < 0xa0):
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
 	}
-	return false
+	return r < 0x20 || unicode.Is(textControls, r)
+}
+
+// textControls are, above the C0 controls, DEL and the C1 controls, and the
+// bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069).
+var textControls = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{Lo: 0x7f, Hi: 0x9f, Stride: 1},
+		{Lo: 0x202a, Hi: 0x202e, Stride: 1},
+		{Lo: 0x2066, Hi: 0x2069, Stride: 1},
+	},
+	LatinOffset: 1,
 }
 
 func textLongestRun(s string, c byte) int {

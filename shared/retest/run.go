@@ -310,14 +310,8 @@ func (r *Runner) unreachable(ctx context.Context, env tools.Env, f scans.Finding
 	if f.Port == nil {
 		return ""
 	}
-	ports := []int{*f.Port}
-	for _, s := range env.Surface.Services {
-		if s.Host == f.Host && s.Port != *f.Port && len(ports) < 8 {
-			ports = append(ports, s.Port)
-		}
-	}
 	var first error
-	for _, p := range ports {
+	for _, p := range portsToTry(env, f.Host, *f.Port) {
 		err := r.reach(ctx, f.Host, p)
 		if err == nil {
 			return ""
@@ -327,6 +321,17 @@ func (r *Runner) unreachable(ctx context.Context, env tools.Env, f scans.Finding
 		}
 	}
 	return fmt.Sprintf("%s did not answer, so whether the weakness is fixed is unknown: %s", c(f), plainerr.Describe(first))
+}
+
+// portsToTry are port and up to 7 other ports the scan saw open on host.
+func portsToTry(env tools.Env, host string, port int) []int {
+	ports := []int{port}
+	for _, s := range env.Surface.Services {
+		if s.Host == host && s.Port != port && len(ports) < 8 {
+			ports = append(ports, s.Port)
+		}
+	}
+	return ports
 }
 
 func (r *Runner) reach(ctx context.Context, host string, port int) error {
