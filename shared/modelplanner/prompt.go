@@ -295,17 +295,12 @@ func verifyCall(s planner.State, f scans.Finding) string {
 		return "confirm_cve " + in(fmt.Sprintf(`,"cve":%q`, *f.CVE))
 	}
 	for _, v := range s.Surface.Services {
-		if v.Port != *f.Port || !strings.EqualFold(v.Host, f.Host) {
-			continue
-		}
-		switch v.Protocol {
-		case "ssh":
-			return "ssh_audit " + in("")
-		case "ftp":
-			return "ftp_audit " + in("")
-		case "redis", "memcached":
-			return "service_info " + in("")
+		if tool := verifierOf[v.Protocol]; tool != "" && v.Port == *f.Port && strings.EqualFold(v.Host, f.Host) {
+			return tool + " " + in("")
 		}
 	}
 	return "no confirmation tool; a version_check of the service's origin may refine it"
 }
+
+// verifierOf is the tool that audits a service, by its protocol.
+var verifierOf = map[string]string{"ssh": "ssh_audit", "ftp": "ftp_audit", "redis": "service_info", "memcached": "service_info"}

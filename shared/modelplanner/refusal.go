@@ -3,6 +3,7 @@ package modelplanner
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -177,22 +178,22 @@ func (s jsonSchema) checkObject(path string, m map[string]any, depth int) string
 			return fmt.Sprintf("%s lacks the required field %s", path, r)
 		}
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		sub, known := s.Properties[k]
-		if !known {
-			if s.AdditionalProperties != nil && !*s.AdditionalProperties {
-				return fmt.Sprintf("%s has an unknown field %s", path, line(k, 40))
-			}
-			continue
-		}
-		if why := sub.check(path+"."+k, m[k], depth+1); why != "" {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if why := s.checkField(path, k, m[k], depth); why != "" {
 			return why
 		}
+	}
+	return ""
+}
+
+// checkField says where the field k of an object at path breaks the
+// schema: its own schema's check, or unknown where none are allowed.
+func (s jsonSchema) checkField(path, k string, v any, depth int) string {
+	if sub, known := s.Properties[k]; known {
+		return sub.check(path+"."+k, v, depth+1)
+	}
+	if s.AdditionalProperties != nil && !*s.AdditionalProperties {
+		return fmt.Sprintf("%s has an unknown field %s", path, line(k, 40))
 	}
 	return ""
 }
