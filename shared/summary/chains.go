@@ -80,22 +80,10 @@ func (ix *index) onSameHost(links []kind, related func(*entry) bool) []match {
 	var out []match
 	for _, h := range ix.hosts {
 		list := ix.byHost[h]
-	anchors:
 		for _, a := range first(list, links[0], maxAnchors) {
-			m := match{host: h, links: []*entry{a}, rank: a.rank}
-			for _, k := range links[1:] {
-				var pick *entry
-				for _, c := range first(list, k, maxAnchors) {
-					if related == nil || sameService(a, c, related) {
-						pick = c
-						break
-					}
-				}
-				if pick == nil {
-					continue anchors
-				}
-				m.links = append(m.links, pick)
-				m.rank = min(m.rank, pick.rank)
+			m, ok := matchFrom(h, list, a, links[1:], related)
+			if !ok {
+				continue
 			}
 			if hasIssue(m.links) {
 				out = append(out, m)
@@ -105,6 +93,32 @@ func (ix *index) onSameHost(links []kind, related func(*entry) bool) []match {
 	}
 	sortMatches(out)
 	return out
+}
+
+// matchFrom is the match of the anchor a on host h: an entry of list for
+// each of the other links; not ok when one has none.
+func matchFrom(h string, list []*entry, a *entry, others []kind, related func(*entry) bool) (match, bool) {
+	m := match{host: h, links: []*entry{a}, rank: a.rank}
+	for _, k := range others {
+		pick := linkOf(list, k, a, related)
+		if pick == nil {
+			return match{}, false
+		}
+		m.links = append(m.links, pick)
+		m.rank = min(m.rank, pick.rank)
+	}
+	return m, true
+}
+
+// linkOf is the first entry of list of kind k (about a's service, with
+// related set), nil when there is none.
+func linkOf(list []*entry, k kind, a *entry, related func(*entry) bool) *entry {
+	for _, c := range first(list, k, maxAnchors) {
+		if related == nil || sameService(a, c, related) {
+			return c
+		}
+	}
+	return nil
 }
 
 func sameService(a, c *entry, related func(*entry) bool) bool {
@@ -296,30 +310,29 @@ func databaseChain(ix *index) (chain, bool) {
 		return chain{}, false
 	}
 	db, weak := ms[0].links[0], ms[0].links[1]
-	name := databaseOf(db)
-	if name == "" {
-		name = "database"
-	}
-	service := "the " + name + " service on " + db.location()
-	var text string
-	switch {
-	case weak.is(kindNoAuth) && !weak.is(kindOutdated) && db == weak:
-		text = "Data breach: " + quote(weak.title) + " on " + db.location() +
-			" means anyone on the internet can read or destroy the data it holds, no exploit needed"
-	case weak.is(kindNoAuth) && !weak.is(kindOutdated):
-		text = "Data breach: " + service + " is reachable from the internet (" + quote(db.title) + ") and " +
-			quote(weak.title) + ", so anyone can read or destroy the data it holds, no exploit needed"
-	default:
-		weakness := quotedWithCVE(weak)
-		reach := " is reachable from the internet and "
-		if db != weak {
-			reach = " is reachable from the internet (" + quote(db.title) + ") and "
-		}
-		text = "Data breach: " + service + reach + weakness +
-			" means it can be attacked directly, bypassing the application, to read or destroy the data it holds"
-	}
+	text := databaseText(db, weak)
 	members, rank := membersOf(ms)
 	return chain{text: text + alsoOn(ms) + ".", impact: "a data breach", rank: rank, members: members}, true
+}
+
+// databaseText is the data breach sentence of the database db and its
+// weakness weak (the same entry when one finding says both).
+func databaseText(db, weak *entry) string {
+	service := "the " + cmp.Or(databaseOf(db), "database") + " service on " + db.location()
+	switch {
+	case weak.is(kindNoAuth) && !weak.is(kindOutdated) && db == weak:
+		return "Data breach: " + quote(weak.title) + " on " + db.location() +
+			" means anyone on the internet can read or destroy the data it holds, no exploit needed"
+	case weak.is(kindNoAuth) && !weak.is(kindOutdated):
+		return "Data breach: " + service + " is reachable from the internet (" + quote(db.title) + ") and " +
+			quote(weak.title) + ", so anyone can read or destroy the data it holds, no exploit needed"
+	}
+	reach := " is reachable from the internet and "
+	if db != weak {
+		reach = " is reachable from the internet (" + quote(db.title) + ") and "
+	}
+	return "Data breach: " + service + reach + quotedWithCVE(weak) +
+		" means it can be attacked directly, bypassing the application, to read or destroy the data it holds"
 }
 
 // sessionHijackChain: no HSTS, no redirect to HTTPS and a cookie without the
