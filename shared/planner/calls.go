@@ -269,15 +269,17 @@ func (p *plan) heavyChecks(h scans.Host, o string, covers []string) {
 	if sc.code {
 		heavy("secrets in the scripts of "+o, CodeScan, map[string]any{"url": o})
 	}
-	if !sc.crawl {
-		return
+	if sc.crawl {
+		p.crawls(h, o, heavy)
 	}
-	// Login forms served over plain HTTP live on the http origin: the
-	// light crawl starts there when the host serves one.
-	light := o
-	if pl := plainOrigin(h.Name, servicesOf(p.s.Surface, h)); pl != "" {
-		light = pl
-	}
+}
+
+// crawls adds, through heavy, the crawls of h's origin o: the deep tier's
+// crawl, and the light crawl from the plain-HTTP origin when the host
+// serves one (login forms served over plain HTTP live there) or on the
+// other tiers.
+func (p *plan) crawls(h scans.Host, o string, heavy func(why, tool string, input map[string]any)) {
+	light := cmpOr(plainOrigin(h.Name, servicesOf(p.s.Surface, h)), o)
 	if p.s.Scan.Tier == plans.Deep {
 		// Deeper than the light crawl of the same start page, which it
 		// covers (breadth-first from the same page, larger bounds).
