@@ -237,29 +237,40 @@ func (d *pdfDoc) table(header []pdfCell, rows [][]pdfCell) {
 	}
 	for i, cells := range rows {
 		if i%2 == 1 {
-			for j := range cells {
-				if cells[j].bg == nil {
-					cells[j].bg = pdfColorZebra
-				}
-			}
+			pdfZebra(cells)
 		}
 		r, h := d.tableRow(cells, true)
-		hr, hh := d.tableRow(header, false)
-		if i == 0 {
-			// The header never ends a page: it stays with the first rows
-			// (three, or all when fewer).
-			keep := h
-			for _, next := range rows[1:min(len(rows), pdfKeepRows)] {
-				_, nh := d.tableRow(next, true)
-				keep += nh
-			}
-			d.ensure(hh + keep)
-			d.m.AddRows(hr)
-		} else if !d.fits(h) {
-			d.newPage()
-			d.m.AddRows(hr)
-		}
+		d.headerBefore(i, h, header, rows)
 		d.m.AddRows(r)
+	}
+}
+
+// pdfZebra shades the cells of an odd row that have no colour of their own.
+func pdfZebra(cells []pdfCell) {
+	for j := range cells {
+		if cells[j].bg == nil {
+			cells[j].bg = pdfColorZebra
+		}
+	}
+}
+
+// headerBefore adds the table's header before row i (h mm tall) when it
+// starts the table, kept with the first rows (three, or all when fewer)
+// so it never ends a page, or when the row starts a new page.
+func (d *pdfDoc) headerBefore(i int, h float64, header []pdfCell, rows [][]pdfCell) {
+	hr, hh := d.tableRow(header, false)
+	switch {
+	case i == 0:
+		keep := h
+		for _, next := range rows[1:min(len(rows), pdfKeepRows)] {
+			_, nh := d.tableRow(next, true)
+			keep += nh
+		}
+		d.ensure(hh + keep)
+		d.m.AddRows(hr)
+	case !d.fits(h):
+		d.newPage()
+		d.m.AddRows(hr)
 	}
 }
 
