@@ -347,14 +347,19 @@ func (c *Coverage) addSurfaceService(v scans.ServiceInfo, seenService map[string
 	what := strings.TrimSpace(v.Product + " " + v.Version)
 	i := slices.IndexFunc(c.Services, func(s scans.Service) bool { return s.Host == v.Host && s.Port == v.Port })
 	switch {
-	case i >= 0 && v.Version != "" && !strings.Contains(c.Services[i].Banner, v.Version):
-		c.Services[i].Banner = what // read later (e.g. Redis INFO): says more than the first banner
-	case i >= 0 && what != "" && c.Services[i].Banner == "":
+	case i >= 0 && saysMore(v.Version, what, c.Services[i].Banner):
 		c.Services[i].Banner = what
 	case i < 0 && !seenService[key]:
 		seenService[key] = true
 		c.Services = append(c.Services, scans.Service{Host: v.Host, Port: v.Port, Name: v.Protocol, Banner: what})
 	}
+}
+
+// saysMore reports whether a surface service's product and version (what)
+// say more than the banner a step recorded: a version the banner lacks
+// (read later, e.g. Redis INFO), or anything when there is no banner.
+func saysMore(version, what, banner string) bool {
+	return version != "" && !strings.Contains(banner, version) || what != "" && banner == ""
 }
 
 // webLine describes a web origin with its title and server.
