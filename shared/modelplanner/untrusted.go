@@ -12,6 +12,7 @@ import (
 	"secscan/shared/domainname"
 	"secscan/shared/lazyre"
 	"secscan/shared/planner"
+	"secscan/shared/scans"
 )
 
 // The model's executive summary and attack chains are untrusted output: the
@@ -78,17 +79,7 @@ func knownOf(s planner.State) known {
 	b.WriteString(s.Scan.Target + " ")
 	for _, f := range s.Findings {
 		fmt.Fprintf(&b, "%s %s %s %s %s %s\n", f.Host, f.Title, f.Evidence, deref(f.CVE), deref(f.CWE), strings.Join(f.References, " "))
-		r := findingRef{id: f.ID, title: strings.ToLower(f.Title), host: strings.ToLower(f.Host),
-			cve: strings.ToLower(deref(f.CVE)), cwe: strings.ToLower(deref(f.CWE))}
-		if f.Port != nil {
-			r.port = fmt.Sprintf("port %d", *f.Port)
-		}
-		for _, w := range wordPattern.FindAllString(r.title, -1) {
-			if len(w) >= 3 && !stopWords[w] && !slices.Contains(r.titleWords, w) {
-				r.titleWords = append(r.titleWords, w)
-			}
-		}
-		k.refs = append(k.refs, r)
+		k.refs = append(k.refs, refOf(f))
 	}
 	for _, h := range s.Surface.Hosts {
 		b.WriteString(h.Name + " " + strings.Join(h.Addresses, " ") + "\n")
@@ -207,6 +198,22 @@ func isHostName(name string) bool {
 	}
 	_, icann := publicsuffix.PublicSuffix(name)
 	return icann
+}
+
+// refOf is what a sentence may name a finding by: its id, host, CVE, CWE,
+// port, title and the title's significant words.
+func refOf(f scans.Finding) findingRef {
+	r := findingRef{id: f.ID, title: strings.ToLower(f.Title), host: strings.ToLower(f.Host),
+		cve: strings.ToLower(deref(f.CVE)), cwe: strings.ToLower(deref(f.CWE))}
+	if f.Port != nil {
+		r.port = fmt.Sprintf("port %d", *f.Port)
+	}
+	for _, w := range wordPattern.FindAllString(r.title, -1) {
+		if len(w) >= 3 && !stopWords[w] && !slices.Contains(r.titleWords, w) {
+			r.titleWords = append(r.titleWords, w)
+		}
+	}
+	return r
 }
 
 // refersToFinding reports whether a sentence names a finding by what it

@@ -62,15 +62,7 @@ func (c *Changes) sentence() string {
 	if c == nil {
 		return ""
 	}
-	var out []string
-	if !c.Since.IsZero() {
-		out = append(out, fmt.Sprintf("Since the previous scan (%s): %d new, %d regressed, %d fixed.",
-			c.Since.UTC().Format("2 January 2006"), c.New, c.Regressed, c.Fixed))
-		if c.NotRetested > 0 {
-			out = append(out, fmt.Sprintf("%s of the previous scan not tested again (neither fixed nor recurring).",
-				countOf(c.NotRetested, "issue")))
-		}
-	}
+	out := c.sincePrevious()
 	var assets []string
 	if c.NewHosts > 0 {
 		assets = append(assets, countOf(c.NewHosts, "new host"))
@@ -237,6 +229,21 @@ func (r *coverageReader) service(svc *scans.Service) {
 	if e := serviceEntry(r.entries+len(r.c.synthetic), svc, host); e != nil {
 		r.c.synthetic = append(r.c.synthetic, e)
 	}
+}
+
+// sincePrevious are the sentences on the issues since the previous scan,
+// none without one.
+func (c *Changes) sincePrevious() []string {
+	if c.Since.IsZero() {
+		return nil
+	}
+	out := []string{fmt.Sprintf("Since the previous scan (%s): %d new, %d regressed, %d fixed.",
+		c.Since.UTC().Format("2 January 2006"), c.New, c.Regressed, c.Fixed)}
+	if c.NotRetested > 0 {
+		out = append(out, fmt.Sprintf("%s of the previous scan not tested again (neither fixed nor recurring).",
+			countOf(c.NotRetested, "issue")))
+	}
+	return out
 }
 
 // toolWords turns tool names into words: "port_scan" → "port scan".
