@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -177,7 +178,7 @@ func (p *plan) tlsChecks(hosts []scans.Host, h scans.Host, svcs []scans.ServiceI
 // SSH-, on any port), once per address and port.
 func (p *plan) sshAudits(h scans.Host, svcs []scans.ServiceInfo) {
 	for _, v := range svcs {
-		key := fmt.Sprintf("%s|%d", cmpOr(v.Address, h.Name), v.Port)
+		key := fmt.Sprintf("%s|%d", cmp.Or(v.Address, h.Name), v.Port)
 		if v.Protocol == "ssh" && !p.audited[key] {
 			p.audited[key] = true
 			p.add(h.Name, fmt.Sprintf("SSH service on %s:%d: algorithms, authentication methods, Terrapin", h.Name, v.Port),
@@ -192,7 +193,7 @@ func (p *plan) sshAudits(h scans.Host, svcs []scans.ServiceInfo) {
 func (p *plan) fingerprints(h scans.Host, svcs []scans.ServiceInfo) {
 	for _, v := range originLast(h.Name, svcs) {
 		scheme := httpScheme(v.Protocol)
-		key := cmpOr(v.Address, h.Name) + ":" + strconv.Itoa(v.Port)
+		key := cmp.Or(v.Address, h.Name) + ":" + strconv.Itoa(v.Port)
 		if scheme == "" || p.fingerprinted[key] {
 			continue
 		}
@@ -279,7 +280,7 @@ func (p *plan) heavyChecks(h scans.Host, o string, covers []string) {
 // serves one (login forms served over plain HTTP live there) or on the
 // other tiers.
 func (p *plan) crawls(h scans.Host, o string, heavy func(why, tool string, input map[string]any)) {
-	light := cmpOr(plainOrigin(h.Name, servicesOf(p.s.Surface, h)), o)
+	light := cmp.Or(plainOrigin(h.Name, servicesOf(p.s.Surface, h)), o)
 	if p.s.Scan.Tier == plans.Deep {
 		// Deeper than the light crawl of the same start page, which it
 		// covers (breadth-first from the same page, larger bounds).

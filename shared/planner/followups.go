@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"net/url"
 	"slices"
 	"strconv"
@@ -95,7 +96,7 @@ func serviceKeys(s State, hosts []scans.Host) func(host string, port int) string
 		}
 	}
 	return func(host string, port int) string {
-		return cmpOr(addr[host], "name:"+host) + ":" + strconv.Itoa(port)
+		return cmp.Or(addr[host], "name:"+host) + ":" + strconv.Itoa(port)
 	}
 }
 
