@@ -121,18 +121,9 @@ func Build(in Input) Report {
 	for i := range r.Steps {
 		r.Steps[i].Outcome = plainerr.Text(r.Steps[i].Outcome)
 	}
-	counts, issueCounts := map[scans.Severity]int{}, map[scans.Severity]int{}
-	for _, f := range r.Findings {
-		counts[f.Severity]++
-	}
 	r.Issues, r.IssueOf = buildIssues(r.Findings, in.Issues)
-	for _, is := range r.Issues {
-		issueCounts[is.Severity]++
-	}
-	for _, s := range scans.Severities {
-		r.Counts = append(r.Counts, SeverityCount{Severity: s, Count: counts[s]})
-		r.IssueCounts = append(r.IssueCounts, SeverityCount{Severity: s, Count: issueCounts[s]})
-	}
+	r.Counts = severityCounts(r.Findings, func(f scans.Finding) scans.Severity { return f.Severity })
+	r.IssueCounts = severityCounts(r.Issues, func(is Issue) scans.Severity { return is.Severity })
 	r.Coverage = coverage(r)
 	for _, key := range in.NotRetested {
 		r.Coverage.NotTested = append(r.Coverage.NotTested, "Issue "+key+
@@ -142,6 +133,20 @@ func Build(in Input) Report {
 	r.Plan = buildPlan(r.Findings, r.IssueOf)
 	r.Confidential = Confidentiality(r.Scan.Target)
 	return r
+}
+
+// severityCounts counts items by their severity, one count for every
+// severity, critical first.
+func severityCounts[T any](items []T, severity func(T) scans.Severity) []SeverityCount {
+	n := map[scans.Severity]int{}
+	for _, it := range items {
+		n[severity(it)]++
+	}
+	out := make([]SeverityCount, 0, len(scans.Severities))
+	for _, s := range scans.Severities {
+		out = append(out, SeverityCount{Severity: s, Count: n[s]})
+	}
+	return out
 }
 
 // findingIssueKey is the key of the issue f belongs to: its recorded key,
