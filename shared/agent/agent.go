@@ -19,20 +19,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"time"
 
-	"secscan/shared/domainname"
-	"secscan/shared/monitor"
 	"secscan/shared/netguard"
 	"secscan/shared/ownership"
-	"secscan/shared/plainerr"
 	"secscan/shared/planner"
 	"secscan/shared/resolver"
 	"secscan/shared/safetext"
 	"secscan/shared/scans"
 	"secscan/shared/store"
-	"secscan/shared/summary"
 	"secscan/shared/tools"
 	"secscan/shared/webhook"
 )
@@ -162,42 +157,64 @@ func (a *Agent) Handle(ctx context.Context, t Task) (any, error) {
 	if t.ScanID == "" || t.UserID == "" {
 		return nil, fmt.Errorf("agent %s: scan_id and user_id are required", t.Action)
 	}
-	var (
-		out any
-		err error
-	)
-	switch t.Action {
-	case ActionStart:
-		out, err = a.start(ctx, t)
-	case ActionPlan:
-		out, err = a.plan(ctx, t)
-	case ActionRun:
-		out, err = a.run(ctx, t)
-	case ActionComplete:
-		out, err = a.complete(ctx, t)
-	case ActionCancel:
-		out, err = a.end(ctx, t, scans.Cancelled, "", nil)
-	case ActionFail:
-		var reason string
-		if reason, err = a.failureReason(ctx, t); err == nil {
-			out, err = a.end(ctx, t, scans.Failed, reason, nil)
-		}
-	case ActionDeliverWebhook:
-		out, err = a.Webhooks.Deliver(ctx, t.UserID, t.ScanID)
-	default:
+	act, ok := a.actions()[t.Action]
+	if !ok {
 		return nil, fmt.Errorf("agent: unknown action %q", t.Action)
 	}
+	out, err := act(ctx, t)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.Canceled) {
-			// The caller went away (the local stack stopping): not a fault of
-			// the action. A Lambda's deadline is DeadlineExceeded, an error.
-			a.Logger.InfoContext(ctx, "agent action interrupted", "action", t.Action, "scan_id", t.ScanID)
-		} else {
-			a.Logger.ErrorContext(ctx, "agent action failed", "action", t.Action, "scan_id", t.ScanID, "error", err.Error())
-		}
+		a.logFailure(ctx, t, err)
 		return nil, retryable(t.Action, err)
 	}
-	return out, err
+	return out, nil
+}
+
+// action performs one of the state machine's actions.
+type action func(context.Context, Task) (any, error)
+
+// actionOf gives f the common signature of the actions.
+func actionOf[T any](f func(context.Context, Task) (T, error)) action {
+	return func(ctx context.Context, t Task) (any, error) { return f(ctx, t) }
+}
+
+// actions maps each action name of the state machine to what performs it.
+func (a *Agent) actions() map[string]action {
+	return map[string]action{
+		ActionStart:          actionOf(a.start),
+		ActionPlan:           actionOf(a.plan),
+		ActionRun:            actionOf(a.run),
+		ActionComplete:       actionOf(a.complete),
+		ActionCancel:         actionOf(a.cancel),
+		ActionFail:           actionOf(a.fail),
+		ActionDeliverWebhook: actionOf(a.deliverWebhook),
+	}
+}
+
+// logFailure logs an action that failed; one interrupted because the caller
+// went away (the local stack stopping) is not a fault of the action. A
+// Lambda's deadline is DeadlineExceeded, an error.
+func (a *Agent) logFailure(ctx context.Context, t Task, err error) {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		a.Logger.InfoContext(ctx, "agent action interrupted", "action", t.Action, "scan_id", t.ScanID)
+		return
+	}
+	a.Logger.ErrorContext(ctx, "agent action failed", "action", t.Action, "scan_id", t.ScanID, "error", err.Error())
+}
+
+func (a *Agent) cancel(ctx context.Context, t Task) (Result, error) {
+	return a.end(ctx, t, scans.Cancelled, "", nil)
+}
+
+func (a *Agent) fail(ctx context.Context, t Task) (Result, error) {
+	reason, err := a.failureReason(ctx, t)
+	if err != nil {
+		return Result{}, err
+	}
+	return a.end(ctx, t, scans.Failed, reason, nil)
+}
+
+func (a *Agent) deliverWebhook(ctx context.Context, t Task) (webhook.Outcome, error) {
+	return a.Webhooks.Deliver(ctx, t.UserID, t.ScanID)
 }
 
 func (a *Agent) start(ctx context.Context, t Task) (Result, error) {
@@ -233,19 +250,10 @@ func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
 	if err != nil {
 		return Planned{}, fmt.Errorf("plan %s: %w", t.ScanID, err)
 	}
-	switch {
-	case sc.Status != scans.Running:
-		return Planned{Next: NextEnded}, nil
-	case sc.CancelRequested:
-		return Planned{Next: NextCancel}, nil
-	case a.Now().Sub(sc.StartedAt) > MaxRunDuration:
-		return Planned{Next: NextFail, Reason: fmt.Sprintf("Scan exceeded its time limit of %d minutes", int(MaxRunDuration.Minutes()))}, nil
+	if stop, stopped := a.stopping(sc); stopped {
+		return stop, nil
 	}
-	detail, err := a.Store.GetScanDetail(ctx, t.UserID, sc.ID)
-	if err != nil {
-		return Planned{}, fmt.Errorf("plan %s: %w", sc.ID, err)
-	}
-	d, err := a.Planner.Next(ctx, planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface})
+	d, err := a.decide(ctx, t, sc)
 	var cfgErr *planner.ConfigError
 	if errors.As(err, &cfgErr) {
 		return Planned{Next: NextFail, Reason: cfgErr.Reason}, nil
@@ -253,6 +261,35 @@ func (a *Agent) plan(ctx context.Context, t Task) (Planned, error) {
 	if err != nil {
 		return Planned{}, fmt.Errorf("plan %s: %w", sc.ID, err)
 	}
+	return a.planned(sc, d)
+}
+
+// stopping is the plan of a scan that runs no further step: ended already,
+// cancelled, or over its time limit.
+func (a *Agent) stopping(sc scans.Scan) (Planned, bool) {
+	switch {
+	case sc.Status != scans.Running:
+		return Planned{Next: NextEnded}, true
+	case sc.CancelRequested:
+		return Planned{Next: NextCancel}, true
+	case a.Now().Sub(sc.StartedAt) > MaxRunDuration:
+		return Planned{Next: NextFail, Reason: fmt.Sprintf("Scan exceeded its time limit of %d minutes", int(MaxRunDuration.Minutes()))}, true
+	}
+	return Planned{}, false
+}
+
+// decide asks the planner for the next step of the scan's recorded state.
+func (a *Agent) decide(ctx context.Context, t Task, sc scans.Scan) (planner.Decision, error) {
+	detail, err := a.Store.GetScanDetail(ctx, t.UserID, sc.ID)
+	if err != nil {
+		return planner.Decision{}, err
+	}
+	return a.Planner.Next(ctx, planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface})
+}
+
+// planned is the plan of the planner's decision, priced: a step the budget
+// does not pay for fails the scan.
+func (a *Agent) planned(sc scans.Scan, d planner.Decision) (Planned, error) {
 	if d.Done {
 		return Planned{Next: NextFinish}, nil
 	}
@@ -283,265 +320,6 @@ func refusedStep(sc scans.Scan, d planner.Decision) Planned {
 	}
 	return Planned{Next: NextRun, Seq: sc.StepsCount + 1, Tool: oneLine(d.Tool, 64), Input: d.Input, Cost: credits,
 		Reasoning: d.Reasoning, Model: d.Model, ModelCredits: credits, Refused: oneLine(d.Refused, 300), EndTurn: oneLine(d.EndTurn, 300)}
-}
-
-// recordRefused records a refused model proposal, or a model's end of turn
-// that no playbook call followed: charged its tokens, no tool run.
-func (a *Agent) recordRefused(ctx context.Context, t Task) (Result, error) {
-	p := t.Step
-	cost := max(p.ModelCredits, 0)
-	sc, err := a.Store.ChargeStep(ctx, t.UserID, t.ScanID, p.Seq, cost)
-	switch {
-	case errors.Is(err, store.ErrScanNotRunning), errors.Is(err, store.ErrBudget):
-		return Result{Status: string(sc.Status)}, nil
-	case err != nil:
-		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
-	case sc.StepsCount >= p.Seq:
-		return Result{Status: string(sc.Status)}, nil // recorded by an earlier delivery
-	}
-	now := a.Now()
-	step := scans.Step{Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: scans.StepRefused,
-		Outcome: "Refused: " + p.Refused, Credits: cost, StartedAt: now.UTC(), Reasoning: p.Reasoning, Model: p.Model}
-	if p.Refused == "" { // an end of turn: the model call, nothing refused
-		step.Status, step.Outcome = scans.StepOK, p.EndTurn
-	}
-	if _, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, nil, now); err != nil {
-		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
-	}
-	a.Logger.InfoContext(ctx, "scan step refused", "scan_id", t.ScanID, "seq", p.Seq, "tool", p.Tool, "credits", cost)
-	return Result{Status: string(sc.Status)}, nil
-}
-
-// run charges the planned step, runs its tool within the tool's bound and
-// records the step and its findings. A step the scan can no longer pay for,
-// or a scan that stopped running meanwhile, records nothing: the next plan
-// sees why and ends the scan.
-func (a *Agent) run(ctx context.Context, t Task) (Result, error) {
-	p := t.Step
-	if p == nil || p.Seq < 1 {
-		return Result{}, fmt.Errorf("run %s: no planned step", t.ScanID)
-	}
-	if p.Refused != "" || p.EndTurn != "" {
-		return a.recordRefused(ctx, t)
-	}
-	tool, ok := a.Tools.Get(p.Tool)
-	if !ok {
-		return Result{}, fmt.Errorf("run %s: unknown tool %q", t.ScanID, p.Tool)
-	}
-	cost := tool.Cost() + max(p.ModelCredits, 0) // the model's tokens are charged on the step they chose
-	sc, err := a.Store.BeginStep(ctx, t.UserID, t.ScanID, p.Seq, cost, store.StepStart{Tool: p.Tool, At: a.Now().UTC()})
-	switch {
-	case errors.Is(err, store.ErrScanNotRunning), errors.Is(err, store.ErrBudget):
-		return Result{Status: string(sc.Status)}, nil
-	case err != nil:
-		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
-	}
-	if sc.StepsCount >= p.Seq {
-		return Result{Status: string(sc.Status)}, nil // recorded by an earlier delivery
-	}
-	steps, err := a.Store.Steps(ctx, sc.ID)
-	if err != nil {
-		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
-	}
-	surface, err := a.Store.Surface(ctx, sc.ID)
-	if err != nil {
-		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
-	}
-	env := tools.Env{Domain: sc.Target, Dialer: a.Dialer, Resolver: a.Resolver, Ports: a.Ports, Known: knownServices(steps), Surface: surface}
-
-	started := a.Now()
-	res, runErr := runBounded(ctx, tool, env, p.Input)
-	step := scans.Step{
-		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: stepStatus(runErr), Outcome: outcome(res, runErr), Credits: cost,
-		StartedAt: started.UTC(), DurationMS: a.Now().Sub(started).Milliseconds(), Reasoning: p.Reasoning, Model: p.Model,
-		Services: res.Services,
-	}
-	if p.Note != "" && step.Status == scans.StepOK {
-		step.Outcome = oneLine(step.Outcome+"; "+p.Note, 700)
-	}
-	if ctx.Err() != nil {
-		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, ctx.Err())
-	}
-	if err := a.Store.MergeSurface(ctx, sc.ID, inScope(sc.Target, res.Surface)); err != nil {
-		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
-	}
-	added, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, res.Findings, a.Now())
-	if err != nil {
-		return Result{}, fmt.Errorf("run %s step %d: %w", t.ScanID, p.Seq, err)
-	}
-	a.Logger.InfoContext(ctx, "scan step", "scan_id", sc.ID, "seq", p.Seq, "tool", p.Tool,
-		"findings_added", len(added), "credits", cost, "duration_ms", step.DurationMS)
-	return Result{Status: string(sc.Status)}, nil
-}
-
-// runBounded runs tool with its own time bound, capped at tools.MaxCallDuration,
-// and turns a panicking tool into an error rather than a lost step.
-func runBounded(ctx context.Context, tool tools.Tool, env tools.Env, input json.RawMessage) (res tools.Result, err error) {
-	ctx, cancel := context.WithTimeout(ctx, min(tool.Timeout(), tools.MaxCallDuration))
-	defer cancel()
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = tools.Result{}, fmt.Errorf("tool %s crashed: %v", tool.Name(), r)
-		}
-	}()
-	return tool.Run(ctx, env, input)
-}
-
-// stepStatus classifies how a call ended, where the error arises.
-func stepStatus(err error) scans.StepStatus {
-	var ie *tools.InputError
-	switch {
-	case err == nil:
-		return scans.StepOK
-	case errors.As(err, &ie):
-		return scans.StepRefused
-	case errors.Is(err, context.DeadlineExceeded):
-		return scans.StepTimedOut
-	}
-	return scans.StepFailed
-}
-
-// outcome is the audit trail's line for a call, written for people: network
-// errors in plain words (plainerr), and the default count counts findings
-// as the store records them, once per fingerprint.
-func outcome(res tools.Result, err error) string {
-	var ie *tools.InputError
-	switch {
-	case errors.As(err, &ie):
-		return "Refused: " + ie.Reason
-	case errors.Is(err, context.DeadlineExceeded):
-		return "Stopped at the tool's time limit; partial results kept"
-	case err != nil:
-		return "Tool error: " + oneLine(plainerr.Describe(err), 300)
-	case res.Outcome == "":
-		distinct := map[string]bool{}
-		for _, f := range res.Findings {
-			distinct[f.StableFingerprint()] = true
-		}
-		if len(distinct) == 1 {
-			return "1 finding"
-		}
-		return fmt.Sprintf("%d findings", len(distinct))
-	}
-	return oneLine(plainerr.Text(res.Outcome), 500)
-}
-
-// compactInput keeps the input as the audit trail shows it: valid JSON, or
-// the refused text as a JSON string.
-func compactInput(in json.RawMessage) json.RawMessage {
-	if len(in) == 0 {
-		return json.RawMessage("{}")
-	}
-	if json.Valid(in) {
-		return in
-	}
-	quoted, _ := json.Marshal(oneLine(string(in), 500))
-	return quoted
-}
-
-// inScope keeps the entries of a tool's surface that lie in the scan's
-// scope: tools report only in-scope entries, and this makes sure of it.
-func inScope(domain string, sf scans.Surface) scans.Surface {
-	out := scans.Surface{OutOfScopeNames: sf.OutOfScopeNames, OutOfScope: sf.OutOfScope}
-	for _, h := range sf.Hosts {
-		if domainname.InScope(h.Name, domain) {
-			out.Hosts = append(out.Hosts, h)
-		}
-	}
-	for _, v := range sf.Services {
-		if domainname.InScope(v.Host, domain) {
-			out.Services = append(out.Services, v)
-		}
-	}
-	for _, w := range sf.Web {
-		if u, err := url.Parse(w.Origin); err == nil && domainname.InScope(u.Hostname(), domain) {
-			out.Web = append(out.Web, w)
-		}
-	}
-	return out
-}
-
-func knownServices(steps []scans.Step) []scans.Service {
-	var out []scans.Service
-	for _, s := range steps {
-		out = append(out, s.Services...)
-	}
-	return out
-}
-
-func (a *Agent) complete(ctx context.Context, t Task) (Result, error) {
-	sc, err := a.Store.GetScan(ctx, t.UserID, t.ScanID)
-	if err != nil {
-		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
-	}
-	detail, err := a.Store.GetScanDetail(ctx, t.UserID, sc.ID)
-	if err != nil {
-		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
-	}
-	partial := ""
-	if cov, ok := a.Planner.(planner.Coverer); ok {
-		var notScanned []scans.Host
-		notScanned, partial = cov.Coverage(planner.State{Scan: sc, Steps: detail.Steps, Findings: detail.Findings, Surface: detail.Surface})
-		if err := a.Store.MergeSurface(ctx, sc.ID, scans.Surface{Hosts: notScanned}); err != nil {
-			return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
-		}
-	}
-	cmp, state, err := a.compare(ctx, sc, detail)
-	if err != nil {
-		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
-	}
-	// Issues triaged away (false positives, unexpired accepted risks) count
-	// neither in the risk rating nor in the summary.
-	active := monitor.Active(detail.Findings, cmp)
-	sum := summary.Write(summary.Input{Domain: sc.Target, ScanType: sc.Type, Tier: sc.Tier, Findings: active, Steps: detail.Steps,
-		Partial: partial, Changes: changesOf(detail.Issues, cmp)})
-	if sz, ok := a.Planner.(planner.Summarizer); ok {
-		if sum, err = a.modelSummary(ctx, t, sz, planner.State{Scan: sc, Steps: detail.Steps, Findings: active, Surface: detail.Surface}, sum); err != nil {
-			return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
-		}
-	}
-	if err := a.Store.ApplyCompletion(ctx, store.Completion{Scan: sc, Issues: detail.Issues, Comparison: cmp,
-		Surface: detail.Surface, State: state, Now: a.Now()}); err != nil {
-		return Result{}, fmt.Errorf("complete %s: %w", t.ScanID, err)
-	}
-	ended, err := a.Store.CompleteScan(ctx, t.UserID, t.ScanID, &sum, cmp.BaselineScanID, monitor.Counts(detail.Issues, cmp), a.Now())
-	if cur, refused := store.IsRefused(err); refused {
-		return Result{Status: string(cur.Status)}, nil
-	}
-	if err != nil {
-		return Result{}, fmt.Errorf("end scan %s as completed: %w", t.ScanID, err)
-	}
-	a.Logger.InfoContext(ctx, "scan ended", "scan_id", ended.ID, "status", ended.Status, "credits_used", ended.CreditsUsed,
-		"findings", ended.FindingsCount, "baseline", cmp.BaselineScanID, "new_issues", ended.NewIssuesCount,
-		"fixed_issues", ended.FixedIssuesCount)
-	return Result{Status: string(ended.Status)}, nil
-}
-
-// modelSummary asks the planner's model for the summary and records the call
-// as the scan's last step (tool write_summary), charged like any step; when
-// the budget no longer pays for it, the rule-based summary stands.
-func (a *Agent) modelSummary(ctx context.Context, t Task, sz planner.Summarizer, s planner.State, rules scans.Summary) (scans.Summary, error) {
-	r := sz.Summarize(ctx, s, rules)
-	if !r.Asked {
-		return r.Summary, nil
-	}
-	seq := s.Scan.StepsCount + 1
-	sc, err := a.Store.ChargeStep(ctx, t.UserID, t.ScanID, seq, r.Credits)
-	switch {
-	case errors.Is(err, store.ErrScanNotRunning), errors.Is(err, store.ErrBudget):
-		return rules, nil
-	case err != nil:
-		return rules, err
-	case sc.StepsCount >= seq:
-		return r.Summary, nil // recorded by an earlier delivery
-	}
-	now := a.Now()
-	step := scans.Step{Seq: seq, Tool: "write_summary", Input: json.RawMessage("{}"), Status: scans.StepOK, Outcome: r.Outcome,
-		Credits: r.Credits, StartedAt: now.UTC(), Reasoning: "The executive summary, by the model that planned the scan", Model: r.Model}
-	if _, err := a.Store.RecordStep(ctx, t.UserID, t.ScanID, step, nil, now); err != nil {
-		return rules, err
-	}
-	return r.Summary, nil
 }
 
 // end writes a terminal status once; an ended scan keeps the status it has.

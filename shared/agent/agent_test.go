@@ -75,6 +75,14 @@ func (f *fixture) scan(maxCredits int) scans.Scan {
 	return f.scanOf(f.target("example.com", time.Minute), maxCredits)
 }
 
+// running is a scan of example.com with maxCredits, started.
+func (f *fixture) running(maxCredits int) scans.Scan {
+	f.t.Helper()
+	sc := f.scan(maxCredits)
+	f.do(f.task(agent.ActionStart, sc))
+	return sc
+}
+
 // target registers domain for the fixture's user, verified age ago by a TXT
 // record (the existing target when the domain is registered already).
 func (f *fixture) target(domain string, age time.Duration) store.Target {
@@ -167,8 +175,7 @@ func TestPlanDecisions(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 
-	sc := f.scan(15)
-	f.do(f.task(agent.ActionStart, sc))
+	sc := f.running(15)
 	// A planner naming a tool this registry lacks is an error, caught by
 	// the ASL.
 	f.a.Planner = fixedPlanner{tool: "http_check"}
@@ -188,8 +195,7 @@ func TestPlanDecisions(t *testing.T) {
 		t.Fatalf("plan past the budget: %+v", p)
 	}
 
-	other := f.scan(1000)
-	f.do(f.task(agent.ActionStart, other))
+	other := f.running(1000)
 	for i, mode := range []string{"panic", "refuse", "hang"} {
 		run := f.task(agent.ActionRun, other)
 		run.Step = planned("probe", `{"mode":"`+mode+`"}`, i+1)
@@ -242,8 +248,7 @@ func (p fixedPlanner) Next(_ context.Context, s planner.State) (planner.Decision
 func TestFailuresAndTheReaper(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	caught := f.scan(50)
-	f.do(f.task(agent.ActionStart, caught))
+	caught := f.running(50)
 	fail := f.task(agent.ActionFail, caught)
 	fail.Error = &agent.CaughtErr{Error: "RuntimeError", Cause: `{"errorMessage":"dynamodb put: secret internals at arn:aws:dynamodb:...","errorType":"RuntimeError"}`}
 	f.do(fail)
@@ -252,8 +257,7 @@ func TestFailuresAndTheReaper(t *testing.T) {
 		t.Fatalf("caught error recorded as %s %q", d.Scan.Status, d.Scan.Error)
 	}
 
-	timedOut := f.scan(50)
-	f.do(f.task(agent.ActionStart, timedOut))
+	timedOut := f.running(50)
 	input, _ := json.Marshal(map[string]string{"scan_id": timedOut.ID, "user_id": f.user})
 	event := agent.Task{DetailType: "Step Functions Execution Status Change",
 		Detail: &agent.StatusChange{Name: timedOut.ID, Status: "TIMED_OUT", Input: string(input)}}
@@ -262,8 +266,7 @@ func TestFailuresAndTheReaper(t *testing.T) {
 		t.Fatalf("timed-out execution left %s %q", d.Scan.Status, d.Scan.Error)
 	}
 
-	done := f.scan(50)
-	f.do(f.task(agent.ActionStart, done))
+	done := f.running(50)
 	f.a.Planner = fixedPlanner{tool: "probe"}
 	if r := f.do(f.task(agent.ActionComplete, done)).(agent.Result); r.Status != "completed" {
 		t.Fatalf("complete: %+v", r)
@@ -286,8 +289,7 @@ func TestFailuresAndTheReaper(t *testing.T) {
 func TestRunRecordsThePlannersNote(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	sc := f.scan(50)
-	f.do(f.task(agent.ActionStart, sc))
+	sc := f.running(50)
 	run := f.task(agent.ActionRun, sc)
 	run.Step = planned("probe", `{}`, 1)
 	run.Step.Note = "also covers www.example.com (same address, certificate and home page as example.com)"
@@ -310,8 +312,7 @@ func (p refusingPlanner) Next(context.Context, planner.State) (planner.Decision,
 func TestRefusedProposalIsRecorded(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	sc := f.scan(100)
-	f.do(f.task(agent.ActionStart, sc))
+	sc := f.running(100)
 	usage := &scans.ModelUsage{ID: "anthropic.claude-3-5-sonnet", InputTokens: 9000, OutputTokens: 100}
 	for _, d := range []planner.Decision{
 		{Tool: "probe", Input: json.RawMessage(`{"host":"169.254.169.254"}`), Reasoning: "metadata", Model: usage, ModelCredits: 3,

@@ -25,20 +25,14 @@ func (a *Agent) compare(ctx context.Context, sc scans.Scan, d store.ScanDetail) 
 		return *d.Comparison, state, nil
 	}
 	in := monitor.Input{Now: a.Now(), Issues: d.Issues, Ledger: state.Ledger, Surface: d.Surface,
-		KnownHosts: map[string]bool{}, KnownServices: map[string]bool{},
 		Coverage: monitor.NewCoverage(sc.Target, d.Steps, a.toolChecks())}
+	in.KnownHosts, in.KnownServices = knownAssets(state)
 	if ref, ok := state.Baseline(sc.Type, sc.ID); ok {
 		fs, err := a.Store.Findings(ctx, ref.ID)
 		if err != nil {
 			return scans.Comparison{}, store.TargetState{}, fmt.Errorf("baseline %s: %w", ref.ID, err)
 		}
 		in.Baseline = &monitor.Baseline{ScanID: ref.ID, FinishedAt: ref.FinishedAt, Issues: scans.GroupIssues(fs)}
-	}
-	for _, h := range state.Assets.Hosts {
-		in.KnownHosts[h.Name] = true
-	}
-	for _, v := range state.Assets.Services {
-		in.KnownServices[monitor.ServiceKey(v.Host, v.Port)] = true
 	}
 	cmp := monitor.Compare(in)
 	if err := a.Store.SaveComparison(ctx, sc.ID, cmp); err != nil {
@@ -48,6 +42,19 @@ func (a *Agent) compare(ctx context.Context, sc scans.Scan, d store.ScanDetail) 
 }
 
 // toolChecks maps each registered tool to the checks it declares.
+// knownAssets are the target's hosts and services (monitor.ServiceKey) on
+// record before this scan.
+func knownAssets(state store.TargetState) (hosts, services map[string]bool) {
+	hosts, services = map[string]bool{}, map[string]bool{}
+	for _, h := range state.Assets.Hosts {
+		hosts[h.Name] = true
+	}
+	for _, v := range state.Assets.Services {
+		services[monitor.ServiceKey(v.Host, v.Port)] = true
+	}
+	return hosts, services
+}
+
 func (a *Agent) toolChecks() map[string][]scans.CheckCode {
 	out := map[string][]scans.CheckCode{}
 	if a.Tools == nil {

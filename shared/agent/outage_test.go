@@ -38,8 +38,7 @@ func TestOutages(t *testing.T) {
 		t.Fatalf("plan against a stalled database: %v, want a TransientError naming the database", err)
 	}
 
-	sc := f.scan(50)
-	f.do(f.task(agent.ActionStart, sc))
+	sc := f.running(50)
 	run := f.task(agent.ActionRun, sc)
 	run.Step = planned("probe", `{}`, 1)
 	f.do(run)
@@ -52,8 +51,7 @@ func TestOutages(t *testing.T) {
 		t.Fatalf("ended %s with %q, want %q", d.Scan.Status, d.Scan.Error, want)
 	}
 
-	other := f.scan(50)
-	f.do(f.task(agent.ActionStart, other))
+	other := f.running(50)
 	fail = f.task(agent.ActionFail, other)
 	fail.Error = &agent.CaughtErr{Error: "TransientError", Cause: `{"errorMessage":"database unavailable: x","errorType":"TransientError"}`}
 	f.do(fail)

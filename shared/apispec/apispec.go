@@ -6,6 +6,7 @@ package apispec
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"mime"
@@ -122,14 +123,8 @@ func (s *Spec) ValidateResponse(req *http.Request, status int, header http.Heade
 		return fmt.Errorf("%s: status not documented for the operation (documented: %s)",
 			where, strings.Join(documentedStatuses(route.Operation), ", "))
 	}
-	response := responseRef.Value
-	if len(response.Content) == 0 && len(body) != 0 {
-		return fmt.Errorf("%s: documented without a body, got %d bytes", where, len(body))
-	}
-	if len(response.Content) != 0 {
-		if err := checkContentType(response.Content, header.Get("Content-Type")); err != nil {
-			return fmt.Errorf("%s: %w", where, err)
-		}
+	if err := checkResponseContent(responseRef.Value, header, body); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
 	}
 
 	input := &openapi3filter.ResponseValidationInput{
@@ -147,9 +142,29 @@ func (s *Spec) ValidateResponse(req *http.Request, status int, header http.Heade
 	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
+	if err := checkPDFBody(header, body); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	return nil
+}
+
+// checkResponseContent checks a response's Content-Type against those its
+// documentation lists, or, documented without content, that it has no body.
+func checkResponseContent(response *openapi3.Response, header http.Header, body []byte) error {
+	if len(response.Content) == 0 {
+		if len(body) != 0 {
+			return fmt.Errorf("documented without a body, got %d bytes", len(body))
+		}
+		return nil
+	}
+	return checkContentType(response.Content, header.Get("Content-Type"))
+}
+
+// checkPDFBody checks that a body sent as application/pdf is a PDF.
+func checkPDFBody(header http.Header, body []byte) error {
 	if mediaType, _, _ := mime.ParseMediaType(header.Get("Content-Type")); mediaType == "application/pdf" &&
 		!bytes.HasPrefix(body, []byte("%PDF-")) {
-		return fmt.Errorf("%s: application/pdf body does not start with %%PDF-", where)
+		return errors.New("application/pdf body does not start with %PDF-")
 	}
 	return nil
 }

@@ -81,19 +81,43 @@ func (c *Config) parseTyped(getenv func(string) string) error {
 	return nil
 }
 
-// validate checks the settings that depend on each other.
+// validate checks the settings that depend on each other, rule by rule in
+// this order.
 func (c Config) validate() error {
-	if c.DNSServer != "" {
-		if _, _, err := net.SplitHostPort(c.DNSServer); err != nil {
-			return fmt.Errorf("DNS_SERVER must be host:port, got %q", c.DNSServer)
+	for _, rule := range []func(Config) error{validDNSServer, validBootstrapAdmin, validAgentProvider, validJWT} {
+		if err := rule(c); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// validDNSServer: DNS_SERVER, when set, is host:port.
+func validDNSServer(c Config) error {
+	if c.DNSServer == "" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(c.DNSServer); err != nil {
+		return fmt.Errorf("DNS_SERVER must be host:port, got %q", c.DNSServer)
+	}
+	return nil
+}
+
+// validBootstrapAdmin: the bootstrap admin's e-mail and token come
+// together, the token a personal token (pt_).
+func validBootstrapAdmin(c Config) error {
 	if (c.BootstrapAdminEmail == "") != (c.BootstrapAdminToken == "") {
 		return fmt.Errorf("BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_TOKEN must be set together")
 	}
 	if c.BootstrapAdminToken != "" && !strings.HasPrefix(c.BootstrapAdminToken, "pt_") {
 		return fmt.Errorf("BOOTSTRAP_ADMIN_TOKEN must start with pt_")
 	}
+	return nil
+}
+
+// validAgentProvider: the model provider is bedrock, or openai with its
+// base URL.
+func validAgentProvider(c Config) error {
 	switch c.AgentProvider {
 	case "bedrock":
 	case "openai":
@@ -103,6 +127,11 @@ func (c Config) validate() error {
 	default:
 		return fmt.Errorf("AGENT_PROVIDER must be bedrock or openai, got %q", c.AgentProvider)
 	}
+	return nil
+}
+
+// validJWT: a JWKS URL comes with the issuer and audience it checks.
+func validJWT(c Config) error {
 	if c.JWTJWKSURL != "" && (c.JWTIssuer == "" || c.JWTAudience == "") {
 		return fmt.Errorf("JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE")
 	}

@@ -162,20 +162,38 @@ func (c *OpenAI) send(ctx context.Context, model string, body []byte) (oaRespons
 		if err := oaRefusal(status, model); err != nil {
 			return out, err
 		}
-		retryable := err != nil || status == http.StatusTooManyRequests || status >= 500
-		if !retryable || attempt >= c.Budget.MaxAttempts {
-			if err == nil {
-				err = fmt.Errorf("HTTP %d", status)
-			}
+		if !oaRetryable(status, err) || attempt >= c.Budget.MaxAttempts {
+			return out, fmt.Errorf("model %s: %w", model, oaFailure(status, err))
+		}
+		if err := c.backoff(ctx, attempt); err != nil {
 			return out, fmt.Errorf("model %s: %w", model, err)
 		}
-		// Full jitter, within the operation's deadline.
-		wait := time.Duration(rand.Int64N(int64(min(c.Budget.MaxBackoff, 100*time.Millisecond<<attempt)) + 1))
-		select {
-		case <-ctx.Done():
-			return out, fmt.Errorf("model %s: %w", model, ctx.Err())
-		case <-time.After(wait):
-		}
+	}
+}
+
+// oaRetryable reports whether a failed post is worth another attempt: a
+// transport error, throttling or a server error.
+func oaRetryable(status int, err error) bool {
+	return err != nil || status == http.StatusTooManyRequests || status >= 500
+}
+
+// oaFailure is the error of a failed post: its own, or the HTTP status.
+func oaFailure(status int, err error) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("HTTP %d", status)
+}
+
+// backoff waits before attempt+1, with full jitter, unless ctx ends first
+// (its error then).
+func (c *OpenAI) backoff(ctx context.Context, attempt int) error {
+	wait := time.Duration(rand.Int64N(int64(min(c.Budget.MaxBackoff, 100*time.Millisecond<<attempt)) + 1))
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(wait):
+		return nil
 	}
 }
 

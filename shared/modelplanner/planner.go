@@ -1,6 +1,7 @@
 package modelplanner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -131,15 +132,8 @@ func (p *Planner) turn(ctx context.Context, s planner.State, model string, reser
 	req := p.Request(model, s, pending, reserve)
 	rate := RateOf(model)
 	bound := rate.Credits(Usage{InputTokens: Size(req)/3 + 1, OutputTokens: MaxTokens})
-	if left-bound-reserve < minToolCost {
-		return p.fallback(ctx, s, reserve, Stopped+"the credits left are kept for the summary)", nil, 0)
-	}
-	if refusedInARow(s.Steps) >= MaxRefusedInARow {
-		return p.fallback(ctx, s, reserve, Stopped+fmt.Sprintf("its last %d proposals were refused)", MaxRefusedInARow), nil, 0)
-	}
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < CallBudget.Operation {
-		// A call that could outlive the action's bound is not started.
-		return p.fallback(ctx, s, reserve, Overruled+"too little time left in this step for a model call)", nil, 0)
+	if why := withoutCall(ctx, s, left-bound-reserve); why != "" {
+		return p.fallback(ctx, s, reserve, why, nil, 0)
 	}
 	resp, err := p.Client.Converse(ctx, req)
 	var cfgErr *planner.ConfigError
@@ -155,25 +149,47 @@ func (p *Planner) turn(ctx context.Context, s planner.State, model string, reser
 	if len(resp.ToolUses) == 0 {
 		return p.fallback(ctx, s, reserve, Stopped+"the model ended its turn)", usage, credits)
 	}
-	use := resp.ToolUses[0]
-	reasoning := line(resp.Text, 500)
-	if reasoning == "" {
-		reasoning = "Chosen by the model"
+	d := p.proposal(s, resp.ToolUses[0], resp.Text, usage, credits)
+	if d.Refused != "" {
+		return d, nil
 	}
-	d := planner.Decision{Tool: use.Name, Input: use.Input, Reasoning: reasoning, Model: usage, ModelCredits: credits}
+	if tool, _ := p.Tools.Get(d.Tool); left-credits-tool.Cost()-reserve < 0 {
+		return p.fallback(ctx, s, reserve, Stopped+"the credits left do not pay for the model's choice)", usage, credits)
+	}
+	return d, nil
+}
+
+// withoutCall says why the turn asks the model nothing ("" when it asks):
+// the credits spare after the call's bound and the reserve would pay for no
+// tool, the model's last proposals were all refused, or the action has too
+// little time left for a call.
+func withoutCall(ctx context.Context, s planner.State, spare int) string {
+	if spare < minToolCost {
+		return Stopped + "the credits left are kept for the summary)"
+	}
+	if refusedInARow(s.Steps) >= MaxRefusedInARow {
+		return Stopped + fmt.Sprintf("its last %d proposals were refused)", MaxRefusedInARow)
+	}
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < CallBudget.Operation {
+		// A call that could outlive the action's bound is not started.
+		return Overruled + "too little time left in this step for a model call)"
+	}
+	return ""
+}
+
+// proposal is the decision of the model's tool call, with its reasoning
+// text, charged its tokens; Refused says why it is not run.
+func (p *Planner) proposal(s planner.State, use ToolUse, text string, usage *scans.ModelUsage, credits int) planner.Decision {
+	d := planner.Decision{Tool: use.Name, Input: use.Input, Reasoning: cmp.Or(line(text, 500), "Chosen by the model"),
+		Model: usage, ModelCredits: credits}
 	if t := strings.TrimSpace(string(use.Input)); !strings.HasPrefix(t, "{") || !json.Valid(use.Input) {
 		// Not an object: the audit trail keeps what the model sent.
 		d.Input, _ = json.Marshal(map[string]string{"invalid_input": line(string(use.Input), 500)})
 		d.Refused = "the input is not a JSON object"
-		return d, nil
+		return d
 	}
-	if d.Refused = refusal(p.Tools, s, use); d.Refused != "" {
-		return d, nil
-	}
-	if tool, _ := p.Tools.Get(use.Name); left-credits-tool.Cost()-reserve < 0 {
-		return p.fallback(ctx, s, reserve, Stopped+"the credits left do not pay for the model's choice)", usage, credits)
-	}
-	return d, nil
+	d.Refused = refusal(p.Tools, s, use)
+	return d
 }
 
 // Request is the turn the model gets for s.

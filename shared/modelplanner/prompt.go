@@ -98,35 +98,45 @@ func Conversation(s planner.State, pending []planner.Call, reserve int) []Messag
 	}
 	first := []Block{{Text: task}}
 	if len(older) > 0 {
-		if len(older) > MaxOlderSteps {
-			older = older[len(older)-MaxOlderSteps:]
-		}
-		var b strings.Builder
-		for _, st := range older {
-			fmt.Fprintf(&b, "step %d %s %s -> %s: %s\n", st.Seq, st.Tool, line(string(st.Input), 100), st.Status, line(st.Outcome, MaxLineChars))
-		}
-		first = append(first, Block{Text: "Earlier steps (compacted):\n" + data(strings.TrimSpace(b.String()))})
+		first = append(first, Block{Text: "Earlier steps (compacted):\n" + data(compacted(older))})
 	}
 	msgs := []Message{{Role: User, Blocks: first}}
 	for _, st := range recent {
-		var call []Block
-		if st.Reasoning != "" {
-			call = append(call, Block{Text: line(st.Reasoning, 300)})
-		}
-		input := st.Input
-		if !json.Valid(input) || len(input) == 0 || input[0] != '{' {
-			input = json.RawMessage("{}")
-		}
-		call = append(call, Block{ToolUse: &ToolUse{ID: ToolUseID(st.Seq), Name: st.Tool, Input: input}})
-		msgs = append(msgs, Message{Role: Assistant, Blocks: call})
-		result := fmt.Sprintf("status: %s; findings added: %d; credits: %d\n%s", st.Status, st.FindingsAdded, st.Credits,
-			data(Sanitize(st.Outcome, MaxResultChars)))
-		msgs = append(msgs, Message{Role: User, Blocks: []Block{{ToolResult: &ToolResult{
-			ID: ToolUseID(st.Seq), Text: result, Error: st.Status != scans.StepOK}}}})
+		msgs = append(msgs, stepMessages(st)...)
 	}
 	last := &msgs[len(msgs)-1]
 	last.Blocks = append(last.Blocks, Block{Text: stateText(s, pending, reserve)})
 	return msgs
+}
+
+// compacted is one line for each of the last MaxOlderSteps of older.
+func compacted(older []scans.Step) string {
+	if len(older) > MaxOlderSteps {
+		older = older[len(older)-MaxOlderSteps:]
+	}
+	var b strings.Builder
+	for _, st := range older {
+		fmt.Fprintf(&b, "step %d %s %s -> %s: %s\n", st.Seq, st.Tool, line(string(st.Input), 100), st.Status, line(st.Outcome, MaxLineChars))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// stepMessages are a recent step as the model's tool call (with its
+// reasoning) and the tool's result.
+func stepMessages(st scans.Step) []Message {
+	var call []Block
+	if st.Reasoning != "" {
+		call = append(call, Block{Text: line(st.Reasoning, 300)})
+	}
+	input := st.Input
+	if !json.Valid(input) || len(input) == 0 || input[0] != '{' {
+		input = json.RawMessage("{}")
+	}
+	call = append(call, Block{ToolUse: &ToolUse{ID: ToolUseID(st.Seq), Name: st.Tool, Input: input}})
+	result := fmt.Sprintf("status: %s; findings added: %d; credits: %d\n%s", st.Status, st.FindingsAdded, st.Credits,
+		data(Sanitize(st.Outcome, MaxResultChars)))
+	return []Message{{Role: Assistant, Blocks: call}, {Role: User, Blocks: []Block{{ToolResult: &ToolResult{
+		ID: ToolUseID(st.Seq), Text: result, Error: st.Status != scans.StepOK}}}}}
 }
 
 // stateText is the scan's state now, target text delimited.
@@ -146,53 +156,59 @@ func stateText(s planner.State, pending []planner.Call, reserve int) string {
 		// finding's evidence, a host a page named): it is target text, so
 		// the calls are listed inside the data block like the rest of it.
 		var calls strings.Builder
-		for i, c := range pending {
-			if i == MaxRows {
-				fmt.Fprintf(&calls, "… and %d more\n", len(pending)-i)
-				break
-			}
-			fmt.Fprintf(&calls, "- %s %s\n", c.Tool, Sanitize(string(c.Input), MaxCallChars))
-		}
+		writeRows(&calls, pending, true, func(c planner.Call) string {
+			return fmt.Sprintf("- %s %s\n", c.Tool, Sanitize(string(c.Input), MaxCallChars))
+		})
 		b.WriteString("Baseline checks not yet run (they run after you stop if you do not call them; call one with exactly the input shown):\n")
 		b.WriteString(data(strings.TrimSpace(calls.String())) + "\n")
 	}
+	b.WriteString("Surface and findings so far:\n")
+	b.WriteString(data(strings.TrimSpace(surfaceText(s))))
+	return b.String()
+}
+
+// surfaceText lists the surface's hosts, services and web origins and the
+// findings, at most MaxRows of each.
+func surfaceText(s planner.State) string {
 	var t strings.Builder
 	fmt.Fprintf(&t, "hosts (%d):\n", len(s.Surface.Hosts))
-	for i, h := range s.Surface.Hosts {
-		if i == MaxRows {
-			break
-		}
-		fmt.Fprintf(&t, "- %s %s\n", line(h.Name, 120), line(strings.Join(h.Addresses, ","), 120))
-	}
+	writeRows(&t, s.Surface.Hosts, false, func(h scans.Host) string {
+		return fmt.Sprintf("- %s %s\n", line(h.Name, 120), line(strings.Join(h.Addresses, ","), 120))
+	})
 	fmt.Fprintf(&t, "services (%d):\n", len(s.Surface.Services))
-	for i, v := range s.Surface.Services {
-		if i == MaxRows {
-			break
-		}
-		fmt.Fprintf(&t, "- %s:%d %s %s %s\n", line(v.Host, 120), v.Port, line(v.Protocol, 30), line(v.Product, 60), line(v.Version, 40))
-	}
+	writeRows(&t, s.Surface.Services, false, func(v scans.ServiceInfo) string {
+		return fmt.Sprintf("- %s:%d %s %s %s\n", line(v.Host, 120), v.Port, line(v.Protocol, 30), line(v.Product, 60), line(v.Version, 40))
+	})
 	fmt.Fprintf(&t, "web origins (%d):\n", len(s.Surface.Web))
-	for i, w := range s.Surface.Web {
-		if i == MaxRows {
-			break
-		}
-		fmt.Fprintf(&t, "- %s title=%q server=%q\n", line(w.Origin, 200), line(w.Title, 120), line(w.Server, 80))
-	}
+	writeRows(&t, s.Surface.Web, false, func(w scans.WebOrigin) string {
+		return fmt.Sprintf("- %s title=%q server=%q\n", line(w.Origin, 200), line(w.Title, 120), line(w.Server, 80))
+	})
 	fmt.Fprintf(&t, "findings (%d): id | severity | confidence | host:port | title | evidence\n", len(s.Findings))
-	for i, f := range s.Findings {
-		if i == MaxRows {
-			fmt.Fprintf(&t, "… and %d more\n", len(s.Findings)-i)
-			break
-		}
-		port := ""
-		if f.Port != nil {
-			port = ":" + strconv.Itoa(*f.Port)
-		}
-		fmt.Fprintf(&t, "- %s | %s | %s | %s%s | %s | %s\n", f.ID, f.Severity, f.Confidence, line(f.Host, 120), port, line(f.Title, 120), line(f.Evidence, 120))
+	writeRows(&t, s.Findings, true, findingRow)
+	return t.String()
+}
+
+// findingRow is a finding's line in the state.
+func findingRow(f scans.Finding) string {
+	port := ""
+	if f.Port != nil {
+		port = ":" + strconv.Itoa(*f.Port)
 	}
-	b.WriteString("Surface and findings so far:\n")
-	b.WriteString(data(strings.TrimSpace(t.String())))
-	return b.String()
+	return fmt.Sprintf("- %s | %s | %s | %s%s | %s | %s\n", f.ID, f.Severity, f.Confidence, line(f.Host, 120), port, line(f.Title, 120), line(f.Evidence, 120))
+}
+
+// writeRows writes the row of each item, at most MaxRows of them; with
+// more, a last line counts those left out.
+func writeRows[T any](b *strings.Builder, items []T, more bool, row func(T) string) {
+	for i, it := range items {
+		if i == MaxRows {
+			if more {
+				fmt.Fprintf(b, "… and %d more\n", len(items)-i)
+			}
+			return
+		}
+		b.WriteString(row(it))
+	}
 }
 
 // Size is the characters a request sends (system, messages, tools): what
@@ -279,17 +295,12 @@ func verifyCall(s planner.State, f scans.Finding) string {
 		return "confirm_cve " + in(fmt.Sprintf(`,"cve":%q`, *f.CVE))
 	}
 	for _, v := range s.Surface.Services {
-		if v.Port != *f.Port || !strings.EqualFold(v.Host, f.Host) {
-			continue
-		}
-		switch v.Protocol {
-		case "ssh":
-			return "ssh_audit " + in("")
-		case "ftp":
-			return "ftp_audit " + in("")
-		case "redis", "memcached":
-			return "service_info " + in("")
+		if tool := verifierOf[v.Protocol]; tool != "" && v.Port == *f.Port && strings.EqualFold(v.Host, f.Host) {
+			return tool + " " + in("")
 		}
 	}
 	return "no confirmation tool; a version_check of the service's origin may refine it"
 }
+
+// verifierOf is the tool that audits a service, by its protocol.
+var verifierOf = map[string]string{"ssh": "ssh_audit", "ftp": "ftp_audit", "redis": "service_info", "memcached": "service_info"}

@@ -3,6 +3,7 @@ package modelplanner
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -60,21 +61,39 @@ func outOfScope(domain string, in map[string]any) string {
 		if !ok || v == "" {
 			continue
 		}
-		host := v
-		if field != "host" {
-			u, err := url.Parse(v)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-				return fmt.Sprintf("%s is not an http(s) URL", field)
-			}
-			host = u.Hostname()
+		host, ok := fieldHost(field, v)
+		if !ok {
+			return fmt.Sprintf("%s is not an http(s) URL", field)
 		}
-		if addr, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-			return fmt.Sprintf("%s names the address %s: only %s and its subdomains are in scope, never an address", field, addr, domain)
+		if why := hostOutOfScope(field, host, domain); why != "" {
+			return why
 		}
-		name, err := domainname.Normalize(host)
-		if err != nil || !domainname.InScope(name, domain) {
-			return fmt.Sprintf("%s %s is outside the scan's domain %s", field, line(host, 80), domain)
-		}
+	}
+	return ""
+}
+
+// fieldHost is the host a field names: the host field itself, the host of
+// a url field's http(s) URL; not ok for a URL without one.
+func fieldHost(field, v string) (string, bool) {
+	if field == "host" {
+		return v, true
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return "", false
+	}
+	return u.Hostname(), true
+}
+
+// hostOutOfScope says why the host a field names is out of the scan's
+// scope: an address, or a name outside domain ("" when in scope).
+func hostOutOfScope(field, host, domain string) string {
+	if addr, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return fmt.Sprintf("%s names the address %s: only %s and its subdomains are in scope, never an address", field, addr, domain)
+	}
+	name, err := domainname.Normalize(host)
+	if err != nil || !domainname.InScope(name, domain) {
+		return fmt.Sprintf("%s %s is outside the scan's domain %s", field, line(host, 80), domain)
 	}
 	return ""
 }
@@ -111,38 +130,46 @@ func (s jsonSchema) check(path string, v any, depth int) string {
 	case []any:
 		return s.checkArray(path, x, depth)
 	case float64:
-		if (s.Minimum != nil && x < *s.Minimum) || (s.Maximum != nil && x > *s.Maximum) {
-			return path + " is out of range"
-		}
+		return s.checkRange(path, x)
 	case string:
-		if s.MaxLength != nil && len([]rune(x)) > *s.MaxLength {
-			return path + " is too long"
-		}
+		return s.checkLength(path, x)
 	}
 	return ""
 }
 
-func (s jsonSchema) checkType(path string, v any) string {
-	ok := true
-	switch s.Type {
-	case "object":
-		_, ok = v.(map[string]any)
-	case "array":
-		_, ok = v.([]any)
-	case "string":
-		_, ok = v.(string)
-	case "boolean":
-		_, ok = v.(bool)
-	case "number":
-		_, ok = v.(float64)
-	case "integer":
-		f, isNumber := v.(float64)
-		ok = isNumber && f == float64(int64(f))
+// checkRange says whether the number x lies outside the schema's bounds.
+func (s jsonSchema) checkRange(path string, x float64) string {
+	if (s.Minimum != nil && x < *s.Minimum) || (s.Maximum != nil && x > *s.Maximum) {
+		return path + " is out of range"
 	}
-	if !ok {
+	return ""
+}
+
+// checkLength says whether the string x is longer than the schema allows.
+func (s jsonSchema) checkLength(path string, x string) string {
+	if s.MaxLength != nil && len([]rune(x)) > *s.MaxLength {
+		return path + " is too long"
+	}
+	return ""
+}
+
+// checkType says whether v is not of the schema's type (any type when the
+// schema names none or one not listed in jsonTypes).
+func (s jsonSchema) checkType(path string, v any) string {
+	if is, known := jsonTypes[s.Type]; known && !is(v) {
 		return fmt.Sprintf("%s must be %s %s", path, article(s.Type), s.Type)
 	}
 	return ""
+}
+
+// jsonTypes tell whether a decoded JSON value is of a JSON Schema type.
+var jsonTypes = map[string]func(any) bool{
+	"object":  func(v any) bool { _, ok := v.(map[string]any); return ok },
+	"array":   func(v any) bool { _, ok := v.([]any); return ok },
+	"string":  func(v any) bool { _, ok := v.(string); return ok },
+	"boolean": func(v any) bool { _, ok := v.(bool); return ok },
+	"number":  func(v any) bool { _, ok := v.(float64); return ok },
+	"integer": func(v any) bool { f, ok := v.(float64); return ok && f == float64(int64(f)) },
 }
 
 func (s jsonSchema) checkObject(path string, m map[string]any, depth int) string {
@@ -151,22 +178,22 @@ func (s jsonSchema) checkObject(path string, m map[string]any, depth int) string
 			return fmt.Sprintf("%s lacks the required field %s", path, r)
 		}
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		sub, known := s.Properties[k]
-		if !known {
-			if s.AdditionalProperties != nil && !*s.AdditionalProperties {
-				return fmt.Sprintf("%s has an unknown field %s", path, line(k, 40))
-			}
-			continue
-		}
-		if why := sub.check(path+"."+k, m[k], depth+1); why != "" {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if why := s.checkField(path, k, m[k], depth); why != "" {
 			return why
 		}
+	}
+	return ""
+}
+
+// checkField says where the field k of an object at path breaks the
+// schema: its own schema's check, or unknown where none are allowed.
+func (s jsonSchema) checkField(path, k string, v any, depth int) string {
+	if sub, known := s.Properties[k]; known {
+		return sub.check(path+"."+k, v, depth+1)
+	}
+	if s.AdditionalProperties != nil && !*s.AdditionalProperties {
+		return fmt.Sprintf("%s has an unknown field %s", path, line(k, 40))
 	}
 	return ""
 }

@@ -38,58 +38,82 @@ func (p *Planner) Summarize(ctx context.Context, s planner.State, rules scans.Su
 		return planner.SummaryResult{Summary: rules}
 	}
 	req := summaryRequest(model, s, rules.RiskRating)
-	rate := RateOf(model)
-	bound := summaryBound(req)
-	if s.Scan.MaxCredits-s.Scan.CreditsUsed < bound {
+	c := summaryCall{model: model, rate: RateOf(model), bound: summaryBound(req), rules: rules}
+	if s.Scan.MaxCredits-s.Scan.CreditsUsed < c.bound {
 		return planner.SummaryResult{Summary: rules}
-	}
-	var used Usage
-	result := func(sum scans.Summary, outcome string) planner.SummaryResult {
-		return planner.SummaryResult{Summary: sum, Asked: true, Outcome: outcome,
-			Model:   &scans.ModelUsage{ID: model, InputTokens: used.InputTokens, OutputTokens: used.OutputTokens},
-			Credits: min(rate.Credits(used), bound)}
 	}
 	reason := ""
 	for attempt := 1; attempt <= 2; attempt++ {
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < CallBudget.Operation {
 			// A call that could outlive the action's bound is not started.
-			if used == (Usage{}) {
-				return planner.SummaryResult{Summary: rules}
-			}
-			return result(rules, "Too little time was left for a second model call; the rule-based summary is used")
+			return c.rulesStand("Too little time was left for a second model call; the rule-based summary is used")
 		}
 		resp, err := p.Client.Converse(ctx, req)
 		if err != nil {
 			p.log(ctx, "model summary failed; the rule-based summary is used", s, "error", err.Error())
-			if used == (Usage{}) {
-				return planner.SummaryResult{Summary: rules}
-			}
-			return result(rules, "The model service failed; the rule-based summary is used")
+			return c.rulesStand("The model service failed; the rule-based summary is used")
 		}
-		used.InputTokens += resp.Usage.InputTokens
-		used.OutputTokens += resp.Usage.OutputTokens
-		var sum scans.Summary
-		var use *ToolUse
-		if i := slices.IndexFunc(resp.ToolUses, func(u ToolUse) bool { return u.Name == SummaryTool }); i >= 0 {
-			use = &resp.ToolUses[i]
-			sum, err = validSummary(use.Input, s, rules)
-		} else {
-			err = fmt.Errorf("no %s call", SummaryTool)
-		}
+		c.used.InputTokens += resp.Usage.InputTokens
+		c.used.OutputTokens += resp.Usage.OutputTokens
+		sum, use, err := summaryAnswer(resp, s, rules)
 		if err == nil {
-			return result(sum, "Executive summary written by the model")
+			return c.result(sum, "Executive summary written by the model")
 		}
 		reason = err.Error()
 		// Once more, told what was wrong.
-		if use == nil {
-			req.Messages = append(req.Messages, Message{Role: Assistant, Blocks: []Block{{Text: line(resp.Text, 300) + "."}}},
-				Message{Role: User, Blocks: []Block{{Text: "Call write_summary: " + reason}}})
-		} else {
-			req.Messages = append(req.Messages, Message{Role: Assistant, Blocks: []Block{{ToolUse: use}}},
-				Message{Role: User, Blocks: []Block{{ToolResult: &ToolResult{ID: use.ID, Text: "Refused: " + reason, Error: true}}}})
-		}
+		req.Messages = append(req.Messages, retryMessages(resp, use, reason)...)
 	}
-	return result(rules, "The model's summary was invalid twice ("+line(reason, 200)+"); the rule-based summary is used")
+	return c.result(rules, "The model's summary was invalid twice ("+line(reason, 200)+"); the rule-based summary is used")
+}
+
+// summaryCall is the model's summary call of one scan: its model and rate,
+// the bound on what it may cost, and the tokens used so far.
+type summaryCall struct {
+	model string
+	rate  Rate
+	bound int
+	rules scans.Summary
+	used  Usage
+}
+
+// result is the summary sum, recorded with outcome and charged the tokens
+// used, at most the bound.
+func (c summaryCall) result(sum scans.Summary, outcome string) planner.SummaryResult {
+	return planner.SummaryResult{Summary: sum, Asked: true, Outcome: outcome,
+		Model:   &scans.ModelUsage{ID: c.model, InputTokens: c.used.InputTokens, OutputTokens: c.used.OutputTokens},
+		Credits: min(c.rate.Credits(c.used), c.bound)}
+}
+
+// rulesStand keeps the rule-based summary when the model is not asked
+// again: unrecorded when it used no tokens, else recorded with outcome.
+func (c summaryCall) rulesStand(outcome string) planner.SummaryResult {
+	if c.used == (Usage{}) {
+		return planner.SummaryResult{Summary: c.rules}
+	}
+	return c.result(c.rules, outcome)
+}
+
+// summaryAnswer is the summary of the model's write_summary call, validated
+// (validSummary), and the call; an error says what was wrong.
+func summaryAnswer(resp Response, s planner.State, rules scans.Summary) (scans.Summary, *ToolUse, error) {
+	i := slices.IndexFunc(resp.ToolUses, func(u ToolUse) bool { return u.Name == SummaryTool })
+	if i < 0 {
+		return scans.Summary{}, nil, fmt.Errorf("no %s call", SummaryTool)
+	}
+	use := &resp.ToolUses[i]
+	sum, err := validSummary(use.Input, s, rules)
+	return sum, use, err
+}
+
+// retryMessages answer the model's refused summary with the reason: its
+// call refused, or, when it made none, a request to call write_summary.
+func retryMessages(resp Response, use *ToolUse, reason string) []Message {
+	if use == nil {
+		return []Message{{Role: Assistant, Blocks: []Block{{Text: line(resp.Text, 300) + "."}}},
+			{Role: User, Blocks: []Block{{Text: "Call write_summary: " + reason}}}}
+	}
+	return []Message{{Role: Assistant, Blocks: []Block{{ToolUse: use}}},
+		{Role: User, Blocks: []Block{{ToolResult: &ToolResult{ID: use.ID, Text: "Refused: " + reason, Error: true}}}}}
 }
 
 // summaryRequest is the summary call for s.
@@ -141,16 +165,8 @@ func validSummary(input json.RawMessage, s planner.State, rules scans.Summary) (
 	if err := tools.DecodeInput(input, &in); err != nil {
 		return scans.Summary{}, fmt.Errorf("it does not match the schema")
 	}
-	rank, ok := ratingRank[in.RiskRating]
-	switch {
-	case !ok:
-		return scans.Summary{}, fmt.Errorf("risk_rating %q is not one of critical, high, medium, low, none", line(string(in.RiskRating), 20))
-	case rank < ratingRank[rules.RiskRating]:
-		return scans.Summary{}, fmt.Errorf("risk_rating %s is below the highest severity found (%s)", in.RiskRating, rules.RiskRating)
-	case strings.TrimSpace(in.Summary) == "" || len([]rune(in.Summary)) > 2000:
-		return scans.Summary{}, fmt.Errorf("summary must have 1 to 2000 characters")
-	case len(in.AttackChains) > 5:
-		return scans.Summary{}, fmt.Errorf("at most 5 attack chains")
+	if err := checkSummaryShape(in.RiskRating, in.Summary, len(in.AttackChains), rules.RiskRating); err != nil {
+		return scans.Summary{}, err
 	}
 	ids := map[string]bool{}
 	for _, f := range s.Findings {
@@ -169,6 +185,23 @@ func validSummary(input json.RawMessage, s planner.State, rules scans.Summary) (
 		out.AttackChains = append(out.AttackChains, chain)
 	}
 	return out, nil
+}
+
+// checkSummaryShape checks the summary's rating (known, and no lower than
+// the rules' rating), its length and its number of chains.
+func checkSummaryShape(rating scans.RiskRating, summary string, chains int, rules scans.RiskRating) error {
+	rank, ok := ratingRank[rating]
+	switch {
+	case !ok:
+		return fmt.Errorf("risk_rating %q is not one of critical, high, medium, low, none", line(string(rating), 20))
+	case rank < ratingRank[rules]:
+		return fmt.Errorf("risk_rating %s is below the highest severity found (%s)", rating, rules)
+	case strings.TrimSpace(summary) == "" || len([]rune(summary)) > 2000:
+		return fmt.Errorf("summary must have 1 to 2000 characters")
+	case chains > 5:
+		return fmt.Errorf("at most 5 attack chains")
+	}
+	return nil
 }
 
 // validChain checks attack chain n (a description and the findings it is

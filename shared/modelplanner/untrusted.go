@@ -12,6 +12,7 @@ import (
 	"secscan/shared/domainname"
 	"secscan/shared/lazyre"
 	"secscan/shared/planner"
+	"secscan/shared/scans"
 )
 
 // The model's executive summary and attack chains are untrusted output: the
@@ -78,17 +79,7 @@ func knownOf(s planner.State) known {
 	b.WriteString(s.Scan.Target + " ")
 	for _, f := range s.Findings {
 		fmt.Fprintf(&b, "%s %s %s %s %s %s\n", f.Host, f.Title, f.Evidence, deref(f.CVE), deref(f.CWE), strings.Join(f.References, " "))
-		r := findingRef{id: f.ID, title: strings.ToLower(f.Title), host: strings.ToLower(f.Host),
-			cve: strings.ToLower(deref(f.CVE)), cwe: strings.ToLower(deref(f.CWE))}
-		if f.Port != nil {
-			r.port = fmt.Sprintf("port %d", *f.Port)
-		}
-		for _, w := range wordPattern.FindAllString(r.title, -1) {
-			if len(w) >= 3 && !stopWords[w] && !slices.Contains(r.titleWords, w) {
-				r.titleWords = append(r.titleWords, w)
-			}
-		}
-		k.refs = append(k.refs, r)
+		k.refs = append(k.refs, refOf(f))
 	}
 	for _, h := range s.Surface.Hosts {
 		b.WriteString(h.Name + " " + strings.Join(h.Addresses, " ") + "\n")
@@ -209,29 +200,46 @@ func isHostName(name string) bool {
 	return icann
 }
 
+// refOf is what a sentence may name a finding by: its id, host, CVE, CWE,
+// port, title and the title's significant words.
+func refOf(f scans.Finding) findingRef {
+	r := findingRef{id: f.ID, title: strings.ToLower(f.Title), host: strings.ToLower(f.Host),
+		cve: strings.ToLower(deref(f.CVE)), cwe: strings.ToLower(deref(f.CWE))}
+	if f.Port != nil {
+		r.port = fmt.Sprintf("port %d", *f.Port)
+	}
+	for _, w := range wordPattern.FindAllString(r.title, -1) {
+		if len(w) >= 3 && !stopWords[w] && !slices.Contains(r.titleWords, w) {
+			r.titleWords = append(r.titleWords, w)
+		}
+	}
+	return r
+}
+
 // refersToFinding reports whether a sentence names a finding by what it
 // contains: its id, host, CVE, CWE, port, whole title, or two of the
 // title's significant words (one when the title has only one).
 func (k known) refersToFinding(sentence string) bool {
 	lower := strings.ToLower(sentence)
 	words := wordPattern.FindAllString(lower, -1)
-	for _, r := range k.refs {
-		for _, s := range []string{r.id, r.host, r.cve, r.cwe, r.port, r.title} {
-			if s != "" && strings.Contains(lower, strings.ToLower(s)) {
-				return true
-			}
-		}
-		need := min(2, len(r.titleWords))
-		for _, tw := range r.titleWords {
-			if need > 0 && slices.ContainsFunc(words, func(w string) bool { return sameWord(w, tw) }) {
-				need--
-			}
-		}
-		if need == 0 && len(r.titleWords) > 0 {
+	return slices.ContainsFunc(k.refs, func(r findingRef) bool { return r.namedIn(lower, words) })
+}
+
+// namedIn reports whether a sentence, in lower case and as its words, names
+// the finding: one of its references whole, or enough of its title's words.
+func (r findingRef) namedIn(lower string, words []string) bool {
+	for _, s := range []string{r.id, r.host, r.cve, r.cwe, r.port, r.title} {
+		if s != "" && strings.Contains(lower, strings.ToLower(s)) {
 			return true
 		}
 	}
-	return false
+	need := min(2, len(r.titleWords))
+	for _, tw := range r.titleWords {
+		if need > 0 && slices.ContainsFunc(words, func(w string) bool { return sameWord(w, tw) }) {
+			need--
+		}
+	}
+	return need == 0 && len(r.titleWords) > 0
 }
 
 // sameWord matches a word and its inflections ("credential", "credentials";
@@ -263,19 +271,30 @@ func sentences(text string) []string {
 		start = end
 	}
 	for i := 0; i < len(rs); i++ {
-		switch {
-		case rs[i] == '\n':
+		if rs[i] == '\n' || endsSentence(rs, i) {
 			flush(i + 1)
-		case strings.ContainsRune(".!?", rs[i]) && i+1 < len(rs) && unicode.IsSpace(rs[i+1]):
-			j := i + 1
-			for j < len(rs) && unicode.IsSpace(rs[j]) && rs[j] != '\n' {
-				j++
-			}
-			if j == len(rs) || unicode.IsUpper(rs[j]) || unicode.IsDigit(rs[j]) || strings.ContainsRune(`"'“(`, rs[j]) {
-				flush(i + 1)
-			}
 		}
 	}
 	flush(len(rs))
 	return out
+}
+
+// endsSentence reports whether rs[i] is a full stop, question or
+// exclamation mark that ends a sentence: white space follows it on its line,
+// then a capital, a digit, a quote or the end of the text.
+func endsSentence(rs []rune, i int) bool {
+	if !strings.ContainsRune(".!?", rs[i]) || i+1 >= len(rs) || !unicode.IsSpace(rs[i+1]) {
+		return false
+	}
+	j := i + 1
+	for j < len(rs) && unicode.IsSpace(rs[j]) && rs[j] != '\n' {
+		j++
+	}
+	return j == len(rs) || opensSentence(rs[j])
+}
+
+// opensSentence reports whether r can open a sentence: a capital, a digit,
+// a quote or a parenthesis.
+func opensSentence(r rune) bool {
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || strings.ContainsRune(`"'“(`, r)
 }

@@ -1,10 +1,8 @@
 package planner
 
 import (
-	"encoding/json"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"secscan/shared/lazyre"
@@ -84,23 +82,21 @@ var tlsCertificate = lazyre.New(`; certificate ("(?:[^"\\]|\\.)*" expiring \S+|n
 // recorded.
 func certificateOf(steps []scans.Step, host, port string) string {
 	for _, st := range steps {
-		if st.Tool != TLSCheck || st.Status != scans.StepOK {
+		if st.Status != scans.StepOK || !isTLSCheckOf(st, host, port) {
 			continue
 		}
-		var in struct {
-			Host string `json:"host"`
-			Port int    `json:"port"`
-		}
-		if json.Unmarshal(st.Input, &in) != nil || !strings.EqualFold(in.Host, host) || strconv.Itoa(in.Port) != port {
-			continue
-		}
-		if m := tlsCertificate.FindStringSubmatch(st.Outcome); m != nil {
-			return strings.TrimSuffix(m[1], ";")
+		if cert := certificateIn(st.Outcome); cert != "" {
+			return cert
 		}
 	}
 	// A name covered by the tls_check of another name on its address
 	// presents that name's certificate.
-	if m := tlsCertificate.FindStringSubmatch(coveringTLSStep(steps, host, port)); m != nil {
+	return certificateIn(coveringTLSStep(steps, host, port))
+}
+
+// certificateIn is the certificate a tls_check outcome names, "" when none.
+func certificateIn(outcome string) string {
+	if m := tlsCertificate.FindStringSubmatch(outcome); m != nil {
 		return strings.TrimSuffix(m[1], ";")
 	}
 	return ""

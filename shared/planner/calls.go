@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -105,15 +106,12 @@ func (p *plan) basics(hosts []scans.Host) {
 	}
 }
 
+// hostBasics are the first calls about one host: its ports, TLS, SSH,
+// fingerprints, web origin and FTP.
 func (p *plan) hostBasics(hosts []scans.Host, h scans.Host) {
 	sc := p.sc
 	if h.CNAME != "" {
-		// Aliased outside the scope: the addresses are a third party's,
-		// so only the name's home page, as a browser would fetch it.
-		if sc.web {
-			p.add(h.Name, "web origin of "+h.Name+", aliased outside the scope to "+h.CNAME+": HTTP(S) checks only", HTTPCheck,
-				map[string]any{"url": Origin("https", h.Name, 443)})
-		}
+		p.aliasedOutside(h)
 		return
 	}
 	p.portScan(h)
@@ -132,6 +130,16 @@ func (p *plan) hostBasics(hosts []scans.Host, h scans.Host) {
 	}
 	if sc.ports && auditsServices(p.s.Scan.Type) {
 		p.calls = append(p.calls, ftpAudits(h, svcs, p.ftpAudited)...)
+	}
+}
+
+// aliasedOutside is the call about a host aliased outside the scope: the
+// addresses are a third party's, so only the name's home page, as a
+// browser would fetch it.
+func (p *plan) aliasedOutside(h scans.Host) {
+	if p.sc.web {
+		p.add(h.Name, "web origin of "+h.Name+", aliased outside the scope to "+h.CNAME+": HTTP(S) checks only", HTTPCheck,
+			map[string]any{"url": Origin("https", h.Name, 443)})
 	}
 }
 
@@ -170,7 +178,7 @@ func (p *plan) tlsChecks(hosts []scans.Host, h scans.Host, svcs []scans.ServiceI
 // SSH-, on any port), once per address and port.
 func (p *plan) sshAudits(h scans.Host, svcs []scans.ServiceInfo) {
 	for _, v := range svcs {
-		key := fmt.Sprintf("%s|%d", cmpOr(v.Address, h.Name), v.Port)
+		key := fmt.Sprintf("%s|%d", cmp.Or(v.Address, h.Name), v.Port)
 		if v.Protocol == "ssh" && !p.audited[key] {
 			p.audited[key] = true
 			p.add(h.Name, fmt.Sprintf("SSH service on %s:%d: algorithms, authentication methods, Terrapin", h.Name, v.Port),
@@ -185,7 +193,7 @@ func (p *plan) sshAudits(h scans.Host, svcs []scans.ServiceInfo) {
 func (p *plan) fingerprints(h scans.Host, svcs []scans.ServiceInfo) {
 	for _, v := range originLast(h.Name, svcs) {
 		scheme := httpScheme(v.Protocol)
-		key := cmpOr(v.Address, h.Name) + ":" + strconv.Itoa(v.Port)
+		key := cmp.Or(v.Address, h.Name) + ":" + strconv.Itoa(v.Port)
 		if scheme == "" || p.fingerprinted[key] {
 			continue
 		}
@@ -262,15 +270,17 @@ func (p *plan) heavyChecks(h scans.Host, o string, covers []string) {
 	if sc.code {
 		heavy("secrets in the scripts of "+o, CodeScan, map[string]any{"url": o})
 	}
-	if !sc.crawl {
-		return
+	if sc.crawl {
+		p.crawls(h, o, heavy)
 	}
-	// Login forms served over plain HTTP live on the http origin: the
-	// light crawl starts there when the host serves one.
-	light := o
-	if pl := plainOrigin(h.Name, servicesOf(p.s.Surface, h)); pl != "" {
-		light = pl
-	}
+}
+
+// crawls adds, through heavy, the crawls of h's origin o: the deep tier's
+// crawl, and the light crawl from the plain-HTTP origin when the host
+// serves one (login forms served over plain HTTP live there) or on the
+// other tiers.
+func (p *plan) crawls(h scans.Host, o string, heavy func(why, tool string, input map[string]any)) {
+	light := cmp.Or(plainOrigin(h.Name, servicesOf(p.s.Surface, h)), o)
 	if p.s.Scan.Tier == plans.Deep {
 		// Deeper than the light crawl of the same start page, which it
 		// covers (breadth-first from the same page, larger bounds).
@@ -297,17 +307,29 @@ func (p *plan) sweep(hosts []scans.Host) {
 			continue
 		}
 		scanned[addr] = true
-		// The tool's outcome names the hosts sharing the address.
-		why := fmt.Sprintf("every port of %s (%d ranges of %d)", addr, (MaxPort+SweepChunk-1)/SweepChunk, SweepChunk)
-		if sharing := namesSharing(hosts, h, addr); len(sharing) > 0 {
-			why += ", once for " + strings.Join(append([]string{h.Name}, sharing...), ", ")
-		}
-		for from := 1; from <= MaxPort; from += SweepChunk {
-			p.calls = append(p.calls, Call{Tool: PortScan, Host: h.Name, Why: why,
-				Input: encode(map[string]any{"host": h.Name, "range": map[string]int{"from": from, "to": min(from+SweepChunk-1, MaxPort)}})})
-		}
+		p.calls = append(p.calls, addressSweep(hosts, h, addr)...)
 	}
 	p.calls = append(p.calls, continuations(p.s.Steps)...)
+}
+
+// addressSweep are the range calls over every port of addr, made with h's name.
+func addressSweep(hosts []scans.Host, h scans.Host, addr string) []Call {
+	// The tool's outcome names the hosts sharing the address.
+	why := fmt.Sprintf("every port of %s (%d ranges of %d)", addr, (MaxPort+SweepChunk-1)/SweepChunk, SweepChunk)
+	if sharing := namesSharing(hosts, h, addr); len(sharing) > 0 {
+		why += ", once for " + strings.Join(append([]string{h.Name}, sharing...), ", ")
+	}
+	var out []Call
+	for from := 1; from <= MaxPort; from += SweepChunk {
+		out = append(out, rangeCall(h.Name, why, from, min(from+SweepChunk-1, MaxPort)))
+	}
+	return out
+}
+
+// rangeCall is a port_scan call of the ports from-to of host.
+func rangeCall(host, why string, from, to int) Call {
+	return Call{Tool: PortScan, Host: host, Why: why,
+		Input: encode(map[string]any{"host": host, "range": map[string]int{"from": from, "to": to}})}
 }
 
 // Deep tier bounds.
@@ -347,30 +369,37 @@ var stoppedAt = lazyre.New(`not scanned within the time bound \(from port (\d+) 
 func continuations(steps []scans.Step) []Call {
 	var out []Call
 	for _, st := range steps {
-		if st.Tool != PortScan || st.Status != scans.StepOK {
-			continue
+		if c, ok := continuation(st); ok {
+			out = append(out, c)
 		}
-		var in struct {
-			Host  string `json:"host"`
-			Range *struct {
-				From int `json:"from"`
-				To   int `json:"to"`
-			} `json:"range"`
-		}
-		if json.Unmarshal(st.Input, &in) != nil || in.Range == nil {
-			continue
-		}
-		m := stoppedAt.FindStringSubmatch(st.Outcome)
-		if m == nil {
-			continue
-		}
-		from, err := strconv.Atoi(m[1])
-		if err != nil || from <= in.Range.From || from > in.Range.To {
-			continue // no progress: never plan the same range again
-		}
-		out = append(out, Call{Tool: PortScan, Host: in.Host,
-			Why:   fmt.Sprintf("ports %d-%d of %s, which the range call starting at %d had no time for", from, in.Range.To, in.Host, in.Range.From),
-			Input: encode(map[string]any{"host": in.Host, "range": map[string]int{"from": from, "to": in.Range.To}})})
 	}
 	return out
+}
+
+// continuation is the range call that finishes the range of the step st,
+// when st is a range call that stopped at its time bound after progress.
+func continuation(st scans.Step) (Call, bool) {
+	if st.Tool != PortScan || st.Status != scans.StepOK {
+		return Call{}, false
+	}
+	var in struct {
+		Host  string `json:"host"`
+		Range *struct {
+			From int `json:"from"`
+			To   int `json:"to"`
+		} `json:"range"`
+	}
+	if json.Unmarshal(st.Input, &in) != nil || in.Range == nil {
+		return Call{}, false
+	}
+	m := stoppedAt.FindStringSubmatch(st.Outcome)
+	if m == nil {
+		return Call{}, false
+	}
+	from, err := strconv.Atoi(m[1])
+	if err != nil || from <= in.Range.From || from > in.Range.To {
+		return Call{}, false // no progress: never plan the same range again
+	}
+	return rangeCall(in.Host, fmt.Sprintf("ports %d-%d of %s, which the range call starting at %d had no time for", from, in.Range.To, in.Host, in.Range.From),
+		from, in.Range.To), true
 }

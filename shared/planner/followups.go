@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"net/url"
 	"slices"
 	"strconv"
@@ -19,54 +20,69 @@ func followUps(s State, hosts []scans.Host) []Call {
 	for _, h := range hosts {
 		selected[h.Name] = true
 	}
-	var out []Call
-	seen := map[string]bool{}
-	add := func(host, why, tool string, input map[string]any) {
-		c := Call{Tool: tool, Input: encode(input), Host: host, Why: why}
-		if k := callKey(c.Tool, c.Input); !seen[k] {
-			seen[k] = true
-			out = append(out, c)
-		}
-	}
-	// A service answers the same whichever name reaches its address: a
-	// service read or a CVE confirmation runs once per address and port.
-	service := serviceKeys(s, hosts)
-	addService := func(f scans.Finding, why, tool string, input map[string]any) {
-		if f.Port == nil {
-			return
-		}
-		input["host"], input["port"] = f.Host, *f.Port
-		k := tool + " " + service(f.Host, *f.Port) + " " + deref(f.CVE)
-		if !seen[k] {
-			seen[k] = true
-			add(f.Host, why, tool, input)
-		}
-	}
+	fc := followUpCalls{domain: s.Scan.Target, seen: map[string]bool{}, service: serviceKeys(s, hosts)}
 	fs := slices.Clone(s.Findings)
 	slices.SortFunc(fs, func(a, b scans.Finding) int { return strings.Compare(a.ID, b.ID) })
 	for _, f := range fs {
-		if !selected[f.Host] && f.Host != s.Scan.Target {
-			continue
-		}
-		switch followUpOf(f) {
-		case followListing:
-			if u := evidenceURL(f, s.Scan.Target); u != "" {
-				add(f.Host, "classify the files the directory listing shows", ListingFiles, map[string]any{"url": u})
-			}
-		case followSecrets:
-			if u := evidenceURL(f, s.Scan.Target); u != "" {
-				add(f.Host, "which credentials the exposed file leaks", FileSecrets, map[string]any{"url": u})
-			}
-		case followServiceInfo:
-			addService(f, "read the version of the unauthenticated service", ServiceInfo, map[string]any{})
-		case followConfirm:
-			if cve := confirmableCVE(f); cve != "" {
-				f.CVE = &cve
-				addService(f, "safe read-only confirmation of "+cve, ConfirmCVE, map[string]any{"cve": cve})
-			}
+		if selected[f.Host] || f.Host == s.Scan.Target {
+			fc.finding(f)
 		}
 	}
-	return out
+	return fc.out
+}
+
+// followUpCalls collects the follow-up calls, each once.
+type followUpCalls struct {
+	domain string
+	out    []Call
+	seen   map[string]bool // call keys, and service reads by service and CVE
+	// A service answers the same whichever name reaches its address: a
+	// service read or a CVE confirmation runs once per address and port.
+	service func(host string, port int) string
+}
+
+// finding adds the follow-up the finding f calls for, if any.
+func (fc *followUpCalls) finding(f scans.Finding) {
+	switch followUpOf(f) {
+	case followListing:
+		if u := evidenceURL(f, fc.domain); u != "" {
+			fc.add(f.Host, "classify the files the directory listing shows", ListingFiles, map[string]any{"url": u})
+		}
+	case followSecrets:
+		if u := evidenceURL(f, fc.domain); u != "" {
+			fc.add(f.Host, "which credentials the exposed file leaks", FileSecrets, map[string]any{"url": u})
+		}
+	case followServiceInfo:
+		fc.addService(f, "read the version of the unauthenticated service", ServiceInfo, map[string]any{})
+	case followConfirm:
+		if cve := confirmableCVE(f); cve != "" {
+			f.CVE = &cve
+			fc.addService(f, "safe read-only confirmation of "+cve, ConfirmCVE, map[string]any{"cve": cve})
+		}
+	}
+}
+
+// add adds a call unless the same call is there.
+func (fc *followUpCalls) add(host, why, tool string, input map[string]any) {
+	c := Call{Tool: tool, Input: encode(input), Host: host, Why: why}
+	if k := callKey(c.Tool, c.Input); !fc.seen[k] {
+		fc.seen[k] = true
+		fc.out = append(fc.out, c)
+	}
+}
+
+// addService adds a call to the service of finding f (none without a
+// port), once per service and CVE.
+func (fc *followUpCalls) addService(f scans.Finding, why, tool string, input map[string]any) {
+	if f.Port == nil {
+		return
+	}
+	input["host"], input["port"] = f.Host, *f.Port
+	k := tool + " " + fc.service(f.Host, *f.Port) + " " + deref(f.CVE)
+	if !fc.seen[k] {
+		fc.seen[k] = true
+		fc.add(f.Host, why, tool, input)
+	}
 }
 
 // serviceKeys returns what identifies the service on host:port: its first
@@ -80,7 +96,7 @@ func serviceKeys(s State, hosts []scans.Host) func(host string, port int) string
 		}
 	}
 	return func(host string, port int) string {
-		return cmpOr(addr[host], "name:"+host) + ":" + strconv.Itoa(port)
+		return cmp.Or(addr[host], "name:"+host) + ":" + strconv.Itoa(port)
 	}
 }
 
@@ -111,17 +127,21 @@ func followUpOf(f scans.Finding) followUp {
 	switch {
 	case strings.Contains(t, "directory listing"):
 		return followListing
-	case strings.Contains(t, ".env") || strings.Contains(t, "environment file") || strings.Contains(t, "git repository") ||
-		strings.Contains(t, "configuration file"):
+	case containsAny(t, ".env", "environment file", "git repository", "configuration file"):
 		if f.Category == scans.CategoryWeb || f.Category == scans.CategoryCode {
 			return followSecrets
 		}
-	case (strings.Contains(t, "redis") || strings.Contains(t, "memcached")) && strings.Contains(t, "without authentication"):
+	case containsAny(t, "redis", "memcached") && strings.Contains(t, "without authentication"):
 		return followServiceInfo
 	case f.Confidence != scans.Certain && confirmableCVE(f) != "":
 		return followConfirm
 	}
 	return followNone
+}
+
+// containsAny reports whether s contains one of subs.
+func containsAny(s string, subs ...string) bool {
+	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
 }
 
 // confirmableCVE is the first CVE of a finding (its cve, then those its

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"net"
 	"net/netip"
 	"slices"
@@ -20,22 +21,8 @@ func selectHosts(s State) []scans.Host {
 	if !slices.ContainsFunc(hosts, func(h scans.Host) bool { return h.Name == domain }) {
 		hosts = append(hosts, scans.Host{Name: domain, Sources: []scans.HostSource{scans.SourceApex}})
 	}
-	rank := func(h scans.Host) int {
-		switch {
-		case h.Name == domain:
-			return 0
-		case webOrigin(h.Name, servicesOf(s.Surface, h)) != "":
-			return 1
-		case len(servicesOf(s.Surface, h)) > 0:
-			return 2
-		}
-		return 3
-	}
 	slices.SortStableFunc(hosts, func(a, b scans.Host) int {
-		if r := rank(a) - rank(b); r != 0 {
-			return r
-		}
-		return strings.Compare(a.Name, b.Name)
+		return cmp.Or(hostRank(s, a)-hostRank(s, b), strings.Compare(a.Name, b.Name))
 	})
 	if s.Scan.Tier == plans.Quick {
 		hosts = slices.DeleteFunc(hosts, func(h scans.Host) bool { return h.Name != domain && h.Name != "www."+domain })
@@ -84,12 +71,18 @@ func httpScheme(protocol string) string {
 	return ""
 }
 
-// cmpOr is a, or b when a is empty.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
+// hostRank orders the hosts a scan selects: the domain, then hosts with a
+// web origin, then hosts with other services, then the rest.
+func hostRank(s State, h scans.Host) int {
+	switch {
+	case h.Name == s.Scan.Target:
+		return 0
+	case webOrigin(h.Name, servicesOf(s.Surface, h)) != "":
+		return 1
+	case len(servicesOf(s.Surface, h)) > 0:
+		return 2
 	}
-	return b
+	return 3
 }
 
 // plainOrigin is the host's plain-HTTP origin, "" when it serves none.

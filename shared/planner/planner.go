@@ -170,36 +170,15 @@ func HostLimit(tier plans.Tier) int {
 // it, and a budget too small for the domain itself fails as the contract
 // says.
 func (p Playbook) Next(_ context.Context, s State) (Decision, error) {
-	calls, err := Calls(s)
+	pending, floorLeft, _, err := p.Baseline(s)
 	if err != nil {
 		return Decision{}, err
 	}
-	done := doneCalls(s.Steps)
-	var pending []Call
-	floorLeft := 0
-	for _, c := range calls {
-		if done[callKey(c.Tool, c.Input)] {
-			continue
-		}
-		if p.Tools != nil {
-			if _, ok := p.Tools.Get(c.Tool); !ok {
-				continue // a tool this deployment does not have
-			}
-		}
-		pending = append(pending, c)
-		if floor(c, s.Scan.Target) {
-			floorLeft += p.cost(c)
-		}
-	}
 	left := s.Scan.MaxCredits - s.Scan.CreditsUsed
 	for _, c := range pending {
-		cost := p.cost(c)
-		if floor(c, s.Scan.Target) {
-			// Affordable or not: an unaffordable floor call is the budget
-			// failure the agent reports.
-			return Decision{Tool: c.Tool, Input: c.Input, Reasoning: c.Why, Note: c.note()}, nil
-		}
-		if cost <= left-floorLeft {
+		// A floor call, affordable or not: an unaffordable one is the
+		// budget failure the agent reports.
+		if floor(c, s.Scan.Target) || p.cost(c) <= left-floorLeft {
 			return Decision{Tool: c.Tool, Input: c.Input, Reasoning: c.Why, Note: c.note()}, nil
 		}
 	}
@@ -221,7 +200,7 @@ func (p Playbook) Baseline(s State) (pending []Call, floorCost, totalCost int, e
 		}
 		if p.Tools != nil {
 			if _, ok := p.Tools.Get(c.Tool); !ok {
-				continue
+				continue // a tool this deployment does not have
 			}
 		}
 		pending = append(pending, c)
@@ -270,19 +249,8 @@ func (p Playbook) Coverage(s State) ([]scans.Host, string) {
 	if sentence := NotScannedSentence(hosts, len(s.Surface.Hosts)); sentence != "" {
 		parts = append(parts, sentence)
 	}
-	if calls, err := Calls(s); err == nil {
-		done := doneCalls(s.Steps)
-		skipped := 0
-		for _, c := range calls {
-			if !done[callKey(c.Tool, c.Input)] {
-				if _, ok := p.Tools.Get(c.Tool); ok || p.Tools == nil {
-					skipped++
-				}
-			}
-		}
-		if skipped > 0 {
-			parts = append(parts, fmt.Sprintf("%d planned checks were not run: credit budget", skipped))
-		}
+	if skipped, _, _, err := p.Baseline(s); err == nil && len(skipped) > 0 {
+		parts = append(parts, fmt.Sprintf("%d planned checks were not run: credit budget", len(skipped)))
 	}
 	return hosts, strings.Join(parts, "; ")
 }
@@ -290,14 +258,7 @@ func (p Playbook) Coverage(s State) ([]scans.Host, string) {
 // NotScanned lists the discovered hosts no step looked at, with the reason:
 // the tier's host limit or the credit budget.
 func (p Playbook) NotScanned(s State) []scans.Host {
-	touched := map[string]bool{}
-	for _, st := range s.Steps {
-		if h := inputHost(st.Input); h != "" {
-			touched[h] = true
-		} else if st.Status == scans.StepOK || st.Status == "" {
-			touched[s.Scan.Target] = true
-		}
-	}
+	touched := touchedHosts(s)
 	selected := selectHosts(s)
 	var out []scans.Host
 	for _, h := range s.Surface.Hosts {
@@ -306,14 +267,33 @@ func (p Playbook) NotScanned(s State) []scans.Host {
 		}
 		reason := "credit budget"
 		if !slices.ContainsFunc(selected, func(x scans.Host) bool { return x.Name == h.Name }) {
-			reason = fmt.Sprintf("tier limit (%s scans at most %d hosts)", s.Scan.Tier, HostLimit(s.Scan.Tier))
-			if s.Scan.Tier == plans.Quick {
-				reason = "tier limit (quick scans only the domain and www)"
-			}
+			reason = tierLimit(s.Scan.Tier)
 		}
 		out = append(out, scans.Host{Name: h.Name, NotScanned: reason})
 	}
 	return out
+}
+
+// touchedHosts are the hosts a step looked at: the host its input names,
+// or the domain for a step that completed without one.
+func touchedHosts(s State) map[string]bool {
+	touched := map[string]bool{}
+	for _, st := range s.Steps {
+		if h := inputHost(st.Input); h != "" {
+			touched[h] = true
+		} else if st.Status == scans.StepOK || st.Status == "" {
+			touched[s.Scan.Target] = true
+		}
+	}
+	return touched
+}
+
+// tierLimit is why a host the tier's host limit left out was not scanned.
+func tierLimit(tier plans.Tier) string {
+	if tier == plans.Quick {
+		return "tier limit (quick scans only the domain and www)"
+	}
+	return fmt.Sprintf("tier limit (%s scans at most %d hosts)", tier, HostLimit(tier))
 }
 
 // NotScannedSentence is the summary's line about hosts left out, e.g. "3 of

@@ -77,14 +77,7 @@ func tlsGroup(s State, hosts []scans.Host, h scans.Host, port int) []string {
 // none).
 func tlsCovered(steps []scans.Step, leader, name string, port int) (covered, ran bool, input json.RawMessage) {
 	for _, st := range steps {
-		if st.Tool != TLSCheck {
-			continue
-		}
-		var in struct {
-			Host string `json:"host"`
-			Port int    `json:"port"`
-		}
-		if json.Unmarshal(st.Input, &in) != nil || !strings.EqualFold(in.Host, leader) || in.Port != port {
+		if !isTLSCheckOf(st, leader, strconv.Itoa(port)) {
 			continue
 		}
 		ran, input = true, st.Input
@@ -93,6 +86,18 @@ func tlsCovered(steps []scans.Step, leader, name string, port int) (covered, ran
 		})
 	}
 	return covered, ran, input
+}
+
+// isTLSCheckOf reports whether st is a tls_check of host:port.
+func isTLSCheckOf(st scans.Step, host, port string) bool {
+	if st.Tool != TLSCheck {
+		return false
+	}
+	var in struct {
+		Host string `json:"host"`
+		Port int    `json:"port"`
+	}
+	return json.Unmarshal(st.Input, &in) == nil && strings.EqualFold(in.Host, host) && strconv.Itoa(in.Port) == port
 }
 
 // coveringTLSStep is the outcome of the successful tls_check that covered

@@ -22,52 +22,24 @@ type Span struct {
 // each renderer escapes for its format.
 func Spans(line string) []Span {
 	var out []Span
-	plain := func(s string) {
-		if s == "" {
-			return
-		}
-		if n := len(out); n > 0 && !out[n-1].Code {
-			out[n-1].Text += s
-			return
-		}
-		out = append(out, Span{Text: s})
-	}
 	i := 0
 	for i < len(line) {
 		j := strings.IndexByte(line[i:], '`')
 		if j < 0 {
-			plain(line[i:])
+			out = appendPlain(out, line[i:])
 			break
 		}
-		plain(line[i : i+j])
+		out = appendPlain(out, line[i:i+j])
 		start := i + j
 		n := backtickRun(line, start)
-		// Find the next run of exactly n backticks.
-		k, closeAt := start+n, -1
-		for k < len(line) {
-			m := strings.IndexByte(line[k:], '`')
-			if m < 0 {
-				break
-			}
-			k += m
-			r := backtickRun(line, k)
-			if r == n {
-				closeAt = k
-				break
-			}
-			k += r
-		}
+		closeAt := closingRun(line, start+n, n)
 		if closeAt < 0 {
-			plain(line[start : start+n])
+			out = appendPlain(out, line[start:start+n])
 			i = start + n
 			continue
 		}
-		code := line[start+n : closeAt]
-		if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.Trim(code, " ") != "" {
-			code = code[1 : len(code)-1]
-		}
-		if code == "" {
-			plain(line[start : closeAt+n])
+		if code := codeSpanText(line[start+n : closeAt]); code == "" {
+			out = appendPlain(out, line[start:closeAt+n])
 		} else {
 			out = append(out, Span{Text: code, Code: true})
 		}
@@ -76,6 +48,46 @@ func Spans(line string) []Span {
 	return out
 }
 
+// appendPlain adds plain text s to out, joining it to plain text before it.
+func appendPlain(out []Span, s string) []Span {
+	if s == "" {
+		return out
+	}
+	if n := len(out); n > 0 && !out[n-1].Code {
+		out[n-1].Text += s
+		return out
+	}
+	return append(out, Span{Text: s})
+}
+
+// closingRun is where the next run of exactly n backticks from line[k]
+// starts, -1 when there is none.
+func closingRun(line string, k, n int) int {
+	for k < len(line) {
+		m := strings.IndexByte(line[k:], '`')
+		if m < 0 {
+			return -1
+		}
+		k += m
+		r := backtickRun(line, k)
+		if r == n {
+			return k
+		}
+		k += r
+	}
+	return -1
+}
+
+// codeSpanText is the content of a code span less one space at each end
+// when it has one at both and is not all spaces.
+func codeSpanText(code string) string {
+	if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.Trim(code, " ") != "" {
+		return code[1 : len(code)-1]
+	}
+	return code
+}
+
+// backtickRun is the length of the run of backticks at s[i].
 func backtickRun(s string, i int) int {
 	n := 0
 	for i+n < len(s) && s[i+n] == '`' {

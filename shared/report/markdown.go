@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"secscan/shared/lazyre"
@@ -299,21 +300,7 @@ func (w mdWriter) issue(n int, is Issue) {
 	w.line()
 	shown, more := EvidenceOf(is)
 	for _, e := range shown {
-		f := e.Finding
-		w.line(mdText(textOneLine(showHostPort(f.Host, f.Port))), ":")
-		w.line()
-		if e.SameAs != "" {
-			w.line(mdText(SameEvidence(e.SameAs)))
-		} else if strings.TrimSpace(f.Evidence) == "" {
-			w.line("No evidence was recorded.")
-		} else {
-			w.codeBlock(f.Evidence)
-		}
-		if proof := ProofText(f.Proof); proof != "" && e.SameAs == "" {
-			w.line()
-			w.codeBlock(proof)
-		}
-		w.line()
+		w.evidence(e)
 	}
 	if more > 0 {
 		w.line(mdText(showMore(more)))
@@ -327,14 +314,41 @@ func (w mdWriter) issue(n int, is Issue) {
 	w.line()
 	w.line(mdParagraphOr(is.Remediation, "No remediation was suggested."))
 	w.line()
-	if len(is.References) > 0 {
-		w.line("**References**")
-		w.line()
-		for _, ref := range is.References {
-			w.line("- ", mdCode(textOneLine(ref)))
-		}
-		w.line()
+	w.references(is.References)
+}
+
+// evidence writes the evidence of one location: its text and proof, or
+// the location whose evidence it shares.
+func (w mdWriter) evidence(e Evidence) {
+	f := e.Finding
+	w.line(mdText(textOneLine(showHostPort(f.Host, f.Port))), ":")
+	w.line()
+	switch {
+	case e.SameAs != "":
+		w.line(mdText(SameEvidence(e.SameAs)))
+	case strings.TrimSpace(f.Evidence) == "":
+		w.line("No evidence was recorded.")
+	default:
+		w.codeBlock(f.Evidence)
 	}
+	if proof := ProofText(f.Proof); proof != "" && e.SameAs == "" {
+		w.line()
+		w.codeBlock(proof)
+	}
+	w.line()
+}
+
+// references writes an issue's references, when it has any.
+func (w mdWriter) references(refs []string) {
+	if len(refs) == 0 {
+		return
+	}
+	w.line("**References**")
+	w.line()
+	for _, ref := range refs {
+		w.line("- ", mdCode(textOneLine(ref)))
+	}
+	w.line()
 }
 
 // codeBlock writes text as a fenced code block. The fence is a run of
@@ -827,48 +841,47 @@ func textLF(s string) string {
 // U+FFFD, so that a report shown in a terminal cannot carry escape sequences.
 // With keepLines, newlines and tabs stay; otherwise they become spaces.
 func textClean(s string, keepLines bool) string {
-	clean := true
-	for _, r := range s {
-		if textIsControl(r) || (!keepLines && (r == '\n' || r == '\t' || r == '\r')) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	clean := func(r rune) rune { return textCleanRune(r, keepLines) }
+	if strings.IndexFunc(s, func(r rune) bool { return clean(r) != r }) < 0 {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t' || r == '\r':
-			if keepLines {
-				b.WriteRune(r)
-			} else {
-				b.WriteByte(' ')
-			}
-		case textIsControl(r):
-			b.WriteRune(utf8.RuneError)
-		default:
-			b.WriteRune(r)
+	return strings.Map(clean, s)
+}
+
+// textCleanRune is r as textClean writes it.
+func textCleanRune(r rune, keepLines bool) rune {
+	switch {
+	case r == '\n' || r == '\t' || r == '\r':
+		if keepLines {
+			return r
 		}
+		return ' '
+	case textIsControl(r):
+		return utf8.RuneError
 	}
-	return b.String()
+	return r
 }
 
 // textIsControl reports C0 and C1 control characters other than tab, newline and
 // carriage return, and the bidirectional overrides that can make text read
 // differently from what it is.
 func textIsControl(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n' || r == '\r':
+	if r == '\t' || r == '\n' || r == '\r' {
 		return false
-	case r < 0x20 || (r >= 0x7f && r < 0xa0):
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
 	}
-	return false
+	return r < 0x20 || unicode.Is(textControls, r)
+}
+
+// textControls are, above the C0 controls, DEL and the C1 controls, and the
+// bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069).
+var textControls = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{Lo: 0x7f, Hi: 0x9f, Stride: 1},
+		{Lo: 0x202a, Hi: 0x202e, Stride: 1},
+		{Lo: 0x2066, Hi: 0x2069, Stride: 1},
+	},
+	LatinOffset: 1,
 }
 
 func textLongestRun(s string, c byte) int {

@@ -14,6 +14,7 @@
 package report
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,18 +121,9 @@ func Build(in Input) Report {
 	for i := range r.Steps {
 		r.Steps[i].Outcome = plainerr.Text(r.Steps[i].Outcome)
 	}
-	counts, issueCounts := map[scans.Severity]int{}, map[scans.Severity]int{}
-	for _, f := range r.Findings {
-		counts[f.Severity]++
-	}
 	r.Issues, r.IssueOf = buildIssues(r.Findings, in.Issues)
-	for _, is := range r.Issues {
-		issueCounts[is.Severity]++
-	}
-	for _, s := range scans.Severities {
-		r.Counts = append(r.Counts, SeverityCount{Severity: s, Count: counts[s]})
-		r.IssueCounts = append(r.IssueCounts, SeverityCount{Severity: s, Count: issueCounts[s]})
-	}
+	r.Counts = severityCounts(r.Findings, func(f scans.Finding) scans.Severity { return f.Severity })
+	r.IssueCounts = severityCounts(r.Issues, func(is Issue) scans.Severity { return is.Severity })
 	r.Coverage = coverage(r)
 	for _, key := range in.NotRetested {
 		r.Coverage.NotTested = append(r.Coverage.NotTested, "Issue "+key+
@@ -141,6 +133,20 @@ func Build(in Input) Report {
 	r.Plan = buildPlan(r.Findings, r.IssueOf)
 	r.Confidential = Confidentiality(r.Scan.Target)
 	return r
+}
+
+// severityCounts counts items by their severity, one count for every
+// severity, critical first.
+func severityCounts[T any](items []T, severity func(T) scans.Severity) []SeverityCount {
+	n := map[scans.Severity]int{}
+	for _, it := range items {
+		n[severity(it)]++
+	}
+	out := make([]SeverityCount, 0, len(scans.Severities))
+	for _, s := range scans.Severities {
+		out = append(out, SeverityCount{Severity: s, Count: n[s]})
+	}
+	return out
 }
 
 // findingIssueKey is the key of the issue f belongs to: its recorded key,
@@ -158,28 +164,11 @@ func findingIssueKey(f scans.Finding) string {
 // list is grouped here and added after the record's), and an issue's count
 // and locations are those of the findings the report shows.
 func buildIssues(findings []scans.Finding, given []scans.Issue) ([]Issue, []int) {
+	out := issueList(findings, given)
 	byKey := map[string][]int{}
 	for i, f := range findings {
 		k := findingIssueKey(f)
 		byKey[k] = append(byKey[k], i)
-	}
-	var out []Issue
-	used := map[string]bool{}
-	for _, is := range given {
-		if used[is.Key] {
-			continue
-		}
-		used[is.Key] = true
-		out = append(out, Issue{Issue: is})
-	}
-	var rest []scans.Finding
-	for _, f := range findings {
-		if !used[findingIssueKey(f)] {
-			rest = append(rest, f)
-		}
-	}
-	for _, is := range scans.GroupIssues(rest) {
-		out = append(out, Issue{Issue: is})
 	}
 	issueOf := make([]int, len(findings))
 	for n := range out {
@@ -199,6 +188,31 @@ func buildIssues(findings []scans.Finding, given []scans.Issue) ([]Issue, []int)
 		}
 	}
 	return out, issueOf
+}
+
+// issueList is the report's issues before their findings join them: the
+// record's, once each, then those grouped from the findings of no issue the
+// record lists.
+func issueList(findings []scans.Finding, given []scans.Issue) []Issue {
+	var out []Issue
+	used := map[string]bool{}
+	for _, is := range given {
+		if used[is.Key] {
+			continue
+		}
+		used[is.Key] = true
+		out = append(out, Issue{Issue: is})
+	}
+	var rest []scans.Finding
+	for _, f := range findings {
+		if !used[findingIssueKey(f)] {
+			rest = append(rest, f)
+		}
+	}
+	for _, is := range scans.GroupIssues(rest) {
+		out = append(out, Issue{Issue: is})
+	}
+	return out
 }
 
 // categoriesOf lists the finding categories a scan type's playbook covers.
@@ -233,9 +247,30 @@ func coverage(r Report) Coverage {
 	// The surface, when the scan mapped one, says more than the steps:
 	// every host with its addresses and where it was found, every service
 	// with what it runs, and the hosts left out and why.
+	notScanned := c.addHosts(r.Surface.Hosts, hosts)
+	for _, v := range r.Surface.Services {
+		c.addSurfaceService(v, seenService)
+	}
+	for _, w := range r.Surface.Web {
+		c.Hosts = append(c.Hosts, webLine(w))
+	}
+	c.NotTested = append(c.NotTested, notScanned...)
+	if n := r.Surface.OutOfScope; n > 0 {
+		c.NotTested = append(c.NotTested, outOfScopeNames(n))
+	}
+	slices.SortFunc(c.Services, func(a, b scans.Service) int {
+		return cmp.Or(strings.Compare(a.Host, b.Host), a.Port-b.Port)
+	})
+	c.NotTested = append(c.NotTested, outOfScope(r.Scan)...)
+	return c
+}
+
+// addHosts lists the surface's hosts, described, and the other hosts the
+// steps and findings name, sorted; it returns the sentences for Not tested
+// of the surface hosts left out.
+func (c *Coverage) addHosts(surface []scans.Host, hosts map[string]bool) (notScanned []string) {
 	described := map[string]bool{}
-	var notScanned []string
-	for _, h := range r.Surface.Hosts {
+	for _, h := range surface {
 		line, left := hostLine(h)
 		notScanned = append(notScanned, left...)
 		c.Hosts = append(c.Hosts, line)
@@ -247,28 +282,16 @@ func coverage(r Report) Coverage {
 		}
 	}
 	slices.Sort(c.Hosts)
-	for _, v := range r.Surface.Services {
-		c.addSurfaceService(v, seenService)
+	return notScanned
+}
+
+// outOfScopeNames is the sentence for the n names seen outside the scope.
+func outOfScopeNames(n int) string {
+	names := itoa(n) + " names outside the target's scope were seen"
+	if n == 1 {
+		names = "1 name outside the target's scope was seen"
 	}
-	for _, w := range r.Surface.Web {
-		c.Hosts = append(c.Hosts, webLine(w))
-	}
-	c.NotTested = append(c.NotTested, notScanned...)
-	if n := r.Surface.OutOfScope; n > 0 {
-		names := itoa(n) + " names outside the target's scope were seen"
-		if n == 1 {
-			names = "1 name outside the target's scope was seen"
-		}
-		c.NotTested = append(c.NotTested, names+" (CNAME, certificate, link, MX, SPF, …) and never contacted.")
-	}
-	slices.SortFunc(c.Services, func(a, b scans.Service) int {
-		if a.Host != b.Host {
-			return strings.Compare(a.Host, b.Host)
-		}
-		return a.Port - b.Port
-	})
-	c.NotTested = append(c.NotTested, outOfScope(r.Scan)...)
-	return c
+	return names + " (CNAME, certificate, link, MX, SPF, …) and never contacted."
 }
 
 // addStep records a step's tool, the services it found (once per host and
@@ -329,14 +352,19 @@ func (c *Coverage) addSurfaceService(v scans.ServiceInfo, seenService map[string
 	what := strings.TrimSpace(v.Product + " " + v.Version)
 	i := slices.IndexFunc(c.Services, func(s scans.Service) bool { return s.Host == v.Host && s.Port == v.Port })
 	switch {
-	case i >= 0 && v.Version != "" && !strings.Contains(c.Services[i].Banner, v.Version):
-		c.Services[i].Banner = what // read later (e.g. Redis INFO): says more than the first banner
-	case i >= 0 && what != "" && c.Services[i].Banner == "":
+	case i >= 0 && saysMore(v.Version, what, c.Services[i].Banner):
 		c.Services[i].Banner = what
 	case i < 0 && !seenService[key]:
 		seenService[key] = true
 		c.Services = append(c.Services, scans.Service{Host: v.Host, Port: v.Port, Name: v.Protocol, Banner: what})
 	}
+}
+
+// saysMore reports whether a surface service's product and version (what)
+// say more than the banner a step recorded: a version the banner lacks
+// (read later, e.g. Redis INFO), or anything when there is no banner.
+func saysMore(version, what, banner string) bool {
+	return version != "" && !strings.Contains(banner, version) || what != "" && banner == ""
 }
 
 // webLine describes a web origin with its title and server.

@@ -44,58 +44,74 @@ var methodNames = map[string]string{
 func buildScope(r Report, v *Verification) Scope {
 	s := r.Scan
 	sc := Scope{
-		Target: s.Target,
-		Tier:   showWord(string(s.Tier)),
-		Budget: strconv.Itoa(s.CreditsUsed) + " of " + strconv.Itoa(s.MaxCredits) + " credits used",
-		Window: showTime(s.StartedAt) + " to " + showTime(s.FinishedAt) + showRan(s.StartedAt, s.FinishedAt),
+		Target:    s.Target,
+		Ownership: ownershipSentence(s.Target, v),
+		Tier:      showWord(string(s.Tier)),
+		Budget:    strconv.Itoa(s.CreditsUsed) + " of " + strconv.Itoa(s.MaxCredits) + " credits used",
+		Window:    showTime(s.StartedAt) + " to " + showTime(s.FinishedAt) + showRan(s.StartedAt, s.FinishedAt),
 	}
-	switch {
-	case v == nil:
-		sc.Ownership = "Ownership of " + s.Target + " was verified before the scan started (the verification record is no longer on file)."
-	default:
-		how := methodNames[v.Method]
-		if how == "" {
-			how = "the " + textOneLine(v.Method) + " method"
-		}
-		sc.Ownership = "The account holder proved control of " + s.Target + " with " + how
-		if !v.VerifiedAt.IsZero() {
-			sc.Ownership += "; last verified successfully " + showTime(v.VerifiedAt)
-		}
-		sc.Ownership += "."
+	sc.Tested, sc.NotTested = scopeHosts(r)
+	return sc
+}
+
+// ownershipSentence says how control of target was proven and when.
+func ownershipSentence(target string, v *Verification) string {
+	if v == nil {
+		return "Ownership of " + target + " was verified before the scan started (the verification record is no longer on file)."
 	}
-	tested := map[string]bool{}
+	how := methodNames[v.Method]
+	if how == "" {
+		how = "the " + textOneLine(v.Method) + " method"
+	}
+	s := "The account holder proved control of " + target + " with " + how
+	if !v.VerifiedAt.IsZero() {
+		s += "; last verified successfully " + showTime(v.VerifiedAt)
+	}
+	return s + "."
+}
+
+// scopeHosts are the hosts the scan tested (those of its surface, services
+// and findings; the target itself when there are none) and, as "host — why",
+// those it discovered but left untested, each sorted.
+func scopeHosts(r Report) (tested, notTested []string) {
 	skipped := map[string]bool{}
 	for _, h := range r.Surface.Hosts {
 		if h.NotScanned != "" {
 			skipped[h.Name] = true
-			sc.NotTested = append(sc.NotTested, h.Name+" — "+h.NotScanned)
+			notTested = append(notTested, h.Name+" — "+h.NotScanned)
 		}
 	}
-	add := func(h string) {
-		if h != "" && !skipped[h] {
-			tested[h] = true
+	seen := map[string]bool{}
+	for _, h := range testedCandidates(r) {
+		if h != "" && !skipped[h] && !seen[h] {
+			seen[h] = true
+			tested = append(tested, h)
 		}
 	}
+	if len(seen) == 0 && r.Scan.Target != "" {
+		tested = append(tested, r.Scan.Target)
+	}
+	slices.Sort(tested)
+	slices.Sort(notTested)
+	return tested, notTested
+}
+
+// testedCandidates are the host names the report's surface, steps and
+// findings name, with repeats and blanks.
+func testedCandidates(r Report) []string {
+	var hosts []string
 	for _, h := range r.Surface.Hosts {
-		add(h.Name)
+		hosts = append(hosts, h.Name)
 	}
 	for _, st := range r.Steps {
 		for _, sv := range st.Services {
-			add(sv.Host)
+			hosts = append(hosts, sv.Host)
 		}
 	}
 	for _, f := range r.Findings {
-		add(f.Host)
+		hosts = append(hosts, f.Host)
 	}
-	if len(tested) == 0 && s.Target != "" {
-		tested[s.Target] = true
-	}
-	for h := range tested {
-		sc.Tested = append(sc.Tested, h)
-	}
-	slices.Sort(sc.Tested)
-	slices.Sort(sc.NotTested)
-	return sc
+	return hosts
 }
 
 // Action is one line of the remediation plan: a distinct thing to do, and
@@ -146,14 +162,8 @@ const (
 // upgrade. An upgrade's target is the highest fixed release among the
 // findings it resolves. Findings without a remediation are left out.
 func buildPlan(findings []scans.Finding, issueOf []int) []Action {
-	type acc struct {
-		Action
-		product  string
-		versions []string
-		where    map[string]bool
-	}
-	var order []*acc
-	byKey := map[string]*acc{}
+	var order []*planAction
+	byKey := map[string]*planAction{}
 	for i, f := range findings {
 		rem := strings.TrimSpace(textOneLine(f.Remediation))
 		if rem == "" {
@@ -165,39 +175,61 @@ func buildPlan(findings []scans.Finding, issueOf []int) []Action {
 			if len(order) >= maxActions {
 				continue
 			}
-			a = &acc{product: product, where: map[string]bool{}}
+			a = &planAction{product: product, where: map[string]bool{}}
 			a.Severity = f.Severity
 			a.Text = firstSentence(rem)
 			byKey[key] = a
 			order = append(order, a)
 		}
-		a.Findings = append(a.Findings, i+1)
-		if i < len(issueOf) && issueOf[i] > 0 && !slices.Contains(a.Issues, issueOf[i]) {
-			a.Issues = append(a.Issues, issueOf[i])
-		}
-		if m := reFixedVersion.FindStringSubmatch(rem); m != nil {
-			a.versions = append(a.versions, m[1])
-		}
-		if loc := showHostPort(f.Host, f.Port); loc != "" && !a.where[loc] {
-			a.where[loc] = true
-			if len(a.Where) < maxWhere {
-				a.Where = append(a.Where, loc)
-			} else {
-				a.MoreWhere++
-			}
-		}
+		a.add(i, f, rem, issueOf)
 	}
 	out := make([]Action, 0, len(order))
 	for _, a := range order {
-		if a.product != "" {
-			a.Text = "Upgrade " + a.product + " to a supported release"
-			if len(a.versions) > 0 {
-				a.Text = "Upgrade " + a.product + " to " + slices.MaxFunc(a.versions, compareVersions) + " or later"
-			}
-		}
-		out = append(out, a.Action)
+		out = append(out, a.action())
 	}
 	return out
+}
+
+// planAction is an action of the plan while findings join it.
+type planAction struct {
+	Action
+	product  string   // the product an upgrade is of, "" for other actions
+	versions []string // the fixed releases the findings name
+	where    map[string]bool
+}
+
+// add joins the i-th finding, whose remediation is rem, to the action.
+func (a *planAction) add(i int, f scans.Finding, rem string, issueOf []int) {
+	a.Findings = append(a.Findings, i+1)
+	if i < len(issueOf) && issueOf[i] > 0 && !slices.Contains(a.Issues, issueOf[i]) {
+		a.Issues = append(a.Issues, issueOf[i])
+	}
+	if m := reFixedVersion.FindStringSubmatch(rem); m != nil {
+		a.versions = append(a.versions, m[1])
+	}
+	loc := showHostPort(f.Host, f.Port)
+	if loc == "" || a.where[loc] {
+		return
+	}
+	a.where[loc] = true
+	if len(a.Where) < maxWhere {
+		a.Where = append(a.Where, loc)
+	} else {
+		a.MoreWhere++
+	}
+}
+
+// action is the finished action: an upgrade names its product and the
+// highest fixed release its findings name.
+func (a *planAction) action() Action {
+	switch {
+	case a.product == "":
+	case len(a.versions) > 0:
+		a.Text = "Upgrade " + a.product + " to " + slices.MaxFunc(a.versions, compareVersions) + " or later"
+	default:
+		a.Text = "Upgrade " + a.product + " to a supported release"
+	}
+	return a.Action
 }
 
 // planKey is what groups a finding into an action: its check (one fix per
@@ -233,14 +265,21 @@ func firstSentence(s string) string {
 		case ')':
 			depth = max(0, depth-1)
 		case '.':
-			next := s[i+2]
-			if depth == 0 && s[i+1] == ' ' && next >= 'A' && next <= 'Z' &&
-				!strings.HasSuffix(s[:i], "e.g") && !strings.HasSuffix(s[:i], "i.e") {
+			if depth == 0 && endsSentence(s, i) {
 				return s[:i]
 			}
 		}
 	}
 	return strings.TrimSuffix(s, ".")
+}
+
+// endsSentence tells whether the full stop at s[i] (i < len(s)-2) ends a
+// sentence: followed by a space and a capital letter, and not that of "e.g."
+// or "i.e.".
+func endsSentence(s string, i int) bool {
+	next := s[i+2]
+	return s[i+1] == ' ' && next >= 'A' && next <= 'Z' &&
+		!strings.HasSuffix(s[:i], "e.g") && !strings.HasSuffix(s[:i], "i.e")
 }
 
 // compareVersions compares dotted numeric versions.

@@ -2,7 +2,6 @@ package retest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"secscan/shared/agent/toolrun"
 	"secscan/shared/netguard"
 	"secscan/shared/ownership"
 	"secscan/shared/plainerr"
@@ -70,9 +70,16 @@ func (r *Runner) Handle(ctx context.Context, req Request) error {
 	}
 	started := r.Now()
 	r.execute(ctx, &rt)
+	return r.finish(ctx, rt, started)
+}
+
+// finish records the end of rt, which started at started, and marks its
+// issue fixed when the retest reproduced it nowhere. A retest reaped
+// meanwhile keeps the end it was given.
+func (r *Runner) finish(ctx context.Context, rt scans.Retest, started time.Time) error {
 	now := r.Now().UTC()
 	rt.FinishedAt = &now
-	err = r.Store.FinishRetest(context.WithoutCancel(ctx), rt)
+	err := r.Store.FinishRetest(context.WithoutCancel(ctx), rt)
 	if errors.Is(err, store.ErrConflict) {
 		r.Logger.WarnContext(ctx, "retest ended meanwhile (reaped); its result is dropped", "retest_id", rt.ID)
 		return nil
@@ -139,14 +146,21 @@ func (r *Runner) results(ctx context.Context, rt scans.Retest) (outcome, error) 
 		return outcome{}, fmt.Errorf("the calls cost %d credits, %d were reserved", cost, rt.Reserved)
 	}
 	byID, out := r.runCalls(ctx, rt, env, calls)
+	out.results = inIssueOrder(found, byID, skipped)
+	return out, nil
+}
+
+// inIssueOrder are the results of the calls that ran (byID) and of the
+// locations skipped, one per finding of the issue, in its order.
+func inIssueOrder(found []store.SourcedFinding, byID map[string]scans.RetestResult, skipped []scans.RetestResult) []scans.RetestResult {
 	for _, s := range skipped {
 		byID[s.FindingID] = s
 	}
-	out.results = make([]scans.RetestResult, 0, len(found))
+	out := make([]scans.RetestResult, 0, len(found))
 	for _, sf := range found {
-		out.results = append(out.results, byID[sf.Finding.ID])
+		out = append(out, byID[sf.Finding.ID])
 	}
-	return out, nil
+	return out
 }
 
 // price is a registry tool's cost; false for a tool it does not hold.
@@ -254,7 +268,7 @@ func (w *cancelWatch) requested(ctx context.Context) bool {
 // call makes one tool call and judges each of its locations.
 func (r *Runner) call(ctx context.Context, env tools.Env, c Call) []scans.RetestResult {
 	tool, _ := r.Tools.Get(c.Tool) // Plan kept only the registry's tools
-	res, err := runBounded(ctx, tool, env, c.Input)
+	res, err := toolrun.Bounded(ctx, tool, env, c.Input)
 	jctx, cancel := context.WithTimeout(ctx, judgeBudget)
 	defer cancel()
 	out := make([]scans.RetestResult, 0, len(c.Locations))
@@ -296,14 +310,8 @@ func (r *Runner) unreachable(ctx context.Context, env tools.Env, f scans.Finding
 	if f.Port == nil {
 		return ""
 	}
-	ports := []int{*f.Port}
-	for _, s := range env.Surface.Services {
-		if s.Host == f.Host && s.Port != *f.Port && len(ports) < 8 {
-			ports = append(ports, s.Port)
-		}
-	}
 	var first error
-	for _, p := range ports {
+	for _, p := range portsToTry(env, f.Host, *f.Port) {
 		err := r.reach(ctx, f.Host, p)
 		if err == nil {
 			return ""
@@ -313,6 +321,17 @@ func (r *Runner) unreachable(ctx context.Context, env tools.Env, f scans.Finding
 		}
 	}
 	return fmt.Sprintf("%s did not answer, so whether the weakness is fixed is unknown: %s", c(f), plainerr.Describe(first))
+}
+
+// portsToTry are port and up to 7 other ports the scan saw open on host.
+func portsToTry(env tools.Env, host string, port int) []int {
+	ports := []int{port}
+	for _, s := range env.Surface.Services {
+		if s.Host == host && s.Port != port && len(ports) < 8 {
+			ports = append(ports, s.Port)
+		}
+	}
+	return ports
 }
 
 func (r *Runner) reach(ctx context.Context, host string, port int) error {
@@ -342,18 +361,4 @@ func clip(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// runBounded runs tool within its own bound (at most tools.MaxCallDuration,
-// so a retest honours the 30-second rule like a scan step) and turns a
-// panicking tool into an error.
-func runBounded(ctx context.Context, tool tools.Tool, env tools.Env, input json.RawMessage) (res tools.Result, err error) {
-	ctx, cancel := context.WithTimeout(ctx, min(tool.Timeout(), tools.MaxCallDuration))
-	defer cancel()
-	defer func() {
-		if p := recover(); p != nil {
-			res, err = tools.Result{}, fmt.Errorf("tool %s crashed: %v", tool.Name(), p)
-		}
-	}()
-	return tool.Run(ctx, env, input)
 }

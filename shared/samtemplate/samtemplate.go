@@ -6,6 +6,7 @@
 package samtemplate
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -94,52 +95,68 @@ func (t *Template) Tables() (map[string]TableDef, error) {
 		if res.Type != "AWS::DynamoDB::Table" {
 			continue
 		}
-		var def struct {
-			AttributeDefinitions []struct {
-				AttributeName string `yaml:"AttributeName"`
-				AttributeType string `yaml:"AttributeType"`
-			} `yaml:"AttributeDefinitions"`
-			KeySchema              []keyElement `yaml:"KeySchema"`
-			GlobalSecondaryIndexes []struct {
-				IndexName  string       `yaml:"IndexName"`
-				KeySchema  []keyElement `yaml:"KeySchema"`
-				Projection struct {
-					ProjectionType string `yaml:"ProjectionType"`
-				} `yaml:"Projection"`
-			} `yaml:"GlobalSecondaryIndexes"`
-			TimeToLiveSpecification struct {
-				AttributeName string `yaml:"AttributeName"`
-				Enabled       bool   `yaml:"Enabled"`
-			} `yaml:"TimeToLiveSpecification"`
-		}
-		if err := remarshal(res.Properties, &def); err != nil {
+		td, err := tableDef(res.Properties)
+		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", name, err)
 		}
-		in := dynamodb.CreateTableInput{BillingMode: types.BillingModePayPerRequest}
-		for _, a := range def.AttributeDefinitions {
-			in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{
-				AttributeName: &a.AttributeName, AttributeType: types.ScalarAttributeType(a.AttributeType)})
-		}
-		for _, k := range def.KeySchema {
-			in.KeySchema = append(in.KeySchema, k.element())
-		}
-		for _, g := range def.GlobalSecondaryIndexes {
-			idx := types.GlobalSecondaryIndex{IndexName: &g.IndexName, Projection: &types.Projection{ProjectionType: types.ProjectionType(g.Projection.ProjectionType)}}
-			for _, k := range g.KeySchema {
-				idx.KeySchema = append(idx.KeySchema, k.element())
-			}
-			in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, idx)
-		}
-		if len(in.KeySchema) == 0 {
+		if len(td.Create.KeySchema) == 0 {
 			return nil, fmt.Errorf("table %s has no KeySchema", name)
-		}
-		td := TableDef{Create: in}
-		if def.TimeToLiveSpecification.Enabled {
-			td.TTLAttribute = def.TimeToLiveSpecification.AttributeName
 		}
 		out[name] = td
 	}
 	return out, nil
+}
+
+// tableProperties are the properties of an AWS::DynamoDB::Table that the
+// local stack creates it with.
+type tableProperties struct {
+	AttributeDefinitions []struct {
+		AttributeName string `yaml:"AttributeName"`
+		AttributeType string `yaml:"AttributeType"`
+	} `yaml:"AttributeDefinitions"`
+	KeySchema              []keyElement `yaml:"KeySchema"`
+	GlobalSecondaryIndexes []struct {
+		IndexName  string       `yaml:"IndexName"`
+		KeySchema  []keyElement `yaml:"KeySchema"`
+		Projection struct {
+			ProjectionType string `yaml:"ProjectionType"`
+		} `yaml:"Projection"`
+	} `yaml:"GlobalSecondaryIndexes"`
+	TimeToLiveSpecification struct {
+		AttributeName string `yaml:"AttributeName"`
+		Enabled       bool   `yaml:"Enabled"`
+	} `yaml:"TimeToLiveSpecification"`
+}
+
+// tableDef is the definition of the table with the properties props.
+func tableDef(props map[string]any) (TableDef, error) {
+	var def tableProperties
+	if err := remarshal(props, &def); err != nil {
+		return TableDef{}, err
+	}
+	in := dynamodb.CreateTableInput{BillingMode: types.BillingModePayPerRequest, KeySchema: keySchema(def.KeySchema)}
+	for _, a := range def.AttributeDefinitions {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{
+			AttributeName: &a.AttributeName, AttributeType: types.ScalarAttributeType(a.AttributeType)})
+	}
+	for _, g := range def.GlobalSecondaryIndexes {
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{IndexName: &g.IndexName,
+			KeySchema: keySchema(g.KeySchema), Projection: &types.Projection{ProjectionType: types.ProjectionType(g.Projection.ProjectionType)}})
+	}
+	td := TableDef{Create: in}
+	if def.TimeToLiveSpecification.Enabled {
+		td.TTLAttribute = def.TimeToLiveSpecification.AttributeName
+	}
+	return td, nil
+}
+
+// keySchema is the key schema of a table or index.
+func keySchema(keys []keyElement) []types.KeySchemaElement {
+	var out []types.KeySchemaElement
+	for _, k := range keys {
+		out = append(out, k.element())
+	}
+	return out
 }
 
 // TableDef is a table's definition.
@@ -189,18 +206,39 @@ func (t *Template) StateMachine(logicalID string) (StateMachine, error) {
 	}
 	subs, _ := res.Properties["DefinitionSubstitutions"].(map[string]any)
 	for name, v := range subs {
-		m, _ := v.(map[string]any)
-		att, _ := m["Fn::GetAtt"].([]any)
-		if len(att) != 2 || att[1] != "Arn" {
-			return StateMachine{}, fmt.Errorf("%s: substitution %s must be Fn::GetAtt [<Function>, Arn]", logicalID, name)
-		}
-		fn, _ := att[0].(string)
-		if r, ok := t.Resources[fn]; !ok || r.Type != "AWS::Serverless::Function" {
-			return StateMachine{}, fmt.Errorf("%s: substitution %s names %q, which is not a function", logicalID, name, fn)
+		fn, err := t.functionArn(v)
+		if err != nil {
+			return StateMachine{}, fmt.Errorf("%s: substitution %s %w", logicalID, name, err)
 		}
 		sm.Substitutions[name] = fn
 	}
 	return sm, nil
+}
+
+// functionArn is the logical id of the function whose ARN a substitution's
+// value takes (Fn::GetAtt [Id, Arn]); the error completes "substitution X".
+func (t *Template) functionArn(v any) (string, error) {
+	m, _ := v.(map[string]any)
+	att, _ := m["Fn::GetAtt"].([]any)
+	if len(att) != 2 || att[1] != "Arn" {
+		return "", errors.New("must be Fn::GetAtt [<Function>, Arn]")
+	}
+	fn, _ := att[0].(string)
+	if r, ok := t.Resources[fn]; !ok || r.Type != "AWS::Serverless::Function" {
+		return "", fmt.Errorf("names %q, which is not a function", fn)
+	}
+	return fn, nil
+}
+
+// dynamoActions are the DynamoDB actions among actions.
+func dynamoActions(actions []string) []string {
+	var out []string
+	for _, a := range actions {
+		if strings.HasPrefix(a, "dynamodb:") {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Functions lists the logical ids of every serverless function, sorted.
@@ -270,13 +308,7 @@ func (t *Template) TableStatements(logicalID string) ([]Statement, error) {
 		}
 		for _, pol := range one.Policies {
 			for _, st := range pol.Statement {
-				var dynamo []string
-				for _, a := range st.Action {
-					if strings.HasPrefix(a, "dynamodb:") {
-						dynamo = append(dynamo, a)
-					}
-				}
-				if len(dynamo) > 0 && st.Effect == "Allow" {
+				if dynamo := dynamoActions(st.Action); len(dynamo) > 0 && st.Effect == "Allow" {
 					out = append(out, Statement{Actions: dynamo, LeadingKeys: st.Condition.Like.LeadingKeys, Attributes: st.Condition.Equals.Attributes})
 				}
 			}

@@ -2,10 +2,10 @@ package summary
 
 import (
 	"cmp"
-	"secscan/shared/checks"
 	"slices"
 	"strings"
 
+	"secscan/shared/checks"
 	"secscan/shared/safetext"
 	"secscan/shared/scans"
 )
@@ -80,22 +80,10 @@ func (ix *index) onSameHost(links []kind, related func(*entry) bool) []match {
 	var out []match
 	for _, h := range ix.hosts {
 		list := ix.byHost[h]
-	anchors:
 		for _, a := range first(list, links[0], maxAnchors) {
-			m := match{host: h, links: []*entry{a}, rank: a.rank}
-			for _, k := range links[1:] {
-				var pick *entry
-				for _, c := range first(list, k, maxAnchors) {
-					if related == nil || sameService(a, c, related) {
-						pick = c
-						break
-					}
-				}
-				if pick == nil {
-					continue anchors
-				}
-				m.links = append(m.links, pick)
-				m.rank = min(m.rank, pick.rank)
+			m, ok := matchFrom(h, list, a, links[1:], related)
+			if !ok {
+				continue
 			}
 			if hasIssue(m.links) {
 				out = append(out, m)
@@ -105,6 +93,32 @@ func (ix *index) onSameHost(links []kind, related func(*entry) bool) []match {
 	}
 	sortMatches(out)
 	return out
+}
+
+// matchFrom is the match of the anchor a on host h: an entry of list for
+// each of the other links; not ok when one has none.
+func matchFrom(h string, list []*entry, a *entry, others []kind, related func(*entry) bool) (match, bool) {
+	m := match{host: h, links: []*entry{a}, rank: a.rank}
+	for _, k := range others {
+		pick := linkOf(list, k, a, related)
+		if pick == nil {
+			return match{}, false
+		}
+		m.links = append(m.links, pick)
+		m.rank = min(m.rank, pick.rank)
+	}
+	return m, true
+}
+
+// linkOf is the first entry of list of kind k (about a's service, with
+// related set), nil when there is none.
+func linkOf(list []*entry, k kind, a *entry, related func(*entry) bool) *entry {
+	for _, c := range first(list, k, maxAnchors) {
+		if related == nil || sameService(a, c, related) {
+			return c
+		}
+	}
+	return nil
 }
 
 func sameService(a, c *entry, related func(*entry) bool) bool {
@@ -191,6 +205,65 @@ func hasIssue(members []*entry) bool {
 	return slices.ContainsFunc(members, func(e *entry) bool { return !e.synthetic && e.rank < scans.Info.Rank() })
 }
 
+// sameHostPair is the first repository and secret on one host, else the
+// first of each.
+func sameHostPair(repos, secrets []*entry) (repo, secret *entry) {
+	for _, r := range repos {
+		for _, s := range secrets {
+			if r.host == s.host {
+				return r, s
+			}
+		}
+	}
+	return repos[0], secrets[0]
+}
+
+// repositoryKinds name the version control system of a repository exposure
+// other than Git's.
+var repositoryKinds = map[scans.CheckCode]string{
+	checks.ExposedSVN.Code: "Subversion",
+	checks.ExposedHg.Code:  "Mercurial",
+}
+
+// certificateAdjectives describe a certificate by its finding's check;
+// "untrusted" for others.
+var certificateAdjectives = map[scans.CheckCode]string{
+	checks.CertExpired.Code:      "expired",
+	checks.CertSelfSigned.Code:   "self-signed",
+	checks.CertHostMismatch.Code: "mismatched",
+	checks.CertNotYetValid.Code:  "not yet valid",
+}
+
+// quotedWithCVE is e's title quoted, followed by its CVE when the title
+// does not name it.
+func quotedWithCVE(e *entry) string {
+	if e.cve != "" && !strings.Contains(strings.ToUpper(e.title), e.cve) {
+		return quote(e.title) + " (" + e.cve + ")"
+	}
+	return quote(e.title)
+}
+
+// distinctOthers are the places (key) of entries other than first, each
+// once, in order.
+func distinctOthers(entries []*entry, first string, key func(*entry) string) []string {
+	var others []string
+	for _, o := range entries {
+		if k := key(o); k != first && !slices.Contains(others, k) {
+			others = append(others, k)
+		}
+	}
+	return others
+}
+
+// namedOthers names the first two of others and counts the rest
+// ("a, b and 3 others").
+func namedOthers(others []string) string {
+	if len(others) > 2 {
+		others = append(others[:2], plural(len(others)-2, "other", "others"))
+	}
+	return joinAnd(others)
+}
+
 // repoSecretChain: an exposed repository and a leaked secret. The secret may
 // have been reported against another host of the domain (a code scan often
 // reports the domain), so the same host is preferred but not required.
@@ -200,23 +273,8 @@ func repoSecretChain(ix *index) (chain, bool) {
 	if len(repos) == 0 || len(secrets) == 0 {
 		return chain{}, false
 	}
-	repo, secret := repos[0], secrets[0]
-pick:
-	for _, r := range repos {
-		for _, s := range secrets {
-			if r.host == s.host {
-				repo, secret = r, s
-				break pick
-			}
-		}
-	}
-	vcs, path := "Git", firstMatch(repoPathRE, repo.title, repo.evidence)
-	switch {
-	case repo.check() == checks.ExposedSVN.Code:
-		vcs = "Subversion"
-	case repo.check() == checks.ExposedHg.Code:
-		vcs = "Mercurial"
-	}
+	repo, secret := sameHostPair(repos, secrets)
+	vcs, path := cmp.Or(repositoryKinds[repo.check()], "Git"), firstMatch(repoPathRE, repo.title, repo.evidence)
 	where := repo.location()
 	if path != "" {
 		where += " (" + path + ")"
@@ -252,33 +310,29 @@ func databaseChain(ix *index) (chain, bool) {
 		return chain{}, false
 	}
 	db, weak := ms[0].links[0], ms[0].links[1]
-	name := databaseOf(db)
-	if name == "" {
-		name = "database"
-	}
-	service := "the " + name + " service on " + db.location()
-	var text string
-	switch {
-	case weak.is(kindNoAuth) && !weak.is(kindOutdated) && db == weak:
-		text = "Data breach: " + quote(weak.title) + " on " + db.location() +
-			" means anyone on the internet can read or destroy the data it holds, no exploit needed"
-	case weak.is(kindNoAuth) && !weak.is(kindOutdated):
-		text = "Data breach: " + service + " is reachable from the internet (" + quote(db.title) + ") and " +
-			quote(weak.title) + ", so anyone can read or destroy the data it holds, no exploit needed"
-	default:
-		weakness := quote(weak.title)
-		if weak.cve != "" && !strings.Contains(strings.ToUpper(weak.title), weak.cve) {
-			weakness += " (" + weak.cve + ")"
-		}
-		reach := " is reachable from the internet and "
-		if db != weak {
-			reach = " is reachable from the internet (" + quote(db.title) + ") and "
-		}
-		text = "Data breach: " + service + reach + weakness +
-			" means it can be attacked directly, bypassing the application, to read or destroy the data it holds"
-	}
+	text := databaseText(db, weak)
 	members, rank := membersOf(ms)
 	return chain{text: text + alsoOn(ms) + ".", impact: "a data breach", rank: rank, members: members}, true
+}
+
+// databaseText is the data breach sentence of the database db and its
+// weakness weak (the same entry when one finding says both).
+func databaseText(db, weak *entry) string {
+	service := "the " + cmp.Or(databaseOf(db), "database") + " service on " + db.location()
+	switch {
+	case weak.is(kindNoAuth) && !weak.is(kindOutdated) && db == weak:
+		return "Data breach: " + quote(weak.title) + " on " + db.location() +
+			" means anyone on the internet can read or destroy the data it holds, no exploit needed"
+	case weak.is(kindNoAuth) && !weak.is(kindOutdated):
+		return "Data breach: " + service + " is reachable from the internet (" + quote(db.title) + ") and " +
+			quote(weak.title) + ", so anyone can read or destroy the data it holds, no exploit needed"
+	}
+	reach := " is reachable from the internet and "
+	if db != weak {
+		reach = " is reachable from the internet (" + quote(db.title) + ") and "
+	}
+	return "Data breach: " + service + reach + quotedWithCVE(weak) +
+		" means it can be attacked directly, bypassing the application, to read or destroy the data it holds"
 }
 
 // sessionHijackChain: no HSTS, no redirect to HTTPS and a cookie without the
@@ -306,18 +360,8 @@ func sessionHijackChain(ix *index) (chain, bool) {
 func corsChain(ix *index) (chain, bool) {
 	var ms []match
 	for _, h := range ix.hosts {
-		list := ix.byHost[h]
-		for _, c := range first(list, kindCORSCredentials, maxAnchors) {
-			var cookie *entry
-			if strings.Contains(strings.ToLower(c.evidence), "cookie") {
-				cookie = c
-			} else if cs := first(list, kindCookie, 1); len(cs) > 0 {
-				cookie = cs[0]
-			}
-			if cookie != nil && hasIssue([]*entry{c, cookie}) {
-				ms = append(ms, match{host: h, links: []*entry{c, cookie}, rank: min(c.rank, cookie.rank)})
-				break
-			}
+		if m, ok := corsMatch(h, ix.byHost[h]); ok {
+			ms = append(ms, m)
 		}
 	}
 	if len(ms) == 0 {
@@ -337,6 +381,30 @@ func corsChain(ix *index) (chain, bool) {
 		", so any web page a logged-in user visits can read their data from " + m.host + " using their own session" + alsoOn(ms) + "."
 	members, rank := membersOf(ms)
 	return chain{text: text, impact: "cross-site data theft", rank: rank, members: members}, true
+}
+
+// corsMatch is the first CORS finding with credentials among a host's
+// entries that has a cookie to go with it and makes an issue.
+func corsMatch(h string, list []*entry) (match, bool) {
+	for _, c := range first(list, kindCORSCredentials, maxAnchors) {
+		if cookie := corsCookie(c, list); cookie != nil && hasIssue([]*entry{c, cookie}) {
+			return match{host: h, links: []*entry{c, cookie}, rank: min(c.rank, cookie.rank)}, true
+		}
+	}
+	return match{}, false
+}
+
+// corsCookie is the evidence that the host of the CORS finding c sets
+// cookies: c itself when its evidence shows one, else the host's first
+// cookie finding, else nil.
+func corsCookie(c *entry, list []*entry) *entry {
+	if strings.Contains(strings.ToLower(c.evidence), "cookie") {
+		return c
+	}
+	if cs := first(list, kindCookie, 1); len(cs) > 0 {
+		return cs[0]
+	}
+	return nil
 }
 
 // phishingChain: an open redirect on a host without a Content-Security-Policy.
@@ -366,10 +434,7 @@ func xssChain(ix *index) (chain, bool) {
 	}
 	m := ms[0]
 	lib := m.links[0]
-	name := quote(lib.title)
-	if lib.cve != "" && !strings.Contains(strings.ToUpper(lib.title), lib.cve) {
-		name += " (" + lib.cve + ")"
-	}
+	name := quotedWithCVE(lib)
 	text := "Cross-site scripting: " + m.host + " loads " + name + ", a library with known XSS flaws, and sends no Content-Security-Policy to contain injected script, " +
 		"so an attacker who reaches the vulnerable code path can run script in visitors' sessions" + alsoOn(ms) + "."
 	members, rank := membersOf(ms)
@@ -389,37 +454,41 @@ func cleartextRCEChain(ix *index) (chain, bool) {
 	}
 	m := ms[0]
 	svc, old := m.links[0], m.links[1]
-	proto := "FTP"
-	if svc.check() == checks.TelnetExposed.Code || (svc.synthetic && hasWord(svc.text, "telnet")) || svc.port == 23 {
-		proto = "Telnet"
-	}
 	where := svc.location()
 	if svc.port == 0 {
 		where = old.location()
 	}
 	version := softwareVersion(old.title, old.evidence, svc.title, svc.evidence)
-	var text string
+	members, rank := membersOf(ms)
+	return chain{text: rceText(cleartextProtocol(svc), where, version, old) + alsoOn(ms) + ".", impact: "remote code execution", rank: rank, members: members}, true
+}
+
+// cleartextProtocol names the cleartext login service of svc.
+func cleartextProtocol(svc *entry) string {
+	if svc.check() == checks.TelnetExposed.Code || (svc.synthetic && hasWord(svc.text, "telnet")) || svc.port == 23 {
+		return "Telnet"
+	}
+	return "FTP"
+}
+
+// rceText is the chain's sentence for proto on where running old, a
+// release identified as version.
+func rceText(proto, where, version string, old *entry) string {
 	switch {
 	case strings.EqualFold(version, "vsftpd 2.3.4"):
-		text = "Remote code execution: " + proto + " on " + where + " sends logins in cleartext and identifies as vsFTPd 2.3.4, " +
+		return "Remote code execution: " + proto + " on " + where + " sends logins in cleartext and identifies as vsFTPd 2.3.4, " +
 			"the release distributed with a backdoor that opens a root shell on port 6200 to anyone who logs in with a smiley in the user name"
 	case old.is(kindBackdoor):
 		what := quote(old.title)
 		if old.synthetic && version != "" {
 			what = version
 		}
-		text = "Remote code execution: " + proto + " on " + where + " sends logins in cleartext and runs " + what +
+		return "Remote code execution: " + proto + " on " + where + " sends logins in cleartext and runs " + what +
 			", a release known to contain a backdoor, so anyone who reaches the port can run commands on the host"
 	default:
-		what := quote(old.title)
-		if old.cve != "" && !strings.Contains(strings.ToUpper(old.title), old.cve) {
-			what += " (" + old.cve + ")"
-		}
-		text = "Remote code execution risk: " + proto + " on " + where + " sends logins in cleartext and runs outdated software (" + what +
-			"), so sniffed credentials or a public exploit for that version can give an attacker a foothold on the host"
 	}
-	members, rank := membersOf(ms)
-	return chain{text: text + alsoOn(ms) + ".", impact: "remote code execution", rank: rank, members: members}, true
+	return "Remote code execution risk: " + proto + " on " + where + " sends logins in cleartext and runs outdated software (" + quotedWithCVE(old) +
+		"), so sniffed credentials or a public exploit for that version can give an attacker a foothold on the host"
 }
 
 // certificateChain: an untrusted certificate teaches users to click through
@@ -430,29 +499,11 @@ func certificateChain(ix *index) (chain, bool) {
 		return chain{}, false
 	}
 	c := certs[0]
-	adjective := "untrusted"
-	switch c.check() {
-	case checks.CertExpired.Code:
-		adjective = "expired"
-	case checks.CertSelfSigned.Code:
-		adjective = "self-signed"
-	case checks.CertHostMismatch.Code:
-		adjective = "mismatched"
-	case checks.CertNotYetValid.Code:
-		adjective = "not yet valid"
-	}
-	var others []string
-	for _, o := range certs[1:] {
-		if loc := o.location(); loc != c.location() && !slices.Contains(others, loc) {
-			others = append(others, loc)
-		}
-	}
+	adjective := cmp.Or(certificateAdjectives[c.check()], "untrusted")
+	others := distinctOthers(certs[1:], c.location(), (*entry).location)
 	also := ""
 	if len(others) > 0 {
-		if len(others) > 2 {
-			others = append(others[:2], plural(len(others)-2, "other", "others"))
-		}
-		also = " (certificate problems also on " + joinAnd(others) + ")"
+		also = " (certificate problems also on " + namedOthers(others) + ")"
 	}
 	text := "Man-in-the-middle: the " + adjective + " certificate on " + c.location() +
 		" makes browsers warn on every visit, training users to click through certificate warnings, which is exactly what an attacker intercepting the connection with a forged certificate relies on" +
@@ -476,21 +527,32 @@ func takeoverChain(ix *index) (chain, bool) {
 		parent = "your domain"
 	}
 	also := ""
-	var others []string
-	for _, o := range ds[1:] {
-		if o.host != d.host && !slices.Contains(others, o.host) {
-			others = append(others, o.host)
-		}
-	}
-	if len(others) > 0 {
-		if len(others) > 2 {
-			others = append(others[:2], plural(len(others)-2, "other", "others"))
-		}
-		also = " (also " + joinAnd(others) + ")"
+	if others := distinctOthers(ds[1:], d.host, func(e *entry) string { return e.host }); len(others) > 0 {
+		also = " (also " + namedOthers(others) + ")"
 	}
 	text := "Subdomain takeover: " + d.host + also + " " + points + "; whoever claims it can serve content under the trusted " + parent +
 		" name, read cookies scoped to the parent domain and run convincing phishing."
 	return chain{text: text, impact: "subdomain takeover", rank: d.rank, members: ds}, true
+}
+
+// spfPart is what the spoofing chain says of SPF, and its finding: none
+// published, or a weak record; nil when SPF is sound.
+func spfPart(ix *index, spfMissing []*entry) (string, *entry) {
+	if len(spfMissing) > 0 {
+		return "publishes no SPF record", spfMissing[0]
+	}
+	if weak := first(ix.all, kindSPFWeak, 1); len(weak) > 0 {
+		return "has a weak SPF record (" + quote(weak[0].title) + ")", weak[0]
+	}
+	return "", nil
+}
+
+// dmarcPart is what the spoofing chain says of the DMARC finding d.
+func dmarcPart(d *entry) string {
+	if d.check() == checks.DMARCMissing.Code {
+		return "no DMARC policy"
+	}
+	return "a DMARC policy that does not tell receivers to reject spoofed mail"
 }
 
 // spoofingChain: no DMARC enforcement, or no SPF at all. A weak SPF record
@@ -504,20 +566,11 @@ func spoofingChain(ix *index) (chain, bool) {
 	var parts []string
 	var members []*entry
 	rank := len(scans.Severities)
-	if len(spfMissing) > 0 {
-		parts = append(parts, "publishes no SPF record")
-		members = append(members, spfMissing[0])
-	} else if weak := first(ix.all, kindSPFWeak, 1); len(weak) > 0 {
-		parts = append(parts, "has a weak SPF record ("+quote(weak[0].title)+")")
-		members = append(members, weak[0])
+	if part, e := spfPart(ix, spfMissing); e != nil {
+		parts, members = append(parts, part), append(members, e)
 	}
 	if len(dmarc) > 0 {
-		if dmarc[0].check() == checks.DMARCMissing.Code {
-			parts = append(parts, "no DMARC policy")
-		} else {
-			parts = append(parts, "a DMARC policy that does not tell receivers to reject spoofed mail")
-		}
-		members = append(members, dmarc[0])
+		parts, members = append(parts, dmarcPart(dmarc[0])), append(members, dmarc[0])
 	}
 	for _, m := range members {
 		rank = min(rank, m.rank)

@@ -102,17 +102,29 @@ func normalSeverity(s scans.Severity) scans.Severity {
 // injection or a sentence still reads as one name.
 func cleanHost(h, fallback string) string {
 	h, _, _ = strings.Cut(lower(h, maxHost), " ")
-	h = strings.Map(func(r rune) rune {
-		if r == '.' || r == '-' || r == '_' || r == ':' || r == '[' || r == ']' || unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return r
-		}
-		return -1
-	}, h)
+	h = strings.Map(hostRune, h)
 	h = strings.Trim(h, ".:")
 	if h == "" {
 		return fallback
 	}
 	return h
+}
+
+// hostRune keeps r when a host name or address literal can have it (-1
+// drops it).
+func hostRune(r rune) rune {
+	if strings.ContainsRune(".-_:[]", r) || unicode.IsLetter(r) || unicode.IsDigit(r) {
+		return r
+	}
+	return -1
+}
+
+// validPort is p when it is a TCP port number, else 0.
+func validPort(p int) int {
+	if p > 0 && p < 65536 {
+		return p
+	}
+	return 0
 }
 
 func newEntry(i int, f *scans.Finding, domain string) *entry {
@@ -130,8 +142,8 @@ func newEntry(i int, f *scans.Finding, domain string) *entry {
 		e.title = "Untitled finding"
 	}
 	e.titleKey = strings.ToLower(e.title)
-	if f.Port != nil && *f.Port > 0 && *f.Port < 65536 {
-		e.port = *f.Port
+	if f.Port != nil {
+		e.port = validPort(*f.Port)
 	}
 	if f.CVSS != nil && *f.CVSS >= 0 && *f.CVSS <= 10 {
 		e.cvss = *f.CVSS

@@ -139,6 +139,46 @@ func (n narrative) deeperAdvice() string {
 	return "authenticated testing or a manual review"
 }
 
+// opening is how the summary opens for the severity of the top issue: the
+// verdict, the lead-in of the top issues, and the advice to fix the top one.
+type opening struct {
+	// one and many count the issues of the top severity in the verdict
+	// ("a critical issue", "3 critical issues"); "" when it names no count.
+	one, many string
+	verdict   string // the verdict after the scope (and the count)
+	lead      string // before the top issue
+	then      string // before the others named
+	fix       string // the advice, when there are other issues
+	fixOnly   string // the advice, when it is the only issue
+}
+
+// openings are the openings by severity; openingLow for low and info.
+var openings = map[scans.Severity]opening{
+	scans.Critical: {one: "a critical issue", many: "critical issues",
+		verdict: ", so the overall risk is critical and the first fix should not wait.",
+		lead:    "The most serious is ", then: ", followed by ",
+		fix: "Fix it first, today if possible, because ", fixOnly: "Fix it today if possible, because "},
+	scans.High: {one: "a high-severity issue", many: "high-severity issues",
+		verdict: ", so the overall risk is high: there are realistic ways in that should be closed within days.",
+		lead:    "The most pressing is ", then: ", followed by ",
+		fix: "Fix it first, because ", fixOnly: "Fix it promptly, because "},
+	scans.Medium: {verdict: " found weaknesses but nothing rated high or critical, so the overall risk is medium.",
+		lead: "The most important is ", then: ", then ",
+		fix: "Start there, because ", fixOnly: "It is worth fixing soon, because "},
+}
+
+var openingLow = opening{verdict: " turned up only low-severity issues, so the overall risk is low.",
+	lead: "The most notable is ", then: ", along with ",
+	fix: "None of it is urgent, but that one is worth fixing first, because ", fixOnly: "It is not urgent, but worth fixing, because "}
+
+// verdictOf is the opening sentence, worst counting the issues of the top severity.
+func (o opening) verdictOf(scope string, worst int) string {
+	if o.one == "" {
+		return scope + o.verdict
+	}
+	return scope + " found " + countOr(worst, o.one, o.many) + o.verdict
+}
+
 func (n narrative) issuesFound(issues []*entry) []string {
 	top := issues[0]
 	worst := 0
@@ -147,55 +187,15 @@ func (n narrative) issuesFound(issues []*entry) []string {
 			worst++
 		}
 	}
-	groups := topGroups(issues, 3)
-	single := len(issues) == 1
-
-	var verdict, lead, then, fix string
-	switch top.sev {
-	case scans.Critical:
-		verdict = n.scope() + " found " + countOr(worst, "a critical issue", "critical issues") +
-			", so the overall risk is critical and the first fix should not wait."
-		lead, then = "The most serious is ", ", followed by "
-		fix = "Fix it first, today if possible, because "
-		if single {
-			fix = "Fix it today if possible, because "
-		}
-	case scans.High:
-		verdict = n.scope() + " found " + countOr(worst, "a high-severity issue", "high-severity issues") +
-			", so the overall risk is high: there are realistic ways in that should be closed within days."
-		lead, then = "The most pressing is ", ", followed by "
-		fix = "Fix it first, because "
-		if single {
-			fix = "Fix it promptly, because "
-		}
-	case scans.Medium:
-		verdict = n.scope() + " found weaknesses but nothing rated high or critical, so the overall risk is medium."
-		lead, then = "The most important is ", ", then "
-		fix = "Start there, because "
-		if single {
-			fix = "It is worth fixing soon, because "
-		}
-	default:
-		verdict = n.scope() + " turned up only low-severity issues, so the overall risk is low."
-		lead, then = "The most notable is ", ", along with "
-		fix = "None of it is urgent, but that one is worth fixing first, because "
-		if single {
-			fix = "It is not urgent, but worth fixing, because "
-		}
+	o, ok := openings[top.sev]
+	if !ok {
+		o = openingLow
 	}
-	if single {
-		lead = "The only issue is "
+	lead, fix := o.lead, o.fix
+	if len(issues) == 1 {
+		lead, fix = "The only issue is ", o.fixOnly
 	}
-
-	var named []string
-	for _, g := range groups {
-		named = append(named, g.phrase(true))
-	}
-	topSentence := lead + named[0]
-	if len(named) > 1 {
-		topSentence += then + joinAnd(named[1:])
-	}
-	out := []string{verdict, topSentence + "."}
+	out := []string{o.verdictOf(n.scope(), worst), topIssues(lead, o.then, topGroups(issues, 3)) + "."}
 	why, viaChain := n.why(top)
 	out = append(out, fix+why+".")
 	if r := remediationFor(top, issues); r != "" {
@@ -208,6 +208,20 @@ func (n narrative) issuesFound(issues []*entry) []string {
 	}
 	out = append(out, n.partialSentence(false))
 	return out
+}
+
+// topIssues names the top groups of issues: the first after lead, the
+// others after then.
+func topIssues(lead, then string, groups []group) string {
+	var named []string
+	for _, g := range groups {
+		named = append(named, g.phrase(true))
+	}
+	s := lead + named[0]
+	if len(named) > 1 {
+		s += then + joinAnd(named[1:])
+	}
+	return s
 }
 
 // countOr writes "a critical issue" for one and "3 critical issues" for more.
@@ -239,14 +253,7 @@ func (n narrative) why(e *entry) (reason string, viaChain bool) {
 		if !slices.Contains(c.members, e) {
 			continue
 		}
-		// Name a partner link, preferably one on the same host.
-		var partner *entry
-		for _, m := range c.members {
-			if m != e && !m.synthetic && m.titleKey != e.titleKey && (partner == nil || m.host == e.host && partner.host != e.host) {
-				partner = m
-			}
-		}
-		if partner != nil {
+		if partner := partnerOf(c, e); partner != nil {
 			return "together with " + quote(partner.title) + " on " + partner.location() + " it opens a path to " + c.impact, i == 0
 		}
 		// A chain of one finding (an expired certificate, a dangling
@@ -254,6 +261,18 @@ func (n narrative) why(e *entry) (reason string, viaChain bool) {
 		break
 	}
 	return n.reasonByKind(e), false
+}
+
+// partnerOf is a link of chain c to name with its member e: a finding of
+// another title, preferably one on the same host; nil when there is none.
+func partnerOf(c chain, e *entry) *entry {
+	var partner *entry
+	for _, m := range c.members {
+		if m != e && !m.synthetic && m.titleKey != e.titleKey && (partner == nil || m.host == e.host && partner.host != e.host) {
+			partner = m
+		}
+	}
+	return partner
 }
 
 func (n narrative) reasonByKind(e *entry) string {
@@ -380,17 +399,7 @@ func (n narrative) coverageSentence(listTools bool) string {
 
 // partialSentence notes cut-short coverage and steps that did not complete.
 func (n narrative) partialSentence(clean bool) string {
-	c := n.cov
-	incomplete := ""
-	switch {
-	case c.incomplete == 0:
-	case c.steps == 1:
-		incomplete = "the only step was refused, failed or timed out"
-	case c.incomplete == 1:
-		incomplete = "1 of the " + plural(c.steps, "step", "steps") + " was refused, failed or timed out"
-	default:
-		incomplete = strconv.Itoa(c.incomplete) + " of the " + plural(c.steps, "step", "steps") + " were refused, failed or timed out"
-	}
+	incomplete := incompleteSteps(n.cov)
 	consequence := ", so parts of the target went unchecked and the real picture may be worse."
 	if clean {
 		consequence = ", so this result only speaks for the parts that were checked."
@@ -407,6 +416,20 @@ func (n narrative) partialSentence(clean bool) string {
 		return "Not every check ran to completion: " + incomplete + ", so coverage is narrower than planned."
 	}
 	return ""
+}
+
+// incompleteSteps says how many steps were refused, failed or timed out
+// ("" when none).
+func incompleteSteps(c coverage) string {
+	switch {
+	case c.incomplete == 0:
+		return ""
+	case c.steps == 1:
+		return "the only step was refused, failed or timed out"
+	case c.incomplete == 1:
+		return "1 of the " + plural(c.steps, "step", "steps") + " was refused, failed or timed out"
+	}
+	return strconv.Itoa(c.incomplete) + " of the " + plural(c.steps, "step", "steps") + " were refused, failed or timed out"
 }
 
 // group is one issue title with the places it was found.

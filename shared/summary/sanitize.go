@@ -97,26 +97,32 @@ func hasAny(s string, subs ...string) bool {
 // alphanumeric sides). So "ftp" matches "anonymous ftp login" but neither
 // "sftp" nor "vsftpd", and ".git" does not match "foo.github.io".
 func hasWord(s string, words ...string) bool {
-	for _, w := range words {
-		if w == "" {
-			continue
+	return slices.ContainsFunc(words, func(w string) bool { return w != "" && hasOneWord(s, w) })
+}
+
+// hasOneWord reports whether s contains the word w (not "") as a whole word.
+func hasOneWord(s, w string) bool {
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
 		}
-		for from := 0; from < len(s); {
-			i := strings.Index(s[from:], w)
-			if i < 0 {
-				break
-			}
-			i += from
-			end := i + len(w)
-			okBefore := !isWordByte(w[0]) || i == 0 || !isWordByte(s[i-1])
-			okAfter := !isWordByte(w[len(w)-1]) || end == len(s) || !isWordByte(s[end])
-			if okBefore && okAfter {
-				return true
-			}
-			from = i + 1
+		i += from
+		if wordBounded(s, w, i) {
+			return true
 		}
+		from = i + 1
 	}
 	return false
+}
+
+// wordBounded reports whether the match of w at s[i] stands alone: no
+// letter or digit next to its alphanumeric ends.
+func wordBounded(s, w string, i int) bool {
+	end := i + len(w)
+	okBefore := !isWordByte(w[0]) || i == 0 || !isWordByte(s[i-1])
+	okAfter := !isWordByte(w[len(w)-1]) || end == len(s) || !isWordByte(s[end])
+	return okBefore && okAfter
 }
 
 func isWordByte(c byte) bool {

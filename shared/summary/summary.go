@@ -62,15 +62,7 @@ func (c *Changes) sentence() string {
 	if c == nil {
 		return ""
 	}
-	var out []string
-	if !c.Since.IsZero() {
-		out = append(out, fmt.Sprintf("Since the previous scan (%s): %d new, %d regressed, %d fixed.",
-			c.Since.UTC().Format("2 January 2006"), c.New, c.Regressed, c.Fixed))
-		if c.NotRetested > 0 {
-			out = append(out, fmt.Sprintf("%s of the previous scan not tested again (neither fixed nor recurring).",
-				countOf(c.NotRetested, "issue")))
-		}
-	}
+	out := c.sincePrevious()
 	var assets []string
 	if c.NewHosts > 0 {
 		assets = append(assets, countOf(c.NewHosts, "new host"))
@@ -173,54 +165,85 @@ type coverage struct {
 }
 
 func readCoverage(steps []scans.Step, entries []*entry, domain string) coverage {
-	var c coverage
-	hosts := map[string]bool{}
-	services := map[string]bool{}
-	seenTools := map[string]bool{}
-	readServices := 0
+	r := coverageReader{domain: domain, entries: len(entries),
+		hosts: map[string]bool{}, services: map[string]bool{}, seenTools: map[string]bool{}}
 	for i := range steps {
 		if steps[i].Tool != scans.EndTurnTool { // a model call, no tool run
-			c.steps++
+			r.c.steps++
 		}
 	}
 	for i := range steps[:min(len(steps), maxSteps)] {
-		s := &steps[i]
-		if s.Tool == scans.EndTurnTool {
-			continue
-		}
-		if tool := lower(s.Tool, maxToolName); tool != "" && !seenTools[tool] {
-			seenTools[tool] = true
-			c.tools = append(c.tools, toolWords.Replace(tool))
-		}
-		if s.Status != scans.StepOK && s.Status != "" {
-			c.incomplete++
-		}
-		for j := range s.Services {
-			if readServices == maxServices {
-				break
-			}
-			readServices++
-			svc := &s.Services[j]
-			host := cleanHost(svc.Host, domain)
-			if host == "" {
-				continue
-			}
-			hosts[host] = true
-			key := host + ":" + itoaPort(svc.Port)
-			if services[key] {
-				continue
-			}
-			services[key] = true
-			if e := serviceEntry(len(entries)+len(c.synthetic), svc, host); e != nil {
-				c.synthetic = append(c.synthetic, e)
-			}
-		}
+		r.step(&steps[i])
 	}
 	for _, e := range entries {
-		hosts[e.host] = true
+		r.hosts[e.host] = true
 	}
-	c.hosts, c.services = len(hosts), len(services)
-	return c
+	r.c.hosts, r.c.services = len(r.hosts), len(r.services)
+	return r.c
+}
+
+// coverageReader reads the coverage of the audit trail step by step.
+type coverageReader struct {
+	c       coverage
+	domain  string
+	entries int // the findings' entries, before the synthetic ones
+	// hosts and services seen, as "host" and "host:port"; tools seen.
+	hosts, services, seenTools map[string]bool
+	readServices               int // services read, at most maxServices
+}
+
+// step reads one step: its tool, whether it completed, its services.
+func (r *coverageReader) step(s *scans.Step) {
+	if s.Tool == scans.EndTurnTool {
+		return
+	}
+	if tool := lower(s.Tool, maxToolName); tool != "" && !r.seenTools[tool] {
+		r.seenTools[tool] = true
+		r.c.tools = append(r.c.tools, toolWords.Replace(tool))
+	}
+	if s.Status != scans.StepOK && s.Status != "" {
+		r.c.incomplete++
+	}
+	for j := range s.Services {
+		if r.readServices == maxServices {
+			break
+		}
+		r.readServices++
+		r.service(&s.Services[j])
+	}
+}
+
+// service reads one service a step found: its host, and, the first time
+// its host and port are seen, the chain evidence it is (serviceEntry).
+func (r *coverageReader) service(svc *scans.Service) {
+	host := cleanHost(svc.Host, r.domain)
+	if host == "" {
+		return
+	}
+	r.hosts[host] = true
+	key := host + ":" + itoaPort(svc.Port)
+	if r.services[key] {
+		return
+	}
+	r.services[key] = true
+	if e := serviceEntry(r.entries+len(r.c.synthetic), svc, host); e != nil {
+		r.c.synthetic = append(r.c.synthetic, e)
+	}
+}
+
+// sincePrevious are the sentences on the issues since the previous scan,
+// none without one.
+func (c *Changes) sincePrevious() []string {
+	if c.Since.IsZero() {
+		return nil
+	}
+	out := []string{fmt.Sprintf("Since the previous scan (%s): %d new, %d regressed, %d fixed.",
+		c.Since.UTC().Format("2 January 2006"), c.New, c.Regressed, c.Fixed)}
+	if c.NotRetested > 0 {
+		out = append(out, fmt.Sprintf("%s of the previous scan not tested again (neither fixed nor recurring).",
+			countOf(c.NotRetested, "issue")))
+	}
+	return out
 }
 
 // toolWords turns tool names into words: "port_scan" → "port scan".
@@ -244,9 +267,7 @@ func serviceEntry(order int, svc *scans.Service, host string) *entry {
 		category: scans.CategoryNetwork, host: host, synthetic: true, evidence: banner,
 		detail: strings.ToLower(banner),
 	}
-	if svc.Port > 0 && svc.Port < 65536 {
-		e.port = svc.Port
-	}
+	e.port = validPort(svc.Port)
 	e.text = name
 	if hasWord(name, "ftp", "telnet") || e.port == 21 || e.port == 23 {
 		e.kinds |= kindCleartextLogin

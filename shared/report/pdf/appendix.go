@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/johnfercher/maroto/v2/pkg/consts/align"
 
 	"secscan/shared/report"
+	"secscan/shared/scans"
 )
 
 // scope is the scope and authorisation statement.
@@ -22,20 +24,39 @@ func (d *pdfDoc) scope(s report.Scope) {
 		{"Hosts tested (" + strconv.Itoa(len(s.Tested)) + ")", pdfList(s.Tested)},
 		{"Discovered, not tested (" + strconv.Itoa(len(s.NotTested)) + ")", pdfList(s.NotTested)},
 	}
-	for _, f := range facts {
+	d.facts(facts, fTable)
+}
+
+// facts adds a two-column table of labels and values, the values in face f.
+func (d *pdfDoc) facts(facts [][2]string, f pdfFace) {
+	for _, fact := range facts {
 		rw, _ := d.tableRow([]pdfCell{
-			{size: 26, text: f[0], f: fSmallBold, color: pdfColorMuted},
-			{size: 74, text: f[1], f: fTable},
+			{size: 26, text: fact[0], f: fSmallBold, color: pdfColorMuted},
+			{size: 74, text: fact[1], f: f},
 		}, true)
 		d.m.AddRows(rw)
 	}
+}
+
+// appendix opens an appendix with its title and introduction; when it has
+// nothing to list (n is 0) it says empty and reports false.
+func (d *pdfDoc) appendix(title, intro string, n int, empty string) bool {
+	d.space(pdfSectionGap)
+	d.h1(title)
+	d.muted(intro)
+	d.space(2)
+	if n == 0 {
+		d.muted(empty)
+		return false
+	}
+	return true
 }
 
 // plan is the remediation plan: the distinct actions, most urgent first.
 func (d *pdfDoc) plan(r report.Report) {
 	d.h2("Remediation plan")
 	if len(r.Plan) == 0 {
-		d.paragraph("Nothing to remediate: no finding suggests a change.", pdfPara{f: fBody, color: pdfColorMuted})
+		d.muted("Nothing to remediate: no finding suggests a change.")
 		return
 	}
 	// The PDF lists the actions above low; each low or info issue's own
@@ -79,77 +100,86 @@ func (d *pdfDoc) coverage(r report.Report) {
 	c := r.Coverage
 
 	d.h2("Tools run")
-	if len(c.ToolsRun) == 0 {
-		d.paragraph("No tools were run.", pdfPara{f: fBody, color: pdfColorMuted})
-	} else {
-		type usage struct{ steps, findings, credits int }
-		used := map[string]*usage{}
-		for _, st := range r.Steps {
-			u := used[st.Tool]
-			if u == nil {
-				u = &usage{}
-				used[st.Tool] = u
-			}
-			u.steps++
-			u.findings += st.FindingsAdded
-			u.credits += st.Credits
-		}
-		rows := make([][]pdfCell, 0, len(c.ToolsRun))
-		for _, tool := range c.ToolsRun {
-			u := used[tool]
-			if u == nil {
-				u = &usage{}
-			}
-			rows = append(rows, []pdfCell{
-				{size: 40, text: tool, f: fTable},
-				{size: 20, text: strconv.Itoa(u.steps), f: fTable, al: align.Right},
-				{size: 20, text: strconv.Itoa(u.findings), f: fTable, al: align.Right},
-				{size: 20, text: strconv.Itoa(u.credits), f: fTable, al: align.Right},
-			})
-		}
-		d.compact(func() {
-			d.table([]pdfCell{{size: 40, text: "Tool"}, {size: 20, text: "Steps", al: align.Right}, {size: 20, text: "Findings added", al: align.Right}, {size: 20, text: "Credits", al: align.Right}}, rows)
-		})
-	}
+	d.compactTable([]pdfCell{{size: 40, text: "Tool"}, {size: 20, text: "Steps", al: align.Right}, {size: 20, text: "Findings added", al: align.Right}, {size: 20, text: "Credits", al: align.Right}},
+		pdfToolRows(c.ToolsRun, r.Steps), "No tools were run.")
 
 	d.h2("Hosts")
 	if len(c.Hosts) == 0 {
-		d.paragraph("No hosts were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
+		d.muted("No hosts were recorded.")
 	}
 	for _, h := range c.Hosts {
-		d.paragraph(pdfOneLine(h), pdfPara{f: fDetail, color: pdfColorText, indent: 3, lead: "\u2022"})
+		d.bullet(pdfOneLine(h))
 	}
 
 	d.h2("Services discovered")
-	if len(c.Services) == 0 {
-		d.paragraph("No services were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
-	} else {
-		rows := make([][]pdfCell, len(c.Services))
-		for i, s := range c.Services {
-			banner := s.Banner
-			if banner == "" {
-				banner = "-"
-			}
-			rows[i] = []pdfCell{
-				{size: 30, text: pdfOneLine(s.Host), f: fTable, lines: 3},
-				{size: 9, text: strconv.Itoa(s.Port), f: fTable, al: align.Right},
-				{size: 15, text: pdfOneLine(s.Name), f: fTable, lines: 2},
-				{size: 46, text: banner, f: fMonoSmall, fit: true},
-			}
-		}
-		d.compact(func() {
-			d.table([]pdfCell{{size: 30, text: "Host"}, {size: 9, text: "Port", al: align.Right}, {size: 15, text: "Service"}, {size: 46, text: "Banner"}}, rows)
-		})
-	}
+	d.compactTable([]pdfCell{{size: 30, text: "Host"}, {size: 9, text: "Port", al: align.Right}, {size: 15, text: "Service"}, {size: 46, text: "Banner"}},
+		pdfServiceRows(c.Services), "No services were recorded.")
 
 	d.h2("Not tested")
 	if len(c.NotTested) == 0 {
-		d.paragraph("Every check of this scan type ran to completion.", pdfPara{f: fBody, color: pdfColorMuted})
+		d.muted("Every check of this scan type ran to completion.")
 	}
 	for _, s := range c.NotTested {
-		d.paragraph(s, pdfPara{f: fDetail, color: pdfColorText, indent: 3, lead: "\u2022"})
+		d.bullet(s)
 		d.space(1)
 	}
+}
+
+// compactTable adds a compact table, or the muted sentence empty when it
+// has no rows.
+func (d *pdfDoc) compactTable(header []pdfCell, rows [][]pdfCell, empty string) {
+	if len(rows) == 0 {
+		d.muted(empty)
+		return
+	}
+	d.compact(func() { d.table(header, rows) })
+}
+
+// bullet adds s as an item of a bulleted list.
+func (d *pdfDoc) bullet(s string) {
+	d.paragraph(s, pdfPara{f: fDetail, color: pdfColorText, indent: 3, lead: "\u2022"})
+}
+
+// pdfToolRows are the rows of the tools run: each tool's steps, findings
+// added and credits, summed over the steps.
+func pdfToolRows(toolsRun []string, steps []scans.Step) [][]pdfCell {
+	type usage struct{ steps, findings, credits int }
+	used := map[string]*usage{}
+	for _, st := range steps {
+		u := used[st.Tool]
+		if u == nil {
+			u = &usage{}
+			used[st.Tool] = u
+		}
+		u.steps++
+		u.findings += st.FindingsAdded
+		u.credits += st.Credits
+	}
+	rows := make([][]pdfCell, 0, len(toolsRun))
+	for _, tool := range toolsRun {
+		u := cmp.Or(used[tool], &usage{})
+		rows = append(rows, []pdfCell{
+			{size: 40, text: tool, f: fTable},
+			{size: 20, text: strconv.Itoa(u.steps), f: fTable, al: align.Right},
+			{size: 20, text: strconv.Itoa(u.findings), f: fTable, al: align.Right},
+			{size: 20, text: strconv.Itoa(u.credits), f: fTable, al: align.Right},
+		})
+	}
+	return rows
+}
+
+// pdfServiceRows are the rows of the services discovered.
+func pdfServiceRows(services []scans.Service) [][]pdfCell {
+	rows := make([][]pdfCell, len(services))
+	for i, s := range services {
+		rows[i] = []pdfCell{
+			{size: 30, text: pdfOneLine(s.Host), f: fTable, lines: 3},
+			{size: 9, text: strconv.Itoa(s.Port), f: fTable, al: align.Right},
+			{size: 15, text: pdfOneLine(s.Name), f: fTable, lines: 2},
+			{size: 46, text: cmp.Or(s.Banner, "-"), f: fMonoSmall, fit: true},
+		}
+	}
+	return rows
 }
 
 // pdfStepLines bounds a step's input and outcome cells: the audit trail
@@ -157,12 +187,8 @@ func (d *pdfDoc) coverage(r report.Report) {
 const pdfStepLines = 2
 
 func (d *pdfDoc) steps(r report.Report) {
-	d.space(pdfSectionGap)
-	d.h1("Appendix: agent steps")
-	d.paragraph("The audit trail of the scan: every tool call the agent made, in order, with what it returned (shortened here; report.md and the scan record hold each in full) and what it cost.", pdfPara{f: fBody, color: pdfColorMuted})
-	d.space(2)
-	if len(r.Steps) == 0 {
-		d.paragraph("No steps were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
+	if !d.appendix("Appendix: agent steps", "The audit trail of the scan: every tool call the agent made, in order, with what it returned (shortened here; report.md and the scan record hold each in full) and what it cost.",
+		len(r.Steps), "No steps were recorded.") {
 		return
 	}
 	// The numeric columns are just wide enough for their bold headings on A4.

@@ -170,13 +170,8 @@ func (d *pdfDoc) evidence(is report.Issue, i int, f scans.Finding) {
 // findingsAppendix lists every finding on one line, by issue: nothing is
 // dropped when an issue shows the evidence of only its first locations.
 func (d *pdfDoc) findingsAppendix(r report.Report) {
-	d.space(pdfSectionGap)
-	d.h1("Appendix: findings")
-	d.paragraph("Every finding on one line, by issue (numbers as in the issues section); findings.csv has each one's evidence.",
-		pdfPara{f: fBody, color: pdfColorMuted})
-	d.space(2)
-	if len(r.Findings) == 0 {
-		d.paragraph("No findings were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
+	if !d.appendix("Appendix: findings", "Every finding on one line, by issue (numbers as in the issues section); findings.csv has each one's evidence.",
+		len(r.Findings), "No findings were recorded.") {
 		return
 	}
 	// One line each: the id in full (it is what findings.csv and the API

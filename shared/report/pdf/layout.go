@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/johnfercher/maroto/v2/pkg/components/col"
@@ -32,57 +33,82 @@ type pdfPara struct {
 
 // paragraph adds s (raw text: it is encoded here) as running text.
 func (d *pdfDoc) paragraph(s string, p pdfPara) {
-	size := pdfGrid - p.indent
-	pad, left := 0.0, 0.0
-	if p.bg != nil {
-		pad, left = pdfPadX, pdfPadX
-	}
-	if p.bar != nil {
-		left = 2
-	}
 	if p.leadFace.family == "" {
 		p.leadFace = p.f
 	}
-	lines := pdfParaLines(s, p, d.colWidth(size)-left-pad-pdfWrapSlack)
-	lh := p.f.lineHeight()
-	leadDone := false
-	// addRow adds one line, or with edge the padding above or below a box.
-	addRow := func(h float64, line string, edge bool) {
-		var cols []core.Col
-		if p.indent > 0 {
-			c := col.New(p.indent)
-			if p.bar != nil {
-				c.WithStyle(&props.Cell{BackgroundColor: p.bar})
-			}
-			if !leadDone && p.lead != "" && !edge {
-				c.Add(text.New(pdfFitLine(pdfText(p.lead), p.leadFace, d.colWidth(p.indent)-1.5),
-					pdfTextProps(p.leadFace, pdfColorMuted, max(0, lh-p.leadFace.lineHeight()), 0, align.Left)))
-				leadDone = true
-			}
-			cols = append(cols, c)
-		}
-		c := col.New(size)
-		if line != "" {
-			tp := pdfTextProps(p.f, p.color, 0, pad, align.Left)
-			tp.Left = left
-			c.Add(text.New(line, tp))
-		}
-		if p.bg != nil {
-			c.WithStyle(&props.Cell{BackgroundColor: p.bg})
-		}
-		d.m.AddRow(h, append(cols, c)...)
-	}
+	r := d.paraRows(p)
+	lines := pdfParaLines(s, p, d.colWidth(r.size)-r.left-r.pad-pdfWrapSlack)
 	if p.bg != nil {
-		d.ensure(2*pdfPadYBox + lh)
-		addRow(pdfPadYBox, "", true)
+		d.ensure(2*pdfPadYBox + r.lh)
+		r.add(pdfPadYBox, "", true)
 	}
 	for _, line := range lines {
-		addRow(lh, line, false)
+		r.add(r.lh, line, false)
 	}
 	if p.bg != nil {
-		addRow(pdfPadYBox, "", true)
+		r.add(pdfPadYBox, "", true)
 	}
 }
+
+// pdfParaRows adds the rows of one paragraph.
+type pdfParaRows struct {
+	d         *pdfDoc
+	p         pdfPara
+	size      int     // grid columns of the text, right of the indent
+	pad, left float64 // the text's padding right and left in its column
+	lh        float64 // the line height
+	leadDone  bool    // the lead is drawn
+}
+
+// paraRows sets out the columns and padding of a paragraph in p.
+func (d *pdfDoc) paraRows(p pdfPara) *pdfParaRows {
+	r := &pdfParaRows{d: d, p: p, size: pdfGrid - p.indent, lh: p.f.lineHeight()}
+	if p.bg != nil {
+		r.pad, r.left = pdfPadX, pdfPadX
+	}
+	if p.bar != nil {
+		r.left = 2
+	}
+	return r
+}
+
+// add adds one line, or with edge the padding above or below a box.
+func (r *pdfParaRows) add(h float64, line string, edge bool) {
+	var cols []core.Col
+	if r.p.indent > 0 {
+		cols = append(cols, r.indentCol(edge))
+	}
+	c := col.New(r.size)
+	if line != "" {
+		tp := pdfTextProps(r.p.f, r.p.color, 0, r.pad, align.Left)
+		tp.Left = r.left
+		c.Add(text.New(line, tp))
+	}
+	if r.p.bg != nil {
+		c.WithStyle(&props.Cell{BackgroundColor: r.p.bg})
+	}
+	r.d.m.AddRow(h, append(cols, c)...)
+}
+
+// indentCol is the indent's column of a row: the bar, and the lead on the
+// first line.
+func (r *pdfParaRows) indentCol(edge bool) core.Col {
+	p := r.p
+	c := col.New(p.indent)
+	if p.bar != nil {
+		c.WithStyle(&props.Cell{BackgroundColor: p.bar})
+	}
+	if !r.leadDone && p.lead != "" && !edge {
+		c.Add(text.New(pdfFitLine(pdfText(p.lead), p.leadFace, r.d.colWidth(p.indent)-1.5),
+			pdfTextProps(p.leadFace, pdfColorMuted, max(0, r.lh-p.leadFace.lineHeight()), 0, align.Left)))
+		r.leadDone = true
+	}
+	return c
+}
+
+// muted adds s as running text in muted colour: an introduction, or what a
+// section says when it is empty.
+func (d *pdfDoc) muted(s string) { d.paragraph(s, pdfPara{f: fBody, color: pdfColorMuted}) }
 
 // pdfParaLines wraps s into lines of width mm in p's face (tabs every
 // p.tab, default 1), at most p.maxLines of them, the last then ending
@@ -92,12 +118,18 @@ func pdfParaLines(s string, p pdfPara, width float64) []string {
 		p.tab = 1
 	}
 	lines := pdfWrapText(pdfText(pdfClip(s, pdfMaxFieldBytes)), p.f, width, p.tab)
-	if p.maxLines > 0 && len(lines) > p.maxLines {
-		note := pdfText(p.cutNote)
-		lines = lines[:p.maxLines]
-		last := pdfFitLine(lines[p.maxLines-1]+"\x85", p.f, width-p.f.width(note))
-		lines[p.maxLines-1] = strings.TrimSuffix(last, "\x85") + note
+	return pdfCutLines(lines, p.maxLines, p.f, width, pdfText(p.cutNote))
+}
+
+// pdfCutLines keeps at most limit of lines (0: all), and when it cuts,
+// ends the last one kept, shortened to fit, with the encoded note.
+func pdfCutLines(lines []string, limit int, f pdfFace, width float64, note string) []string {
+	if limit <= 0 || len(lines) <= limit {
+		return lines
 	}
+	lines = lines[:limit]
+	last := pdfFitLine(lines[limit-1]+"\x85", f, width-f.width(note))
+	lines[limit-1] = strings.TrimSuffix(last, "\x85") + note
 	return lines
 }
 
@@ -148,55 +180,53 @@ func (d *pdfDoc) tableRow(cells []pdfCell, rule bool) (core.Row, float64) {
 	}
 	wrapped := make([][]string, len(cells))
 	h := 0.0
-	// Leave room for a table's header row above the tallest possible row.
-	room := d.height - d.headerH - d.footerH - 2*d.padY - 12
 	for i, c := range cells {
 		if c.text == "" {
 			continue // a coloured bar or an empty cell
 		}
-		width := d.colWidth(c.size) - 2*pdfPadX - pdfWrapSlack
-		var lines []string
-		if c.fit {
-			lines = []string{pdfFitLine(pdfText(pdfClip(c.text, pdfMaxFieldBytes)), c.f, width)}
-		} else {
-			lines = pdfWrapText(pdfText(pdfClip(c.text, pdfMaxFieldBytes)), c.f, width, max(c.tab, 1))
-		}
-		limit := int(room / c.f.lineHeight())
-		if c.lines > 0 && c.lines < limit {
-			limit = c.lines
-		}
-		if len(lines) > limit {
-			// A cut cell says so, in words, not only with an ellipsis.
-			lines = lines[:limit]
-			lines[limit-1] = pdfFitLine(lines[limit-1]+"\x85", c.f, width-c.f.width(pdfCutNote))
-			lines[limit-1] = strings.TrimSuffix(lines[limit-1], "\x85") + pdfCutNote
-		}
-		wrapped[i] = lines
-		h = max(h, first-c.f.height()+float64(len(lines))*c.f.lineHeight())
+		wrapped[i] = d.cellLines(c)
+		h = max(h, first-c.f.height()+float64(len(wrapped[i]))*c.f.lineHeight())
 	}
 	h += 2 * d.padY
 	cols := make([]core.Col, len(cells))
 	for i, c := range cells {
-		color := c.color
-		if color == nil {
-			color = pdfColorText
-		}
-		al := c.al
-		if al == "" {
-			al = align.Left
-		}
-		cl := col.New(c.size)
-		for j, line := range wrapped[i] {
-			top := d.padY + first - c.f.height() + float64(j)*c.f.lineHeight()
-			cl.Add(text.New(line, pdfTextProps(c.f, color, top, pdfPadX, al)))
-		}
-		style := &props.Cell{BackgroundColor: c.bg}
-		if rule {
-			style.BorderType, style.BorderColor, style.BorderThickness = border.Bottom, pdfColorRule, 0.2
-		}
-		cols[i] = cl.WithStyle(style)
+		cols[i] = d.cellCol(c, wrapped[i], first, rule)
 	}
 	return row.New(h).Add(cols...), h
+}
+
+// cellLines are the lines of a cell's text: one fitted line, or its text
+// wrapped and cut, saying so in words, at c.lines or at what fits on a page
+// below a table's header row.
+func (d *pdfDoc) cellLines(c pdfCell) []string {
+	width := d.colWidth(c.size) - 2*pdfPadX - pdfWrapSlack
+	s := pdfText(pdfClip(c.text, pdfMaxFieldBytes))
+	if c.fit {
+		return []string{pdfFitLine(s, c.f, width)}
+	}
+	room := d.height - d.headerH - d.footerH - 2*d.padY - 12
+	limit := int(room / c.f.lineHeight())
+	if c.lines > 0 && c.lines < limit {
+		limit = c.lines
+	}
+	return pdfCutLines(pdfWrapText(s, c.f, width, max(c.tab, 1)), limit, c.f, width, pdfCutNote)
+}
+
+// cellCol is the column of a cell with its lines, the first on the row's
+// shared baseline first.
+func (d *pdfDoc) cellCol(c pdfCell, lines []string, first float64, rule bool) core.Col {
+	color := cmp.Or(c.color, pdfColorText)
+	al := cmp.Or(c.al, align.Left)
+	cl := col.New(c.size)
+	for j, line := range lines {
+		top := d.padY + first - c.f.height() + float64(j)*c.f.lineHeight()
+		cl.Add(text.New(line, pdfTextProps(c.f, color, top, pdfPadX, al)))
+	}
+	style := &props.Cell{BackgroundColor: c.bg}
+	if rule {
+		style.BorderType, style.BorderColor, style.BorderThickness = border.Bottom, pdfColorRule, 0.2
+	}
+	return cl.WithStyle(style)
 }
 
 // table adds a header row and rows, repeating the header on every page
@@ -207,29 +237,40 @@ func (d *pdfDoc) table(header []pdfCell, rows [][]pdfCell) {
 	}
 	for i, cells := range rows {
 		if i%2 == 1 {
-			for j := range cells {
-				if cells[j].bg == nil {
-					cells[j].bg = pdfColorZebra
-				}
-			}
+			pdfZebra(cells)
 		}
 		r, h := d.tableRow(cells, true)
-		hr, hh := d.tableRow(header, false)
-		if i == 0 {
-			// The header never ends a page: it stays with the first rows
-			// (three, or all when fewer).
-			keep := h
-			for _, next := range rows[1:min(len(rows), pdfKeepRows)] {
-				_, nh := d.tableRow(next, true)
-				keep += nh
-			}
-			d.ensure(hh + keep)
-			d.m.AddRows(hr)
-		} else if !d.fits(h) {
-			d.newPage()
-			d.m.AddRows(hr)
-		}
+		d.headerBefore(i, h, header, rows)
 		d.m.AddRows(r)
+	}
+}
+
+// pdfZebra shades the cells of an odd row that have no colour of their own.
+func pdfZebra(cells []pdfCell) {
+	for j := range cells {
+		if cells[j].bg == nil {
+			cells[j].bg = pdfColorZebra
+		}
+	}
+}
+
+// headerBefore adds the table's header before row i (h mm tall) when it
+// starts the table, kept with the first rows (three, or all when fewer)
+// so it never ends a page, or when the row starts a new page.
+func (d *pdfDoc) headerBefore(i int, h float64, header []pdfCell, rows [][]pdfCell) {
+	hr, hh := d.tableRow(header, false)
+	switch {
+	case i == 0:
+		keep := h
+		for _, next := range rows[1:min(len(rows), pdfKeepRows)] {
+			_, nh := d.tableRow(next, true)
+			keep += nh
+		}
+		d.ensure(hh + keep)
+		d.m.AddRows(hr)
+	case !d.fits(h):
+		d.newPage()
+		d.m.AddRows(hr)
 	}
 }
 

@@ -82,13 +82,7 @@ func (d *pdfDoc) cover(r report.Report) {
 		{"Agent steps", strconv.Itoa(len(r.Steps))},
 		{"Generated at", pdfTime(r.GeneratedAt)},
 	}
-	for _, f := range facts {
-		rw, _ := d.tableRow([]pdfCell{
-			{size: 26, text: f[0], f: fSmallBold, color: pdfColorMuted},
-			{size: 74, text: f[1], f: fBody},
-		}, true)
-		d.m.AddRows(rw)
-	}
+	d.facts(facts, fBody)
 	d.space(8)
 	d.paragraph("This report was generated from an automated scan of the target above. It sets out the overall risk, "+
 		"each issue (one weakness, wherever it was found) with its locations, evidence and remediation, what the scan covered "+
@@ -109,7 +103,7 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 
 	d.h2("Attack chains")
 	if len(r.Summary.AttackChains) == 0 {
-		d.paragraph("No attack chains were identified.", pdfPara{f: fBody, color: pdfColorMuted})
+		d.muted("No attack chains were identified.")
 	}
 	for i, chain := range r.Summary.AttackChains {
 		d.paragraph(report.PlainText(chain), pdfPara{f: fBody, color: pdfColorText, indent: 4, lead: strconv.Itoa(i+1) + ".", leadFace: fBodyBold})
@@ -124,7 +118,7 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 
 	d.h2("Issues by severity")
 	if len(r.Issues) == 0 {
-		d.paragraph("No findings were recorded.", pdfPara{f: fBody, color: pdfColorMuted})
+		d.muted("No findings were recorded.")
 		return
 	}
 	d.paragraph("Each weakness once, with every place it was found ("+pdfPlural(len(r.Findings), "finding")+" in "+pdfPlural(len(r.Issues), "issue")+").",
@@ -133,28 +127,38 @@ func (d *pdfDoc) executiveSummary(r report.Report) {
 	header := []pdfCell{{size: 4, text: "#"}, {size: 9, text: "Severity"}, {size: 11, text: "Confidence"}, {size: 46, text: "Title"}, {size: 8, text: "Count", al: align.Right}, {size: 22, text: "Locations"}}
 	rows := make([][]pdfCell, len(r.Issues))
 	for i, is := range r.Issues {
-		conf := pdfCell{size: 11, text: pdfCapitalize(string(is.Confidence)), f: fTableSmall, lines: 1}
-		if is.Confidence == scans.Tentative {
-			// Tentative issues stand apart: muted and marked.
-			conf.text, conf.color, conf.f = "? Tentative", pdfColorMuted, fTableSmallBold
-		}
-		where := "-"
-		if len(is.Findings) > 0 {
-			where = pdfHostPort(is.Findings[0])
-			if len(is.Findings) > 1 {
-				where += " +" + strconv.Itoa(len(is.Findings)-1)
-			}
-		}
-		rows[i] = []pdfCell{
-			{size: 4, text: strconv.Itoa(i + 1), f: fTableSmall, color: pdfColorMuted},
-			{size: 9, text: pdfCapitalize(string(is.Severity)), f: fTableSmallBold, color: pdfOnSeverity(is.Severity), bg: pdfSeverityColor(is.Severity), lines: 1},
-			conf,
-			{size: 46, text: pdfOneLine(is.Title), f: fTableSmall, fit: true},
-			{size: 8, text: strconv.Itoa(is.Count), f: fTableSmall, al: align.Right},
-			{size: 22, text: where, f: fTableSmall, fit: true},
-		}
+		rows[i] = pdfIssueRow(i+1, is)
 	}
 	d.compact(func() { d.table(header, rows) })
+}
+
+// pdfIssueRow is issue n's row of the issues by severity.
+func pdfIssueRow(n int, is report.Issue) []pdfCell {
+	conf := pdfCell{size: 11, text: pdfCapitalize(string(is.Confidence)), f: fTableSmall, lines: 1}
+	if is.Confidence == scans.Tentative {
+		// Tentative issues stand apart: muted and marked.
+		conf.text, conf.color, conf.f = "? Tentative", pdfColorMuted, fTableSmallBold
+	}
+	return []pdfCell{
+		{size: 4, text: strconv.Itoa(n), f: fTableSmall, color: pdfColorMuted},
+		{size: 9, text: pdfCapitalize(string(is.Severity)), f: fTableSmallBold, color: pdfOnSeverity(is.Severity), bg: pdfSeverityColor(is.Severity), lines: 1},
+		conf,
+		{size: 46, text: pdfOneLine(is.Title), f: fTableSmall, fit: true},
+		{size: 8, text: strconv.Itoa(is.Count), f: fTableSmall, al: align.Right},
+		{size: 22, text: pdfFirstLocation(is), f: fTableSmall, fit: true},
+	}
+}
+
+// pdfFirstLocation is an issue's first location and how many more ("-"
+// for none).
+func pdfFirstLocation(is report.Issue) string {
+	switch len(is.Findings) {
+	case 0:
+		return "-"
+	case 1:
+		return pdfHostPort(is.Findings[0])
+	}
+	return pdfHostPort(is.Findings[0]) + " +" + strconv.Itoa(len(is.Findings)-1)
 }
 
 // severityChart draws one horizontal bar per severity, its length

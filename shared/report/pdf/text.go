@@ -107,12 +107,11 @@ func pdfText(s string) string {
 	b.Grow(len(s))
 	for _, r := range s {
 		switch {
-		case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029' || r == '\u0085':
+		case pdfIsLineBreak(r):
 			b.WriteByte('\n')
 		case r == '\t':
 			b.WriteByte('\t')
-		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xAD:
-			// control characters and the soft hyphen: drop
+		case pdfIsDropped(r):
 		case r < 0x100:
 			b.WriteByte(byte(r))
 		default:
@@ -120,6 +119,18 @@ func pdfText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// pdfIsLineBreak tells whether r breaks a line: CR, LF, NEL and the
+// Unicode line and paragraph separators.
+func pdfIsLineBreak(r rune) bool {
+	return r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029' || r == '\u0085'
+}
+
+// pdfIsDropped tells whether r is left out of the text: the control
+// characters other than line breaks and tabs, and the soft hyphen.
+func pdfIsDropped(r rune) bool {
+	return r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xAD
 }
 
 // pdfAbove255 encodes a rune above Latin-1: its cp1252 byte, a
@@ -195,39 +206,59 @@ func pdfWrap(s string, f pdfFace, width float64) []string {
 	if s == "" {
 		return []string{""}
 	}
-	w := pdfGlyphWidths()[f.family+string(f.style)]
-	limit := int(width * 1000 / (f.size * pdfPtToMM)) // in glyph units
-	var lines []string
-	start, units := 0, 0
-	lastSpace, lastPunct := -1, -1
+	wr := &pdfWrapper{s: s, w: pdfGlyphWidths()[f.family+string(f.style)],
+		limit: int(width * 1000 / (f.size * pdfPtToMM)), lastSpace: -1, lastPunct: -1}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		cw := int(w[c])
-		// A loop: what is left after a break may still not fit with c.
-		for units+cw > limit && i > start && c != ' ' {
-			end, next := pdfBreak(s, start, i, lastSpace, lastPunct)
-			lines = append(lines, strings.TrimRight(s[start:end], " "))
-			start = next
-			units = pdfUnits(w, s[start:i])
-			if lastSpace < start {
-				lastSpace = -1
-			}
-			if lastPunct < start {
-				lastPunct = -1
-			}
-		}
-		if c == ' ' && i == start && len(lines) > 0 {
-			start++ // a wrapped line does not start with a space
-			continue
-		}
-		units += cw
-		if c == ' ' {
-			lastSpace = i
-		} else if pdfBreakAt(c) {
-			lastPunct = i
-		}
+		wr.take(i)
 	}
-	return append(lines, strings.TrimRight(s[start:], " "))
+	return append(wr.lines, strings.TrimRight(s[wr.start:], " "))
+}
+
+// pdfWrapper breaks a paragraph into lines as it takes its bytes in turn.
+type pdfWrapper struct {
+	s     string
+	w     *[256]uint16 // glyph widths of the face
+	limit int          // the line width in glyph units
+	lines []string     // the lines ended so far
+	// The current line starts at s[start] and is units wide; the last
+	// space and break-after punctuation on it, -1 when none.
+	start, units         int
+	lastSpace, lastPunct int
+}
+
+// take adds s[i] to the current line, first ending lines until it fits.
+func (wr *pdfWrapper) take(i int) {
+	c := wr.s[i]
+	cw := int(wr.w[c])
+	// A loop: what is left after a break may still not fit with c.
+	for wr.units+cw > wr.limit && i > wr.start && c != ' ' {
+		wr.breakBefore(i)
+	}
+	if c == ' ' && i == wr.start && len(wr.lines) > 0 {
+		wr.start++ // a wrapped line does not start with a space
+		return
+	}
+	wr.units += cw
+	if c == ' ' {
+		wr.lastSpace = i
+	} else if pdfBreakAt(c) {
+		wr.lastPunct = i
+	}
+}
+
+// breakBefore ends the current line where pdfBreak chooses, as it cannot
+// take s[i], and starts the next one with what follows.
+func (wr *pdfWrapper) breakBefore(i int) {
+	end, next := pdfBreak(wr.s, wr.start, i, wr.lastSpace, wr.lastPunct)
+	wr.lines = append(wr.lines, strings.TrimRight(wr.s[wr.start:end], " "))
+	wr.start = next
+	wr.units = pdfUnits(wr.w, wr.s[wr.start:i])
+	if wr.lastSpace < wr.start {
+		wr.lastSpace = -1
+	}
+	if wr.lastPunct < wr.start {
+		wr.lastPunct = -1
+	}
 }
 
 // pdfBreak chooses where a line that cannot take s[i] ends (end) and the

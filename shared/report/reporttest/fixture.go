@@ -332,34 +332,40 @@ func DemoFindings(n int) []scans.Finding {
 				if len(out) == n {
 					return out
 				}
-				host := DemoHosts[k%len(DemoHosts)]
-				if is.cat == scans.CategoryDNS {
-					host = DemoHosts[3] // ns1
-				}
-				if round > 0 {
-					host = fmt.Sprintf("srv%d-%s", round, host)
-				}
-				port := is.ports[k%len(is.ports)]
-				f := scans.Finding{
-					ID: fmt.Sprintf("fnd_%05d", len(out)+1), Check: is.check, Title: is.title, Severity: is.sev, Category: is.cat,
-					Host: host, Port: ptr(port), Evidence: is.evidence(host, port), Description: is.description, Remediation: is.remediation,
-					References: append([]string(nil), is.refs...), Confidence: is.conf,
-				}
-				if is.cwe != "" {
-					f.CWE = ptr(is.cwe)
-				}
-				if is.cve != "" {
-					f.CVE = ptr(is.cve)
-				}
-				if is.cvss > 0 {
-					f.CVSS = ptr(is.cvss)
-				}
-				f.Issue = scans.IssueKey(f.Check, f.CVE)
-				out = append(out, f)
+				out = append(out, is.finding(len(out)+1, round, k))
 			}
 		}
 	}
 	return out
+}
+
+// finding is the k-th location of the issue in round (round 0 on the
+// demo's own names, further rounds on srvN- names), the n-th finding.
+func (is demoIssue) finding(n, round, k int) scans.Finding {
+	host := DemoHosts[k%len(DemoHosts)]
+	if is.cat == scans.CategoryDNS {
+		host = DemoHosts[3] // ns1
+	}
+	if round > 0 {
+		host = fmt.Sprintf("srv%d-%s", round, host)
+	}
+	port := is.ports[k%len(is.ports)]
+	f := scans.Finding{
+		ID: fmt.Sprintf("fnd_%05d", n), Check: is.check, Title: is.title, Severity: is.sev, Category: is.cat,
+		Host: host, Port: ptr(port), Evidence: is.evidence(host, port), Description: is.description, Remediation: is.remediation,
+		References: append([]string(nil), is.refs...), Confidence: is.conf,
+	}
+	if is.cwe != "" {
+		f.CWE = ptr(is.cwe)
+	}
+	if is.cve != "" {
+		f.CVE = ptr(is.cve)
+	}
+	if is.cvss > 0 {
+		f.CVSS = ptr(is.cvss)
+	}
+	f.Issue = scans.IssueKey(f.Check, f.CVE)
+	return f
 }
 
 // demoSteps is m agent steps of a full/standard scan of the demo.
