@@ -23,6 +23,7 @@ import (
 
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
+	"secscan/shared/scans"
 	"secscan/shared/syncio"
 )
 
@@ -92,7 +93,7 @@ func TestCLI(t *testing.T) {
 	atOrAbove := func(sev string) int {
 		n := 0
 		for _, f := range rec.Findings {
-			if findings.SeverityRank(f.Severity) <= findings.SeverityRank(sev) {
+			if f.Severity.Rank() <= scans.Severity(sev).Rank() {
 				n++
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
 	"secscan/cmd/secscan/internal/table"
+	"secscan/shared/scans"
 )
 
 // maxTriageReason is the API's bound on a triage reason, in characters.
@@ -65,7 +66,7 @@ func ledgerTable(es []client.LedgerEntry, now time.Time) ([]table.Column, [][]st
 		{Header: "TRIAGE"}, {Header: "TITLE", Flex: true, Min: 12, Drop: 3}, {Header: "LAST SEEN", Drop: 1}}
 	rows := make([][]string, 0, len(es))
 	for _, e := range es {
-		rows = append(rows, []string{e.Severity, findings.CleanLine(e.Key, 0), e.Status, triageCell(e.Triage, now),
+		rows = append(rows, []string{string(e.Severity), findings.CleanLine(e.Key, 0), e.Status, triageCell(e.Triage, now),
 			findings.CleanLine(e.Title, 0), e.LastSeenAt.UTC().Format("2006-01-02")})
 	}
 	return cols, rows
@@ -76,7 +77,7 @@ func triageCell(t *client.Triage, now time.Time) string {
 	if t == nil || !findings.Suppressed(t, now) {
 		return "-"
 	}
-	if t.State == findings.TriageAcceptedRisk && t.ExpiresAt != nil {
+	if t.State == scans.TriageAcceptedRisk && t.ExpiresAt != nil {
 		if exp, err := time.Parse(time.RFC3339, *t.ExpiresAt); err == nil {
 			return "accepted_risk until " + exp.UTC().Format("2006-01-02")
 		}
@@ -85,7 +86,7 @@ func triageCell(t *client.Triage, now time.Time) string {
 }
 
 func validTriageState(s string) bool {
-	return s == findings.TriageOpen || s == findings.TriageAcceptedRisk || s == findings.TriageFalsePositive
+	return s == scans.TriageOpen || s == scans.TriageAcceptedRisk || s == scans.TriageFalsePositive
 }
 
 // triageFlags are the flags of the triage command.
@@ -105,7 +106,7 @@ func (f triageFlags) request(now time.Time) (client.TriageRequest, error) {
 	}
 	reason := strings.TrimSpace(f.reason)
 	switch {
-	case reason == "" && req.State != findings.TriageOpen:
+	case reason == "" && req.State != scans.TriageOpen:
 		return req, usageError("--reason is required with --state %s (why, for whoever reads the ledger next)", req.State)
 	case utf8.RuneCountInString(reason) > maxTriageReason:
 		return req, usageError("--reason must be at most %d characters, not %d", maxTriageReason, utf8.RuneCountInString(reason))
@@ -115,7 +116,7 @@ func (f triageFlags) request(now time.Time) (client.TriageRequest, error) {
 	if f.expires == "" {
 		return req, nil
 	}
-	if req.State != findings.TriageAcceptedRisk {
+	if req.State != scans.TriageAcceptedRisk {
 		return req, usageError("--expires applies only to --state accepted_risk")
 	}
 	exp, err := parseExpiry(f.expires)

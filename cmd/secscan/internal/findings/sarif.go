@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"secscan/cmd/secscan/internal/client"
+	"secscan/shared/scans"
 )
 
 // The SARIF log is written with typed structs for the subset of SARIF 2.1.0
@@ -126,7 +127,7 @@ func RuleID(f client.Finding) string {
 	if f.CVE != nil && *f.CVE != "" {
 		return strings.ToUpper(*f.CVE)
 	}
-	return f.Category + "/" + slug(f.Title)
+	return string(f.Category) + "/" + slug(f.Title)
 }
 
 var nonAlnum = regexp.MustCompile(`[^a-z0-9]+`)
@@ -143,46 +144,47 @@ func slug(s string) string {
 }
 
 // level maps a severity to a SARIF level.
-func level(severity string) string {
+func level(severity scans.Severity) string {
 	switch severity {
-	case "critical", "high":
+	case scans.Critical, scans.High:
 		return "error"
-	case "medium":
+	case scans.Medium:
 		return "warning"
 	default:
 		return "note"
 	}
 }
 
+// severityBuckets are GitHub's security-severity buckets of each severity:
+// lowest, highest and middle score.
+var severityBuckets = map[scans.Severity][3]float64{
+	scans.Critical: {9.0, 10.0, 9.5},
+	scans.High:     {7.0, 8.9, 8.0},
+	scans.Medium:   {4.0, 6.9, 5.5},
+	scans.Low:      {0.1, 3.9, 2.0},
+}
+
 // securitySeverity is GitHub's 0–10 score, which it buckets as critical
 // (≥ 9.0), high (7.0–8.9), medium (4.0–6.9) and low (0.1–3.9): the finding's
 // CVSS when it falls in its severity's bucket, else the bucket's middle, so
 // GitHub shows the severity the service assigned.
-func securitySeverity(severity string, cvss *float64) string {
-	lo, hi, mid := 0.0, 0.0, 0.0
-	switch severity {
-	case "critical":
-		lo, hi, mid = 9.0, 10.0, 9.5
-	case "high":
-		lo, hi, mid = 7.0, 8.9, 8.0
-	case "medium":
-		lo, hi, mid = 4.0, 6.9, 5.5
-	case "low":
-		lo, hi, mid = 0.1, 3.9, 2.0
-	default:
+func securitySeverity(severity scans.Severity, cvss *float64) string {
+	b, ok := severityBuckets[severity]
+	if !ok {
 		return "0.0"
 	}
+	lo, hi, mid := b[0], b[1], b[2]
 	if cvss != nil && *cvss >= lo && *cvss <= hi {
 		return fmt.Sprintf("%.1f", *cvss)
 	}
 	return fmt.Sprintf("%.1f", mid)
 }
 
-func precision(confidence string) string {
+func precision(confidence scans.Confidence) string {
 	switch confidence {
-	case "certain":
+	case scans.Certain:
 		return "very-high"
-	case "firm":
+	case scans.Firm:
 		return "high"
 	default:
 		return "medium"
@@ -199,7 +201,7 @@ type Meta struct {
 // server that predates check codes: its key, the old rule).
 func ruleOf(is IssueGroup) string {
 	if is.Check != "" {
-		return is.Check
+		return string(is.Check)
 	}
 	return is.Key
 }
@@ -376,7 +378,7 @@ func rule(id string, issues []IssueGroup) sarifRule {
 			fmt.Fprintf(&md, "\n- %s", escapeMarkdown(CleanLine(ref, 500)))
 		}
 	}
-	tags := []string{"security", lead.Category}
+	tags := []string{"security", string(lead.Category)}
 	if lead.CWE != nil && *lead.CWE != "" {
 		tags = append(tags, "external/cwe/"+strings.ToLower(*lead.CWE))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/table"
+	"secscan/shared/scans"
 )
 
 // DefaultWidth is the table's width when the output is not a terminal and
@@ -45,7 +46,7 @@ func WriteTable(w io.Writer, issues []client.Issue, fs []client.Finding, g Gate,
 	}
 	var rows [][]string
 	for _, is := range Group(issues, fs) {
-		row := []string{is.Severity, CleanLine(cveFirst(is), 0), fmt.Sprint(is.count()), strings.Join(is.Hosts(), ", ")}
+		row := []string{string(is.Severity), CleanLine(cveFirst(is), 0), fmt.Sprint(is.count()), strings.Join(is.Hosts(), ", ")}
 		if g.Baseline != nil {
 			switch n := g.NewCount(is); {
 			case n == 0:
@@ -81,7 +82,7 @@ func WriteFindingsTable(w io.Writer, fs []client.Finding, g Gate, width int) err
 	}
 	var rows [][]string
 	for _, f := range fs {
-		row := []string{f.Severity, f.Confidence, CleanLine(f.Title, 0), CleanLine(Location(f), 0)}
+		row := []string{string(f.Severity), string(f.Confidence), CleanLine(f.Title, 0), CleanLine(Location(f), 0)}
 		if g.Baseline != nil {
 			row = append(row, map[bool]string{true: "new", false: "known"}[g.IsNew(f)])
 		}
@@ -125,9 +126,9 @@ func widthOr(w int) int {
 
 // CountBySeverity counts findings per severity, most severe first.
 func CountBySeverity(fs []client.Finding) []int {
-	counts := make([]int, len(Severities))
+	counts := make([]int, len(scans.Severities))
 	for _, f := range fs {
-		if r := SeverityRank(f.Severity); r < len(counts) {
+		if r := f.Severity.Rank(); r < len(counts) {
 			counts[r]++
 		}
 	}
@@ -137,8 +138,8 @@ func CountBySeverity(fs []client.Finding) []int {
 // SeverityLine is "2 critical, 5 high, 0 medium, 1 low, 3 info".
 func SeverityLine(fs []client.Finding) string {
 	counts := CountBySeverity(fs)
-	parts := make([]string, len(Severities))
-	for i, s := range Severities {
+	parts := make([]string, len(scans.Severities))
+	for i, s := range scans.Severities {
 		parts[i] = fmt.Sprintf("%d %s", counts[i], s)
 	}
 	return strings.Join(parts, ", ")
