@@ -5,15 +5,13 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
+	"secscan/cmd/secscan/internal/sariftest"
 	"secscan/shared/scans"
 )
 
@@ -198,7 +196,7 @@ func TestSARIFByIssue(t *testing.T) {
 		Tier: "standard", Status: "completed"}}, fs, gate); err != nil {
 		t.Fatal(err)
 	}
-	validateSchema(t, buf.Bytes())
+	sariftest.Validate(t, buf.Bytes())
 	var log struct {
 		Runs []struct {
 			Tool struct {
@@ -277,36 +275,6 @@ func TestSARIFByIssue(t *testing.T) {
 	b.Locations = append(append([]client.Location{}, b.Locations...), client.Location{Host: "other.demo.test", Port: ptr(1)})
 	if findings.IssueFingerprint(a) == findings.IssueFingerprint(b) || findings.IssueFingerprint(a) != findings.IssueFingerprint(groups[0]) {
 		t.Error("the partial fingerprint does not follow the locations")
-	}
-}
-
-func validateSchema(t *testing.T, raw []byte) {
-	t.Helper()
-	f, err := os.Open("../../testdata/sarif-schema-2.1.0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	comp := jsonschema.NewCompiler()
-	comp.AssertFormat()
-	const url = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-	if err := comp.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := comp.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Fatalf("SARIF does not match the 2.1.0 schema: %v", err)
 	}
 }
 
