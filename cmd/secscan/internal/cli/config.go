@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"secscan/cmd/secscan/internal/client"
 )
 
 // fileConfig is the configuration file written by login.
@@ -177,13 +179,9 @@ session); they start with pt_.`,
 			if !strings.HasPrefix(a.token, "pt_") {
 				return usageError("an API token starts with pt_")
 			}
-			c, err := a.client()
+			me, err := call(a, func(c *client.Client) (client.User, error) { return c.Me(a.ctx) })
 			if err != nil {
 				return err
-			}
-			me, err := c.Me(a.ctx)
-			if err != nil {
-				return apiError(err)
 			}
 			path, err := a.configPath()
 			if err != nil {
@@ -192,11 +190,8 @@ session); they start with pt_.`,
 			if err := saveConfig(path, fileConfig{APIURL: a.apiURL, Token: a.token}); err != nil {
 				return withCode(ExitError, fmt.Errorf("saving %s: %w", path, err))
 			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"email": me.Email, "plan": me.Plan, "api_url": a.apiURL, "config": path})
-			}
-			fmt.Fprintf(a.out(), "Logged in to %s as %s (plan %s).\nSaved to %s (mode 0600).\n", a.apiURL, me.Email, me.Plan, path)
-			return nil
+			return a.showf(map[string]any{"email": me.Email, "plan": me.Plan, "api_url": a.apiURL, "config": path},
+				"Logged in to %s as %s (plan %s).\nSaved to %s (mode 0600).\n", a.apiURL, me.Email, me.Plan, path)
 		},
 	}
 	return cmd

@@ -39,18 +39,13 @@ else 100 columns); --json prints the ledger as the API returns it.`,
 			if state != "" && !validTriageState(state) {
 				return usageError("--state must be open, accepted_risk or false_positive, not %q", state)
 			}
-			c, id, err := a.targetClient(args[0])
+			es, err := targetCall(a, args[0], func(c *client.Client, id string) ([]client.LedgerEntry, error) {
+				return c.TargetIssues(a.ctx, id, status, state)
+			})
 			if err != nil {
 				return err
 			}
-			es, err := c.TargetIssues(a.ctx, id, status, state)
-			if err != nil {
-				return apiError(err)
-			}
-			if done, err := printList(a, es, "No issues."); done {
-				return err
-			}
-			return a.writeTable(ledgerTable(es, time.Now()))
+			return showList(a, es, "No issues.", func(es []client.LedgerEntry) ([]table.Column, [][]string) { return ledgerTable(es, time.Now()) })
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only issues with this status: open or fixed")
@@ -174,13 +169,9 @@ open withdraws the decision. Who changed it and when is kept.`,
 			if key == "" {
 				return usageError("the issue key must not be empty; 'secscan issues %s' lists them", findings.CleanLine(args[0], 60))
 			}
-			c, id, err := a.targetClient(args[0])
+			e, err := targetCall(a, args[0], func(c *client.Client, id string) (client.LedgerEntry, error) { return c.SetTriage(a.ctx, id, key, req) })
 			if err != nil {
 				return err
-			}
-			e, err := c.SetTriage(a.ctx, id, key, req)
-			if err != nil {
-				return apiError(err)
 			}
 			if a.jsonOut {
 				return a.printJSON(e)

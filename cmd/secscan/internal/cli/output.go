@@ -254,18 +254,11 @@ func (a *app) scansCommand() *cobra.Command {
   secscan scans list --json | jq -r '.[0].id'`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			c, err := a.client()
+			ss, err := call(a, func(c *client.Client) ([]client.Scan, error) { return c.Scans(a.ctx, status, target, limit) })
 			if err != nil {
 				return err
 			}
-			ss, err := c.Scans(a.ctx, status, target, limit)
-			if err != nil {
-				return apiError(err)
-			}
-			if done, err := printList(a, ss, "No scans."); done {
-				return err
-			}
-			return a.writeTable(scansTable(ss))
+			return showList(a, ss, "No scans.", scansTable)
 		},
 	}
 	list.Flags().StringVar(&status, "status", "", "only scans with this status (queued, running, completed, failed, cancelled)")
@@ -301,19 +294,11 @@ func (a *app) scansCommand() *cobra.Command {
 		Example: `  secscan scans cancel scn_01J9Z…`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			c, err := a.client()
+			s, err := call(a, func(c *client.Client) (client.Scan, error) { return c.CancelScan(a.ctx, args[0]) })
 			if err != nil {
 				return err
 			}
-			s, err := c.CancelScan(a.ctx, args[0])
-			if err != nil {
-				return apiError(err)
-			}
-			if a.jsonOut {
-				return a.printJSON(s)
-			}
-			fmt.Fprintf(a.out(), "Cancellation requested for %s (now %s).\n", s.ID, s.Status)
-			return nil
+			return a.showf(s, "Cancellation requested for %s (now %s).\n", s.ID, s.Status)
 		},
 	}
 	cmd.AddCommand(list, show, cancel)
@@ -377,21 +362,4 @@ func stepsTable(steps []client.Step) ([]table.Column, [][]string) {
 			fmt.Sprintf("%d ms", st.DurationMS), findings.CleanLine(st.Outcome, 0)})
 	}
 	return cols, rows
-}
-
-// printList prints a listing command's items as JSON with --json ([] for
-// none), or says empty when there are none; done reports that it printed
-// (the caller returns err), else the caller prints the table.
-func printList[T any](a *app, items []T, empty string) (done bool, err error) {
-	if a.jsonOut {
-		if items == nil {
-			items = []T{}
-		}
-		return true, a.printJSON(items)
-	}
-	if len(items) == 0 {
-		fmt.Fprintln(a.out(), empty)
-		return true, nil
-	}
-	return false, nil
 }
