@@ -288,36 +288,17 @@ func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var email, refresh string
+	var gerr *grantError
 	switch f.Get("grant_type") {
 	case "authorization_code":
-		g, ok := p.flows.takeCode(f.Get("code"))
-		if !ok || g.clientID != f.Get("client_id") || g.redirect != f.Get("redirect_uri") {
-			tokenError(w, "invalid_grant", "unknown, used or expired code, or another redirect_uri")
-			return
-		}
-		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
-		if subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(g.challenge)) != 1 {
-			tokenError(w, "invalid_grant", "code_verifier does not match the code_challenge")
-			return
-		}
-		email = g.email
-		if p.noRefresh.Load() {
-			break
-		}
-		var err error
-		if refresh, err = randtoken.Base62(32); err != nil {
-			tokenError(w, "server_error", "no randomness")
-			return
-		}
-		p.flows.addRefresh(refresh, g.email)
+		email, refresh, gerr = p.codeGrant(f)
 	case "refresh_token":
-		var ok bool
-		if email, ok = p.flows.refreshEmail(f.Get("refresh_token")); !ok {
-			tokenError(w, "invalid_grant", "unknown refresh_token")
-			return
-		}
+		email, gerr = p.refreshGrant(f)
 	default:
-		tokenError(w, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+		gerr = &grantError{"unsupported_grant_type", "grant_type must be authorization_code or refresh_token"}
+	}
+	if gerr != nil {
+		tokenError(w, gerr.code, gerr.description)
 		return
 	}
 	idToken, err := p.SessionToken(email, true)
@@ -331,6 +312,42 @@ func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	httpapi.WriteJSON(w, http.StatusOK, out)
+}
+
+// grantError is the OAuth error a token request gets: its code and
+// description.
+type grantError struct{ code, description string }
+
+// codeGrant redeems an authorization code (its redirect_uri and PKCE
+// verifier checked): the email it was issued for and, unless refresh tokens
+// are off, a new refresh token.
+func (p *Provider) codeGrant(f url.Values) (email, refresh string, _ *grantError) {
+	g, ok := p.flows.takeCode(f.Get("code"))
+	if !ok || g.clientID != f.Get("client_id") || g.redirect != f.Get("redirect_uri") {
+		return "", "", &grantError{"invalid_grant", "unknown, used or expired code, or another redirect_uri"}
+	}
+	sum := sha256.Sum256([]byte(f.Get("code_verifier")))
+	if subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(g.challenge)) != 1 {
+		return "", "", &grantError{"invalid_grant", "code_verifier does not match the code_challenge"}
+	}
+	if p.noRefresh.Load() {
+		return g.email, "", nil
+	}
+	refresh, err := randtoken.Base62(32)
+	if err != nil {
+		return "", "", &grantError{"server_error", "no randomness"}
+	}
+	p.flows.addRefresh(refresh, g.email)
+	return g.email, refresh, nil
+}
+
+// refreshGrant is the email a refresh token was issued for.
+func (p *Provider) refreshGrant(f url.Values) (string, *grantError) {
+	email, ok := p.flows.refreshEmail(f.Get("refresh_token"))
+	if !ok {
+		return "", &grantError{"invalid_grant", "unknown refresh_token"}
+	}
+	return email, nil
 }
 
 // ServeLogout answers GET /dev/logout?client_id=…&logout_uri=… like the
