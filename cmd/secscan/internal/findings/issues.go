@@ -26,13 +26,40 @@ func Group(issues []client.Issue, fs []client.Finding) []IssueGroup {
 	if issues == nil {
 		return groupFindings(fs)
 	}
+	used := make([]bool, len(fs))
+	out := findingsByLocation(issues, fs, used)
+	// A finding no location names joins the issue of its key; the rest
+	// (none, from a consistent server) still show, grouped here.
+	byKey := make(map[string]int, len(out))
+	for i, g := range out {
+		byKey[g.Key] = i
+	}
+	var rest []client.Finding
+	for i, f := range fs {
+		j, ok := byKey[issueKey(f)]
+		switch {
+		case used[i]:
+		case ok:
+			out[j].Findings = append(out[j].Findings, f)
+		default:
+			rest = append(rest, f)
+		}
+	}
+	if len(rest) > 0 {
+		out = append(out, groupFindings(rest)...)
+	}
+	return out
+}
+
+// findingsByLocation gives each issue the findings its locations name (by
+// id, each finding once), marking them used.
+func findingsByLocation(issues []client.Issue, fs []client.Finding, used []bool) []IssueGroup {
 	byID := make(map[string]int, len(fs))
 	for i, f := range fs {
 		if f.ID != "" {
 			byID[f.ID] = i
 		}
 	}
-	used := make([]bool, len(fs))
 	out := make([]IssueGroup, 0, len(issues))
 	for _, is := range issues {
 		g := IssueGroup{Issue: is}
@@ -43,27 +70,6 @@ func Group(issues []client.Issue, fs []client.Finding) []IssueGroup {
 			}
 		}
 		out = append(out, g)
-	}
-	// A finding no location names joins the issue of its key; the rest
-	// (none, from a consistent server) still show, grouped here.
-	byKey := make(map[string]int, len(out))
-	for i, g := range out {
-		byKey[g.Key] = i
-	}
-	for i, f := range fs {
-		if j, ok := byKey[issueKey(f)]; ok && !used[i] {
-			used[i] = true
-			out[j].Findings = append(out[j].Findings, f)
-		}
-	}
-	var rest []client.Finding
-	for i, f := range fs {
-		if !used[i] {
-			rest = append(rest, f)
-		}
-	}
-	if len(rest) > 0 {
-		out = append(out, groupFindings(rest)...)
 	}
 	return out
 }
