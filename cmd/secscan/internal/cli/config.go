@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,12 +42,8 @@ func (a *app) configPath() (string, error) {
 // loadConfig fills what the flags left empty from the environment, then
 // from the configuration file.
 func (a *app) loadConfig() error {
-	if a.apiURL == "" {
-		a.apiURL = a.env.Getenv("SECSCAN_API_URL")
-	}
-	if a.token == "" {
-		a.token = a.env.Getenv("SECSCAN_TOKEN")
-	}
+	a.apiURL = cmp.Or(a.apiURL, a.env.Getenv("SECSCAN_API_URL"))
+	a.token = cmp.Or(a.token, a.env.Getenv("SECSCAN_TOKEN"))
 	if a.apiURL == "" || a.token == "" {
 		if err := a.loadConfigFile(); err != nil {
 			return err
@@ -57,6 +54,12 @@ func (a *app) loadConfig() error {
 	if a.apiURL == "" {
 		return nil
 	}
+	return a.checkAPIURL()
+}
+
+// checkAPIURL rejects an API URL that is not an absolute http(s) URL, and
+// warns when the token would cross the network over plain http.
+func (a *app) checkAPIURL() error {
 	u, err := url.Parse(a.apiURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return usageError("the API URL must be an absolute http(s) URL, got %q", a.apiURL)
