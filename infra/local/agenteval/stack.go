@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -173,17 +174,22 @@ func (s *stack) scan(ctx context.Context, cfg Config, demo *demotarget.Target) (
 	if err := s.call(ctx, http.MethodPost, "/api/scans", map[string]any{"target": demo.Domain(), "scan_type": cfg.ScanType, "tier": cfg.Tier}, &sc); err != nil {
 		return record{}, err
 	}
-	deadline := time.Now().Add(cfg.Timeout)
+	return s.await(ctx, sc.ID, cfg.Timeout)
+}
+
+// await polls the scan until it ends (its record) or timeout passes.
+func (s *stack) await(ctx context.Context, id string, timeout time.Duration) (record, error) {
+	deadline := time.Now().Add(timeout)
 	for {
 		var r record
-		if err := s.call(ctx, http.MethodGet, "/api/scans/"+url.PathEscape(sc.ID), nil, &r); err != nil {
+		if err := s.call(ctx, http.MethodGet, "/api/scans/"+url.PathEscape(id), nil, &r); err != nil {
 			return record{}, err
 		}
 		if scans.Status(r.Status).Terminal() {
 			return r, nil
 		}
 		if time.Now().After(deadline) {
-			return record{}, fmt.Errorf("scan %s still %s after %s", sc.ID, r.Status, cfg.Timeout)
+			return record{}, fmt.Errorf("scan %s still %s after %s", id, r.Status, timeout)
 		}
 		select {
 		case <-ctx.Done():
@@ -210,18 +216,12 @@ func runOne(ctx context.Context, cfg Config, demo *demotarget.Target, p plannerS
 
 // record is the part of a scan record the harness reads.
 type record struct {
-	Status      string  `json:"status"`
-	Error       *string `json:"error"`
-	CreditsUsed int     `json:"credits_used"`
-	MaxCredits  int     `json:"max_credits"`
-	Findings    []struct {
-		Host       string  `json:"host"`
-		Port       *int    `json:"port"`
-		CVE        *string `json:"cve"`
-		Evidence   string  `json:"evidence"`
-		Confidence string  `json:"confidence"`
-	} `json:"findings"`
-	Issues []struct {
+	Status      string          `json:"status"`
+	Error       *string         `json:"error"`
+	CreditsUsed int             `json:"credits_used"`
+	MaxCredits  int             `json:"max_credits"`
+	Findings    []recordFinding `json:"findings"`
+	Issues      []struct {
 		Key string `json:"key"`
 	} `json:"issues"`
 	Steps []struct {
@@ -234,22 +234,35 @@ type record struct {
 	} `json:"agent_steps"`
 }
 
-// promotions counts the certain findings that confirm a tentative one: the
-// same host and port, and the tentative finding's CVE or evidence names the
-// certain finding's CVE (confirm_cve's confirmed path traversal, typically).
+// recordFinding is the part of a finding the harness reads.
+type recordFinding struct {
+	Host       string  `json:"host"`
+	Port       *int    `json:"port"`
+	CVE        *string `json:"cve"`
+	Evidence   string  `json:"evidence"`
+	Confidence string  `json:"confidence"`
+}
+
+// promotions counts the certain findings that confirm a tentative one (see
+// confirms).
 func (r record) promotions() int {
 	n := 0
 	for _, c := range r.Findings {
-		if c.Confidence != string(scans.Certain) || c.CVE == nil || c.Port == nil {
-			continue
-		}
-		for _, t := range r.Findings {
-			if t.Confidence == string(scans.Tentative) && t.Host == c.Host && t.Port != nil && *t.Port == *c.Port &&
-				((t.CVE != nil && *t.CVE == *c.CVE) || strings.Contains(t.Evidence, *c.CVE)) {
-				n++
-				break
-			}
+		if slices.ContainsFunc(r.Findings, c.confirms) {
+			n++
 		}
 	}
 	return n
+}
+
+// confirms says whether c, a certain finding with a CVE and a port,
+// confirms the tentative finding t: the same host and port, and t's CVE or
+// evidence names c's CVE (confirm_cve's confirmed path traversal,
+// typically).
+func (c recordFinding) confirms(t recordFinding) bool {
+	if c.Confidence != string(scans.Certain) || c.CVE == nil || c.Port == nil {
+		return false
+	}
+	return t.Confidence == string(scans.Tentative) && t.Host == c.Host && t.Port != nil && *t.Port == *c.Port &&
+		((t.CVE != nil && *t.CVE == *c.CVE) || strings.Contains(t.Evidence, *c.CVE))
 }
