@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,7 +26,6 @@ import (
 	"secscan/shared/dashboard"
 	"secscan/shared/ids"
 	"secscan/shared/resolver/resolvertest"
-	"secscan/shared/samtemplate"
 	"secscan/shared/store"
 	"secscan/shared/syncio"
 	"secscan/shared/tools"
@@ -86,14 +84,7 @@ func startStack(t *testing.T) *stack {
 		TableName: table, DynamoDBEndpoint: dynamotest.Endpoint(t), DNSServer: s.demo.DNSAddr(),
 		AllowPrivateNetworks: true, JWTIssuer: s.idp.Issuer, JWTAudience: s.idp.Audience, Version: "cli-e2e",
 	}
-	root, err := dynamotest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, tpl := dynamotest.Template(t)
 	scans, err := localstack.StartScans(ctx, root, tpl, s.logs)
 	if err != nil {
 		t.Fatal(err)
