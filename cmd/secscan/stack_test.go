@@ -100,17 +100,11 @@ func startStack(t *testing.T) *stack {
 	}
 	scans.Serve(svc.Agent)
 	s.store = svc.API.Store
-	routes, err := tpl.Routes()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dash, err := dashboard.New(localstack.DashboardConfig(s.idp, nil, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	handlers := app.Handlers(svc.API)
-	handlers[localstack.DashboardFunction] = dash.Handler()
-	h, err := localstack.NewRouter(routes, handlers, s.idp)
+	h, err := localstack.Mount(tpl, svc.API, dash.Handler(), s.idp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,13 +88,7 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 		return nil, err
 	}
 	runner.Serve(svc.Agent)
-	routes, err := tpl.Routes()
-	if err != nil {
-		return nil, err
-	}
-	handlers := app.Handlers(svc.API)
-	handlers[localstack.DashboardFunction] = http.NotFoundHandler() // no dashboard here
-	h, err := localstack.NewRouter(routes, handlers, nil)
+	h, err := localstack.Mount(tpl, svc.API, nil, nil, nil) // no dashboard or identity provider here
 	if err != nil {
 		return nil, err
 	}

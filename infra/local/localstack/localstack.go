@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"secscan/infra/local/devidp"
+	"secscan/shared/api"
+	"secscan/shared/app"
 	"secscan/shared/auth"
 	"secscan/shared/dashboard"
 	"secscan/shared/httpapi"
@@ -44,6 +46,29 @@ func DashboardConfig(idp *devidp.Provider, getenv func(string) string, audience 
 		c.ClientID = audience
 	}
 	return c
+}
+
+// Mount is the local API Gateway: every route of tpl on its function's
+// handler (app.Handlers of a), the dashboard's routes on dash (nil: none,
+// they answer 404), through NewRouter with idp. wrap, when set, wraps each
+// function's handler (a test's probe).
+func Mount(tpl *samtemplate.Template, a *api.API, dash http.Handler, idp *devidp.Provider,
+	wrap func(function string, h http.Handler) http.Handler) (http.Handler, error) {
+	routes, err := tpl.Routes()
+	if err != nil {
+		return nil, err
+	}
+	handlers := app.Handlers(a)
+	handlers[DashboardFunction] = http.NotFoundHandler()
+	if dash != nil {
+		handlers[DashboardFunction] = dash
+	}
+	if wrap != nil {
+		for name, h := range handlers {
+			handlers[name] = wrap(name, h)
+		}
+	}
+	return NewRouter(routes, handlers, idp)
 }
 
 // NewRouter mounts every template route on its function's handler. A route

@@ -133,12 +133,7 @@ func startStack(t testing.TB, options ...stackOption) *stack {
 	if s.dash, err = dashboard.New(localstack.DashboardConfig(s.idp, nil, "")); err != nil {
 		t.Fatal(err)
 	}
-	handlers := app.Handlers(s.api)
-	handlers[localstack.DashboardFunction] = s.dash.Handler()
-	for name, h := range handlers {
-		handlers[name] = asFunction(name, h)
-	}
-	h, err := localstack.NewRouter(templateRoutes(t), handlers, s.idp)
+	h, err := localstack.Mount(tpl, s.api, s.dash.Handler(), s.idp, asFunction)
 	if err != nil {
 		t.Fatal(err)
 	}
