@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -223,6 +224,71 @@ func IssueFingerprint(is IssueGroup) string {
 	return is.Key + "@" + hex.EncodeToString(sum[:12])
 }
 
+// invocationOf is the SARIF invocation of a scan: its outcome, times and
+// identity.
+func invocationOf(sc client.Scan) sarifInvocation {
+	inv := sarifInvocation{ExecutionSuccessful: sc.Status == client.Completed,
+		Properties: map[string]any{"scanId": sc.ID, "target": sc.Target, "scanType": sc.ScanType,
+			"tier": sc.Tier, "status": sc.Status, "creditsUsed": sc.CreditsUsed}}
+	if sc.StartedAt != nil {
+		inv.StartTimeUTC = sc.StartedAt.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	if sc.FinishedAt != nil {
+		inv.EndTimeUTC = sc.FinishedAt.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	return inv
+}
+
+// rulesOf is one SARIF rule per rule id of the issues (ruleOf), in the
+// order of their first issue, and each id's index among them.
+func rulesOf(groups []IssueGroup) ([]sarifRule, map[string]int) {
+	byRule := map[string][]IssueGroup{}
+	var order []string
+	for _, is := range groups {
+		id := ruleOf(is)
+		if _, ok := byRule[id]; !ok {
+			order = append(order, id)
+		}
+		byRule[id] = append(byRule[id], is)
+	}
+	rules := []sarifRule{}
+	index := map[string]int{}
+	for i, id := range order {
+		index[id] = i
+		rules = append(rules, rule(id, byRule[id]))
+	}
+	return rules, index
+}
+
+// sarifBaselineStates are SARIF's baseline states of the marks of
+// baselineMark; an issue with some new findings ("N new") is "updated".
+var sarifBaselineStates = map[string]string{"known": "unchanged", "new": "new"}
+
+// resultOf is the SARIF result of one issue; with a baseline it says
+// whether the issue is new, updated (new locations) or unchanged.
+func resultOf(is IssueGroup, index map[string]int, g Gate) sarifResult {
+	id := ruleOf(is)
+	r := sarifResult{
+		RuleID: id, RuleIndex: index[id], Level: level(is.Severity),
+		Message:             sarifMessage{Text: issueMessage(is)},
+		Locations:           issueLocations(is),
+		PartialFingerprints: map[string]string{IssueFingerprintKey: IssueFingerprint(is)},
+		Properties: map[string]any{"issue": is.Key, "severity": is.Severity, "confidence": is.Confidence,
+			"count": is.count(), "hosts": is.Hosts(), "security-severity": securitySeverity(is.Severity, is.CVSS),
+			"fingerprints": fingerprints(is)},
+	}
+	if is.Check != "" {
+		r.Properties["check"] = is.Check
+	}
+	if cve := ptrString(is.CVE); cve != "" {
+		r.Properties["cve"] = cve
+	}
+	if g.Baseline != nil {
+		r.BaselineState = cmp.Or(sarifBaselineStates[g.baselineMark(is)], "updated")
+	}
+	return r
+}
+
 // WriteSARIF writes the scan's issues as a SARIF 2.1.0 log: one rule per
 // check code (help text and remediation, security-severity), one result
 // per issue with all its locations (the URL a check fetched, or host:port),
@@ -240,60 +306,13 @@ func WriteSARIF(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 		// target and scan type, so the alerts of different targets stay
 		// apart and a fixed one closes only when its own target is rescanned.
 		run.AutomationDetails = &sarifAutomation{ID: fmt.Sprintf("secscan/%s/%s/%s", m.Scan.Target, m.Scan.ScanType, m.Scan.ID)}
-		inv := sarifInvocation{ExecutionSuccessful: m.Scan.Status == client.Completed,
-			Properties: map[string]any{"scanId": m.Scan.ID, "target": m.Scan.Target, "scanType": m.Scan.ScanType,
-				"tier": m.Scan.Tier, "status": m.Scan.Status, "creditsUsed": m.Scan.CreditsUsed}}
-		if m.Scan.StartedAt != nil {
-			inv.StartTimeUTC = m.Scan.StartedAt.UTC().Format("2006-01-02T15:04:05Z")
-		}
-		if m.Scan.FinishedAt != nil {
-			inv.EndTimeUTC = m.Scan.FinishedAt.UTC().Format("2006-01-02T15:04:05Z")
-		}
-		run.Invocations = []sarifInvocation{inv}
+		run.Invocations = []sarifInvocation{invocationOf(m.Scan)}
 	}
 	groups := Group(m.Scan.Issues, fs)
-	byRule := map[string][]IssueGroup{}
-	var ruleOrder []string
+	var index map[string]int
+	run.Tool.Driver.Rules, index = rulesOf(groups)
 	for _, is := range groups {
-		id := ruleOf(is)
-		if _, ok := byRule[id]; !ok {
-			ruleOrder = append(ruleOrder, id)
-		}
-		byRule[id] = append(byRule[id], is)
-	}
-	index := map[string]int{}
-	for i, id := range ruleOrder {
-		index[id] = i
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, rule(id, byRule[id]))
-	}
-	for _, is := range groups {
-		id := ruleOf(is)
-		r := sarifResult{
-			RuleID: id, RuleIndex: index[id], Level: level(is.Severity),
-			Message:             sarifMessage{Text: issueMessage(is)},
-			Locations:           issueLocations(is),
-			PartialFingerprints: map[string]string{IssueFingerprintKey: IssueFingerprint(is)},
-			Properties: map[string]any{"issue": is.Key, "severity": is.Severity, "confidence": is.Confidence,
-				"count": is.count(), "hosts": is.Hosts(), "security-severity": securitySeverity(is.Severity, is.CVSS),
-				"fingerprints": fingerprints(is)},
-		}
-		if is.Check != "" {
-			r.Properties["check"] = is.Check
-		}
-		if cve := ptrString(is.CVE); cve != "" {
-			r.Properties["cve"] = cve
-		}
-		if g.Baseline != nil {
-			switch n := g.NewCount(is); {
-			case n == 0:
-				r.BaselineState = "unchanged"
-			case n == len(is.Findings):
-				r.BaselineState = "new"
-			default:
-				r.BaselineState = "updated"
-			}
-		}
-		run.Results = append(run.Results, r)
+		run.Results = append(run.Results, resultOf(is, index, g))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
