@@ -129,38 +129,51 @@ func BootstrapAdmin(ctx context.Context, st *store.Store, rawEmail, token string
 	if err != nil {
 		return "", fmt.Errorf("bootstrap admin %q: %w", rawEmail, err)
 	}
+	userID, err := ensureAdmin(ctx, st, email, now)
+	if err != nil {
+		return "", fmt.Errorf("bootstrap admin: %w", err)
+	}
+	if err := ensureToken(ctx, st, userID, token, now); err != nil {
+		return "", fmt.Errorf("bootstrap token: %w", err)
+	}
+	return userID, nil
+}
+
+// ensureAdmin makes the user with email an admin, creating it (enterprise
+// plan) when there is none: its id.
+func ensureAdmin(ctx context.Context, st *store.Store, email string, now time.Time) (string, error) {
 	userID, err := st.UserIDByEmail(ctx, email)
 	switch {
 	case store.IsNotFound(err):
 		userID = ids.New(ids.User, now)
-		err = st.CreateUser(ctx, store.NewUser{
+		return userID, st.CreateUser(ctx, store.NewUser{
 			User:       store.User{ID: userID, Email: email, Plan: string(plans.Enterprise), IsAdmin: true, CreatedAt: now.UTC()},
 			ClaimEmail: true,
 			Linkable:   true, // its first development-IdP sign-in becomes its browser session
 		})
-		if err != nil {
-			return "", fmt.Errorf("bootstrap admin: %w", err)
-		}
 	case err != nil:
-		return "", fmt.Errorf("bootstrap admin: %w", err)
-	default:
-		yes := true
-		if _, err := st.UpdateUser(ctx, userID, nil, &yes); err != nil {
-			return "", fmt.Errorf("bootstrap admin: %w", err)
-		}
+		return "", err
 	}
+	yes := true
+	_, err = st.UpdateUser(ctx, userID, nil, &yes)
+	return userID, err
+}
+
+// ensureToken gives the user the API token unless it exists (another
+// start's, or a concurrent one's).
+func ensureToken(ctx context.Context, st *store.Store, userID, token string, now time.Time) error {
 	hash := auth.HashToken(token)
 	if _, err := st.TokenByHash(ctx, hash); err == nil {
-		return userID, nil
+		return nil
 	} else if !store.IsNotFound(err) {
-		return "", fmt.Errorf("bootstrap token: %w", err)
+		return err
 	}
-	err = st.CreateToken(ctx, store.Token{ID: ids.New(ids.Token, now), UserID: userID, Name: "bootstrap",
+	err := st.CreateToken(ctx, store.Token{ID: ids.New(ids.Token, now), UserID: userID, Name: "bootstrap",
 		Prefix: auth.DisplayPrefix(token), Hash: hash, CreatedAt: now.UTC()})
-	if err != nil && !store.IsConflict(err) {
-		return "", fmt.Errorf("bootstrap token: %w", err)
+	if store.IsConflict(err) {
+		return nil
 	}
-	return userID, nil
+	return err
 }
 
 // LoopbackOnly refuses a listen address that other machines could reach:
