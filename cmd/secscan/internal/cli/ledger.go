@@ -99,31 +99,47 @@ func (f triageFlags) request(now time.Time) (client.TriageRequest, error) {
 	if !validTriageState(req.State) {
 		return req, usageError("--state must be false_positive, accepted_risk or open, not %q", f.state)
 	}
-	reason := strings.TrimSpace(f.reason)
-	switch {
-	case reason == "" && req.State != scans.TriageOpen:
-		return req, usageError("--reason is required with --state %s (why, for whoever reads the ledger next)", req.State)
-	case utf8.RuneCountInString(reason) > maxTriageReason:
-		return req, usageError("--reason must be at most %d characters, not %d", maxTriageReason, utf8.RuneCountInString(reason))
-	case reason != "":
-		req.Reason = &reason
+	var err error
+	if req.Reason, err = triageReason(req.State, f.reason); err != nil {
+		return req, err
 	}
 	if f.expires == "" {
 		return req, nil
 	}
-	if req.State != scans.TriageAcceptedRisk {
-		return req, usageError("--expires applies only to --state accepted_risk")
+	req.ExpiresAt, err = triageExpiry(req.State, f.expires, now)
+	return req, err
+}
+
+// triageReason checks --reason: required unless the state is open, at
+// most maxTriageReason characters; nil when empty.
+func triageReason(state, reason string) (*string, error) {
+	reason = strings.TrimSpace(reason)
+	switch {
+	case reason == "" && state != scans.TriageOpen:
+		return nil, usageError("--reason is required with --state %s (why, for whoever reads the ledger next)", state)
+	case utf8.RuneCountInString(reason) > maxTriageReason:
+		return nil, usageError("--reason must be at most %d characters, not %d", maxTriageReason, utf8.RuneCountInString(reason))
+	case reason == "":
+		return nil, nil
 	}
-	exp, err := parseExpiry(f.expires)
+	return &reason, nil
+}
+
+// triageExpiry checks --expires (set): accepted_risk only, and after now;
+// RFC 3339.
+func triageExpiry(state, expires string, now time.Time) (*string, error) {
+	if state != scans.TriageAcceptedRisk {
+		return nil, usageError("--expires applies only to --state accepted_risk")
+	}
+	exp, err := parseExpiry(expires)
 	if err != nil {
-		return req, err
+		return nil, err
 	}
 	if !exp.After(now) {
-		return req, usageError("--expires must be in the future, not %s", exp.Format(time.RFC3339))
+		return nil, usageError("--expires must be in the future, not %s", exp.Format(time.RFC3339))
 	}
 	v := exp.Format(time.RFC3339)
-	req.ExpiresAt = &v
-	return req, nil
+	return &v, nil
 }
 
 // parseExpiry reads --expires: a date (YYYY-MM-DD, the acceptance ends as

@@ -450,21 +450,10 @@ func scanRecord(s client.Scan) ([]byte, error) {
 	if _, ok := probe["issues"]; ok { // null from the server: keep it as sent
 		return raw, nil
 	}
-	issues := []client.Issue{}
-	for _, g := range findings.Group(nil, s.Findings) {
-		issues = append(issues, g.Issue)
-	}
-	extra, err := json.Marshal(struct {
-		Issues      []client.Issue `json:"issues"`
-		IssuesCount int            `json:"issues_count"`
-	}{issues, len(issues)})
+	_, hasCount := probe["issues_count"]
+	extra, err := groupedIssues(s.Findings, !hasCount)
 	if err != nil {
 		return nil, err
-	}
-	if _, ok := probe["issues_count"]; ok {
-		extra, _ = json.Marshal(struct {
-			Issues []client.Issue `json:"issues"`
-		}{issues})
 	}
 	// Splice the fields in before the record's closing brace, keeping the
 	// order and the fields this client does not model.
@@ -474,6 +463,24 @@ func scanRecord(s client.Scan) ([]byte, error) {
 	}
 	out = append(out, extra[1:]...)
 	return out, nil
+}
+
+// groupedIssues is the JSON object of the issues the CLI groups from fs
+// ("issues"), with their count ("issues_count") when withCount.
+func groupedIssues(fs []client.Finding, withCount bool) ([]byte, error) {
+	issues := []client.Issue{}
+	for _, g := range findings.Group(nil, fs) {
+		issues = append(issues, g.Issue)
+	}
+	if !withCount {
+		return json.Marshal(struct {
+			Issues []client.Issue `json:"issues"`
+		}{issues})
+	}
+	return json.Marshal(struct {
+		Issues      []client.Issue `json:"issues"`
+		IssuesCount int            `json:"issues_count"`
+	}{issues, len(issues)})
 }
 
 // verdict reports the gate on stderr and returns exit 1 when it failed.
