@@ -63,12 +63,7 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 	if err != nil {
 		return nil, err
 	}
-	c := config.Config{DynamoDBEndpoint: cfg.DynamoDBEndpoint, TableName: "agent-eval-" + strings.ToLower(ids.New("t", time.Now())),
-		DNSServer: demo.DNSAddr(), AllowPrivateNetworks: true, JWTIssuer: idp.Issuer, JWTAudience: idp.Audience, Version: "agent-eval"}
-	if p.model != "" {
-		c.AgentProvider, c.AgentOpenAIBaseURL, c.AgentOpenAIAPIKey = p.provider, p.baseURL, p.apiKey
-		c.AgentModelQuick, c.AgentModelStandard, c.AgentModelDeep = p.model, p.model, p.model
-	}
+	c := serviceConfig(cfg, demo, idp, p)
 	db, err := store.NewClient(ctx, c.DynamoDBEndpoint)
 	if err != nil {
 		return nil, err
@@ -100,6 +95,19 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 	}
 	ok = true
 	return s, nil
+}
+
+// serviceConfig is the service's configuration for one planner setup: a
+// new table, the demo's DNS, the identity provider and, for a model
+// planner, its provider and model on every tier.
+func serviceConfig(cfg Config, demo *demotarget.Target, idp *devidp.Provider, p plannerSetup) config.Config {
+	c := config.Config{DynamoDBEndpoint: cfg.DynamoDBEndpoint, TableName: "agent-eval-" + strings.ToLower(ids.New("t", time.Now())),
+		DNSServer: demo.DNSAddr(), AllowPrivateNetworks: true, JWTIssuer: idp.Issuer, JWTAudience: idp.Audience, Version: "agent-eval"}
+	if p.model != "" {
+		c.AgentProvider, c.AgentOpenAIBaseURL, c.AgentOpenAIAPIKey = p.provider, p.baseURL, p.apiKey
+		c.AgentModelQuick, c.AgentModelStandard, c.AgentModelDeep = p.model, p.model, p.model
+	}
+	return c
 }
 
 // newUser creates a pro user with an API token (setup, as an admin would).
