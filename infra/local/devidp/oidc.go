@@ -207,40 +207,54 @@ func (p *Provider) ServeAuthorize(w http.ResponseWriter, r *http.Request) {
 		values = r.PostForm
 	}
 	req, problem := p.checkAuthorize(values)
-	data := struct {
-		authorizeRequest
-		Problem string
-		Form    bool
-	}{authorizeRequest: req, Problem: problem, Form: problem == ""}
-	if problem != "" {
-		securePage(w)
-		w.WriteHeader(http.StatusBadRequest)
-		_ = authorizePage.Execute(w, data)
-		return
-	}
-	if r.Method == http.MethodPost {
-		email := strings.ToLower(strings.TrimSpace(req.Email))
-		if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
-			data.Problem = "Enter an email address."
-			securePage(w)
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			_ = authorizePage.Execute(w, data)
+	view := authorizeView{authorizeRequest: req, Problem: problem, Form: problem == ""}
+	switch {
+	case problem != "":
+		view.show(w, http.StatusBadRequest)
+	case r.Method == http.MethodPost:
+		p.signIn(w, r, view)
+	default:
+		// Signed in here already: back to the client at once (silent sign-in).
+		if email, ok := p.browserSession(r); ok {
+			p.sendCode(w, r, req, email)
 			return
 		}
-		if err := p.setBrowserSession(w, email); err != nil {
-			http.Error(w, "internal error", http.StatusInternalServerError)
-			return
-		}
-		p.sendCode(w, r, req, email)
-		return
+		view.show(w, http.StatusOK)
 	}
-	// Signed in here already: back to the client at once (silent sign-in).
-	if email, ok := p.browserSession(r); ok {
-		p.sendCode(w, r, req, email)
-		return
-	}
+}
+
+// authorizeView is what the sign-in page shows: the request, a problem
+// with it, and whether to show the form.
+type authorizeView struct {
+	authorizeRequest
+	Problem string
+	Form    bool
+}
+
+// show writes the sign-in page with status.
+func (v authorizeView) show(w http.ResponseWriter, status int) {
 	securePage(w)
-	_ = authorizePage.Execute(w, data)
+	if status != http.StatusOK {
+		w.WriteHeader(status)
+	}
+	_ = authorizePage.Execute(w, v)
+}
+
+// signIn answers the sign-in form: a valid email starts the provider's
+// browser session and goes back to the client with a code; another shows
+// the form again (422).
+func (p *Provider) signIn(w http.ResponseWriter, r *http.Request, view authorizeView) {
+	email := strings.ToLower(strings.TrimSpace(view.Email))
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		view.Problem = "Enter an email address."
+		view.show(w, http.StatusUnprocessableEntity)
+		return
+	}
+	if err := p.setBrowserSession(w, email); err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	p.sendCode(w, r, view.authorizeRequest, email)
 }
 
 // sendCode sends the browser back to the client with a one-time code for email.
