@@ -19,10 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
+	"secscan/cmd/secscan/internal/sariftest"
+	"secscan/shared/scans"
 	"secscan/shared/syncio"
 )
 
@@ -92,7 +92,7 @@ func TestCLI(t *testing.T) {
 	atOrAbove := func(sev string) int {
 		n := 0
 		for _, f := range rec.Findings {
-			if findings.SeverityRank(f.Severity) <= findings.SeverityRank(sev) {
+			if f.Severity.Rank() <= scans.Severity(sev).Rank() {
 				n++
 			}
 		}
@@ -272,35 +272,10 @@ func TestCLI(t *testing.T) {
 }
 
 // validateSARIF checks a log against the official SARIF 2.1.0 schema
-// (testdata, from the OASIS TC's repository) and GitHub's needs.
+// (sariftest) and GitHub's needs.
 func validateSARIF(t *testing.T, raw []byte) {
 	t.Helper()
-	f, err := os.Open("testdata/sarif-schema-2.1.0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	schemaDoc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	comp := jsonschema.NewCompiler()
-	comp.AssertFormat()
-	const url = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-	if err := comp.AddResource(url, schemaDoc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := comp.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Fatalf("SARIF does not match the 2.1.0 schema: %v", err)
-	}
+	sariftest.Validate(t, raw)
 	var log struct {
 		Runs []struct {
 			Tool struct {

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"secscan/cmd/secscan/internal/client"
-	"secscan/cmd/secscan/internal/findings"
+	"secscan/shared/scans"
 )
 
 // verifiedDemo registers demo.test for the CLI's user and verifies it.
@@ -74,7 +74,7 @@ func TestMonitoringCLI(t *testing.T) {
 	first := showScan(t, c, scanIDPattern.FindString(r.stderr))
 	var highKeys []string
 	for _, is := range first.Issues {
-		if findings.SeverityRank(is.Severity) <= findings.SeverityRank("high") {
+		if is.Severity.Rank() <= scans.High.Rank() {
 			highKeys = append(highKeys, is.Key)
 		}
 	}

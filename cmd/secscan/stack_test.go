@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,7 +26,6 @@ import (
 	"secscan/shared/dashboard"
 	"secscan/shared/ids"
 	"secscan/shared/resolver/resolvertest"
-	"secscan/shared/samtemplate"
 	"secscan/shared/store"
 	"secscan/shared/syncio"
 	"secscan/shared/tools"
@@ -86,14 +84,7 @@ func startStack(t *testing.T) *stack {
 		TableName: table, DynamoDBEndpoint: dynamotest.Endpoint(t), DNSServer: s.demo.DNSAddr(),
 		AllowPrivateNetworks: true, JWTIssuer: s.idp.Issuer, JWTAudience: s.idp.Audience, Version: "cli-e2e",
 	}
-	root, err := dynamotest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, tpl := dynamotest.Template(t)
 	scans, err := localstack.StartScans(ctx, root, tpl, s.logs)
 	if err != nil {
 		t.Fatal(err)
@@ -109,17 +100,11 @@ func startStack(t *testing.T) *stack {
 	}
 	scans.Serve(svc.Agent)
 	s.store = svc.API.Store
-	routes, err := tpl.Routes()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dash, err := dashboard.New(localstack.DashboardConfig(s.idp, nil, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	handlers := app.Handlers(svc.API)
-	handlers[localstack.DashboardFunction] = dash.Handler()
-	h, err := localstack.NewRouter(routes, handlers, s.idp)
+	h, err := localstack.Mount(tpl, svc.API, dash.Handler(), s.idp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,14 +40,7 @@ type machine struct {
 
 func load(t *testing.T) (string, []byte, samtemplate.StateMachine) {
 	t.Helper()
-	root, err := dynamotest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, tpl := dynamotest.Template(t)
 	sm, err := tpl.StateMachine("ScanStateMachine")
 	if err != nil {
 		t.Fatal(err)
@@ -195,11 +188,8 @@ func reaches(m machine, from, to string, seen map[string]bool) bool {
 // a Task that times out all the same is retried once where that is safe.
 func TestTaskTimeoutsCoverTheirFunctions(t *testing.T) {
 	t.Parallel()
-	root, raw, sm := load(t)
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, raw, sm := load(t)
+	_, tpl := dynamotest.Template(t)
 	var m struct {
 		States map[string]struct {
 			Type           string `json:"Type"`

@@ -95,59 +95,53 @@ func GroupIssues(findings []Finding) []Issue {
 				Confidence: f.DefaultConfidence(), Locations: []Location{}})
 			lead = append(lead, f)
 		}
-		is := &out[i]
-		is.Count++
-		is.Locations = append(is.Locations, Location{FindingID: f.ID, Host: f.Host, Port: f.Port})
-		if f.Severity.Rank() < is.Severity.Rank() {
-			is.Severity = f.Severity
+		if out[i].add(f) {
 			lead[i] = f
-		}
-		if c := f.DefaultConfidence(); confidenceRank(c) < confidenceRank(is.Confidence) {
-			is.Confidence = c
-		}
-		if f.CVSS != nil && (is.CVSS == nil || *f.CVSS > *is.CVSS) {
-			is.CVSS = f.CVSS
 		}
 	}
 	for i := range out {
-		f := lead[i]
-		out[i].Title, out[i].Category, out[i].CWE = f.Title, f.Category, f.CWE
-		out[i].Description, out[i].Remediation = f.Description, f.Remediation
-		out[i].References = slices.Clone(f.References)
-		if out[i].References == nil {
-			out[i].References = []string{}
-		}
+		out[i].wordFrom(lead[i])
 	}
 	slices.SortStableFunc(out, compareIssues)
 	return out
 }
 
-func confidenceRank(c Confidence) int {
-	if i := slices.Index(Confidences, c); i >= 0 {
-		return i
-	}
-	return len(Confidences)
+func compareIssues(a, b Issue) int {
+	return cmp.Or(
+		cmp.Compare(a.Severity.Rank(), b.Severity.Rank()),
+		cmp.Compare(a.Confidence.Rank(), b.Confidence.Rank()),
+		cmp.Compare(cvssKey(b.CVSS), cvssKey(a.CVSS)),
+		cmp.Compare(b.Count, a.Count),
+		cmp.Compare(a.Title, b.Title),
+	)
 }
 
-func compareIssues(a, b Issue) int {
-	if c := cmp.Compare(a.Severity.Rank(), b.Severity.Rank()); c != 0 {
-		return c
+// add counts f in the issue: one more location, the highest severity,
+// confidence and CVSS. It reports whether f is more severe than every
+// finding before it (the issue's wording then comes from f).
+func (is *Issue) add(f Finding) (mostSevere bool) {
+	is.Count++
+	is.Locations = append(is.Locations, Location{FindingID: f.ID, Host: f.Host, Port: f.Port})
+	if c := f.DefaultConfidence(); c.Rank() < is.Confidence.Rank() {
+		is.Confidence = c
 	}
-	if c := cmp.Compare(confidenceRank(a.Confidence), confidenceRank(b.Confidence)); c != 0 {
-		return c
+	if f.CVSS != nil && (is.CVSS == nil || *f.CVSS > *is.CVSS) {
+		is.CVSS = f.CVSS
 	}
-	ca, cb := -1.0, -1.0
-	if a.CVSS != nil {
-		ca = *a.CVSS
+	if f.Severity.Rank() < is.Severity.Rank() {
+		is.Severity = f.Severity
+		return true
 	}
-	if b.CVSS != nil {
-		cb = *b.CVSS
+	return false
+}
+
+// wordFrom takes the issue's wording (title, category, CWE, description,
+// remediation, references) from its lead finding.
+func (is *Issue) wordFrom(f Finding) {
+	is.Title, is.Category, is.CWE = f.Title, f.Category, f.CWE
+	is.Description, is.Remediation = f.Description, f.Remediation
+	is.References = slices.Clone(f.References)
+	if is.References == nil {
+		is.References = []string{}
 	}
-	if c := cmp.Compare(cb, ca); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(b.Count, a.Count); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Title, b.Title)
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,12 +63,7 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 	if err != nil {
 		return nil, err
 	}
-	c := config.Config{DynamoDBEndpoint: cfg.DynamoDBEndpoint, TableName: "agent-eval-" + strings.ToLower(ids.New("t", time.Now())),
-		DNSServer: demo.DNSAddr(), AllowPrivateNetworks: true, JWTIssuer: idp.Issuer, JWTAudience: idp.Audience, Version: "agent-eval"}
-	if p.model != "" {
-		c.AgentProvider, c.AgentOpenAIBaseURL, c.AgentOpenAIAPIKey = p.provider, p.baseURL, p.apiKey
-		c.AgentModelQuick, c.AgentModelStandard, c.AgentModelDeep = p.model, p.model, p.model
-	}
+	c := serviceConfig(cfg, demo, idp, p)
 	db, err := store.NewClient(ctx, c.DynamoDBEndpoint)
 	if err != nil {
 		return nil, err
@@ -87,13 +83,7 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 		return nil, err
 	}
 	runner.Serve(svc.Agent)
-	routes, err := tpl.Routes()
-	if err != nil {
-		return nil, err
-	}
-	handlers := app.Handlers(svc.API)
-	handlers[localstack.DashboardFunction] = http.NotFoundHandler() // no dashboard here
-	h, err := localstack.NewRouter(routes, handlers, nil)
+	h, err := localstack.Mount(tpl, svc.API, nil, nil, nil) // no dashboard or identity provider here
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +95,19 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 	}
 	ok = true
 	return s, nil
+}
+
+// serviceConfig is the service's configuration for one planner setup: a
+// new table, the demo's DNS, the identity provider and, for a model
+// planner, its provider and model on every tier.
+func serviceConfig(cfg Config, demo *demotarget.Target, idp *devidp.Provider, p plannerSetup) config.Config {
+	c := config.Config{DynamoDBEndpoint: cfg.DynamoDBEndpoint, TableName: "agent-eval-" + strings.ToLower(ids.New("t", time.Now())),
+		DNSServer: demo.DNSAddr(), AllowPrivateNetworks: true, JWTIssuer: idp.Issuer, JWTAudience: idp.Audience, Version: "agent-eval"}
+	if p.model != "" {
+		c.AgentProvider, c.AgentOpenAIBaseURL, c.AgentOpenAIAPIKey = p.provider, p.baseURL, p.apiKey
+		c.AgentModelQuick, c.AgentModelStandard, c.AgentModelDeep = p.model, p.model, p.model
+	}
+	return c
 }
 
 // newUser creates a pro user with an API token (setup, as an admin would).
@@ -173,17 +176,22 @@ func (s *stack) scan(ctx context.Context, cfg Config, demo *demotarget.Target) (
 	if err := s.call(ctx, http.MethodPost, "/api/scans", map[string]any{"target": demo.Domain(), "scan_type": cfg.ScanType, "tier": cfg.Tier}, &sc); err != nil {
 		return record{}, err
 	}
-	deadline := time.Now().Add(cfg.Timeout)
+	return s.await(ctx, sc.ID, cfg.Timeout)
+}
+
+// await polls the scan until it ends (its record) or timeout passes.
+func (s *stack) await(ctx context.Context, id string, timeout time.Duration) (record, error) {
+	deadline := time.Now().Add(timeout)
 	for {
 		var r record
-		if err := s.call(ctx, http.MethodGet, "/api/scans/"+url.PathEscape(sc.ID), nil, &r); err != nil {
+		if err := s.call(ctx, http.MethodGet, "/api/scans/"+url.PathEscape(id), nil, &r); err != nil {
 			return record{}, err
 		}
 		if scans.Status(r.Status).Terminal() {
 			return r, nil
 		}
 		if time.Now().After(deadline) {
-			return record{}, fmt.Errorf("scan %s still %s after %s", sc.ID, r.Status, cfg.Timeout)
+			return record{}, fmt.Errorf("scan %s still %s after %s", id, r.Status, timeout)
 		}
 		select {
 		case <-ctx.Done():
@@ -210,18 +218,12 @@ func runOne(ctx context.Context, cfg Config, demo *demotarget.Target, p plannerS
 
 // record is the part of a scan record the harness reads.
 type record struct {
-	Status      string  `json:"status"`
-	Error       *string `json:"error"`
-	CreditsUsed int     `json:"credits_used"`
-	MaxCredits  int     `json:"max_credits"`
-	Findings    []struct {
-		Host       string  `json:"host"`
-		Port       *int    `json:"port"`
-		CVE        *string `json:"cve"`
-		Evidence   string  `json:"evidence"`
-		Confidence string  `json:"confidence"`
-	} `json:"findings"`
-	Issues []struct {
+	Status      string          `json:"status"`
+	Error       *string         `json:"error"`
+	CreditsUsed int             `json:"credits_used"`
+	MaxCredits  int             `json:"max_credits"`
+	Findings    []recordFinding `json:"findings"`
+	Issues      []struct {
 		Key string `json:"key"`
 	} `json:"issues"`
 	Steps []struct {
@@ -234,22 +236,35 @@ type record struct {
 	} `json:"agent_steps"`
 }
 
-// promotions counts the certain findings that confirm a tentative one: the
-// same host and port, and the tentative finding's CVE or evidence names the
-// certain finding's CVE (confirm_cve's confirmed path traversal, typically).
+// recordFinding is the part of a finding the harness reads.
+type recordFinding struct {
+	Host       string  `json:"host"`
+	Port       *int    `json:"port"`
+	CVE        *string `json:"cve"`
+	Evidence   string  `json:"evidence"`
+	Confidence string  `json:"confidence"`
+}
+
+// promotions counts the certain findings that confirm a tentative one (see
+// confirms).
 func (r record) promotions() int {
 	n := 0
 	for _, c := range r.Findings {
-		if c.Confidence != string(scans.Certain) || c.CVE == nil || c.Port == nil {
-			continue
-		}
-		for _, t := range r.Findings {
-			if t.Confidence == string(scans.Tentative) && t.Host == c.Host && t.Port != nil && *t.Port == *c.Port &&
-				((t.CVE != nil && *t.CVE == *c.CVE) || strings.Contains(t.Evidence, *c.CVE)) {
-				n++
-				break
-			}
+		if slices.ContainsFunc(r.Findings, c.confirms) {
+			n++
 		}
 	}
 	return n
+}
+
+// confirms says whether c, a certain finding with a CVE and a port,
+// confirms the tentative finding t: the same host and port, and t's CVE or
+// evidence names c's CVE (confirm_cve's confirmed path traversal,
+// typically).
+func (c recordFinding) confirms(t recordFinding) bool {
+	if c.Confidence != string(scans.Certain) || c.CVE == nil || c.Port == nil {
+		return false
+	}
+	return t.Confidence == string(scans.Tentative) && t.Host == c.Host && t.Port != nil && *t.Port == *c.Port &&
+		((t.CVE != nil && *t.CVE == *c.CVE) || strings.Contains(t.Evidence, *c.CVE))
 }

@@ -109,9 +109,37 @@ func PriceOf(model string) (Price, bool) {
 	return Price{}, false
 }
 
+// measures are the table's rows, in order: a label and a result's cell.
+var measures = []struct {
+	label string
+	cell  func(Result) string
+}{
+	{"status", func(r Result) string {
+		if r.Error != "" {
+			return r.Status + ": " + r.Error
+		}
+		return r.Status
+	}},
+	{"findings", func(r Result) string { return fmt.Sprint(r.Findings) }},
+	{"issues", func(r Result) string { return fmt.Sprint(r.Issues) }},
+	{"tentative → certain", func(r Result) string { return fmt.Sprint(r.Promotions) }},
+	{"credits used", func(r Result) string { return fmt.Sprintf("%d of %d", r.Credits, r.MaxCredits) }},
+	{"model credits (tokens)", func(r Result) string { return fmt.Sprint(r.ModelCredits) }},
+	{"tokens in / out", func(r Result) string { return fmt.Sprintf("%d / %d", r.InputTokens, r.OutputTokens) }},
+	{"estimated cost (USD)", dollars},
+	{"wall time", func(r Result) string { return r.Wall.Round(100 * time.Millisecond).String() }},
+	{"refused proposals", func(r Result) string { return fmt.Sprint(r.Refused) }},
+	{"steps chosen by the model", func(r Result) string { return fmt.Sprint(r.ModelSteps) }},
+}
+
 // Rows are the table's row labels, in order.
-var Rows = []string{"status", "findings", "issues", "tentative → certain", "credits used", "model credits (tokens)",
-	"tokens in / out", "estimated cost (USD)", "wall time", "refused proposals", "steps chosen by the model"}
+var Rows = func() []string {
+	labels := make([]string, len(measures))
+	for i, m := range measures {
+		labels[i] = m.label
+	}
+	return labels
+}()
 
 // Table writes the results side by side as a Markdown table: one column per
 // run, one row per measure.
@@ -124,47 +152,15 @@ func Table(w io.Writer, results []Result) error {
 	b.WriteString("\n|---|")
 	b.WriteString(strings.Repeat("---|", len(results)))
 	b.WriteString("\n")
-	for _, row := range Rows {
-		fmt.Fprintf(&b, "| %s |", row)
+	for _, m := range measures {
+		fmt.Fprintf(&b, "| %s |", m.label)
 		for _, r := range results {
-			fmt.Fprintf(&b, " %s |", cell(value(r, row)))
+			fmt.Fprintf(&b, " %s |", cell(m.cell(r)))
 		}
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// value is one cell of the table.
-func value(r Result, row string) string {
-	switch row {
-	case "status":
-		if r.Error != "" {
-			return r.Status + ": " + r.Error
-		}
-		return r.Status
-	case "findings":
-		return fmt.Sprint(r.Findings)
-	case "issues":
-		return fmt.Sprint(r.Issues)
-	case "tentative → certain":
-		return fmt.Sprint(r.Promotions)
-	case "credits used":
-		return fmt.Sprintf("%d of %d", r.Credits, r.MaxCredits)
-	case "model credits (tokens)":
-		return fmt.Sprint(r.ModelCredits)
-	case "tokens in / out":
-		return fmt.Sprintf("%d / %d", r.InputTokens, r.OutputTokens)
-	case "estimated cost (USD)":
-		return dollars(r)
-	case "wall time":
-		return r.Wall.Round(100 * time.Millisecond).String()
-	case "refused proposals":
-		return fmt.Sprint(r.Refused)
-	case "steps chosen by the model":
-		return fmt.Sprint(r.ModelSteps)
-	}
-	return ""
 }
 
 func dollars(r Result) string {

@@ -105,18 +105,7 @@ func (c Config) WithDefaults() Config {
 	if c.DNSAddr == "" {
 		c.DNSAddr = DefaultDNSAddr
 	}
-	for _, p := range []struct {
-		port *int
-		def  int
-	}{
-		{&c.HTTPPort, DefaultHTTPPort},
-		{&c.HTTPSPort, DefaultHTTPSPort},
-		{&c.MySQLPort, DefaultMySQLPort},
-		{&c.FTPPort, DefaultFTPPort},
-		{&c.SSHPort, DefaultSSHPort},
-		{&c.RedisPort, DefaultRedisPort},
-		{&c.ExporterPort, DefaultExporterPort},
-	} {
+	for _, p := range c.ports() {
 		if *p.port == 0 {
 			*p.port = p.def
 		}
@@ -131,63 +120,72 @@ func (c Config) WithDefaults() Config {
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	var c Config
 	var errs []error
-
-	if v := strings.TrimSpace(getenv(EnvDomain)); v != "" {
-		d, err := domainname.Normalize(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %w", EnvDomain, v, err))
+	for _, e := range c.envVars() {
+		if v := strings.TrimSpace(getenv(e.name)); v != "" {
+			if err := e.set(v); err != nil {
+				errs = append(errs, err)
+			}
 		}
-		c.Domain = d
-	}
-	if v := strings.TrimSpace(getenv(EnvHost)); v != "" {
-		if err := checkLoopbackIP(v); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %w", EnvHost, v, err))
-		}
-		c.Host = v
-	}
-	for _, p := range []struct {
-		env  string
-		port *int
-	}{
-		{EnvHTTPPort, &c.HTTPPort},
-		{EnvHTTPSPort, &c.HTTPSPort},
-		{EnvMySQLPort, &c.MySQLPort},
-		{EnvFTPPort, &c.FTPPort},
-		{EnvSSHPort, &c.SSHPort},
-		{EnvRedisPort, &c.RedisPort},
-		{EnvExporterPort, &c.ExporterPort},
-	} {
-		v := strings.TrimSpace(getenv(p.env))
-		if v == "" {
-			continue
-		}
-		if strings.EqualFold(v, "off") {
-			*p.port = PortDisabled
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 65535 {
-			errs = append(errs, fmt.Errorf("%s=%q is not a port: give a number from 1 to 65535, or \"off\" to turn the service off", p.env, v))
-			continue
-		}
-		*p.port = n
-	}
-	if v := strings.TrimSpace(getenv(EnvDNSAddr)); v != "" {
-		if err := checkLoopbackHostPort(v, false); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %w", EnvDNSAddr, v, err))
-		}
-		c.DNSAddr = v
-	}
-	if v := strings.TrimSpace(getenv(EnvDNSUpstream)); v != "" {
-		if err := checkUpstream(v); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %w", EnvDNSUpstream, v, err))
-		}
-		c.Upstream = v
 	}
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("demo target configuration: %w", errors.Join(errs...))
 	}
 	return c.WithDefaults(), nil
+}
+
+// envVar is one DEMO_* variable: set reads its (trimmed, set) value into
+// the Config, its error naming the variable.
+type envVar struct {
+	name string
+	set  func(v string) error
+}
+
+// envVars are the variables ConfigFromEnv reads into c, in the order it
+// reports their problems.
+func (c *Config) envVars() []envVar {
+	vars := []envVar{
+		textVar(EnvDomain, &c.Domain, domainname.Normalize),
+		textVar(EnvHost, &c.Host, keep(checkLoopbackIP)),
+	}
+	for _, p := range c.ports() {
+		vars = append(vars, envVar{p.env, func(v string) error {
+			n, err := parsePort(p.env, v)
+			*p.port = n
+			return err
+		}})
+	}
+	return append(vars,
+		textVar(EnvDNSAddr, &c.DNSAddr, keep(func(v string) error { return checkLoopbackHostPort(v, false) })),
+		textVar(EnvDNSUpstream, &c.Upstream, keep(checkUpstream)))
+}
+
+// textVar is a variable whose value, as parse returns it, is the field.
+func textVar(name string, field *string, parse func(string) (string, error)) envVar {
+	return envVar{name, func(v string) error {
+		var err error
+		if *field, err = parse(v); err != nil {
+			return fmt.Errorf("%s=%q: %w", name, v, err)
+		}
+		return nil
+	}}
+}
+
+// keep is a parse that keeps the value as it is once check accepts it.
+func keep(check func(string) error) func(string) (string, error) {
+	return func(v string) (string, error) { return v, check(v) }
+}
+
+// parsePort reads the port variable name: a number from 1 to 65535, or
+// "off" (PortDisabled).
+func parsePort(name, v string) (int, error) {
+	if strings.EqualFold(v, "off") {
+		return PortDisabled, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("%s=%q is not a port: give a number from 1 to 65535, or \"off\" to turn the service off", name, v)
+	}
+	return n, nil
 }
 
 // validate checks a complete configuration (Start's input); the messages
@@ -228,14 +226,30 @@ type tcpService struct {
 }
 
 func (c Config) tcpServices() []tcpService {
-	return []tcpService{
-		{"HTTP", EnvHTTPPort, c.HTTPPort},
-		{"HTTPS", EnvHTTPSPort, c.HTTPSPort},
-		{"MySQL", EnvMySQLPort, c.MySQLPort},
-		{"FTP", EnvFTPPort, c.FTPPort},
-		{"SSH", EnvSSHPort, c.SSHPort},
-		{"Redis", EnvRedisPort, c.RedisPort},
-		{"Exporter", EnvExporterPort, c.ExporterPort},
+	var out []tcpService
+	for _, p := range c.ports() {
+		out = append(out, tcpService{p.name, p.env, *p.port})
+	}
+	return out
+}
+
+// portField is one TCP service's port in a Config: the service's name, the
+// variable that sets the port, its default and the field.
+type portField struct {
+	name, env string
+	def       int
+	port      *int
+}
+
+func (c *Config) ports() []portField {
+	return []portField{
+		{"HTTP", EnvHTTPPort, DefaultHTTPPort, &c.HTTPPort},
+		{"HTTPS", EnvHTTPSPort, DefaultHTTPSPort, &c.HTTPSPort},
+		{"MySQL", EnvMySQLPort, DefaultMySQLPort, &c.MySQLPort},
+		{"FTP", EnvFTPPort, DefaultFTPPort, &c.FTPPort},
+		{"SSH", EnvSSHPort, DefaultSSHPort, &c.SSHPort},
+		{"Redis", EnvRedisPort, DefaultRedisPort, &c.RedisPort},
+		{"Exporter", EnvExporterPort, DefaultExporterPort, &c.ExporterPort},
 	}
 }
 
@@ -517,13 +531,16 @@ func checkChallenge(token string) (string, error) {
 	if !strings.HasPrefix(token, challengePrefix) || len(token) == len(challengePrefix) {
 		return "", fmt.Errorf("the token must start with %q followed by the random part (copy verification_token from the target record)", challengePrefix)
 	}
-	for _, r := range token {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.'
-		if !ok {
-			return "", fmt.Errorf("the token may contain only letters, digits, '-', '_' and '.'")
-		}
+	if strings.IndexFunc(token, notTokenRune) >= 0 {
+		return "", fmt.Errorf("the token may contain only letters, digits, '-', '_' and '.'")
 	}
 	return token, nil
+}
+
+// notTokenRune says whether r is outside a verification token's alphabet:
+// ASCII letters and digits, '-', '_' and '.'.
+func notTokenRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
 }
 
 // Summary is a few lines saying what runs where, for the local stack's log.

@@ -249,11 +249,7 @@ func (h *dnsHandler) answerZone(network string, q dns.Question, name string, req
 		resp.Ns = []dns.RR{soa}
 		return resp
 	}
-	for _, rr := range rrs {
-		if answers(rr.Header().Rrtype, q.Qtype) {
-			resp.Answer = append(resp.Answer, rr)
-		}
-	}
+	resp.Answer = answering(rrs, q.Qtype)
 	if len(resp.Answer) == 0 {
 		resp.Ns = []dns.RR{soa}
 	}
@@ -261,6 +257,17 @@ func (h *dnsHandler) answerZone(network string, q dns.Question, name string, req
 		resp.Extra = append(resp.Extra, zone["ns1."+h.zone]...)
 	}
 	return resp
+}
+
+// answering are the records of rrs that answer a query for qtype.
+func answering(rrs []dns.RR, qtype uint16) []dns.RR {
+	var out []dns.RR
+	for _, rr := range rrs {
+		if answers(rr.Header().Rrtype, qtype) {
+			out = append(out, rr)
+		}
+	}
+	return out
 }
 
 // answers reports whether a record of type t answers a query for qtype: the

@@ -35,18 +35,23 @@ func lookupName(zone map[string][]dns.RR, name string) ([]dns.RR, bool) {
 			return nil, false
 		}
 		if rrs, ok := zone["*."+parent]; ok {
-			out := make([]dns.RR, len(rrs))
-			for i, rr := range rrs {
-				out[i] = dns.Copy(rr)
-				out[i].Header().Name = name
-			}
-			return out, true
+			return ownedBy(rrs, name), true
 		}
 		if _, exists := zone[parent]; exists || hasBelow(zone, parent) {
 			return nil, false // the closest encloser has no wildcard
 		}
 		p = parent
 	}
+}
+
+// ownedBy is a copy of the wildcard's records rrs owned by name.
+func ownedBy(rrs []dns.RR, name string) []dns.RR {
+	out := make([]dns.RR, len(rrs))
+	for i, rr := range rrs {
+		out[i] = dns.Copy(rr)
+		out[i].Header().Name = name
+	}
+	return out
 }
 
 func hasBelow(zone map[string][]dns.RR, name string) bool {

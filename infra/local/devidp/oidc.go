@@ -207,40 +207,54 @@ func (p *Provider) ServeAuthorize(w http.ResponseWriter, r *http.Request) {
 		values = r.PostForm
 	}
 	req, problem := p.checkAuthorize(values)
-	data := struct {
-		authorizeRequest
-		Problem string
-		Form    bool
-	}{authorizeRequest: req, Problem: problem, Form: problem == ""}
-	if problem != "" {
-		securePage(w)
-		w.WriteHeader(http.StatusBadRequest)
-		_ = authorizePage.Execute(w, data)
-		return
-	}
-	if r.Method == http.MethodPost {
-		email := strings.ToLower(strings.TrimSpace(req.Email))
-		if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
-			data.Problem = "Enter an email address."
-			securePage(w)
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			_ = authorizePage.Execute(w, data)
+	view := authorizeView{authorizeRequest: req, Problem: problem, Form: problem == ""}
+	switch {
+	case problem != "":
+		view.show(w, http.StatusBadRequest)
+	case r.Method == http.MethodPost:
+		p.signIn(w, r, view)
+	default:
+		// Signed in here already: back to the client at once (silent sign-in).
+		if email, ok := p.browserSession(r); ok {
+			p.sendCode(w, r, req, email)
 			return
 		}
-		if err := p.setBrowserSession(w, email); err != nil {
-			http.Error(w, "internal error", http.StatusInternalServerError)
-			return
-		}
-		p.sendCode(w, r, req, email)
-		return
+		view.show(w, http.StatusOK)
 	}
-	// Signed in here already: back to the client at once (silent sign-in).
-	if email, ok := p.browserSession(r); ok {
-		p.sendCode(w, r, req, email)
-		return
-	}
+}
+
+// authorizeView is what the sign-in page shows: the request, a problem
+// with it, and whether to show the form.
+type authorizeView struct {
+	authorizeRequest
+	Problem string
+	Form    bool
+}
+
+// show writes the sign-in page with status.
+func (v authorizeView) show(w http.ResponseWriter, status int) {
 	securePage(w)
-	_ = authorizePage.Execute(w, data)
+	if status != http.StatusOK {
+		w.WriteHeader(status)
+	}
+	_ = authorizePage.Execute(w, v)
+}
+
+// signIn answers the sign-in form: a valid email starts the provider's
+// browser session and goes back to the client with a code; another shows
+// the form again (422).
+func (p *Provider) signIn(w http.ResponseWriter, r *http.Request, view authorizeView) {
+	email := strings.ToLower(strings.TrimSpace(view.Email))
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		view.Problem = "Enter an email address."
+		view.show(w, http.StatusUnprocessableEntity)
+		return
+	}
+	if err := p.setBrowserSession(w, email); err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	p.sendCode(w, r, view.authorizeRequest, email)
 }
 
 // sendCode sends the browser back to the client with a one-time code for email.
@@ -288,36 +302,17 @@ func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var email, refresh string
+	var gerr *grantError
 	switch f.Get("grant_type") {
 	case "authorization_code":
-		g, ok := p.flows.takeCode(f.Get("code"))
-		if !ok || g.clientID != f.Get("client_id") || g.redirect != f.Get("redirect_uri") {
-			tokenError(w, "invalid_grant", "unknown, used or expired code, or another redirect_uri")
-			return
-		}
-		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
-		if subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(g.challenge)) != 1 {
-			tokenError(w, "invalid_grant", "code_verifier does not match the code_challenge")
-			return
-		}
-		email = g.email
-		if p.noRefresh.Load() {
-			break
-		}
-		var err error
-		if refresh, err = randtoken.Base62(32); err != nil {
-			tokenError(w, "server_error", "no randomness")
-			return
-		}
-		p.flows.addRefresh(refresh, g.email)
+		email, refresh, gerr = p.codeGrant(f)
 	case "refresh_token":
-		var ok bool
-		if email, ok = p.flows.refreshEmail(f.Get("refresh_token")); !ok {
-			tokenError(w, "invalid_grant", "unknown refresh_token")
-			return
-		}
+		email, gerr = p.refreshGrant(f)
 	default:
-		tokenError(w, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+		gerr = &grantError{"unsupported_grant_type", "grant_type must be authorization_code or refresh_token"}
+	}
+	if gerr != nil {
+		tokenError(w, gerr.code, gerr.description)
 		return
 	}
 	idToken, err := p.SessionToken(email, true)
@@ -331,6 +326,42 @@ func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	httpapi.WriteJSON(w, http.StatusOK, out)
+}
+
+// grantError is the OAuth error a token request gets: its code and
+// description.
+type grantError struct{ code, description string }
+
+// codeGrant redeems an authorization code (its redirect_uri and PKCE
+// verifier checked): the email it was issued for and, unless refresh tokens
+// are off, a new refresh token.
+func (p *Provider) codeGrant(f url.Values) (email, refresh string, _ *grantError) {
+	g, ok := p.flows.takeCode(f.Get("code"))
+	if !ok || g.clientID != f.Get("client_id") || g.redirect != f.Get("redirect_uri") {
+		return "", "", &grantError{"invalid_grant", "unknown, used or expired code, or another redirect_uri"}
+	}
+	sum := sha256.Sum256([]byte(f.Get("code_verifier")))
+	if subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(g.challenge)) != 1 {
+		return "", "", &grantError{"invalid_grant", "code_verifier does not match the code_challenge"}
+	}
+	if p.noRefresh.Load() {
+		return g.email, "", nil
+	}
+	refresh, err := randtoken.Base62(32)
+	if err != nil {
+		return "", "", &grantError{"server_error", "no randomness"}
+	}
+	p.flows.addRefresh(refresh, g.email)
+	return g.email, refresh, nil
+}
+
+// refreshGrant is the email a refresh token was issued for.
+func (p *Provider) refreshGrant(f url.Values) (string, *grantError) {
+	email, ok := p.flows.refreshEmail(f.Get("refresh_token"))
+	if !ok {
+		return "", &grantError{"invalid_grant", "unknown refresh_token"}
+	}
+	return email, nil
 }
 
 // ServeLogout answers GET /dev/logout?client_id=…&logout_uri=… like the

@@ -48,16 +48,25 @@ func foreignOrigin(r *http.Request) string {
 	}
 	origin := strings.Join(values, ",")
 	u, err := url.Parse(origin)
-	own := err == nil && len(values) == 1 && u.Scheme == "http" && u.User == nil &&
-		(u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.Fragment == "" &&
-		LoopbackHost(u.Host) && LoopbackHost(r.Host) && withPort(u.Host) == withPort(r.Host)
-	if own {
+	if err == nil && len(values) == 1 && httpOrigin(u) && sameLoopbackHost(u.Host, r.Host) {
 		return ""
 	}
 	if origin == "" {
 		origin = `""`
 	}
 	return origin
+}
+
+// httpOrigin says whether u is an http:// origin: a scheme and a host, no
+// user, path, query or fragment.
+func httpOrigin(u *url.URL) bool {
+	return u.Scheme == "http" && u.User == nil && (u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.Fragment == ""
+}
+
+// sameLoopbackHost says whether two Host values name the same loopback host
+// and port (HTTP's default port made explicit).
+func sameLoopbackHost(a, b string) bool {
+	return LoopbackHost(a) && LoopbackHost(b) && withPort(a) == withPort(b)
 }
 
 // refuseForeignOrigin answers 403 and returns true when r is a POST from a

@@ -59,24 +59,14 @@ func StartAt(ctx context.Context, localDir, dbPath string, logw io.Writer) (*Ser
 	if err != nil {
 		return nil, fmt.Errorf("java not found: %s", InstallHint)
 	}
-	// DYNAMODB_LOCAL_PORT fixes the port (sam local's containers reach it at
-	// a known address: infra/env.local.json); by default any free one.
-	port, err := freePort()
-	if v := os.Getenv("DYNAMODB_LOCAL_PORT"); v != "" {
-		if port, err = strconv.Atoi(v); err != nil || port < 1 || port > 65535 {
-			return nil, fmt.Errorf("DYNAMODB_LOCAL_PORT must be a port number, got %q", v)
-		}
-	}
+	port, err := localPort()
 	if err != nil {
 		return nil, err
 	}
 	lib := filepath.Join(emulator, "DynamoDBLocal_lib")
-	storage := []string{"-inMemory"}
-	if dbPath != "" {
-		if dbPath, err = filepath.Abs(dbPath); err != nil {
-			return nil, err
-		}
-		storage = []string{"-dbPath", dbPath}
+	storage, err := storageArgs(dbPath)
+	if err != nil {
+		return nil, err
 	}
 	// The launcher binds 127.0.0.1 only (the jar itself has no bind flag).
 	args := []string{"-Djava.library.path=" + lib, "-Xmx512m",
@@ -103,6 +93,34 @@ func StartAt(ctx context.Context, localDir, dbPath string, logw io.Writer) (*Ser
 		return nil, err
 	}
 	return s, nil
+}
+
+// localPort is the port to serve on: DYNAMODB_LOCAL_PORT fixes it (sam
+// local's containers reach it at a known address: infra/env.local.json); by
+// default any free one.
+func localPort() (int, error) {
+	v := os.Getenv("DYNAMODB_LOCAL_PORT")
+	if v == "" {
+		return freePort()
+	}
+	port, err := strconv.Atoi(v)
+	if err != nil || port < 1 || port > 65535 {
+		return 0, fmt.Errorf("DYNAMODB_LOCAL_PORT must be a port number, got %q", v)
+	}
+	return port, nil
+}
+
+// storageArgs are the emulator's flags for a database in the folder dbPath,
+// or in memory when dbPath is "".
+func storageArgs(dbPath string) ([]string, error) {
+	if dbPath == "" {
+		return []string{"-inMemory"}, nil
+	}
+	abs, err := filepath.Abs(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	return []string{"-dbPath", abs}, nil
 }
 
 // waitReady polls until the endpoint answers HTTP (any status).

@@ -46,6 +46,20 @@ func RepoRoot() (string, error) {
 	}
 }
 
+// Template is the repository's root (RepoRoot) and its template.yaml,
+// failing the test when either cannot be read.
+func Template(t testing.TB) (root string, tpl *samtemplate.Template) {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tpl, err = samtemplate.Load(filepath.Join(root, "template.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	return root, tpl
+}
+
 // Endpoint returns a DynamoDB Local endpoint, failing the test with an
 // install hint when none can be had.
 func Endpoint(t testing.TB) string {
@@ -89,14 +103,7 @@ func NewTableAt(t testing.TB, endpoint string) (*dynamodb.Client, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tpl := Template(t)
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	name := "test-" + hex.EncodeToString(b)

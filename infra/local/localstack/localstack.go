@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"secscan/infra/local/devidp"
+	"secscan/shared/api"
+	"secscan/shared/app"
 	"secscan/shared/auth"
 	"secscan/shared/dashboard"
 	"secscan/shared/httpapi"
@@ -44,6 +46,29 @@ func DashboardConfig(idp *devidp.Provider, getenv func(string) string, audience 
 		c.ClientID = audience
 	}
 	return c
+}
+
+// Mount is the local API Gateway: every route of tpl on its function's
+// handler (app.Handlers of a), the dashboard's routes on dash (nil: none,
+// they answer 404), through NewRouter with idp. wrap, when set, wraps each
+// function's handler (a test's probe).
+func Mount(tpl *samtemplate.Template, a *api.API, dash http.Handler, idp *devidp.Provider,
+	wrap func(function string, h http.Handler) http.Handler) (http.Handler, error) {
+	routes, err := tpl.Routes()
+	if err != nil {
+		return nil, err
+	}
+	handlers := app.Handlers(a)
+	handlers[DashboardFunction] = http.NotFoundHandler()
+	if dash != nil {
+		handlers[DashboardFunction] = dash
+	}
+	if wrap != nil {
+		for name, h := range handlers {
+			handlers[name] = wrap(name, h)
+		}
+	}
+	return NewRouter(routes, handlers, idp)
 }
 
 // NewRouter mounts every template route on its function's handler. A route
@@ -104,38 +129,51 @@ func BootstrapAdmin(ctx context.Context, st *store.Store, rawEmail, token string
 	if err != nil {
 		return "", fmt.Errorf("bootstrap admin %q: %w", rawEmail, err)
 	}
+	userID, err := ensureAdmin(ctx, st, email, now)
+	if err != nil {
+		return "", fmt.Errorf("bootstrap admin: %w", err)
+	}
+	if err := ensureToken(ctx, st, userID, token, now); err != nil {
+		return "", fmt.Errorf("bootstrap token: %w", err)
+	}
+	return userID, nil
+}
+
+// ensureAdmin makes the user with email an admin, creating it (enterprise
+// plan) when there is none: its id.
+func ensureAdmin(ctx context.Context, st *store.Store, email string, now time.Time) (string, error) {
 	userID, err := st.UserIDByEmail(ctx, email)
 	switch {
 	case store.IsNotFound(err):
 		userID = ids.New(ids.User, now)
-		err = st.CreateUser(ctx, store.NewUser{
+		return userID, st.CreateUser(ctx, store.NewUser{
 			User:       store.User{ID: userID, Email: email, Plan: string(plans.Enterprise), IsAdmin: true, CreatedAt: now.UTC()},
 			ClaimEmail: true,
 			Linkable:   true, // its first development-IdP sign-in becomes its browser session
 		})
-		if err != nil {
-			return "", fmt.Errorf("bootstrap admin: %w", err)
-		}
 	case err != nil:
-		return "", fmt.Errorf("bootstrap admin: %w", err)
-	default:
-		yes := true
-		if _, err := st.UpdateUser(ctx, userID, nil, &yes); err != nil {
-			return "", fmt.Errorf("bootstrap admin: %w", err)
-		}
+		return "", err
 	}
+	yes := true
+	_, err = st.UpdateUser(ctx, userID, nil, &yes)
+	return userID, err
+}
+
+// ensureToken gives the user the API token unless it exists (another
+// start's, or a concurrent one's).
+func ensureToken(ctx context.Context, st *store.Store, userID, token string, now time.Time) error {
 	hash := auth.HashToken(token)
 	if _, err := st.TokenByHash(ctx, hash); err == nil {
-		return userID, nil
+		return nil
 	} else if !store.IsNotFound(err) {
-		return "", fmt.Errorf("bootstrap token: %w", err)
+		return err
 	}
-	err = st.CreateToken(ctx, store.Token{ID: ids.New(ids.Token, now), UserID: userID, Name: "bootstrap",
+	err := st.CreateToken(ctx, store.Token{ID: ids.New(ids.Token, now), UserID: userID, Name: "bootstrap",
 		Prefix: auth.DisplayPrefix(token), Hash: hash, CreatedAt: now.UTC()})
-	if err != nil && !store.IsConflict(err) {
-		return "", fmt.Errorf("bootstrap token: %w", err)
+	if store.IsConflict(err) {
+		return nil
 	}
-	return userID, nil
+	return err
 }
 
 // LoopbackOnly refuses a listen address that other machines could reach:

@@ -20,7 +20,6 @@ import (
 	"secscan/shared/app"
 	"secscan/shared/auth"
 	"secscan/shared/retest"
-	"secscan/shared/samtemplate"
 	"secscan/shared/store"
 )
 
@@ -110,10 +109,7 @@ func TestTemplateRoutesMatchEverything(t *testing.T) {
 			t.Errorf("functions/%s/main.go does not serve %s, the local stack's handler of %s", dir, want, name)
 		}
 	}
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tpl := dynamotest.Template(t)
 	if strings.Join(fromMake, " ") != strings.Join(tpl.Functions(), " ") {
 		t.Errorf("Makefile FUNCTIONS %v differ from the template's %v", fromMake, tpl.Functions())
 	}

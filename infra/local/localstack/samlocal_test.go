@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"secscan/infra/local/dynamotest"
-	"secscan/shared/samtemplate"
 )
 
 // infra/env.local.json is what `sam local start-api` (make sam-local) gives
@@ -30,10 +29,7 @@ func TestSamLocalEnvReachesTheLocalStack(t *testing.T) {
 	if err := json.Unmarshal(raw, &env); err != nil {
 		t.Fatal(err)
 	}
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tpl := dynamotest.Template(t)
 	environment, _ := tpl.Globals.Function["Environment"].(map[string]any)
 	declared, _ := environment["Variables"].(map[string]any)
 	for name := range env.Parameters {

@@ -134,6 +134,15 @@ func (s *Scans) supervise(r *sfnlocal.Runner) {
 	s.mu.Unlock()
 	fmt.Fprintf(s.log, `{"component":"localstack","msg":"state machine runner exited; restarting it","lost_executions":%d}`+"\n", len(lost))
 
+	if !s.restart() || a == nil {
+		return
+	}
+	s.failLost(a, lost)
+}
+
+// restart starts the next runner on the same port (five attempts) and
+// supervises it; false when Close came first.
+func (s *Scans) restart() bool {
 	for attempt := 1; ; attempt++ {
 		next, err := sfnlocal.Start(s.ctx, s.opts)
 		if err == nil {
@@ -141,22 +150,24 @@ func (s *Scans) supervise(r *sfnlocal.Runner) {
 			if s.closing {
 				s.mu.Unlock()
 				next.Stop()
-				return
+				return false
 			}
 			s.runner = next
 			s.mu.Unlock()
 			go s.supervise(next)
-			break
+			return true
 		}
 		if s.ctx.Err() != nil || attempt == 5 {
 			fmt.Fprintf(s.log, `{"component":"localstack","msg":"state machine runner did not restart","error":%q}`+"\n", err.Error())
-			break
+			return true
 		}
 		time.Sleep(time.Duration(attempt) * time.Second) // the old port may take a moment to free
 	}
-	if a == nil {
-		return
-	}
+}
+
+// failLost fails the scans (id to user id) whose executions the exited
+// runner lost, as Step Functions' execution-ended event would.
+func (s *Scans) failLost(a *agent.Agent, lost map[string]string) {
 	for scanID, userID := range lost {
 		input, _ := json.Marshal(map[string]string{"scan_id": scanID, "user_id": userID})
 		ev := agent.Task{DetailType: "Step Functions Execution Status Change",

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -117,14 +116,7 @@ func startStack(t testing.TB, options ...stackOption) *stack {
 	}
 	_, cfg.TableName = dynamotest.NewTableAt(t, cfg.DynamoDBEndpoint)
 	// Scans run on the real state machine: the ASL file in aws-local-stepfunctions.
-	root, err := dynamotest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, tpl := dynamotest.Template(t)
 	scans, err := localstack.StartScans(ctx, root, tpl, logs)
 	if err != nil {
 		t.Fatal(err)
@@ -141,12 +133,7 @@ func startStack(t testing.TB, options ...stackOption) *stack {
 	if s.dash, err = dashboard.New(localstack.DashboardConfig(s.idp, nil, "")); err != nil {
 		t.Fatal(err)
 	}
-	handlers := app.Handlers(s.api)
-	handlers[localstack.DashboardFunction] = s.dash.Handler()
-	for name, h := range handlers {
-		handlers[name] = asFunction(name, h)
-	}
-	h, err := localstack.NewRouter(templateRoutes(t), handlers, s.idp)
+	h, err := localstack.Mount(tpl, s.api, s.dash.Handler(), s.idp, asFunction)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,14 +267,7 @@ func expect(t testing.TB, r response, status int) {
 // templateRoutes reads the routes of the repository's template.yaml.
 func templateRoutes(t testing.TB) []samtemplate.Route {
 	t.Helper()
-	root, err := dynamotest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tpl := dynamotest.Template(t)
 	routes, err := tpl.Routes()
 	if err != nil {
 		t.Fatal(err)

@@ -45,24 +45,36 @@ func EndUnfinishedScans(ctx context.Context, db *dynamodb.Client, table string, 
 		if err != nil {
 			return ended, fmt.Errorf("find unfinished scans: %w", err)
 		}
-		for _, it := range res.Items {
-			user, _ := it["user_id"].(*types.AttributeValueMemberS)
-			id, _ := it["id"].(*types.AttributeValueMemberS)
-			if user == nil || id == nil {
-				continue
-			}
-			_, err := st.EndScan(ctx, user.Value, id.Value, scans.Failed, UnfinishedReason, nil, now)
-			if _, refused := store.IsRefused(err); err != nil && !refused { // refused: it ended meanwhile
-				return ended, fmt.Errorf("end unfinished scan %s: %w", id.Value, err)
-			}
-			if err == nil {
-				ended++
-			}
+		n, err := endItems(ctx, st, res.Items, now)
+		ended += n
+		if err != nil {
+			return ended, err
 		}
 		if res.LastEvaluatedKey == nil {
 			return ended, nil
 		}
 		in.ExclusiveStartKey = res.LastEvaluatedKey
+	}
+	return ended, nil
+}
+
+// endItems fails the scans of one page of items (user_id and id each) and
+// says how many it ended; one that ended meanwhile is not counted.
+func endItems(ctx context.Context, st *store.Store, items []map[string]types.AttributeValue, now time.Time) (int, error) {
+	ended := 0
+	for _, it := range items {
+		user, _ := it["user_id"].(*types.AttributeValueMemberS)
+		id, _ := it["id"].(*types.AttributeValueMemberS)
+		if user == nil || id == nil {
+			continue
+		}
+		_, err := st.EndScan(ctx, user.Value, id.Value, scans.Failed, UnfinishedReason, nil, now)
+		if _, refused := store.IsRefused(err); err != nil && !refused { // refused: it ended meanwhile
+			return ended, fmt.Errorf("end unfinished scan %s: %w", id.Value, err)
+		}
+		if err == nil {
+			ended++
+		}
 	}
 	return ended, nil
 }

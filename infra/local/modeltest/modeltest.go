@@ -131,16 +131,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return
 	}
-	var model string
-	switch {
-	case s.openAI && r.URL.Path == "/v1/chat/completions":
-		var in struct{ Model string }
-		_ = json.Unmarshal(body, &in)
-		model = in.Model
-	case !s.openAI && strings.HasPrefix(r.URL.EscapedPath(), "/model/") && strings.HasSuffix(r.URL.Path, "/converse"):
-		raw := strings.TrimSuffix(strings.TrimPrefix(r.URL.EscapedPath(), "/model/"), "/converse")
-		model, _ = url.PathUnescape(raw)
-	default:
+	model, ok := s.modelOf(r, body)
+	if !ok {
 		http.Error(w, "unknown path "+r.URL.Path, http.StatusNotFound)
 		return
 	}
@@ -158,6 +150,26 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	} else {
 		s.bedrockReply(w, n, reply)
 	}
+}
+
+// modelOf is the model a request asks for: the body's "model" of an
+// OpenAI chat completion, the path's model of a Bedrock Converse call;
+// false for a path of the other API, or none.
+func (s *Server) modelOf(r *http.Request, body []byte) (string, bool) {
+	if s.openAI {
+		if r.URL.Path != "/v1/chat/completions" {
+			return "", false
+		}
+		var in struct{ Model string }
+		_ = json.Unmarshal(body, &in)
+		return in.Model, true
+	}
+	raw, ok := strings.CutPrefix(r.URL.EscapedPath(), "/model/")
+	if !ok || !strings.HasSuffix(r.URL.Path, "/converse") {
+		return "", false
+	}
+	model, _ := url.PathUnescape(strings.TrimSuffix(raw, "/converse"))
+	return model, true
 }
 
 func (s *Server) bedrockReply(w http.ResponseWriter, n int, rep Reply) {

@@ -80,22 +80,9 @@ func writeError(w http.ResponseWriter, status int, code, message string) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	name, ok := strings.CutPrefix(r.URL.Path, "/schedules/")
-	if !ok || name == "" {
-		writeError(w, http.StatusNotFound, "UnknownOperationException", "unknown path "+r.URL.Path)
+	req, ok := parseRequest(w, r)
+	if !ok {
 		return
-	}
-	req := Request{Method: r.Method, Name: name, Group: r.URL.Query().Get("groupName")}
-	if r.Method == http.MethodPost || r.Method == http.MethodPut {
-		raw, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(raw, &req.Body); err != nil {
-			writeError(w, http.StatusBadRequest, "ValidationException", "body is not JSON")
-			return
-		}
-		req.Group, _ = req.Body["GroupName"].(string)
-	}
-	if req.Group == "" {
-		req.Group = "default"
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -104,32 +91,55 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.fail, "InternalServerException", "injected failure")
 		return
 	}
-	key := req.Group + "/" + name
-	arn := "arn:aws:scheduler:us-east-1:123456789012:schedule/" + key
+	s.apply(w, req)
+}
+
+// parseRequest reads the schedule's name, group and (POST, PUT) body; it
+// answers the error itself when r is not a schedule request.
+func parseRequest(w http.ResponseWriter, r *http.Request) (Request, bool) {
+	name, ok := strings.CutPrefix(r.URL.Path, "/schedules/")
+	if !ok || name == "" {
+		writeError(w, http.StatusNotFound, "UnknownOperationException", "unknown path "+r.URL.Path)
+		return Request{}, false
+	}
+	req := Request{Method: r.Method, Name: name, Group: r.URL.Query().Get("groupName")}
+	if r.Method == http.MethodPost || r.Method == http.MethodPut {
+		raw, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(raw, &req.Body); err != nil {
+			writeError(w, http.StatusBadRequest, "ValidationException", "body is not JSON")
+			return Request{}, false
+		}
+		req.Group, _ = req.Body["GroupName"].(string)
+	}
+	if req.Group == "" {
+		req.Group = "default"
+	}
+	return req, true
+}
+
+// apply creates (POST), updates (PUT) or deletes (DELETE) the schedule, as
+// EventBridge Scheduler would: creating one that exists is a conflict,
+// changing one that does not is not found.
+func (s *Server) apply(w http.ResponseWriter, req Request) {
+	key := req.Group + "/" + req.Name
+	_, exists := s.schedules[key]
+	switch {
+	case req.Method == http.MethodPost && exists:
+		writeError(w, http.StatusConflict, "ConflictException", "schedule "+req.Name+" already exists")
+		return
+	case (req.Method == http.MethodPut || req.Method == http.MethodDelete) && !exists:
+		writeError(w, http.StatusNotFound, "ResourceNotFoundException", "schedule "+req.Name+" does not exist")
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
-	switch r.Method {
-	case http.MethodPost:
-		if _, exists := s.schedules[key]; exists {
-			writeError(w, http.StatusConflict, "ConflictException", "schedule "+name+" already exists")
-			return
-		}
+	switch req.Method {
+	case http.MethodPost, http.MethodPut:
 		s.schedules[key] = req.Body
-		_ = json.NewEncoder(w).Encode(map[string]string{"ScheduleArn": arn})
-	case http.MethodPut:
-		if _, exists := s.schedules[key]; !exists {
-			writeError(w, http.StatusNotFound, "ResourceNotFoundException", "schedule "+name+" does not exist")
-			return
-		}
-		s.schedules[key] = req.Body
-		_ = json.NewEncoder(w).Encode(map[string]string{"ScheduleArn": arn})
+		_ = json.NewEncoder(w).Encode(map[string]string{"ScheduleArn": "arn:aws:scheduler:us-east-1:123456789012:schedule/" + key})
 	case http.MethodDelete:
-		if _, exists := s.schedules[key]; !exists {
-			writeError(w, http.StatusNotFound, "ResourceNotFoundException", "schedule "+name+" does not exist")
-			return
-		}
 		delete(s.schedules, key)
 		_, _ = io.WriteString(w, "{}")
 	default:
-		writeError(w, http.StatusMethodNotAllowed, "UnknownOperationException", r.Method)
+		writeError(w, http.StatusMethodNotAllowed, "UnknownOperationException", req.Method)
 	}
 }

@@ -145,12 +145,8 @@ func (inv *Invoker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // request reads an Invoke request: the function's name, its factory and the
 // payload. It answers the errors itself and then returns ok false.
 func (inv *Invoker) request(w http.ResponseWriter, r *http.Request) (name string, factory func() lambda.Handler, payload []byte, ok bool) {
-	escaped, ok := strings.CutPrefix(r.URL.EscapedPath(), "/2015-03-31/functions/")
-	if ok {
-		escaped, ok = strings.CutSuffix(escaped, "/invocations")
-	}
-	functionName, err := url.PathUnescape(escaped)
-	if r.Method != http.MethodPost || !ok || err != nil {
+	functionName, ok := invokedFunction(r)
+	if !ok {
 		writeAPIError(w, http.StatusNotFound, "UnknownOperationException", "sfnlocal serves only the Lambda Invoke API")
 		return "", nil, nil, false
 	}
@@ -163,7 +159,27 @@ func (inv *Invoker) request(w http.ResponseWriter, r *http.Request) (name string
 		writeAPIError(w, http.StatusBadRequest, "InvalidParameterValueException", "sfnlocal runs only RequestResponse invocations, not "+t)
 		return "", nil, nil, false
 	}
-	payload, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxPayloadBytes))
+	if payload, ok = readPayload(w, r); !ok {
+		return "", nil, nil, false
+	}
+	return name, factory, payload, true
+}
+
+// invokedFunction is the function name (or ARN) of a POST to the Invoke
+// API's path; false for any other request.
+func invokedFunction(r *http.Request) (string, bool) {
+	escaped, ok := strings.CutPrefix(r.URL.EscapedPath(), "/2015-03-31/functions/")
+	if ok {
+		escaped, ok = strings.CutSuffix(escaped, "/invocations")
+	}
+	functionName, err := url.PathUnescape(escaped)
+	return functionName, r.Method == http.MethodPost && ok && err == nil
+}
+
+// readPayload reads the invocation's payload, at most MaxPayloadBytes; it
+// answers the errors itself and then returns false.
+func readPayload(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	payload, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxPayloadBytes))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -172,9 +188,9 @@ func (inv *Invoker) request(w http.ResponseWriter, r *http.Request) (name string
 	case err != nil:
 		writeAPIError(w, http.StatusBadRequest, "InvalidRequestContentException", "read request: "+err.Error())
 	default:
-		return name, factory, payload, true
+		return payload, true
 	}
-	return "", nil, nil, false
+	return nil, false
 }
 
 // outcome is what one invocation returned: a payload or a function error.

@@ -87,27 +87,37 @@ func (s *logSafe) drain(final bool) []byte {
 
 // undecided is how many trailing bytes of a partial line must wait.
 func (s *logSafe) undecided(b []byte) int {
-	tail := 0 // an incomplete UTF-8 sequence
-	for k := 1; k <= utf8.UTFMax-1 && k <= len(b); k++ {
-		if utf8.RuneStart(b[len(b)-k]) {
-			if !utf8.FullRune(b[len(b)-k:]) {
-				tail = k
-			}
-			break
-		}
-	}
+	tail := incompleteRune(b)
 	body := b[:len(b)-tail]
-	if !s.midLine {
-		t := strings.TrimLeftFunc(stripControls(string(body)), unicode.IsSpace)
-		if t == "" || t == ":" || strings.HasPrefix(t, "::") && strings.TrimLeftFunc(t, spaceOrColon) == "" {
-			return len(b) // could still become (or stay) a line that starts with "::"
-		}
+	if !s.midLine && couldBeCommand(body) {
+		return len(b) // could still become (or stay) a line that starts with "::"
 	}
 	hashes := 0 // could still become "##["
 	for hashes < 2 && hashes < len(body) && body[len(body)-1-hashes] == '#' {
 		hashes++
 	}
 	return tail + hashes
+}
+
+// incompleteRune is the length of the incomplete UTF-8 sequence b ends
+// with (0 when none).
+func incompleteRune(b []byte) int {
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(b); k++ {
+		if utf8.RuneStart(b[len(b)-k]) {
+			if !utf8.FullRune(b[len(b)-k:]) {
+				return k
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// couldBeCommand says whether the start of a line so far could still
+// become a workflow command ("::"): nothing but spaces and colons yet.
+func couldBeCommand(start []byte) bool {
+	t := strings.TrimLeftFunc(stripControls(string(start)), unicode.IsSpace)
+	return t == "" || t == ":" || strings.HasPrefix(t, "::") && strings.TrimLeftFunc(t, spaceOrColon) == ""
 }
 
 // safe is the safe form of part of one line (no newline in b).

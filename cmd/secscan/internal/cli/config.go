@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"secscan/cmd/secscan/internal/client"
 )
 
 // fileConfig is the configuration file written by login.
@@ -39,12 +42,8 @@ func (a *app) configPath() (string, error) {
 // loadConfig fills what the flags left empty from the environment, then
 // from the configuration file.
 func (a *app) loadConfig() error {
-	if a.apiURL == "" {
-		a.apiURL = a.env.Getenv("SECSCAN_API_URL")
-	}
-	if a.token == "" {
-		a.token = a.env.Getenv("SECSCAN_TOKEN")
-	}
+	a.apiURL = cmp.Or(a.apiURL, a.env.Getenv("SECSCAN_API_URL"))
+	a.token = cmp.Or(a.token, a.env.Getenv("SECSCAN_TOKEN"))
 	if a.apiURL == "" || a.token == "" {
 		if err := a.loadConfigFile(); err != nil {
 			return err
@@ -55,6 +54,12 @@ func (a *app) loadConfig() error {
 	if a.apiURL == "" {
 		return nil
 	}
+	return a.checkAPIURL()
+}
+
+// checkAPIURL rejects an API URL that is not an absolute http(s) URL, and
+// warns when the token would cross the network over plain http.
+func (a *app) checkAPIURL() error {
 	u, err := url.Parse(a.apiURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return usageError("the API URL must be an absolute http(s) URL, got %q", a.apiURL)
@@ -177,13 +182,9 @@ session); they start with pt_.`,
 			if !strings.HasPrefix(a.token, "pt_") {
 				return usageError("an API token starts with pt_")
 			}
-			c, err := a.client()
+			me, err := call(a, func(c *client.Client) (client.User, error) { return c.Me(a.ctx) })
 			if err != nil {
 				return err
-			}
-			me, err := c.Me(a.ctx)
-			if err != nil {
-				return apiError(err)
 			}
 			path, err := a.configPath()
 			if err != nil {
@@ -192,11 +193,8 @@ session); they start with pt_.`,
 			if err := saveConfig(path, fileConfig{APIURL: a.apiURL, Token: a.token}); err != nil {
 				return withCode(ExitError, fmt.Errorf("saving %s: %w", path, err))
 			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"email": me.Email, "plan": me.Plan, "api_url": a.apiURL, "config": path})
-			}
-			fmt.Fprintf(a.out(), "Logged in to %s as %s (plan %s).\nSaved to %s (mode 0600).\n", a.apiURL, me.Email, me.Plan, path)
-			return nil
+			return a.showf(map[string]any{"email": me.Email, "plan": me.Plan, "api_url": a.apiURL, "config": path},
+				"Logged in to %s as %s (plan %s).\nSaved to %s (mode 0600).\n", a.apiURL, me.Email, me.Plan, path)
 		},
 	}
 	return cmd

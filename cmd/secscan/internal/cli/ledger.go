@@ -11,6 +11,7 @@ import (
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
 	"secscan/cmd/secscan/internal/table"
+	"secscan/shared/scans"
 )
 
 // maxTriageReason is the API's bound on a triage reason, in characters.
@@ -38,18 +39,13 @@ else 100 columns); --json prints the ledger as the API returns it.`,
 			if state != "" && !validTriageState(state) {
 				return usageError("--state must be open, accepted_risk or false_positive, not %q", state)
 			}
-			c, id, err := a.targetClient(args[0])
+			es, err := targetCall(a, args[0], func(c *client.Client, id string) ([]client.LedgerEntry, error) {
+				return c.TargetIssues(a.ctx, id, status, state)
+			})
 			if err != nil {
 				return err
 			}
-			es, err := c.TargetIssues(a.ctx, id, status, state)
-			if err != nil {
-				return apiError(err)
-			}
-			if done, err := printList(a, es, "No issues."); done {
-				return err
-			}
-			return a.writeTable(ledgerTable(es, time.Now()))
+			return showList(a, es, "No issues.", func(es []client.LedgerEntry) ([]table.Column, [][]string) { return ledgerTable(es, time.Now()) })
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only issues with this status: open or fixed")
@@ -65,7 +61,7 @@ func ledgerTable(es []client.LedgerEntry, now time.Time) ([]table.Column, [][]st
 		{Header: "TRIAGE"}, {Header: "TITLE", Flex: true, Min: 12, Drop: 3}, {Header: "LAST SEEN", Drop: 1}}
 	rows := make([][]string, 0, len(es))
 	for _, e := range es {
-		rows = append(rows, []string{e.Severity, findings.CleanLine(e.Key, 0), e.Status, triageCell(e.Triage, now),
+		rows = append(rows, []string{string(e.Severity), findings.CleanLine(e.Key, 0), e.Status, triageCell(e.Triage, now),
 			findings.CleanLine(e.Title, 0), e.LastSeenAt.UTC().Format("2006-01-02")})
 	}
 	return cols, rows
@@ -76,7 +72,7 @@ func triageCell(t *client.Triage, now time.Time) string {
 	if t == nil || !findings.Suppressed(t, now) {
 		return "-"
 	}
-	if t.State == findings.TriageAcceptedRisk && t.ExpiresAt != nil {
+	if t.State == scans.TriageAcceptedRisk && t.ExpiresAt != nil {
 		if exp, err := time.Parse(time.RFC3339, *t.ExpiresAt); err == nil {
 			return "accepted_risk until " + exp.UTC().Format("2006-01-02")
 		}
@@ -85,7 +81,7 @@ func triageCell(t *client.Triage, now time.Time) string {
 }
 
 func validTriageState(s string) bool {
-	return s == findings.TriageOpen || s == findings.TriageAcceptedRisk || s == findings.TriageFalsePositive
+	return s == scans.TriageOpen || s == scans.TriageAcceptedRisk || s == scans.TriageFalsePositive
 }
 
 // triageFlags are the flags of the triage command.
@@ -103,31 +99,47 @@ func (f triageFlags) request(now time.Time) (client.TriageRequest, error) {
 	if !validTriageState(req.State) {
 		return req, usageError("--state must be false_positive, accepted_risk or open, not %q", f.state)
 	}
-	reason := strings.TrimSpace(f.reason)
-	switch {
-	case reason == "" && req.State != findings.TriageOpen:
-		return req, usageError("--reason is required with --state %s (why, for whoever reads the ledger next)", req.State)
-	case utf8.RuneCountInString(reason) > maxTriageReason:
-		return req, usageError("--reason must be at most %d characters, not %d", maxTriageReason, utf8.RuneCountInString(reason))
-	case reason != "":
-		req.Reason = &reason
+	var err error
+	if req.Reason, err = triageReason(req.State, f.reason); err != nil {
+		return req, err
 	}
 	if f.expires == "" {
 		return req, nil
 	}
-	if req.State != findings.TriageAcceptedRisk {
-		return req, usageError("--expires applies only to --state accepted_risk")
+	req.ExpiresAt, err = triageExpiry(req.State, f.expires, now)
+	return req, err
+}
+
+// triageReason checks --reason: required unless the state is open, at
+// most maxTriageReason characters; nil when empty.
+func triageReason(state, reason string) (*string, error) {
+	reason = strings.TrimSpace(reason)
+	switch {
+	case reason == "" && state != scans.TriageOpen:
+		return nil, usageError("--reason is required with --state %s (why, for whoever reads the ledger next)", state)
+	case utf8.RuneCountInString(reason) > maxTriageReason:
+		return nil, usageError("--reason must be at most %d characters, not %d", maxTriageReason, utf8.RuneCountInString(reason))
+	case reason == "":
+		return nil, nil
 	}
-	exp, err := parseExpiry(f.expires)
+	return &reason, nil
+}
+
+// triageExpiry checks --expires (set): accepted_risk only, and after now;
+// RFC 3339.
+func triageExpiry(state, expires string, now time.Time) (*string, error) {
+	if state != scans.TriageAcceptedRisk {
+		return nil, usageError("--expires applies only to --state accepted_risk")
+	}
+	exp, err := parseExpiry(expires)
 	if err != nil {
-		return req, err
+		return nil, err
 	}
 	if !exp.After(now) {
-		return req, usageError("--expires must be in the future, not %s", exp.Format(time.RFC3339))
+		return nil, usageError("--expires must be in the future, not %s", exp.Format(time.RFC3339))
 	}
 	v := exp.Format(time.RFC3339)
-	req.ExpiresAt = &v
-	return req, nil
+	return &v, nil
 }
 
 // parseExpiry reads --expires: a date (YYYY-MM-DD, the acceptance ends as
@@ -173,13 +185,9 @@ open withdraws the decision. Who changed it and when is kept.`,
 			if key == "" {
 				return usageError("the issue key must not be empty; 'secscan issues %s' lists them", findings.CleanLine(args[0], 60))
 			}
-			c, id, err := a.targetClient(args[0])
+			e, err := targetCall(a, args[0], func(c *client.Client, id string) (client.LedgerEntry, error) { return c.SetTriage(a.ctx, id, key, req) })
 			if err != nil {
 				return err
-			}
-			e, err := c.SetTriage(a.ctx, id, key, req)
-			if err != nil {
-				return apiError(err)
 			}
 			if a.jsonOut {
 				return a.printJSON(e)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,12 +165,9 @@ UTC), in the current directory; -o - writes to stdout.`,
   secscan report scn_01J9Z… --format md -o - | less`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			format = strings.ToLower(format)
-			if format == "markdown" {
-				format = "md"
-			}
-			if format != "md" && format != "html" && format != "pdf" && format != "csv" {
-				return usageError("--format must be md, html, pdf or csv, not %q", format)
+			format, err := reportFormat(format)
+			if err != nil {
+				return err
 			}
 			c, err := a.client()
 			if err != nil {
@@ -180,36 +178,55 @@ UTC), in the current directory; -o - writes to stdout.`,
 				_, err := c.Report(a.ctx, args[0], format, a.rawStdout)
 				return apiError(err)
 			}
-			name, body, err := c.OpenReport(a.ctx, args[0], format)
+			file, n, err := a.saveReport(c, args[0], format, output)
 			if err != nil {
 				return apiError(err)
 			}
-			defer body.Close()
-			if output == "" {
-				output = name
-			}
-			if output == "" { // a service that suggests no name
-				output = filepath.Base(args[0]) + "." + format
-			}
-			var n int64
-			err = writeFile(output, func(w io.Writer) error {
-				var err error
-				n, err = io.Copy(w, body)
-				return err
-			})
-			if err != nil {
-				return apiError(fmt.Errorf("downloading the %s report: %w", format, err))
-			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"file": output, "bytes": n, "format": format})
-			}
-			fmt.Fprintf(a.out(), "Saved %s (%d bytes).\n", output, n)
-			return nil
+			return a.showf(map[string]any{"file": file, "bytes": n, "format": format}, "Saved %s (%d bytes).\n", file, n)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "pdf", "md, html, pdf or csv")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default <domain>-<YYYY-MM-DD>-<scan id>.<format>; - for stdout)")
 	return cmd
+}
+
+// reportFormat checks --format of report ("markdown" is md).
+func reportFormat(format string) (string, error) {
+	format = strings.ToLower(format)
+	if format == "markdown" {
+		format = "md"
+	}
+	if !slices.Contains([]string{"md", "html", "pdf", "csv"}, format) {
+		return "", usageError("--format must be md, html, pdf or csv, not %q", format)
+	}
+	return format, nil
+}
+
+// saveReport downloads the report of scanID into output, by default the
+// name the service suggests (else <scan id>.<format>): the file and its
+// size.
+func (a *app) saveReport(c *client.Client, scanID, format, output string) (string, int64, error) {
+	name, body, err := c.OpenReport(a.ctx, scanID, format)
+	if err != nil {
+		return "", 0, err
+	}
+	defer body.Close()
+	if output == "" {
+		output = name
+	}
+	if output == "" { // a service that suggests no name
+		output = filepath.Base(scanID) + "." + format
+	}
+	var n int64
+	err = writeFile(output, func(w io.Writer) error {
+		var err error
+		n, err = io.Copy(w, body)
+		return err
+	})
+	if err != nil {
+		return "", 0, fmt.Errorf("downloading the %s report: %w", format, err)
+	}
+	return output, n, nil
 }
 
 // writeFile writes into a temporary file next to path and renames it only
@@ -254,18 +271,11 @@ func (a *app) scansCommand() *cobra.Command {
   secscan scans list --json | jq -r '.[0].id'`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			c, err := a.client()
+			ss, err := call(a, func(c *client.Client) ([]client.Scan, error) { return c.Scans(a.ctx, status, target, limit) })
 			if err != nil {
 				return err
 			}
-			ss, err := c.Scans(a.ctx, status, target, limit)
-			if err != nil {
-				return apiError(err)
-			}
-			if done, err := printList(a, ss, "No scans."); done {
-				return err
-			}
-			return a.writeTable(scansTable(ss))
+			return showList(a, ss, "No scans.", scansTable)
 		},
 	}
 	list.Flags().StringVar(&status, "status", "", "only scans with this status (queued, running, completed, failed, cancelled)")
@@ -301,19 +311,11 @@ func (a *app) scansCommand() *cobra.Command {
 		Example: `  secscan scans cancel scn_01J9Z…`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			c, err := a.client()
+			s, err := call(a, func(c *client.Client) (client.Scan, error) { return c.CancelScan(a.ctx, args[0]) })
 			if err != nil {
 				return err
 			}
-			s, err := c.CancelScan(a.ctx, args[0])
-			if err != nil {
-				return apiError(err)
-			}
-			if a.jsonOut {
-				return a.printJSON(s)
-			}
-			fmt.Fprintf(a.out(), "Cancellation requested for %s (now %s).\n", s.ID, s.Status)
-			return nil
+			return a.showf(s, "Cancellation requested for %s (now %s).\n", s.ID, s.Status)
 		},
 	}
 	cmd.AddCommand(list, show, cancel)
@@ -377,21 +379,4 @@ func stepsTable(steps []client.Step) ([]table.Column, [][]string) {
 			fmt.Sprintf("%d ms", st.DurationMS), findings.CleanLine(st.Outcome, 0)})
 	}
 	return cols, rows
-}
-
-// printList prints a listing command's items as JSON with --json ([] for
-// none), or says empty when there are none; done reports that it printed
-// (the caller returns err), else the caller prints the table.
-func printList[T any](a *app, items []T, empty string) (done bool, err error) {
-	if a.jsonOut {
-		if items == nil {
-			items = []T{}
-		}
-		return true, a.printJSON(items)
-	}
-	if len(items) == 0 {
-		fmt.Fprintln(a.out(), empty)
-		return true, nil
-	}
-	return false, nil
 }

@@ -33,6 +33,12 @@ type gateFlags struct {
 	includeTriaged bool
 }
 
+// needWait says whether a flag that only a finished scan can serve is set:
+// the gate, the baseline or one of the files.
+func (g gateFlags) needWait() bool {
+	return g.failOn != "" || g.baseline != "" || g.sarif != "" || g.junit != "" || g.markdown != ""
+}
+
 func (g *gateFlags) register(cmd *cobra.Command, withFiles bool) {
 	f := cmd.Flags()
 	f.StringVar(&g.failOn, "fail-on", "", "exit 1 when a finding at or above this severity exists: critical, high, medium or low (counts findings, not issues; triaged issues aside)")
@@ -64,31 +70,44 @@ func (a *app) gate(c *client.Client, g gateFlags) (findings.Gate, error) {
 	if g.baseline == "" {
 		return gate, nil
 	}
-	if st, err := os.Stat(g.baseline); err == nil && !st.IsDir() {
-		if st.Size() > 64<<20 {
-			return gate, usageError("baseline %s is larger than 64 MiB", g.baseline)
-		}
-		raw, err := os.ReadFile(g.baseline)
-		if err != nil {
-			return gate, withCode(ExitError, err)
-		}
-		if gate.Baseline, err = findings.ParseBaseline(raw); err != nil {
-			return gate, usageError("baseline %s: %v", g.baseline, err)
-		}
-		return gate, nil
+	var err error
+	gate.Baseline, err = a.baseline(c, g.baseline)
+	return gate, err
+}
+
+// baseline reads the fingerprints of --baseline: a file (findings JSON,
+// scan JSON or SARIF), else a completed scan's id.
+func (a *app) baseline(c *client.Client, arg string) (map[string]bool, error) {
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		return baselineFile(arg, st.Size())
 	}
-	if !strings.HasPrefix(g.baseline, "scn_") {
-		return gate, usageError("--baseline %q is neither a file nor a scan id (scn_…)", g.baseline)
+	if !strings.HasPrefix(arg, "scn_") {
+		return nil, usageError("--baseline %q is neither a file nor a scan id (scn_…)", arg)
 	}
-	base, err := c.Scan(a.ctx, g.baseline)
+	base, err := c.Scan(a.ctx, arg)
 	if err != nil {
-		return gate, apiError(fmt.Errorf("baseline scan %s: %w", g.baseline, err))
+		return nil, apiError(fmt.Errorf("baseline scan %s: %w", arg, err))
 	}
 	if base.Status != client.Completed {
-		return gate, usageError("baseline scan %s is %s; a baseline must be a completed scan", base.ID, base.Status)
+		return nil, usageError("baseline scan %s is %s; a baseline must be a completed scan", base.ID, base.Status)
 	}
-	gate.Baseline = findings.Fingerprints(base.Findings)
-	return gate, nil
+	return findings.Fingerprints(base.Findings), nil
+}
+
+// baselineFile reads the fingerprints of a baseline file of size bytes.
+func baselineFile(path string, size int64) (map[string]bool, error) {
+	if size > 64<<20 {
+		return nil, usageError("baseline %s is larger than 64 MiB", path)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, withCode(ExitError, err)
+	}
+	fps, err := findings.ParseBaseline(raw)
+	if err != nil {
+		return nil, usageError("baseline %s: %v", path, err)
+	}
+	return fps, nil
 }
 
 func (a *app) scanCommand() *cobra.Command {
@@ -130,7 +149,7 @@ Ctrl-C while waiting asks whether to cancel the scan (on a terminal), cancels it
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Target = args[0]
-			if !wait && (g.failOn != "" || g.baseline != "" || g.sarif != "" || g.junit != "" || g.markdown != "") {
+			if !wait && g.needWait() {
 				return usageError("--fail-on, --baseline, --sarif, --junit and --markdown need --wait")
 			}
 			if timeout <= 0 {
@@ -149,12 +168,8 @@ Ctrl-C while waiting asks whether to cancel the scan (on a terminal), cancels it
 				return apiError(err)
 			}
 			if !wait {
-				if a.jsonOut {
-					return a.printJSON(s)
-				}
-				fmt.Fprintf(a.out(), "Started %s (%s %s scan of %s, up to %d credits).\nFollow it with: secscan scans show %s\n",
+				return a.showf(s, "Started %s (%s %s scan of %s, up to %d credits).\nFollow it with: secscan scans show %s\n",
 					s.ID, s.ScanType, s.Tier, s.Target, s.MaxCredits, s.ID)
-				return nil
 			}
 			a.info("Started %s (%s %s scan of %s, up to %d credits).", s.ID, s.ScanType, s.Tier, s.Target, s.MaxCredits)
 			done, err := a.wait(c, s.ID, timeout, cancelOnInterrupt)
@@ -435,21 +450,10 @@ func scanRecord(s client.Scan) ([]byte, error) {
 	if _, ok := probe["issues"]; ok { // null from the server: keep it as sent
 		return raw, nil
 	}
-	issues := []client.Issue{}
-	for _, g := range findings.Group(nil, s.Findings) {
-		issues = append(issues, g.Issue)
-	}
-	extra, err := json.Marshal(struct {
-		Issues      []client.Issue `json:"issues"`
-		IssuesCount int            `json:"issues_count"`
-	}{issues, len(issues)})
+	_, hasCount := probe["issues_count"]
+	extra, err := groupedIssues(s.Findings, !hasCount)
 	if err != nil {
 		return nil, err
-	}
-	if _, ok := probe["issues_count"]; ok {
-		extra, _ = json.Marshal(struct {
-			Issues []client.Issue `json:"issues"`
-		}{issues})
 	}
 	// Splice the fields in before the record's closing brace, keeping the
 	// order and the fields this client does not model.
@@ -459,6 +463,24 @@ func scanRecord(s client.Scan) ([]byte, error) {
 	}
 	out = append(out, extra[1:]...)
 	return out, nil
+}
+
+// groupedIssues is the JSON object of the issues the CLI groups from fs
+// ("issues"), with their count ("issues_count") when withCount.
+func groupedIssues(fs []client.Finding, withCount bool) ([]byte, error) {
+	issues := []client.Issue{}
+	for _, g := range findings.Group(nil, fs) {
+		issues = append(issues, g.Issue)
+	}
+	if !withCount {
+		return json.Marshal(struct {
+			Issues []client.Issue `json:"issues"`
+		}{issues})
+	}
+	return json.Marshal(struct {
+		Issues      []client.Issue `json:"issues"`
+		IssuesCount int            `json:"issues_count"`
+	}{issues, len(issues)})
 }
 
 // verdict reports the gate on stderr and returns exit 1 when it failed.

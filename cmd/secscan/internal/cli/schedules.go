@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -43,18 +42,11 @@ func (a *app) schedulesList() *cobra.Command {
   secscan schedules list --json | jq -r '.[] | select(.last_error != null) | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			c, err := a.client()
+			ss, err := call(a, func(c *client.Client) ([]client.Schedule, error) { return c.Schedules(a.ctx) })
 			if err != nil {
 				return err
 			}
-			ss, err := c.Schedules(a.ctx)
-			if err != nil {
-				return apiError(err)
-			}
-			if done, err := printList(a, ss, "No schedules. Create one with: secscan schedules create <domain> --cadence weekly"); done {
-				return err
-			}
-			return a.writeTable(schedulesTable(ss))
+			return showList(a, ss, "No schedules. Create one with: secscan schedules create <domain> --cadence weekly", schedulesTable)
 		},
 	}
 }
@@ -103,24 +95,16 @@ now; 'secscan schedules run <id>' starts one at once.`,
 			if err := checkScheduleFlags(req); err != nil {
 				return err
 			}
-			c, err := a.client()
+			s, err := call(a, func(c *client.Client) (client.Schedule, error) { return c.CreateSchedule(a.ctx, req) })
 			if err != nil {
 				return err
-			}
-			s, err := c.CreateSchedule(a.ctx, req)
-			if err != nil {
-				return apiError(err)
-			}
-			if a.jsonOut {
-				return a.printJSON(s)
 			}
 			next := "-"
 			if s.NextRunAt != nil {
 				next = s.NextRunAt.UTC().Format("2006-01-02 15:04 UTC")
 			}
-			fmt.Fprintf(a.out(), "Scheduled %s: a %s %s scan of %s, %s; first run %s.\nRun it now with: secscan schedules run %s\n",
+			return a.showf(s, "Scheduled %s: a %s %s scan of %s, %s; first run %s.\nRun it now with: secscan schedules run %s\n",
 				s.ID, s.ScanType, s.Tier, findings.CleanLine(s.Target, 0), s.Cadence, next, s.ID)
-			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -172,20 +156,12 @@ toward the hourly scan limit and the monthly allowance like any scan.`,
 			if err != nil {
 				return err
 			}
-			c, err := a.client()
+			s, err := call(a, func(c *client.Client) (client.Scan, error) { return c.RunSchedule(a.ctx, id) })
 			if err != nil {
 				return err
 			}
-			s, err := c.RunSchedule(a.ctx, id)
-			if err != nil {
-				return apiError(err)
-			}
-			if a.jsonOut {
-				return a.printJSON(s)
-			}
-			fmt.Fprintf(a.out(), "Started %s (%s %s scan of %s) for schedule %s.\nFollow it with: secscan scans show %s\n",
+			return a.showf(s, "Started %s (%s %s scan of %s) for schedule %s.\nFollow it with: secscan scans show %s\n",
 				s.ID, s.ScanType, s.Tier, findings.CleanLine(s.Target, 0), id, s.ID)
-			return nil
 		},
 	}
 }
@@ -202,18 +178,10 @@ func (a *app) schedulesRemove() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := a.client()
-			if err != nil {
+			if _, err := call(a, func(c *client.Client) (string, error) { return id, c.DeleteSchedule(a.ctx, id) }); err != nil {
 				return err
 			}
-			if err := c.DeleteSchedule(a.ctx, id); err != nil {
-				return apiError(err)
-			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"id": id, "removed": true})
-			}
-			fmt.Fprintf(a.out(), "Removed %s.\n", id)
-			return nil
+			return a.removed(id)
 		},
 	}
 }

@@ -41,20 +41,12 @@ control it. Publish it, then run 'secscan targets verify <domain>'.`,
 			if method != "dns_txt" && method != "http_file" {
 				return usageError("--method must be dns_txt or http_file, not %q", method)
 			}
-			c, err := a.client()
+			t, err := call(a, func(c *client.Client) (client.Target, error) { return c.CreateTarget(a.ctx, args[0], method) })
 			if err != nil {
 				return err
 			}
-			t, err := c.CreateTarget(a.ctx, args[0], method)
-			if err != nil {
-				return apiError(err)
-			}
-			if a.jsonOut {
-				return a.printJSON(t)
-			}
-			fmt.Fprintf(a.out(), "Registered %s as %s (unverified).\n\n%s\n\nThen run: secscan targets verify %s\n",
+			return a.showf(t, "Registered %s as %s (unverified).\n\n%s\n\nThen run: secscan targets verify %s\n",
 				t.Target, t.ID, findings.Clean(t.Instructions), t.Target)
-			return nil
 		},
 	}
 	cmd.Flags().StringVar(&method, "method", "dns_txt", "how to prove ownership: dns_txt or http_file")
@@ -70,27 +62,26 @@ func (a *app) targetsList() *cobra.Command {
   secscan targets list --json | jq -r '.[] | select(.verified) | .target'`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			c, err := a.client()
+			ts, err := call(a, func(c *client.Client) ([]client.Target, error) { return c.Targets(a.ctx) })
 			if err != nil {
 				return err
 			}
-			ts, err := c.Targets(a.ctx)
-			if err != nil {
-				return apiError(err)
-			}
-			if done, err := printList(a, ts, "No targets. Add one with: secscan targets add <domain>"); done {
-				return err
-			}
-			cols := []table.Column{{Header: "ID", Keep: true}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes},
-				{Header: "METHOD", Drop: 2}, {Header: "VERIFIED"}, {Header: "CREATED", Drop: 1}}
-			rows := make([][]string, 0, len(ts))
-			for _, t := range ts {
-				rows = append(rows, []string{t.ID, findings.CleanLine(t.Target, 0), t.Method, fmt.Sprint(t.Verified),
-					t.CreatedAt.UTC().Format("2006-01-02 15:04")})
-			}
-			return a.writeTable(cols, rows)
+			return showList(a, ts, "No targets. Add one with: secscan targets add <domain>", targetsTable)
 		},
 	}
+}
+
+// targetsTable is the targets list: id, domain, method, whether verified
+// and when created.
+func targetsTable(ts []client.Target) ([]table.Column, [][]string) {
+	cols := []table.Column{{Header: "ID", Keep: true}, {Header: "TARGET", Flex: true, Fit: table.TruncateRunes},
+		{Header: "METHOD", Drop: 2}, {Header: "VERIFIED"}, {Header: "CREATED", Drop: 1}}
+	rows := make([][]string, 0, len(ts))
+	for _, t := range ts {
+		rows = append(rows, []string{t.ID, findings.CleanLine(t.Target, 0), t.Method, fmt.Sprint(t.Verified),
+			t.CreatedAt.UTC().Format("2006-01-02 15:04")})
+	}
+	return cols, rows
 }
 
 func (a *app) targetsVerify() *cobra.Command {
@@ -103,19 +94,11 @@ says what it looked up and what it found (exit code 2).`,
   secscan targets verify tgt_01J9Z…`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			c, id, err := a.targetClient(args[0])
+			t, err := targetCall(a, args[0], func(c *client.Client, id string) (client.Target, error) { return c.VerifyTarget(a.ctx, id) })
 			if err != nil {
 				return err
 			}
-			t, err := c.VerifyTarget(a.ctx, id)
-			if err != nil {
-				return apiError(err)
-			}
-			if a.jsonOut {
-				return a.printJSON(t)
-			}
-			fmt.Fprintf(a.out(), "%s (%s) is verified; it can be scanned.\n", t.Target, t.ID)
-			return nil
+			return a.showf(t, "%s (%s) is verified; it can be scanned.\n", t.Target, t.ID)
 		},
 	}
 }
@@ -128,18 +111,11 @@ func (a *app) targetsRemove() *cobra.Command {
 		Example: `  secscan targets rm example.com`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			c, id, err := a.targetClient(args[0])
+			id, err := targetCall(a, args[0], func(c *client.Client, id string) (string, error) { return id, c.DeleteTarget(a.ctx, id) })
 			if err != nil {
 				return err
 			}
-			if err := c.DeleteTarget(a.ctx, id); err != nil {
-				return apiError(err)
-			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"id": id, "removed": true})
-			}
-			fmt.Fprintf(a.out(), "Removed %s.\n", id)
-			return nil
+			return a.removed(id)
 		},
 	}
 }

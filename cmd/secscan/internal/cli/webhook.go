@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -45,9 +46,7 @@ cannot be read. The secret comes from --secret or SECSCAN_WEBHOOK_SECRET.`,
 		// No API call: configuration is not needed.
 		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 		RunE: func(*cobra.Command, []string) error {
-			if secret == "" {
-				secret = a.env.Getenv("SECSCAN_WEBHOOK_SECRET")
-			}
+			secret := cmp.Or(secret, a.env.Getenv("SECSCAN_WEBHOOK_SECRET"))
 			if secret == "" {
 				return usageError("no signing secret: pass --secret or set SECSCAN_WEBHOOK_SECRET")
 			}
@@ -59,45 +58,61 @@ cannot be read. The secret comes from --secret or SECSCAN_WEBHOOK_SECRET.`,
 				}
 				now = t
 			}
-			raw, err := io.ReadAll(io.LimitReader(a.env.Stdin, maxDelivery+1))
+			header, body, err := a.readDelivery()
 			if err != nil {
-				return withCode(ExitError, fmt.Errorf("reading the delivery: %w", err))
+				return err
 			}
-			if len(raw) > maxDelivery {
-				return usageError("the delivery is larger than %d bytes", maxDelivery)
-			}
-			header, body, err := parseDelivery(raw)
-			if err != nil {
-				return usageError("reading the delivery: %v", err)
-			}
-			verr := webhookverify.Verify(secret, header, body, now)
-			var d webhookverify.Delivery
-			_ = jsonUnmarshal(body, &d)
-			result := map[string]any{"valid": verr == nil, "delivery": header.Get(webhookverify.HeaderDelivery),
-				"scan_id": d.ScanID, "status": d.Status}
-			if verr != nil {
-				result["error"] = verr.Error()
-			}
-			if a.jsonOut {
-				if err := a.printJSON(result); err != nil {
-					return err
-				}
-			} else if verr == nil {
-				fmt.Fprintf(a.out(), "valid: delivery %s for scan %s (%s), signed with this secret\n",
-					orDash(header.Get(webhookverify.HeaderDelivery)), orDash(d.ScanID), orDash(d.Status))
-			} else {
-				fmt.Fprintf(a.out(), "invalid: %v\n", verr)
-			}
-			if verr != nil {
-				return withCode(ExitGate, nil)
-			}
-			return nil
+			return a.reportVerification(header, body, webhookverify.Verify(secret, header, body, now))
 		},
 	}
 	verify.Flags().StringVar(&secret, "secret", "", "the webhook signing secret, whsec_… (or SECSCAN_WEBHOOK_SECRET)")
 	verify.Flags().StringVar(&at, "at", "", "check freshness as of this time (RFC 3339 or Unix seconds) instead of now")
 	cmd.AddCommand(verify)
 	return cmd
+}
+
+// readDelivery reads the saved delivery on stdin (at most maxDelivery
+// bytes): its headers and raw body.
+func (a *app) readDelivery() (http.Header, []byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(a.env.Stdin, maxDelivery+1))
+	if err != nil {
+		return nil, nil, withCode(ExitError, fmt.Errorf("reading the delivery: %w", err))
+	}
+	if len(raw) > maxDelivery {
+		return nil, nil, usageError("the delivery is larger than %d bytes", maxDelivery)
+	}
+	header, body, err := parseDelivery(raw)
+	if err != nil {
+		return nil, nil, usageError("reading the delivery: %v", err)
+	}
+	return header, body, nil
+}
+
+// reportVerification prints the verdict on a delivery (verr nil: authentic)
+// with its delivery id, scan and status; an invalid one exits 1.
+func (a *app) reportVerification(header http.Header, body []byte, verr error) error {
+	var d webhookverify.Delivery
+	_ = jsonUnmarshal(body, &d)
+	result := map[string]any{"valid": verr == nil, "delivery": header.Get(webhookverify.HeaderDelivery),
+		"scan_id": d.ScanID, "status": d.Status}
+	if verr != nil {
+		result["error"] = verr.Error()
+	}
+	switch {
+	case a.jsonOut:
+		if err := a.printJSON(result); err != nil {
+			return err
+		}
+	case verr == nil:
+		fmt.Fprintf(a.out(), "valid: delivery %s for scan %s (%s), signed with this secret\n",
+			orDash(header.Get(webhookverify.HeaderDelivery)), orDash(d.ScanID), orDash(d.Status))
+	default:
+		fmt.Fprintf(a.out(), "invalid: %v\n", verr)
+	}
+	if verr != nil {
+		return withCode(ExitGate, nil)
+	}
+	return nil
 }
 
 func orDash(s string) string {

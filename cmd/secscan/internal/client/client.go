@@ -83,12 +83,9 @@ func StatusOf(err error) int {
 // do sends one request, waiting out 429s (bounded), and returns the
 // response for a 2xx status; any other status becomes an *Error.
 func (c *Client) do(ctx context.Context, method, path string, header http.Header, body any) (*http.Response, error) {
-	var raw []byte
-	if body != nil {
-		var err error
-		if raw, err = json.Marshal(body); err != nil {
-			return nil, err
-		}
+	raw, err := jsonBody(body)
+	if err != nil {
+		return nil, err
 	}
 	hc := *c.HTTP
 	hc.CheckRedirect = checkRedirect
@@ -105,8 +102,7 @@ func (c *Client) do(ctx context.Context, method, path string, header http.Header
 			return res, nil
 		}
 		apiErr := readError(res)
-		if res.StatusCode == http.StatusTooManyRequests && attempt < MaxRateLimitRetries &&
-			apiErr.RetryAfter > 0 && apiErr.RetryAfter <= MaxRetryAfter {
+		if attempt < MaxRateLimitRetries && apiErr.waitable() {
 			if err := c.waitRetryAfter(ctx, apiErr); err != nil {
 				return nil, err
 			}
@@ -114,6 +110,20 @@ func (c *Client) do(ctx context.Context, method, path string, header http.Header
 		}
 		return nil, apiErr
 	}
+}
+
+// jsonBody is body as JSON; nil for no body.
+func jsonBody(body any) ([]byte, error) {
+	if body == nil {
+		return nil, nil
+	}
+	return json.Marshal(body)
+}
+
+// waitable says whether the error is a 429 whose Retry-After the client
+// waits out: set, and at most MaxRetryAfter.
+func (e *Error) waitable() bool {
+	return e.Status == http.StatusTooManyRequests && e.RetryAfter > 0 && e.RetryAfter <= MaxRetryAfter
 }
 
 // request is one attempt's request: the JSON body raw (nil: none), the

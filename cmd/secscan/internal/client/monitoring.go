@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"secscan/shared/scans"
 )
 
 // ScheduleRequest is the body of POST /api/schedules.
@@ -34,20 +36,8 @@ type Schedule struct {
 	CreatedAt   time.Time  `json:"created_at"`
 }
 
-// LedgerEntry is one issue of a target's issue ledger.
-type LedgerEntry struct {
-	Key         string     `json:"key"`
-	Check       string     `json:"check"`
-	CVE         *string    `json:"cve"`
-	Title       string     `json:"title"`
-	Severity    string     `json:"severity"`
-	Status      string     `json:"status"`
-	FirstSeenAt time.Time  `json:"first_seen_at"`
-	LastSeenAt  time.Time  `json:"last_seen_at"`
-	LastScanID  string     `json:"last_scan_id"`
-	FixedAt     *time.Time `json:"fixed_at"`
-	Triage      *Triage    `json:"triage"`
-}
+// LedgerEntry is one issue of a target's issue ledger (scans.LedgerEntry).
+type LedgerEntry = scans.LedgerEntry
 
 // TriageRequest is the body of PUT /api/targets/<id>/issues/<key>.
 type TriageRequest struct {

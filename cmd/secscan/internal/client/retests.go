@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+
+	"secscan/shared/scans"
 )
 
 // Retest is a retest of one issue (CONTRACT "Proof and retest").
@@ -20,14 +22,8 @@ type Retest struct {
 	FinishedAt  *string        `json:"finished_at"`
 }
 
-// RetestResult is one location's outcome.
-type RetestResult struct {
-	FindingID string `json:"finding_id"`
-	Host      string `json:"host"`
-	Port      *int   `json:"port"`
-	Outcome   string `json:"outcome"`
-	Detail    string `json:"detail"`
-}
+// RetestResult is one location's outcome (scans.RetestResult).
+type RetestResult = scans.RetestResult
 
 // CreateRetest is POST /api/scans/{id}/issues/{key}/retest.
 func (c *Client) CreateRetest(ctx context.Context, scanID, issueKey string) (Retest, error) {

@@ -3,6 +3,8 @@ package client
 import (
 	"encoding/json"
 	"time"
+
+	"secscan/shared/scans"
 )
 
 // User is GET /api/auth/me.
@@ -83,29 +85,10 @@ func (s Scan) Terminal() bool {
 	return s.Status == Completed || s.Status == Failed || s.Status == Cancelled
 }
 
-// Finding is one weakness a tool observed at one place (CONTRACT "Scans").
-type Finding struct {
-	ID string `json:"id"`
-	// Check is the catalogue code of the weakness; Issue the key of the
-	// issue the finding belongs to. Both are empty from a server that
-	// predates check codes.
-	Check       string   `json:"check"`
-	Issue       string   `json:"issue"`
-	Title       string   `json:"title"`
-	Severity    string   `json:"severity"`
-	Category    string   `json:"category"`
-	Host        string   `json:"host"`
-	Port        *int     `json:"port"`
-	Evidence    string   `json:"evidence"`
-	Description string   `json:"description"`
-	Remediation string   `json:"remediation"`
-	References  []string `json:"references"`
-	CWE         *string  `json:"cwe"`
-	CVE         *string  `json:"cve"`
-	CVSS        *float64 `json:"cvss"`
-	Confidence  string   `json:"confidence"`
-	Fingerprint string   `json:"fingerprint"`
-}
+// Finding is one weakness a tool observed at one place (CONTRACT "Scans"):
+// the server renders scans.Finding as it is. Check and Issue are empty from
+// a server that predates check codes.
+type Finding = scans.Finding
 
 // CurrentStep is the step a running scan is executing now.
 type CurrentStep struct {
@@ -134,38 +117,12 @@ type Summary struct {
 }
 
 // Issue is one weakness wherever it occurs in a scan: the findings with the
-// same check and CVE (CONTRACT "Checks and issues").
-type Issue struct {
-	Key         string     `json:"key"`
-	Check       string     `json:"check"`
-	CVE         *string    `json:"cve"`
-	Title       string     `json:"title"`
-	Severity    string     `json:"severity"`
-	Confidence  string     `json:"confidence"`
-	Category    string     `json:"category"`
-	CWE         *string    `json:"cwe"`
-	CVSS        *float64   `json:"cvss"`
-	Count       int        `json:"count"`
-	Locations   []Location `json:"locations"`
-	Description string     `json:"description"`
-	Remediation string     `json:"remediation"`
-	References  []string   `json:"references"`
-	Change      *string    `json:"change"`
-	Triage      *Triage    `json:"triage"`
-}
+// same check and CVE (CONTRACT "Checks and issues"), as the server renders
+// scans.Issue.
+type Issue = scans.Issue
 
 // Location is one place an issue was found.
-type Location struct {
-	FindingID string `json:"finding_id"`
-	Host      string `json:"host"`
-	Port      *int   `json:"port"`
-}
+type Location = scans.Location
 
 // Triage is the target's decision on an issue (nil when open).
-type Triage struct {
-	State     string  `json:"state"`
-	Reason    string  `json:"reason"`
-	ExpiresAt *string `json:"expires_at"`
-	UpdatedAt string  `json:"updated_at"`
-	UpdatedBy string  `json:"updated_by"`
-}
+type Triage = scans.Triage

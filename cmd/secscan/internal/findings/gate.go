@@ -15,28 +15,8 @@ import (
 	"strings"
 
 	"secscan/cmd/secscan/internal/client"
+	"secscan/shared/scans"
 )
-
-// Severities, most severe first; the index is the rank.
-var Severities = []string{"critical", "high", "medium", "low", "info"}
-
-// Confidences, strongest first.
-var Confidences = []string{"certain", "firm", "tentative"}
-
-// SeverityRank is 0 for critical … 4 for info; unknown values rank last.
-func SeverityRank(s string) int {
-	if i := slices.Index(Severities, s); i >= 0 {
-		return i
-	}
-	return len(Severities)
-}
-
-func confidenceRank(c string) int {
-	if i := slices.Index(Confidences, c); i >= 0 {
-		return i
-	}
-	return len(Confidences)
-}
 
 // Gate is the quality gate of a CI run.
 type Gate struct {
@@ -56,10 +36,10 @@ type Gate struct {
 
 // Validate checks the gate's values, naming the flag at fault.
 func (g Gate) Validate() error {
-	if g.FailOn != "" && !slices.Contains(Severities[:4], g.FailOn) {
+	if g.FailOn != "" && !slices.Contains(scans.Severities[:4], scans.Severity(g.FailOn)) {
 		return fmt.Errorf("--fail-on must be critical, high, medium or low, not %q", g.FailOn)
 	}
-	if g.MinConfidence != "" && !slices.Contains(Confidences, g.MinConfidence) {
+	if g.MinConfidence != "" && !slices.Contains(scans.Confidences, scans.Confidence(g.MinConfidence)) {
 		return fmt.Errorf("--min-confidence must be certain, firm or tentative, not %q", g.MinConfidence)
 	}
 	return nil
@@ -67,7 +47,7 @@ func (g Gate) Validate() error {
 
 // IsNew says whether f is absent from the baseline (always, without one):
 // matched by its fingerprint, else by the fingerprint the service gave it
-// before check codes (LegacyFingerprint), so a baseline saved before the
+// before check codes (scans.Finding.LegacyFingerprint), so a baseline saved before the
 // upgrade still knows it.
 func (g Gate) IsNew(f client.Finding) bool {
 	if g.Baseline == nil {
@@ -76,7 +56,7 @@ func (g Gate) IsNew(f client.Finding) bool {
 	if f.Fingerprint != "" && g.Baseline[f.Fingerprint] {
 		return false
 	}
-	return !g.Baseline[LegacyFingerprint(f)]
+	return !g.Baseline[f.LegacyFingerprint()]
 }
 
 // NewCount is how many of an issue's findings are new (all, without a
@@ -103,7 +83,7 @@ func (g Gate) Counts(f client.Finding) bool {
 	if g.IsTriaged(f) {
 		return false
 	}
-	if g.MinConfidence != "" && confidenceRank(f.Confidence) > confidenceRank(g.MinConfidence) {
+	if g.MinConfidence != "" && f.Confidence.Rank() > scans.Confidence(g.MinConfidence).Rank() {
 		return false
 	}
 	return g.IsNew(f)
@@ -111,7 +91,7 @@ func (g Gate) Counts(f client.Finding) bool {
 
 // Fails says whether f on its own fails the gate.
 func (g Gate) Fails(f client.Finding) bool {
-	return g.FailOn != "" && g.Counts(f) && SeverityRank(f.Severity) <= SeverityRank(g.FailOn)
+	return g.FailOn != "" && g.Counts(f) && f.Severity.Rank() <= scans.Severity(g.FailOn).Rank()
 }
 
 // Failures are the findings that fail the gate, in the given order.

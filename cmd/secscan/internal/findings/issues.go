@@ -1,14 +1,10 @@
 package findings
 
 import (
-	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"slices"
-	"strings"
 
 	"secscan/cmd/secscan/internal/client"
+	"secscan/shared/scans"
 )
 
 // IssueGroup is an issue with its findings (in the issue's location order):
@@ -30,13 +26,40 @@ func Group(issues []client.Issue, fs []client.Finding) []IssueGroup {
 	if issues == nil {
 		return groupFindings(fs)
 	}
+	used := make([]bool, len(fs))
+	out := findingsByLocation(issues, fs, used)
+	// A finding no location names joins the issue of its key; the rest
+	// (none, from a consistent server) still show, grouped here.
+	byKey := make(map[string]int, len(out))
+	for i, g := range out {
+		byKey[g.Key] = i
+	}
+	var rest []client.Finding
+	for i, f := range fs {
+		j, ok := byKey[issueKey(f)]
+		switch {
+		case used[i]:
+		case ok:
+			out[j].Findings = append(out[j].Findings, f)
+		default:
+			rest = append(rest, f)
+		}
+	}
+	if len(rest) > 0 {
+		out = append(out, groupFindings(rest)...)
+	}
+	return out
+}
+
+// findingsByLocation gives each issue the findings its locations name (by
+// id, each finding once), marking them used.
+func findingsByLocation(issues []client.Issue, fs []client.Finding, used []bool) []IssueGroup {
 	byID := make(map[string]int, len(fs))
 	for i, f := range fs {
 		if f.ID != "" {
 			byID[f.ID] = i
 		}
 	}
-	used := make([]bool, len(fs))
 	out := make([]IssueGroup, 0, len(issues))
 	for _, is := range issues {
 		g := IssueGroup{Issue: is}
@@ -48,143 +71,37 @@ func Group(issues []client.Issue, fs []client.Finding) []IssueGroup {
 		}
 		out = append(out, g)
 	}
-	// A finding no location names joins the issue of its key; the rest
-	// (none, from a consistent server) still show, grouped here.
-	byKey := make(map[string]int, len(out))
-	for i, g := range out {
-		byKey[g.Key] = i
-	}
-	for i, f := range fs {
-		if j, ok := byKey[issueKey(f)]; ok && !used[i] {
-			used[i] = true
-			out[j].Findings = append(out[j].Findings, f)
-		}
-	}
-	var rest []client.Finding
-	for i, f := range fs {
-		if !used[i] {
-			rest = append(rest, f)
-		}
-	}
-	if len(rest) > 0 {
-		out = append(out, groupFindings(rest)...)
-	}
 	return out
 }
 
 // issueKey is the key of the issue f belongs to: the server's, else
 // scans.IssueKey of its check and CVE, else (no check) its old rule.
 func issueKey(f client.Finding) string {
-	if f.Issue != "" {
+	switch {
+	case f.Issue != "":
 		return f.Issue
-	}
-	if f.Check == "" {
+	case f.Check == "":
 		return RuleID(f)
 	}
-	key := f.Check
-	if cve := cveOf(f); cve != "" {
-		key += ":" + cve
-	}
-	return key
+	return scans.IssueKey(f.Check, f.CVE)
 }
 
+// groupFindings groups findings the server sent without issues as the
+// server would (scans.GroupIssues), each issue with its findings in order.
 func groupFindings(fs []client.Finding) []IssueGroup {
-	index := map[string]int{}
-	var out []IssueGroup
-	var lead []client.Finding
-	for _, f := range fs {
+	keyed := make([]client.Finding, len(fs))
+	byKey := map[string][]client.Finding{}
+	for i, f := range fs {
 		key := issueKey(f)
-		i, ok := index[key]
-		if !ok {
-			i = len(out)
-			index[key] = i
-			out = append(out, IssueGroup{Issue: client.Issue{Key: key, Check: f.Check, CVE: f.CVE, Severity: f.Severity,
-				Confidence: defaultConfidence(f), Locations: []client.Location{}}})
-			lead = append(lead, f)
-		}
-		g := &out[i]
-		g.Count++
-		g.Locations = append(g.Locations, client.Location{FindingID: f.ID, Host: f.Host, Port: f.Port})
-		g.Findings = append(g.Findings, f)
-		if SeverityRank(f.Severity) < SeverityRank(g.Severity) {
-			g.Severity = f.Severity
-			lead[i] = f
-		}
-		if c := defaultConfidence(f); confidenceRank(c) < confidenceRank(g.Confidence) {
-			g.Confidence = c
-		}
-		if f.CVSS != nil && (g.CVSS == nil || *f.CVSS > *g.CVSS) {
-			g.CVSS = f.CVSS
-		}
+		byKey[key] = append(byKey[key], f)
+		keyed[i] = f
+		keyed[i].Issue = key
 	}
-	for i := range out {
-		f := lead[i]
-		out[i].Title, out[i].Category, out[i].CWE = f.Title, f.Category, f.CWE
-		out[i].Description, out[i].Remediation = f.Description, f.Remediation
-		out[i].References = slices.Clone(f.References)
-		if out[i].References == nil {
-			out[i].References = []string{}
-		}
+	var out []IssueGroup
+	for _, is := range scans.GroupIssues(keyed) {
+		out = append(out, IssueGroup{Issue: is, Findings: byKey[is.Key]})
 	}
-	slices.SortStableFunc(out, compareIssues)
 	return out
-}
-
-func compareIssues(a, b IssueGroup) int {
-	cvss := func(v *float64) float64 {
-		if v == nil {
-			return -1
-		}
-		return *v
-	}
-	return cmp.Or(
-		cmp.Compare(SeverityRank(a.Severity), SeverityRank(b.Severity)),
-		cmp.Compare(confidenceRank(a.Confidence), confidenceRank(b.Confidence)),
-		cmp.Compare(cvss(b.CVSS), cvss(a.CVSS)),
-		cmp.Compare(b.Count, a.Count),
-		cmp.Compare(a.Title, b.Title),
-	)
-}
-
-// defaultConfidence is scans.Finding.DefaultConfidence: a finding whose
-// tool said none is certain, but a CVE's is tentative.
-func defaultConfidence(f client.Finding) string {
-	switch {
-	case f.Confidence != "":
-		return f.Confidence
-	case f.CVE != nil && *f.CVE != "":
-		return "tentative"
-	}
-	return "certain"
-}
-
-func cveOf(f client.Finding) string {
-	if f.CVE == nil {
-		return ""
-	}
-	return strings.ToUpper(strings.TrimSpace(*f.CVE))
-}
-
-// LegacyFingerprint is the fingerprint the service gave a finding before
-// check codes (this release), from its host, title, port, CVE and
-// confidence: a copy of scans.Finding.LegacyFingerprint (a test keeps the
-// two equal), so a baseline saved before the upgrade still matches.
-func LegacyFingerprint(f client.Finding) string {
-	parts := []string{strings.ToLower(f.Host)}
-	if cve := cveOf(f); cve != "" {
-		parts = append(parts, "cve", cve)
-		if f.Confidence == "certain" {
-			parts = append(parts, "confirmed")
-		}
-	} else {
-		port := ""
-		if f.Port != nil {
-			port = fmt.Sprint(*f.Port)
-		}
-		parts = append(parts, "check", f.Title, port)
-	}
-	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
-	return hex.EncodeToString(sum[:12])
 }
 
 // Hosts are an issue's distinct locations (host:port, or the host), in

@@ -5,15 +5,13 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
+	"secscan/cmd/secscan/internal/sariftest"
 	"secscan/shared/scans"
 )
 
@@ -37,22 +35,22 @@ func withIssues() []client.Finding {
 	return fs
 }
 
-func toServer(f client.Finding) scans.Finding {
-	return scans.Finding{ID: f.ID, Check: scans.CheckCode(f.Check), Issue: f.Issue, Title: f.Title,
-		Severity: scans.Severity(f.Severity), Category: scans.Category(f.Category), Host: f.Host, Port: f.Port,
-		Evidence: f.Evidence, Description: f.Description, Remediation: f.Remediation, References: f.References,
-		CWE: f.CWE, CVE: f.CVE, CVSS: f.CVSS, Confidence: scans.Confidence(f.Confidence)}
-}
-
-// The CLI's copy of the old fingerprint rule is the server's.
-func TestLegacyFingerprintAgreesWithServer(t *testing.T) {
+// A baseline saved before check codes holds the old fingerprints: the gate
+// knows a finding by the server's old rule (scans.Finding.LegacyFingerprint),
+// CVEs trimmed and upper-cased, an empty CVE as none.
+func TestGateKnowsLegacyFingerprints(t *testing.T) {
 	fs := withIssues()
 	fs = append(fs, client.Finding{Host: "Demo.Test", Title: "x", CVE: ptr(" CVE-2020-1 "), Confidence: "certain"},
 		client.Finding{Host: "demo.test", Title: "x", CVE: ptr(""), Confidence: "tentative"},
 		client.Finding{Host: "demo.test", Title: "y"})
 	for _, f := range fs {
-		if got, want := findings.LegacyFingerprint(f), toServer(f).LegacyFingerprint(); got != want {
-			t.Errorf("%q on %s: %s, server %s", f.Title, f.Host, got, want)
+		f.Fingerprint = "not-in-the-baseline"
+		g := findings.Gate{Baseline: map[string]bool{f.LegacyFingerprint(): true}}
+		if g.IsNew(f) {
+			t.Errorf("%q on %s: new, but its legacy fingerprint %s is in the baseline", f.Title, f.Host, f.LegacyFingerprint())
+		}
+		if (findings.Gate{Baseline: map[string]bool{"other": true}}).IsNew(f) == false {
+			t.Errorf("%q on %s: known to a baseline without it", f.Title, f.Host)
 		}
 	}
 }
@@ -61,18 +59,14 @@ func TestLegacyFingerprintAgreesWithServer(t *testing.T) {
 // findings as the server does: the same keys, counts and order.
 func TestGroupAgreesWithServer(t *testing.T) {
 	fs := withIssues()
-	var server []scans.Finding
-	for _, f := range fs {
-		server = append(server, toServer(f))
-	}
-	want := scans.GroupIssues(server)
+	want := scans.GroupIssues(fs)
 	got := findings.Group(nil, fs)
 	if len(got) != len(want) {
 		t.Fatalf("%d issues, server %d", len(got), len(want))
 	}
 	for i := range want {
 		g, w := got[i], want[i]
-		if g.Key != w.Key || g.Count != w.Count || g.Severity != string(w.Severity) || g.Confidence != string(w.Confidence) ||
+		if g.Key != w.Key || g.Count != w.Count || g.Severity != w.Severity || g.Confidence != w.Confidence ||
 			g.Title != w.Title || len(g.Findings) != w.Count {
 			t.Errorf("issue %d: %s %d %s %s %q, server %s %d %s %s %q", i, g.Key, g.Count, g.Severity, g.Confidence, g.Title,
 				w.Key, w.Count, w.Severity, w.Confidence, w.Title)
@@ -167,7 +161,7 @@ func TestBaselineOldRule(t *testing.T) {
 	fs := withIssues()
 	var old []map[string]any
 	for _, f := range fs {
-		old = append(old, map[string]any{"title": f.Title, "host": f.Host, "fingerprint": toServer(f).LegacyFingerprint()})
+		old = append(old, map[string]any{"title": f.Title, "host": f.Host, "fingerprint": f.LegacyFingerprint()})
 	}
 	raw, _ := json.Marshal(old)
 	base, err := findings.ParseBaseline(raw)
@@ -202,7 +196,7 @@ func TestSARIFByIssue(t *testing.T) {
 		Tier: "standard", Status: "completed"}}, fs, gate); err != nil {
 		t.Fatal(err)
 	}
-	validateSchema(t, buf.Bytes())
+	sariftest.Validate(t, buf.Bytes())
 	var log struct {
 		Runs []struct {
 			Tool struct {
@@ -230,7 +224,7 @@ func TestSARIFByIssue(t *testing.T) {
 	if len(run.Results) != len(groups) {
 		t.Fatalf("%d results for %d issues", len(run.Results), len(groups))
 	}
-	checks := map[string]bool{}
+	checks := map[scans.CheckCode]bool{}
 	for _, f := range fs {
 		checks[f.Check] = true
 	}
@@ -238,13 +232,13 @@ func TestSARIFByIssue(t *testing.T) {
 		t.Errorf("%d rules for %d check codes", len(run.Tool.Driver.Rules), len(checks))
 	}
 	for _, r := range run.Tool.Driver.Rules {
-		if !checks[r.ID] {
+		if !checks[scans.CheckCode(r.ID)] {
 			t.Errorf("rule %q is not a check code", r.ID)
 		}
 	}
 	for i, res := range run.Results {
 		g := groups[i]
-		if res.RuleID != g.Check || run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID {
+		if res.RuleID != string(g.Check) || run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID {
 			t.Errorf("result %d: rule %s (index %d), want %s", i, res.RuleID, res.RuleIndex, g.Check)
 		}
 		if len(res.Locations) != g.Count {
@@ -281,36 +275,6 @@ func TestSARIFByIssue(t *testing.T) {
 	b.Locations = append(append([]client.Location{}, b.Locations...), client.Location{Host: "other.demo.test", Port: ptr(1)})
 	if findings.IssueFingerprint(a) == findings.IssueFingerprint(b) || findings.IssueFingerprint(a) != findings.IssueFingerprint(groups[0]) {
 		t.Error("the partial fingerprint does not follow the locations")
-	}
-}
-
-func validateSchema(t *testing.T, raw []byte) {
-	t.Helper()
-	f, err := os.Open("../../testdata/sarif-schema-2.1.0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	comp := jsonschema.NewCompiler()
-	comp.AssertFormat()
-	const url = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-	if err := comp.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := comp.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Fatalf("SARIF does not match the 2.1.0 schema: %v", err)
 	}
 }
 

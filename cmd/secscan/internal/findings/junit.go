@@ -103,7 +103,7 @@ func junitCaseOf(is IssueGroup, g Gate) junitCase {
 	}
 	n := is.count()
 	tc := junitCase{Name: fmt.Sprintf("%s: %s (%d finding%s)", CleanLine(is.Key, 200), CleanLine(is.Title, 200), n,
-		map[bool]string{true: "", false: "s"}[n == 1]), ClassName: "secscan." + is.Category}
+		map[bool]string{true: "", false: "s"}[n == 1]), ClassName: "secscan." + string(is.Category)}
 	if len(failing) > 0 {
 		var text strings.Builder
 		for _, f := range failing {
@@ -111,7 +111,7 @@ func junitCaseOf(is IssueGroup, g Gate) junitCase {
 				CleanLine(f.Title, 200), f.Severity, f.Confidence, CleanLine(Location(f), 200), CleanLine(f.Evidence, 2000), f.Fingerprint)
 		}
 		fmt.Fprintf(&text, "remediation: %s\n", CleanLine(is.Remediation, 2000))
-		tc.Failure = &junitFailure{Type: failing[0].Severity, Text: text.String(),
+		tc.Failure = &junitFailure{Type: string(failing[0].Severity), Text: text.String(),
 			Message: fmt.Sprintf("%d finding(s) at or above %s", len(failing), g.FailOn)}
 	}
 	if len(passing) > 0 {

@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"secscan/cmd/secscan/internal/client"
+	"secscan/shared/scans"
 )
 
 // The SARIF log is written with typed structs for the subset of SARIF 2.1.0
@@ -126,7 +128,7 @@ func RuleID(f client.Finding) string {
 	if f.CVE != nil && *f.CVE != "" {
 		return strings.ToUpper(*f.CVE)
 	}
-	return f.Category + "/" + slug(f.Title)
+	return string(f.Category) + "/" + slug(f.Title)
 }
 
 var nonAlnum = regexp.MustCompile(`[^a-z0-9]+`)
@@ -143,46 +145,47 @@ func slug(s string) string {
 }
 
 // level maps a severity to a SARIF level.
-func level(severity string) string {
+func level(severity scans.Severity) string {
 	switch severity {
-	case "critical", "high":
+	case scans.Critical, scans.High:
 		return "error"
-	case "medium":
+	case scans.Medium:
 		return "warning"
 	default:
 		return "note"
 	}
 }
 
+// severityBuckets are GitHub's security-severity buckets of each severity:
+// lowest, highest and middle score.
+var severityBuckets = map[scans.Severity][3]float64{
+	scans.Critical: {9.0, 10.0, 9.5},
+	scans.High:     {7.0, 8.9, 8.0},
+	scans.Medium:   {4.0, 6.9, 5.5},
+	scans.Low:      {0.1, 3.9, 2.0},
+}
+
 // securitySeverity is GitHub's 0–10 score, which it buckets as critical
 // (≥ 9.0), high (7.0–8.9), medium (4.0–6.9) and low (0.1–3.9): the finding's
 // CVSS when it falls in its severity's bucket, else the bucket's middle, so
 // GitHub shows the severity the service assigned.
-func securitySeverity(severity string, cvss *float64) string {
-	lo, hi, mid := 0.0, 0.0, 0.0
-	switch severity {
-	case "critical":
-		lo, hi, mid = 9.0, 10.0, 9.5
-	case "high":
-		lo, hi, mid = 7.0, 8.9, 8.0
-	case "medium":
-		lo, hi, mid = 4.0, 6.9, 5.5
-	case "low":
-		lo, hi, mid = 0.1, 3.9, 2.0
-	default:
+func securitySeverity(severity scans.Severity, cvss *float64) string {
+	b, ok := severityBuckets[severity]
+	if !ok {
 		return "0.0"
 	}
+	lo, hi, mid := b[0], b[1], b[2]
 	if cvss != nil && *cvss >= lo && *cvss <= hi {
 		return fmt.Sprintf("%.1f", *cvss)
 	}
 	return fmt.Sprintf("%.1f", mid)
 }
 
-func precision(confidence string) string {
+func precision(confidence scans.Confidence) string {
 	switch confidence {
-	case "certain":
+	case scans.Certain:
 		return "very-high"
-	case "firm":
+	case scans.Firm:
 		return "high"
 	default:
 		return "medium"
@@ -199,7 +202,7 @@ type Meta struct {
 // server that predates check codes: its key, the old rule).
 func ruleOf(is IssueGroup) string {
 	if is.Check != "" {
-		return is.Check
+		return string(is.Check)
 	}
 	return is.Key
 }
@@ -221,6 +224,71 @@ func IssueFingerprint(is IssueGroup) string {
 	return is.Key + "@" + hex.EncodeToString(sum[:12])
 }
 
+// invocationOf is the SARIF invocation of a scan: its outcome, times and
+// identity.
+func invocationOf(sc client.Scan) sarifInvocation {
+	inv := sarifInvocation{ExecutionSuccessful: sc.Status == client.Completed,
+		Properties: map[string]any{"scanId": sc.ID, "target": sc.Target, "scanType": sc.ScanType,
+			"tier": sc.Tier, "status": sc.Status, "creditsUsed": sc.CreditsUsed}}
+	if sc.StartedAt != nil {
+		inv.StartTimeUTC = sc.StartedAt.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	if sc.FinishedAt != nil {
+		inv.EndTimeUTC = sc.FinishedAt.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	return inv
+}
+
+// rulesOf is one SARIF rule per rule id of the issues (ruleOf), in the
+// order of their first issue, and each id's index among them.
+func rulesOf(groups []IssueGroup) ([]sarifRule, map[string]int) {
+	byRule := map[string][]IssueGroup{}
+	var order []string
+	for _, is := range groups {
+		id := ruleOf(is)
+		if _, ok := byRule[id]; !ok {
+			order = append(order, id)
+		}
+		byRule[id] = append(byRule[id], is)
+	}
+	rules := []sarifRule{}
+	index := map[string]int{}
+	for i, id := range order {
+		index[id] = i
+		rules = append(rules, rule(id, byRule[id]))
+	}
+	return rules, index
+}
+
+// sarifBaselineStates are SARIF's baseline states of the marks of
+// baselineMark; an issue with some new findings ("N new") is "updated".
+var sarifBaselineStates = map[string]string{"known": "unchanged", "new": "new"}
+
+// resultOf is the SARIF result of one issue; with a baseline it says
+// whether the issue is new, updated (new locations) or unchanged.
+func resultOf(is IssueGroup, index map[string]int, g Gate) sarifResult {
+	id := ruleOf(is)
+	r := sarifResult{
+		RuleID: id, RuleIndex: index[id], Level: level(is.Severity),
+		Message:             sarifMessage{Text: issueMessage(is)},
+		Locations:           issueLocations(is),
+		PartialFingerprints: map[string]string{IssueFingerprintKey: IssueFingerprint(is)},
+		Properties: map[string]any{"issue": is.Key, "severity": is.Severity, "confidence": is.Confidence,
+			"count": is.count(), "hosts": is.Hosts(), "security-severity": securitySeverity(is.Severity, is.CVSS),
+			"fingerprints": fingerprints(is)},
+	}
+	if is.Check != "" {
+		r.Properties["check"] = is.Check
+	}
+	if cve := ptrString(is.CVE); cve != "" {
+		r.Properties["cve"] = cve
+	}
+	if g.Baseline != nil {
+		r.BaselineState = cmp.Or(sarifBaselineStates[g.baselineMark(is)], "updated")
+	}
+	return r
+}
+
 // WriteSARIF writes the scan's issues as a SARIF 2.1.0 log: one rule per
 // check code (help text and remediation, security-severity), one result
 // per issue with all its locations (the URL a check fetched, or host:port),
@@ -238,60 +306,13 @@ func WriteSARIF(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 		// target and scan type, so the alerts of different targets stay
 		// apart and a fixed one closes only when its own target is rescanned.
 		run.AutomationDetails = &sarifAutomation{ID: fmt.Sprintf("secscan/%s/%s/%s", m.Scan.Target, m.Scan.ScanType, m.Scan.ID)}
-		inv := sarifInvocation{ExecutionSuccessful: m.Scan.Status == client.Completed,
-			Properties: map[string]any{"scanId": m.Scan.ID, "target": m.Scan.Target, "scanType": m.Scan.ScanType,
-				"tier": m.Scan.Tier, "status": m.Scan.Status, "creditsUsed": m.Scan.CreditsUsed}}
-		if m.Scan.StartedAt != nil {
-			inv.StartTimeUTC = m.Scan.StartedAt.UTC().Format("2006-01-02T15:04:05Z")
-		}
-		if m.Scan.FinishedAt != nil {
-			inv.EndTimeUTC = m.Scan.FinishedAt.UTC().Format("2006-01-02T15:04:05Z")
-		}
-		run.Invocations = []sarifInvocation{inv}
+		run.Invocations = []sarifInvocation{invocationOf(m.Scan)}
 	}
 	groups := Group(m.Scan.Issues, fs)
-	byRule := map[string][]IssueGroup{}
-	var ruleOrder []string
+	var index map[string]int
+	run.Tool.Driver.Rules, index = rulesOf(groups)
 	for _, is := range groups {
-		id := ruleOf(is)
-		if _, ok := byRule[id]; !ok {
-			ruleOrder = append(ruleOrder, id)
-		}
-		byRule[id] = append(byRule[id], is)
-	}
-	index := map[string]int{}
-	for i, id := range ruleOrder {
-		index[id] = i
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, rule(id, byRule[id]))
-	}
-	for _, is := range groups {
-		id := ruleOf(is)
-		r := sarifResult{
-			RuleID: id, RuleIndex: index[id], Level: level(is.Severity),
-			Message:             sarifMessage{Text: issueMessage(is)},
-			Locations:           issueLocations(is),
-			PartialFingerprints: map[string]string{IssueFingerprintKey: IssueFingerprint(is)},
-			Properties: map[string]any{"issue": is.Key, "severity": is.Severity, "confidence": is.Confidence,
-				"count": is.count(), "hosts": is.Hosts(), "security-severity": securitySeverity(is.Severity, is.CVSS),
-				"fingerprints": fingerprints(is)},
-		}
-		if is.Check != "" {
-			r.Properties["check"] = is.Check
-		}
-		if cve := ptrString(is.CVE); cve != "" {
-			r.Properties["cve"] = cve
-		}
-		if g.Baseline != nil {
-			switch n := g.NewCount(is); {
-			case n == 0:
-				r.BaselineState = "unchanged"
-			case n == len(is.Findings):
-				r.BaselineState = "new"
-			default:
-				r.BaselineState = "updated"
-			}
-		}
-		run.Results = append(run.Results, r)
+		run.Results = append(run.Results, resultOf(is, index, g))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -376,7 +397,7 @@ func rule(id string, issues []IssueGroup) sarifRule {
 			fmt.Fprintf(&md, "\n- %s", escapeMarkdown(CleanLine(ref, 500)))
 		}
 	}
-	tags := []string{"security", lead.Category}
+	tags := []string{"security", string(lead.Category)}
 	if lead.CWE != nil && *lead.CWE != "" {
 		tags = append(tags, "external/cwe/"+strings.ToLower(*lead.CWE))
 	}

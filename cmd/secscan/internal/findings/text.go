@@ -8,6 +8,7 @@ import (
 
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/table"
+	"secscan/shared/scans"
 )
 
 // DefaultWidth is the table's width when the output is not a terminal and
@@ -45,16 +46,9 @@ func WriteTable(w io.Writer, issues []client.Issue, fs []client.Finding, g Gate,
 	}
 	var rows [][]string
 	for _, is := range Group(issues, fs) {
-		row := []string{is.Severity, CleanLine(cveFirst(is), 0), fmt.Sprint(is.count()), strings.Join(is.Hosts(), ", ")}
+		row := []string{string(is.Severity), CleanLine(cveFirst(is), 0), fmt.Sprint(is.count()), strings.Join(is.Hosts(), ", ")}
 		if g.Baseline != nil {
-			switch n := g.NewCount(is); {
-			case n == 0:
-				row = append(row, "known")
-			case n == len(is.Findings):
-				row = append(row, "new")
-			default:
-				row = append(row, fmt.Sprintf("%d new", n))
-			}
+			row = append(row, g.baselineMark(is))
 		}
 		if g.FailOn != "" {
 			row = append(row, g.mark(is.Findings...))
@@ -81,7 +75,7 @@ func WriteFindingsTable(w io.Writer, fs []client.Finding, g Gate, width int) err
 	}
 	var rows [][]string
 	for _, f := range fs {
-		row := []string{f.Severity, f.Confidence, CleanLine(f.Title, 0), CleanLine(Location(f), 0)}
+		row := []string{string(f.Severity), string(f.Confidence), CleanLine(f.Title, 0), CleanLine(Location(f), 0)}
 		if g.Baseline != nil {
 			row = append(row, map[bool]string{true: "new", false: "known"}[g.IsNew(f)])
 		}
@@ -125,9 +119,9 @@ func widthOr(w int) int {
 
 // CountBySeverity counts findings per severity, most severe first.
 func CountBySeverity(fs []client.Finding) []int {
-	counts := make([]int, len(Severities))
+	counts := make([]int, len(scans.Severities))
 	for _, f := range fs {
-		if r := SeverityRank(f.Severity); r < len(counts) {
+		if r := f.Severity.Rank(); r < len(counts) {
 			counts[r]++
 		}
 	}
@@ -137,8 +131,8 @@ func CountBySeverity(fs []client.Finding) []int {
 // SeverityLine is "2 critical, 5 high, 0 medium, 1 low, 3 info".
 func SeverityLine(fs []client.Finding) string {
 	counts := CountBySeverity(fs)
-	parts := make([]string, len(Severities))
-	for i, s := range Severities {
+	parts := make([]string, len(scans.Severities))
+	for i, s := range scans.Severities {
 		parts[i] = fmt.Sprintf("%d %s", counts[i], s)
 	}
 	return strings.Join(parts, ", ")
@@ -170,53 +164,75 @@ func WriteMarkdown(w io.Writer, m Meta, fs []client.Finding, g Gate) error {
 	groups := Group(m.Scan.Issues, fs)
 	fmt.Fprintf(&b, "**%d findings in %d issues:** %s.\n\n", len(fs), len(groups), SeverityLine(fs))
 	if g.FailOn != "" {
-		failures := g.Failures(fs)
-		verdict := "passed"
-		if len(failures) > 0 {
-			verdict = fmt.Sprintf("**failed**: %d finding(s)", len(failures))
-		}
-		what := "findings"
-		if g.Baseline != nil {
-			what = "new findings"
-		}
-		if g.MinConfidence != "" {
-			what += fmt.Sprintf(" of confidence %s or better", g.MinConfidence)
-		}
-		if n := len(g.TriagedFailures(fs)); n > 0 {
-			verdict += fmt.Sprintf(" (%d triaged finding(s) not counted: false positives and accepted risks)", n)
-		}
-		fmt.Fprintf(&b, "Quality gate (fail on %s at or above %s): %s.\n\n", what, g.FailOn, verdict)
+		fmt.Fprintf(&b, "Quality gate (fail on %s at or above %s): %s.\n\n", g.counted(), g.FailOn, g.verdict(fs))
 	}
 	if len(groups) > 0 {
-		b.WriteString("| Severity | Issue | Count | Locations |")
-		sep := "|---|---|---:|---|"
-		if g.Baseline != nil {
-			b.WriteString(" Baseline |")
-			sep += "---|"
-		}
-		b.WriteString("\n" + sep + "\n")
-		for _, is := range groups {
-			hosts := is.Hosts()
-			where := strings.Join(hosts[:min(len(hosts), 3)], ", ")
-			if len(hosts) > 3 {
-				where += fmt.Sprintf(" and %d more", len(hosts)-3)
-			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s |", is.Severity, escapeMarkdown(CleanLine(is.Title, 200)), is.count(),
-				escapeMarkdown(CleanLine(where, 300)))
-			if g.Baseline != nil {
-				n := g.NewCount(is)
-				mark := fmt.Sprintf("%d new", n)
-				switch n {
-				case 0:
-					mark = "known"
-				case len(is.Findings):
-					mark = "new"
-				}
-				b.WriteString(" " + mark + " |")
-			}
-			b.WriteString("\n")
-		}
+		writeMarkdownIssues(&b, groups, g)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// counted says which findings the gate counts: "findings", or "new
+// findings" with a baseline, and the confidence floor if any.
+func (g Gate) counted() string {
+	what := "findings"
+	if g.Baseline != nil {
+		what = "new findings"
+	}
+	if g.MinConfidence != "" {
+		what += fmt.Sprintf(" of confidence %s or better", g.MinConfidence)
+	}
+	return what
+}
+
+// verdict is the gate's verdict on fs: passed, or failed with the count,
+// and how many findings their triage kept out.
+func (g Gate) verdict(fs []client.Finding) string {
+	verdict := "passed"
+	if failures := g.Failures(fs); len(failures) > 0 {
+		verdict = fmt.Sprintf("**failed**: %d finding(s)", len(failures))
+	}
+	if n := len(g.TriagedFailures(fs)); n > 0 {
+		verdict += fmt.Sprintf(" (%d triaged finding(s) not counted: false positives and accepted risks)", n)
+	}
+	return verdict
+}
+
+// baselineMark says how much of an issue the baseline knows: "known",
+// "new", or "N new".
+func (g Gate) baselineMark(is IssueGroup) string {
+	switch n := g.NewCount(is); n {
+	case 0:
+		return "known"
+	case len(is.Findings):
+		return "new"
+	default:
+		return fmt.Sprintf("%d new", n)
+	}
+}
+
+// writeMarkdownIssues writes the Markdown table of issues: severity, title,
+// count, the first three locations and, with a baseline, its mark.
+func writeMarkdownIssues(b *strings.Builder, groups []IssueGroup, g Gate) {
+	b.WriteString("| Severity | Issue | Count | Locations |")
+	sep := "|---|---|---:|---|"
+	if g.Baseline != nil {
+		b.WriteString(" Baseline |")
+		sep += "---|"
+	}
+	b.WriteString("\n" + sep + "\n")
+	for _, is := range groups {
+		hosts := is.Hosts()
+		where := strings.Join(hosts[:min(len(hosts), 3)], ", ")
+		if len(hosts) > 3 {
+			where += fmt.Sprintf(" and %d more", len(hosts)-3)
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s |", is.Severity, escapeMarkdown(CleanLine(is.Title, 200)), is.count(),
+			escapeMarkdown(CleanLine(where, 300)))
+		if g.Baseline != nil {
+			b.WriteString(" " + g.baselineMark(is) + " |")
+		}
+		b.WriteString("\n")
+	}
 }

@@ -4,27 +4,23 @@ import (
 	"time"
 
 	"secscan/cmd/secscan/internal/client"
-)
-
-// Triage states of an issue (CONTRACT "Monitoring: schedules, triage, assets").
-const (
-	TriageOpen          = "open"
-	TriageAcceptedRisk  = "accepted_risk"
-	TriageFalsePositive = "false_positive"
+	"secscan/shared/scans"
 )
 
 // Suppressed says whether a triage decision takes its issue out of the
 // gate at now: a false positive, or an accepted risk that has not expired
 // (an expired acceptance reopens the issue). A decision whose expiry
-// cannot be read does not suppress: the gate errs on the side of failing.
+// cannot be read does not suppress: the gate errs on the side of failing
+// (where scans.Triage.Suppresses, the server's rule for its counts, keeps
+// it), and so does a state this CLI does not know.
 func Suppressed(t *client.Triage, now time.Time) bool {
 	if t == nil {
 		return false
 	}
 	switch t.State {
-	case TriageFalsePositive:
+	case scans.TriageFalsePositive:
 		return true
-	case TriageAcceptedRisk:
+	case scans.TriageAcceptedRisk:
 		if t.ExpiresAt == nil || *t.ExpiresAt == "" {
 			return true
 		}

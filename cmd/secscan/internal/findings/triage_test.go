@@ -8,6 +8,7 @@ import (
 
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
+	"secscan/shared/scans"
 )
 
 // triagedScan has four high issues: a false positive, an accepted risk
@@ -23,10 +24,10 @@ func triagedScan(now time.Time) client.Scan {
 		triage *client.Triage
 	}{{"fp", tri("false_positive", nil)}, {"accepted", tri("accepted_risk", &future)},
 		{"expired", tri("accepted_risk", &past)}, {"plain", nil}} {
-		f := client.Finding{ID: "fnd_" + is.key, Issue: is.key, Check: is.key, Title: "Issue " + is.key, Severity: "high",
+		f := client.Finding{ID: "fnd_" + is.key, Issue: is.key, Check: scans.CheckCode(is.key), Title: "Issue " + is.key, Severity: "high",
 			Confidence: "certain", Host: "demo.test", Fingerprint: "fp" + is.key}
 		s.Findings = append(s.Findings, f)
-		s.Issues = append(s.Issues, client.Issue{Key: is.key, Check: is.key, Title: f.Title, Severity: "high", Confidence: "certain",
+		s.Issues = append(s.Issues, client.Issue{Key: is.key, Check: f.Check, Title: f.Title, Severity: "high", Confidence: "certain",
 			Count: 1, Locations: []client.Location{{FindingID: f.ID, Host: f.Host}}, Triage: is.triage})
 	}
 	return s

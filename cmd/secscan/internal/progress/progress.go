@@ -16,6 +16,7 @@ import (
 
 	"secscan/cmd/secscan/internal/client"
 	"secscan/cmd/secscan/internal/findings"
+	"secscan/shared/scans"
 )
 
 // Reporter is told about every poll of the scan.
@@ -185,7 +186,7 @@ func StatusLine(s client.Scan, elapsed time.Duration) string {
 	}
 	sev := make([]string, 0, len(counts))
 	for i, n := range counts {
-		sev = append(sev, fmt.Sprintf("%d%s", n, strings.ToUpper(findings.Severities[i][:1])))
+		sev = append(sev, fmt.Sprintf("%d%s", n, strings.ToUpper(string(scans.Severities[i][:1]))))
 	}
 	// The scan id was printed when the scan started; the line keeps what
 	// changes, most useful first, so a narrow terminal cuts the least.

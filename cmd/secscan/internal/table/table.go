@@ -173,17 +173,17 @@ func layout(width int, cols []Column, rows [][]string) []int {
 // widest is the column to narrow next: the widest of those not marked
 // Keep and wider than their least width, else the widest wider than 1 (-1: none).
 func widest(cols []Column, widths []int) int {
+	if i := widestWhere(widths, func(i int) bool { return !cols[i].Keep && widths[i] > cols[i].least() }); i >= 0 {
+		return i
+	}
+	return widestWhere(widths, func(i int) bool { return widths[i] > 1 })
+}
+
+// widestWhere is the first of the widest columns that ok accepts (-1: none).
+func widestWhere(widths []int, ok func(i int) bool) int {
 	best := -1
 	for i := range widths {
-		if !cols[i].Keep && widths[i] > cols[i].least() && (best < 0 || widths[i] > widths[best]) {
-			best = i
-		}
-	}
-	if best >= 0 {
-		return best
-	}
-	for i := range widths {
-		if widths[i] > 1 && (best < 0 || widths[i] > widths[best]) {
+		if ok(i) && (best < 0 || widths[i] > widths[best]) {
 			best = i
 		}
 	}

@@ -43,23 +43,54 @@ func run() error {
 	n := flag.Int("n", 15, "runs per binary")
 	root := flag.String("root", ".", "repository whose functions/ to build")
 	flag.Parse()
-	names := flag.Args()
-	if len(names) == 0 {
-		entries, err := os.ReadDir(filepath.Join(*root, "functions"))
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if e.IsDir() {
-				names = append(names, e.Name())
-			}
-		}
+	names, err := functionNames(*root, flag.Args())
+	if err != nil {
+		return err
 	}
 	bin, err := os.MkdirTemp("", "coldstart-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(bin)
+	if err := buildAll(*root, bin, names); err != nil {
+		return err
+	}
+	rt, err := newRuntimeAPI()
+	if err != nil {
+		return err
+	}
+	defer rt.srv.Close()
+	all := append([]string{"hello"}, names...)
+	times, err := rt.measure(bin, all, *n)
+	if err != nil {
+		return err
+	}
+	printTimes(all, times)
+	fmt.Printf("%d runs each on %d CPUs; JWKS fetched %d times during start-up\n", *n, runtime.NumCPU(), rt.jwksHits.Load())
+	return nil
+}
+
+// functionNames are the functions to measure: those named on the command
+// line, else every directory of root's functions/.
+func functionNames(root string, args []string) ([]string, error) {
+	if len(args) > 0 {
+		return args, nil
+	}
+	entries, err := os.ReadDir(filepath.Join(root, "functions"))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// buildAll builds the hello baseline and each function into bin.
+func buildAll(root, bin string, names []string) error {
 	self, err := filepath.Abs("infra/local/cmd/coldstart/hello")
 	if err != nil {
 		return err
@@ -68,37 +99,39 @@ func run() error {
 		return err
 	}
 	for _, name := range names {
-		if err := build(*root, "./functions/"+name, filepath.Join(bin, name)); err != nil {
+		if err := build(root, "./functions/"+name, filepath.Join(bin, name)); err != nil {
 			return err
 		}
 	}
+	return nil
+}
 
-	rt, err := newRuntimeAPI()
-	if err != nil {
-		return err
-	}
-	defer rt.srv.Close()
-
-	all := append([]string{"hello"}, names...)
+// measure starts each binary of bin n times, round after round, and
+// returns the start-up times by name.
+func (rt *runtimeAPI) measure(bin string, names []string, n int) (map[string][]time.Duration, error) {
 	times := map[string][]time.Duration{}
-	for range *n {
-		for _, name := range all {
+	for range n {
+		for _, name := range names {
 			d, err := rt.startUp(filepath.Join(bin, name))
 			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 			times[name] = append(times[name], d)
 		}
 	}
+	return times, nil
+}
+
+// printTimes prints each binary's median, minimum and maximum start-up
+// time and its median's ratio to hello's.
+func printTimes(names []string, times map[string][]time.Duration) {
 	hello := median(times["hello"])
 	fmt.Printf("%-24s %10s %10s %10s %7s\n", "binary", "median", "min", "max", "ratio")
-	for _, name := range all {
+	for _, name := range names {
 		m := median(times[name])
 		fmt.Printf("%-24s %10s %10s %10s %6.2fx\n", name, ms(m), ms(slices.Min(times[name])), ms(slices.Max(times[name])),
 			float64(m)/float64(hello))
 	}
-	fmt.Printf("%d runs each on %d CPUs; JWKS fetched %d times during start-up\n", *n, runtime.NumCPU(), rt.jwksHits.Load())
-	return nil
 }
 
 // build compiles pkg (relative to dir) with the Makefile's Lambda flags for
