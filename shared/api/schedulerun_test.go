@@ -77,7 +77,9 @@ func TestFireSchedule(t *testing.T) {
 	sch := schedule(rig.m, rig.alice.ID, rig.aliceT)
 	runs, starter := rig.runs(5)
 	log := slog.New(slog.DiscardHandler)
-	fire := func(id string) error { return fireSchedule(context.Background(), rig.m, runs, log, ScheduledRun{ScheduleID: id}) }
+	fire := func(id string) error {
+		return fireSchedule(context.Background(), rig.m, runs, log, ScheduledRun{ScheduleID: id})
+	}
 
 	// Not due yet, malformed or unknown: nothing happens, and no error.
 	for _, id := range []string{sch.ID, "nope", "sch_01ARZ3NDEKTSV4RRFFQ69G5FAV"} {
