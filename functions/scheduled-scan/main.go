@@ -26,5 +26,5 @@ func main() {
 		Scans:     &stepfn.Starter{Client: sfn, StateMachineARN: env.Config.StateMachineARN},
 		Callbacks: api.CallbackPolicy{AllowInsecure: env.Config.AllowInsecureCallbacks, AllowPrivate: env.Config.AllowPrivateNetworks},
 	}
-	lambda.Start(a.FireSchedule)
+	lambda.Start(a.ScheduledScan())
 }

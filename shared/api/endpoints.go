@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"time"
 
 	"secscan/shared/api/health"
 	"secscan/shared/httpapi"
@@ -36,7 +37,7 @@ func (a *API) VerifyTarget() http.Handler {
 // DeleteTarget is DeleteTargetFunction, DELETE /api/targets/{id}: uses
 // Schedules (nil locally), as it deletes the target's schedules.
 func (a *API) DeleteTarget() http.Handler {
-	return a.authed(deleteTarget(a.Store, func() ScheduleService { return a.Schedules }))
+	return a.authed(deleteTarget(a.Store, a.scheduleService))
 }
 
 // CreateToken is CreateTokenFunction, POST /api/tokens: an account action.
@@ -100,42 +101,56 @@ func (a *API) PutTargetIssue() http.Handler { return a.authed(putTargetIssue(a.S
 // the target's asset inventory.
 func (a *API) ListTargetAssets() http.Handler { return a.authed(listTargetAssets(a.Store)) }
 
-// CreateSchedule is CreateScheduleFunction, POST /api/schedules: needs
-// Schedules (EventBridge Scheduler) and Callbacks.
-func (a *API) CreateSchedule() http.Handler { return a.authed(a.createSchedule) }
+// CreateSchedule is CreateScheduleFunction, POST /api/schedules: uses
+// Schedules (EventBridge Scheduler; nil locally) and Callbacks.
+func (a *API) CreateSchedule() http.Handler {
+	return a.authed(createSchedule(a.Store, a.Callbacks, a.scheduleService, a.Now))
+}
 
 // ListSchedules is ListSchedulesFunction, GET /api/schedules.
-func (a *API) ListSchedules() http.Handler { return a.authed(a.listSchedules) }
+func (a *API) ListSchedules() http.Handler { return a.authed(listSchedules(a.Store)) }
 
 // GetSchedule is GetScheduleFunction, GET /api/schedules/{id}.
-func (a *API) GetSchedule() http.Handler { return a.authed(a.getSchedule) }
+func (a *API) GetSchedule() http.Handler { return a.authed(getSchedule(a.Store)) }
 
-// UpdateSchedule is UpdateScheduleFunction, PATCH /api/schedules/{id}: needs
+// UpdateSchedule is UpdateScheduleFunction, PATCH /api/schedules/{id}: uses
 // Schedules and Callbacks.
-func (a *API) UpdateSchedule() http.Handler { return a.authed(a.updateSchedule) }
+func (a *API) UpdateSchedule() http.Handler {
+	return a.authed(updateSchedule(a.Store, a.Callbacks, a.scheduleService, a.Now))
+}
 
-// DeleteSchedule is DeleteScheduleFunction, DELETE /api/schedules/{id}: needs Schedules.
-func (a *API) DeleteSchedule() http.Handler { return a.authed(a.deleteSchedule) }
+// DeleteSchedule is DeleteScheduleFunction, DELETE /api/schedules/{id}: uses Schedules.
+func (a *API) DeleteSchedule() http.Handler {
+	return a.authed(deleteSchedule(a.Store, a.scheduleService))
+}
 
 // RunSchedule is RunScheduleFunction, POST /api/schedules/{id}/run: needs
 // Scans and Callbacks, as POST /api/scans does.
 func (a *API) RunSchedule() http.Handler {
-	require("RunSchedule", needed{"Scans", a.Scans != nil})
-	return a.authed(a.runScheduleNow)
+	require("RunSchedule", needed{"Scans", a.Scans != nil}, needed{"Auth", a.Auth != nil})
+	return a.authed(runScheduleNow(a.scheduleRuns()))
 }
 
 // CreateRetest is CreateRetestFunction, POST /api/scans/{id}/issues/{key}/retest:
 // needs Retests, which launches the run.
 func (a *API) CreateRetest() http.Handler {
-	require("CreateRetest", needed{"Retests", a.Retests != nil})
-	return a.authed(a.createRetest)
+	require("CreateRetest", needed{"Retests", a.Retests != nil}, needed{"Auth", a.Auth != nil})
+	return a.authed(createRetest(a.Store, a.Auth.Limiter, a.retestLauncher, a.clock))
 }
 
 // GetRetest is GetRetestFunction, GET /api/retests/{id}.
-func (a *API) GetRetest() http.Handler { return a.authed(a.getRetest) }
+func (a *API) GetRetest() http.Handler { return a.authed(getRetest(a.Store, a.reap, a.clock)) }
 
 // CancelRetest is CancelRetestFunction, DELETE /api/retests/{id}.
-func (a *API) CancelRetest() http.Handler { return a.authed(a.cancelRetest) }
+func (a *API) CancelRetest() http.Handler { return a.authed(cancelRetest(a.Store, a.reap, a.clock)) }
+
+// clock is Now when a handler calls it: the local stack's tests move the
+// retests' clock after the endpoints are built.
+func (a *API) clock() time.Time { return a.Now() }
+
+// scheduleService is Schedules when a handler is called: the local stack's
+// tests set it after the endpoints are built.
+func (a *API) scheduleService() ScheduleService { return a.Schedules }
 
 // authed authenticates the caller (Store and Auth) before h. Every
 // authenticated endpoint needs Store, Auth and Now.

@@ -46,12 +46,21 @@ type memStore struct {
 	rotated bool
 	// lastFilter is the filter ListScans was last given.
 	lastFilter store.ScanFilter
+	// retests and findings (by scan id and issue key) serve the retest
+	// endpoints; runs lists the outcomes RecordScheduleRun was given.
+	retests  map[string]scans.Retest
+	findings map[string][]store.SourcedFinding
+	runs     []store.Schedule
+	// down makes the named methods fail as the store does when DynamoDB
+	// does not answer (dbDown).
+	down map[string]error
 }
 
 func newMemStore() *memStore {
 	return &memStore{scans: map[string]scans.Scan{}, targets: map[string]store.Target{},
 		schedules: map[string]store.Schedule{}, tokens: map[string]store.Token{}, secrets: map[string]store.WebhookSecret{},
-		ledgers: map[string]map[string]scans.LedgerEntry{}, users: map[string]store.User{}, idem: map[string]string{}}
+		ledgers: map[string]map[string]scans.LedgerEntry{}, users: map[string]store.User{}, idem: map[string]string{},
+		retests: map[string]scans.Retest{}, findings: map[string][]store.SourcedFinding{}, down: map[string]error{}}
 }
 
 // The fake is every interface of the converted handlers.
@@ -75,8 +84,17 @@ var (
 	_ userCreator          = (*memStore)(nil)
 	_ userUpdater          = (*memStore)(nil)
 	_ scanCreationStore    = (*memStore)(nil)
+	_ scheduleCreator      = (*memStore)(nil)
+	_ scheduleLister       = (*memStore)(nil)
+	_ scheduleUpdater      = (*memStore)(nil)
+	_ scheduleRemover      = (*memStore)(nil)
+	_ scheduleFireStore    = (*memStore)(nil)
+	_ retestCreator        = (*memStore)(nil)
+	_ retestCanceller      = (*memStore)(nil)
 	// And so is the real store: the interfaces ask nothing it lacks.
-	_ targetRemover = (*store.Store)(nil)
+	_ targetRemover     = (*store.Store)(nil)
+	_ scheduleFireStore = (*store.Store)(nil)
+	_ retestCreator     = (*store.Store)(nil)
 )
 
 func (m *memStore) ListScans(_ context.Context, userID string, _ store.Page, f store.ScanFilter) ([]scans.Scan, string, error) {
@@ -424,11 +442,26 @@ func (c challenges) Verify(_ context.Context, _, domain, _ string) error {
 	return &verification.Failure{Detail: "TXT record not found"}
 }
 
-// deployed is a ScheduleService that records the deployed schedules deleted.
-type deployed struct{ deleted []string }
+// deployed is a ScheduleService that records the deployed schedules put
+// and deleted; fail makes every call fail.
+type deployed struct {
+	put     []store.Schedule
+	deleted []string
+	fail    error
+}
 
-func (d *deployed) PutSchedule(context.Context, store.Schedule, bool) error { return nil }
+func (d *deployed) PutSchedule(_ context.Context, sch store.Schedule, _ bool) error {
+	if d.fail != nil {
+		return d.fail
+	}
+	d.put = append(d.put, sch)
+	return nil
+}
+
 func (d *deployed) DeleteSchedule(_ context.Context, id string) error {
+	if d.fail != nil {
+		return d.fail
+	}
 	d.deleted = append(d.deleted, id)
 	return nil
 }

@@ -2,9 +2,9 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"secscan/shared/apierr"
@@ -52,91 +52,99 @@ func renderRetest(rt scans.Retest) retestJSON {
 	return out
 }
 
+// The retest endpoints' dependencies, each the few methods of the store
+// (*store.Store) its handler calls.
+type (
+	// retestCreator reads the scan, its target and the issue's findings,
+	// writes the retest and, when its run cannot be launched, fails it.
+	retestCreator interface {
+		targetGetter
+		GetScan(ctx context.Context, userID, id string) (scans.Scan, error)
+		SourcedFindings(ctx context.Context, scanID, issueKey string) ([]store.SourcedFinding, error)
+		CreateRetest(ctx context.Context, r scans.Retest, allowance int, limited bool) error
+		StartRetest(ctx context.Context, userID, id string) (scans.Retest, error)
+		FinishRetest(ctx context.Context, r scans.Retest) error
+	}
+	retestGetter interface {
+		GetRetest(ctx context.Context, userID, id string) (scans.Retest, error)
+	}
+	retestCanceller interface {
+		retestGetter
+		EndRetest(ctx context.Context, r scans.Retest, from ...scans.RetestStatus) error
+		RequestRetestCancel(ctx context.Context, userID, id string) error
+	}
+)
+
+// reaper ends a retest whose run was lost (retest.Reap on the store) and
+// returns it as it stands at now.
+type reaper func(ctx context.Context, rt scans.Retest, now time.Time) (scans.Retest, error)
+
+// reap is a's reaper: retest.Reap on a's store.
+func (a *API) reap(ctx context.Context, rt scans.Retest, now time.Time) (scans.Retest, error) {
+	return retest.Reap(ctx, a.Store, rt, now)
+}
+
+// retestLauncher is the RetestLauncher when a handler is called: the local
+// stack's tests set it after the endpoints are built.
+func (a *API) retestLauncher() RetestLauncher { return a.Retests }
+
 // createRetest queues a retest of one issue of a completed scan: the scan
 // (404, 409 unless completed), its target (409 deleted or unverified), the
 // issue (404), the hourly limit (429), the allowance (403), then the launch
 // (503 when it cannot start; the retest is failed and its credits freed).
-func (a *API) createRetest(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	ctx := r.Context()
-	sc, found, err := a.retestable(ctx, r, p.User.ID)
-	if err != nil {
-		return err
-	}
-	_, cost, _ := retest.Plan(found, retest.PublishedCost)
-	now := a.Now().UTC()
-	limitKey, slot := ratelimit.Target{Key: store.UserKey(p.User.ID), MustExist: true}, httpapi.RequestID(ctx)
-	d, err := a.Auth.Limiter.Take(ctx, limitKey, ratelimit.Retests, slot, now)
-	if err != nil {
-		return err
-	}
-	release := func() {
-		// Best effort: a rejected creation does not count; a lost release
-		// only makes the limit stricter.
-		if err := a.Auth.Limiter.Release(context.WithoutCancel(ctx), limitKey, ratelimit.Retests, slot); err != nil {
-			httpapi.Logger(ctx).WarnContext(ctx, "release retest slot", "error", err.Error())
+func createRetest(st retestCreator, limiter creationLimiter, launcher func() RetestLauncher, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		ctx := r.Context()
+		sc, found, err := retestable(ctx, st, r, p.User.ID)
+		if err != nil {
+			return err
 		}
+		_, cost, _ := retest.Plan(found, retest.PublishedCost)
+		at := now().UTC()
+		release, err := hourlySlot(ctx, limiter, p.User.ID, ratelimit.Retests, httpapi.RequestID(ctx), at)
+		if err != nil {
+			return err
+		}
+		rt := scans.Retest{ID: ids.New(ids.Retest, at), UserID: p.User.ID, ScanID: sc.ID, TargetID: sc.TargetID,
+			IssueKey: found[0].Finding.Issue, Status: scans.RetestQueued, Reserved: cost, CreditMonth: store.CreditMonth(at), CreatedAt: at}
+		allowance, limited := plans.Plan(p.User.Plan).MonthlyAllowance()
+		if err := st.CreateRetest(ctx, rt, allowance, limited); err != nil {
+			release()
+			return err // an *AllowanceError is the 403 of an exhausted allowance
+		}
+		if err := launcher().LaunchRetest(ctx, retest.Request{RetestID: rt.ID, UserID: rt.UserID}); err != nil {
+			release()
+			return abandonRetest(ctx, st, rt, err, now)
+		}
+		httpapi.Logger(ctx).InfoContext(ctx, "retest queued", "retest_id", rt.ID, "scan_id", sc.ID, "issue", rt.IssueKey, "reserved", cost)
+		w.Header().Set("Location", "/api/retests/"+rt.ID)
+		httpapi.WriteJSON(w, http.StatusAccepted, renderRetest(rt))
+		return nil
 	}
-	if !d.Allowed {
-		e := apierr.New(apierr.RateLimited, "Rate limit exceeded: %d retests per hour", ratelimit.Retests.Limit)
-		e.RetryAfter = ratelimit.Seconds(d.RetryAfter)
-		return e
-	}
-	rt := scans.Retest{ID: ids.New(ids.Retest, now), UserID: p.User.ID, ScanID: sc.ID, TargetID: sc.TargetID,
-		IssueKey: found[0].Finding.Issue, Status: scans.RetestQueued, Reserved: cost, CreditMonth: store.CreditMonth(now), CreatedAt: now}
-	allowance, limited := plans.Plan(p.User.Plan).MonthlyAllowance()
-	err = a.Store.CreateRetest(ctx, rt, allowance, limited)
-	var exhausted *store.AllowanceError
-	if errors.As(err, &exhausted) {
-		release()
-		return allowanceExhausted(exhausted)
-	}
-	if err != nil {
-		release()
-		return err
-	}
-	if err := a.Retests.LaunchRetest(ctx, retest.Request{RetestID: rt.ID, UserID: rt.UserID}); err != nil {
-		release()
-		return a.abandonRetest(ctx, rt, err)
-	}
-	httpapi.Logger(ctx).InfoContext(ctx, "retest queued", "retest_id", rt.ID, "scan_id", sc.ID, "issue", rt.IssueKey, "reserved", cost)
-	w.Header().Set("Location", "/api/retests/"+rt.ID)
-	httpapi.WriteJSON(w, http.StatusAccepted, renderRetest(rt))
-	return nil
 }
 
 // retestable returns the scan and the issue's findings when the issue may
 // be retested.
-func (a *API) retestable(ctx context.Context, r *http.Request, userID string) (scans.Scan, []store.SourcedFinding, error) {
+func retestable(ctx context.Context, st retestCreator, r *http.Request, userID string) (scans.Scan, []store.SourcedFinding, error) {
 	id, err := scanID(r)
 	if err != nil {
 		return scans.Scan{}, nil, err
 	}
-	sc, err := a.Store.GetScan(ctx, userID, id)
+	sc, err := st.GetScan(ctx, userID, id)
 	if err != nil {
 		return sc, nil, err
 	}
-	key := r.PathValue("key")
-	if key == "" || len(key) > maxIssueKey || !utf8.ValidString(key) || strings.ContainsAny(key, "#/") {
-		return sc, nil, apierr.New(apierr.NotFound, "Issue %s not found", quote(key))
+	key, err := retestIssueKey(r)
+	if err != nil {
+		return sc, nil, err
 	}
 	if sc.Status != scans.Completed {
 		return sc, nil, apierr.New(apierr.Conflict, "Scan %s is %s; only a completed scan's issues can be retested", sc.ID, sc.Status)
 	}
-	t, err := a.Store.GetTarget(ctx, userID, sc.TargetID)
-	if store.IsNotFound(err) {
-		return sc, nil, apierr.New(apierr.Conflict, "Target %s was deleted; its issues cannot be retested", sc.Target)
-	}
-	if err != nil {
+	if err := stillVerified(ctx, st, userID, sc); err != nil {
 		return sc, nil, err
 	}
-	if !t.Verified {
-		why := "its ownership is not verified"
-		if t.VerificationError != "" {
-			why = "its ownership could not be re-verified: " + t.VerificationError
-		}
-		return sc, nil, apierr.New(apierr.Conflict, "Target %s is no longer verified (%s); verify it again before retesting", t.Domain, why)
-	}
-	found, err := a.Store.SourcedFindings(ctx, sc.ID, key)
+	found, err := st.SourcedFindings(ctx, sc.ID, key)
 	if err != nil {
 		return sc, nil, err
 	}
@@ -146,43 +154,76 @@ func (a *API) retestable(ctx context.Context, r *http.Request, userID string) (s
 	return sc, found, nil
 }
 
+// retestIssueKey is the issue key of the path; one no issue can have is
+// the 404.
+func retestIssueKey(r *http.Request) (string, error) {
+	key := r.PathValue("key")
+	if key == "" || len(key) > maxIssueKey || !utf8.ValidString(key) || strings.ContainsAny(key, "#/") {
+		return key, apierr.New(apierr.NotFound, "Issue %s not found", quote(key))
+	}
+	return key, nil
+}
+
+// stillVerified is the 409 of a scan whose target was deleted or is no
+// longer verified.
+func stillVerified(ctx context.Context, st targetGetter, userID string, sc scans.Scan) error {
+	t, err := st.GetTarget(ctx, userID, sc.TargetID)
+	if store.IsNotFound(err) {
+		return apierr.New(apierr.Conflict, "Target %s was deleted; its issues cannot be retested", sc.Target)
+	}
+	if err != nil {
+		return err
+	}
+	if t.Verified {
+		return nil
+	}
+	why := "its ownership is not verified"
+	if t.VerificationError != "" {
+		why = "its ownership could not be re-verified: " + t.VerificationError
+	}
+	return apierr.New(apierr.Conflict, "Target %s is no longer verified (%s); verify it again before retesting", t.Domain, why)
+}
+
 // abandonRetest records a retest whose run could not be launched as failed
 // (its reservation given back) and answers 503.
-func (a *API) abandonRetest(reqCtx context.Context, rt scans.Retest, cause error) error {
+func abandonRetest(reqCtx context.Context, st retestCreator, rt scans.Retest, cause error, now func() time.Time) error {
 	ctx := context.WithoutCancel(reqCtx)
 	httpapi.Logger(ctx).ErrorContext(ctx, "launch retest", "retest_id", rt.ID, "error", cause.Error())
-	if _, err := a.Store.StartRetest(ctx, rt.UserID, rt.ID); err == nil {
-		now := a.Now().UTC()
-		rt.Status, rt.Error, rt.FinishedAt = scans.RetestFailed, "The retest could not be started; no credits were used. Please retry.", &now
-		if err := a.Store.FinishRetest(ctx, rt); err != nil {
+	if _, err := st.StartRetest(ctx, rt.UserID, rt.ID); err == nil {
+		at := now().UTC()
+		rt.Status, rt.Error, rt.FinishedAt = scans.RetestFailed, "The retest could not be started; no credits were used. Please retry.", &at
+		if err := st.FinishRetest(ctx, rt); err != nil {
 			httpapi.Logger(ctx).ErrorContext(ctx, "abandon retest", "retest_id", rt.ID, "error", err.Error())
 		}
 	}
 	return dependency.Unavailable(dependency.Retests, cause)
 }
 
-func (a *API) getRetest(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	rt, err := a.ownRetest(r, p.User.ID)
-	if err != nil {
-		return err
+// getRetest is the caller's retest of the path, reaped when its run was lost.
+func getRetest(st retestGetter, reap reaper, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		rt, err := ownRetest(r, p.User.ID, st, reap, now)
+		if err != nil {
+			return err
+		}
+		httpapi.WriteJSON(w, http.StatusOK, renderRetest(rt))
+		return nil
 	}
-	httpapi.WriteJSON(w, http.StatusOK, renderRetest(rt))
-	return nil
 }
 
 // ownRetest reads the caller's retest of the path (another user's is 404)
 // and reaps it when its run was lost (retest.Reap).
-func (a *API) ownRetest(r *http.Request, userID string) (scans.Retest, error) {
+func ownRetest(r *http.Request, userID string, st retestGetter, reap reaper, now func() time.Time) (scans.Retest, error) {
 	id, err := httpapi.PathID(r, ids.Retest, ids.Valid, "Retest")
 	if err != nil {
 		return scans.Retest{}, err
 	}
 	ctx := r.Context()
-	rt, err := a.Store.GetRetest(ctx, userID, id)
+	rt, err := st.GetRetest(ctx, userID, id)
 	if err != nil {
 		return rt, err
 	}
-	reaped, err := retest.Reap(context.WithoutCancel(ctx), a.Store, rt, a.Now())
+	reaped, err := reap(context.WithoutCancel(ctx), rt, now())
 	if err != nil {
 		return rt, err
 	}

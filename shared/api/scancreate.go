@@ -46,14 +46,14 @@ type scanCreate struct {
 
 // scanCreationStore is what starting a scan reads and writes (*store.Store).
 type scanCreationStore interface {
-	targetGetter
-	TargetByDomain(ctx context.Context, userID, domain string) (store.Target, error)
+	targetFinder
 	CreateScan(ctx context.Context, sc scans.Scan, idem *store.Idempotency, now time.Time) (scans.Scan, bool, error)
 	EndScan(ctx context.Context, userID, id string, status scans.Status, reason string, summary *scans.Summary, now time.Time) (scans.Scan, error)
 	ReleaseIdempotency(ctx context.Context, userID, keyHash, scanID string) error
 }
 
-// creationLimiter counts scan creations per hour (*ratelimit.Limiter).
+// creationLimiter counts creations (of scans, of retests) per hour
+// (*ratelimit.Limiter).
 type creationLimiter interface {
 	Take(ctx context.Context, t ratelimit.Target, rule ratelimit.Rule, id string, now time.Time) (ratelimit.Decision, error)
 	Release(ctx context.Context, t ratelimit.Target, rule ratelimit.Rule, id string) error
@@ -86,7 +86,7 @@ func createScan(c scanCreation) AuthedHandler {
 		if err != nil {
 			return err
 		}
-		req, err := c.checkScanRequest(in, plans.Plan(p.User.Plan))
+		req, err := checkScanRequest(in, plans.Plan(p.User.Plan), c.callbacks)
 		if err != nil {
 			return err
 		}
@@ -127,28 +127,15 @@ type scanStart struct {
 // execution starts. created is false for an Idempotency-Key replay.
 func (c scanCreation) startScan(ctx context.Context, st scanStart) (scans.Scan, bool, error) {
 	req := st.req
-	target, err := c.scannableTarget(ctx, st.userID, st.target)
+	target, err := scannableTarget(ctx, c.store, st.userID, st.target)
 	if err != nil {
 		return scans.Scan{}, false, err
 	}
 	now := c.now().UTC()
-	limitKey := ratelimit.Target{Key: store.UserKey(st.userID), MustExist: true}
-	d, err := c.limiter.Take(ctx, limitKey, ratelimit.ScanCreation, st.slot, now)
+	release, err := hourlySlot(ctx, c.limiter, st.userID, ratelimit.ScanCreation, st.slot, now)
 	if err != nil {
 		return scans.Scan{}, false, err
 	}
-	if !d.Allowed {
-		e := apierr.New(apierr.RateLimited, "Rate limit exceeded: %d scans per hour", ratelimit.ScanCreation.Limit)
-		e.RetryAfter = ratelimit.Seconds(d.RetryAfter)
-		return scans.Scan{}, false, e
-	}
-	release := func() {
-		// Best effort: a lost release only makes the limit stricter.
-		if err := c.limiter.Release(context.WithoutCancel(ctx), limitKey, ratelimit.ScanCreation, st.slot); err != nil {
-			httpapi.Logger(ctx).WarnContext(ctx, "release scan slot", "error", err.Error())
-		}
-	}
-
 	sc := scans.Scan{
 		ID: ids.New(ids.Scan, now), UserID: st.userID, TargetID: target.ID, Target: target.Domain,
 		Type: req.scanType, Tier: req.tier, Plan: st.plan, Status: scans.Queued, MaxCredits: req.maxCredits,
@@ -171,6 +158,28 @@ func (c scanCreation) startScan(ctx context.Context, st scanStart) (scans.Scan, 
 		}
 	}
 	return sc, created, nil
+}
+
+// hourlySlot takes userID's slot of the hourly rule at now: the 429 with
+// Retry-After when the hour is full. release gives it back, best effort: a
+// rejected creation does not count, and a lost release only makes the
+// limit stricter.
+func hourlySlot(ctx context.Context, limiter creationLimiter, userID string, rule ratelimit.Rule, slot string, now time.Time) (release func(), err error) {
+	key := ratelimit.Target{Key: store.UserKey(userID), MustExist: true}
+	d, err := limiter.Take(ctx, key, rule, slot, now)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Allowed {
+		e := apierr.New(apierr.RateLimited, "Rate limit exceeded: %d %s per hour", rule.Limit, rule.Name)
+		e.RetryAfter = ratelimit.Seconds(d.RetryAfter)
+		return nil, e
+	}
+	return func() {
+		if err := limiter.Release(context.WithoutCancel(ctx), key, rule, slot); err != nil {
+			httpapi.Logger(ctx).WarnContext(ctx, "release "+rule.Name+" slot", "error", err.Error())
+		}
+	}, nil
 }
 
 // allowanceExhausted is the 403 of a creation the month's allowance cannot
@@ -200,8 +209,9 @@ type scanRequest struct {
 	callbackURL string
 }
 
-// checkScanRequest validates the body against the rules of CONTRACT "Scans".
-func (c scanCreation) checkScanRequest(in scanCreate, plan plans.Plan) (scanRequest, error) {
+// checkScanRequest validates the body against the rules of CONTRACT "Scans",
+// callback URLs against callbacks.
+func checkScanRequest(in scanCreate, plan plans.Plan, callbacks CallbackPolicy) (scanRequest, error) {
 	req, err := checkScanFields(in)
 	if err != nil {
 		return req, err
@@ -209,7 +219,7 @@ func (c scanCreation) checkScanRequest(in scanCreate, plan plans.Plan) (scanRequ
 	// Webhooks are not on the free plan: its callback_url is ignored without
 	// any error (SPEC 6), so it is not even checked.
 	if in.CallbackURL != nil && plan.HasWebhooks() {
-		u, err := c.callbacks.check(*in.CallbackURL)
+		u, err := callbacks.check(*in.CallbackURL)
 		if err != nil {
 			return req, err
 		}
@@ -275,22 +285,28 @@ func idempotencyOf(r *http.Request, now time.Time) (*store.Idempotency, error) {
 	return &store.Idempotency{KeyHash: hex.EncodeToString(sum[:]), Until: now.Add(idempotencyRetention)}, nil
 }
 
+// targetFinder finds a user's target by id or by domain (*store.Store).
+type targetFinder interface {
+	targetGetter
+	TargetByDomain(ctx context.Context, userID, domain string) (store.Target, error)
+}
+
 // scannableTarget finds the user's verified target by domain (or by id).
-func (c scanCreation) scannableTarget(ctx context.Context, userID, ref string) (store.Target, error) {
+func scannableTarget(ctx context.Context, st targetFinder, userID, ref string) (store.Target, error) {
 	ref = strings.TrimSpace(ref)
 	var (
 		t   store.Target
 		err error
 	)
 	if ids.Valid(ids.Target, ref) {
-		t, err = c.store.GetTarget(ctx, userID, ref)
+		t, err = st.GetTarget(ctx, userID, ref)
 	} else {
 		domain, nerr := domainname.Normalize(ref)
 		if nerr != nil {
 			return t, apierr.Field("target", "%s", nerr.Error())
 		}
 		ref = domain
-		t, err = c.store.TargetByDomain(ctx, userID, domain)
+		t, err = st.TargetByDomain(ctx, userID, domain)
 	}
 	if store.IsNotFound(err) {
 		return t, apierr.New(apierr.Unprocessable, "Target %s is not registered", ref)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"secscan/shared/apierr"
@@ -14,7 +13,6 @@ import (
 	"secscan/shared/httpapi"
 	"secscan/shared/ids"
 	"secscan/shared/plans"
-	"secscan/shared/scans"
 	"secscan/shared/schedules"
 	"secscan/shared/store"
 )
@@ -103,41 +101,86 @@ func checkCadence(raw *string, plan plans.Plan) (plans.Cadence, error) {
 	return c, nil
 }
 
+// The schedule endpoints' dependencies, each the few methods of the store
+// (*store.Store) its handler calls.
+type (
+	scheduleGetter interface {
+		GetSchedule(ctx context.Context, userID, id string) (store.Schedule, error)
+	}
+	scheduleLister interface {
+		ListSchedules(ctx context.Context, userID string, page store.Page) ([]store.Schedule, string, error)
+	}
+	// scheduleCreator finds the schedule's target and counts and writes schedules.
+	scheduleCreator interface {
+		targetFinder
+		CountSchedules(ctx context.Context, userID string) (int, error)
+		CreateSchedule(ctx context.Context, sch store.Schedule, limit int) error
+	}
+	scheduleUpdater interface {
+		scheduleGetter
+		PutSchedule(ctx context.Context, sch store.Schedule) error
+	}
+	scheduleRemover interface {
+		scheduleGetter
+		scheduleDeleter
+	}
+)
+
 // createSchedule creates a schedule (CONTRACT "Monitoring"): the body as
 // POST /api/scans checks it (422, 403), the cadence (422) and the plan's
 // cadences and count (403), the target (422). The deployed schedule is
 // created first and the record second; when the record cannot be written,
 // the schedule is deleted again: nothing is left half-created (503).
-func (a *API) createSchedule(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	var in scheduleCreate
-	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
-		return err
+// schedules gives the ScheduleService (nil locally) when called, as
+// deleteTarget's does.
+func createSchedule(st scheduleCreator, callbacks CallbackPolicy, schedules func() ScheduleService, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		var in scheduleCreate
+		if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+			return err
+		}
+		plan := plans.Plan(p.User.Plan)
+		sch, err := newSchedule(r.Context(), st, in, plan, callbacks, p.User.ID, now().UTC())
+		if err != nil {
+			return err
+		}
+		if err := deploySchedule(r.Context(), st, schedules(), sch, plan); err != nil {
+			return err
+		}
+		httpapi.Logger(r.Context()).InfoContext(r.Context(), "schedule created", "schedule_id", sch.ID, "cadence", sch.Cadence)
+		w.Header().Set("Location", "/api/schedules/"+sch.ID)
+		httpapi.WriteJSON(w, http.StatusCreated, renderSchedule(sch))
+		return nil
 	}
-	plan := plans.Plan(p.User.Plan)
-	req, err := a.creation().checkScanRequest(scanCreate{Target: in.Target, ScanType: in.ScanType, Tier: in.Tier,
-		CallbackURL: in.CallbackURL, MaxCredits: in.MaxCredits}, plan)
+}
+
+// newSchedule is the schedule of userID the body in asks for at now, once
+// the body, the plan, the target and the count of the user's schedules
+// allow it.
+func newSchedule(ctx context.Context, st scheduleCreator, in scheduleCreate, plan plans.Plan, callbacks CallbackPolicy, userID string, now time.Time) (store.Schedule, error) {
+	req, err := checkScanRequest(scanCreate{Target: in.Target, ScanType: in.ScanType, Tier: in.Tier,
+		CallbackURL: in.CallbackURL, MaxCredits: in.MaxCredits}, plan, callbacks)
 	if err != nil {
-		return err
+		return store.Schedule{}, err
 	}
 	cadence, err := checkCadence(in.Cadence, plan)
 	if err != nil {
-		return err
+		return store.Schedule{}, err
 	}
-	target, err := a.creation().scannableTarget(r.Context(), p.User.ID, *in.Target)
+	target, err := scannableTarget(ctx, st, userID, *in.Target)
 	if err != nil {
-		return err
+		return store.Schedule{}, err
 	}
-	n, err := a.Store.CountSchedules(r.Context(), p.User.ID)
+	n, err := st.CountSchedules(ctx, userID)
 	if err != nil {
-		return err
+		return store.Schedule{}, err
 	}
 	if n >= plan.MaxSchedules() {
-		return scheduleLimit(plan, n)
+		return store.Schedule{}, scheduleLimit(plan, n)
 	}
-	now := a.Now().UTC()
 	anchor := schedules.Anchor(now)
 	sch := store.Schedule{
-		ID: ids.New(ids.Schedule, now), UserID: p.User.ID, TargetID: target.ID, Target: target.Domain,
+		ID: ids.New(ids.Schedule, now), UserID: userID, TargetID: target.ID, Target: target.Domain,
 		ScanType: string(req.scanType), Tier: string(req.tier), Cadence: string(cadence), CallbackURL: req.callbackURL,
 		Enabled: true, Anchor: anchor, NextRunAt: schedules.Next(cadence, anchor, anchor).Unix(),
 		CreatedAt: now, UpdatedAt: now,
@@ -145,27 +188,32 @@ func (a *API) createSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if in.MaxCredits != nil {
 		sch.MaxCredits = req.maxCredits
 	}
-	if a.Schedules != nil {
-		if err := a.Schedules.PutSchedule(r.Context(), sch, true); err != nil {
+	return sch, nil
+}
+
+// deploySchedule creates the deployed schedule of sch (service is nil
+// locally), then its record, within the plan's count; when the record
+// cannot be written the deployed schedule is deleted again.
+func deploySchedule(ctx context.Context, st scheduleCreator, service ScheduleService, sch store.Schedule, plan plans.Plan) error {
+	if service != nil {
+		if err := service.PutSchedule(ctx, sch, true); err != nil {
 			return schedulerUnavailable(err)
 		}
 	}
-	if err := a.Store.CreateSchedule(r.Context(), sch, plan.MaxSchedules()); err != nil {
-		if errors.Is(err, store.ErrScheduleLimit) {
-			// Another creation took the last place since the count above.
-			err = scheduleLimit(plan, plan.MaxSchedules())
-		}
-		if a.Schedules != nil {
-			a.compensate(r.Context(), "delete schedule", sch.ID, func(ctx context.Context) error {
-				return a.Schedules.DeleteSchedule(ctx, sch.ID)
-			})
-		}
-		return err
+	err := st.CreateSchedule(ctx, sch, plan.MaxSchedules())
+	if err == nil {
+		return nil
 	}
-	httpapi.Logger(r.Context()).InfoContext(r.Context(), "schedule created", "schedule_id", sch.ID, "cadence", sch.Cadence)
-	w.Header().Set("Location", "/api/schedules/"+sch.ID)
-	httpapi.WriteJSON(w, http.StatusCreated, renderSchedule(sch))
-	return nil
+	if errors.Is(err, store.ErrScheduleLimit) {
+		// Another creation took the last place since the count.
+		err = scheduleLimit(plan, plan.MaxSchedules())
+	}
+	if service != nil {
+		compensate(ctx, "delete schedule", sch.ID, func(ctx context.Context) error {
+			return service.DeleteSchedule(ctx, sch.ID)
+		})
+	}
+	return err
 }
 
 // scheduleLimit is the 403 of a user who holds n schedules, the plan's limit.
@@ -189,7 +237,7 @@ func schedulerUnavailable(err error) error {
 
 // compensate undoes a step of a request that failed later, after the
 // request's own deadline if need be; a failed undo is logged.
-func (a *API) compensate(reqCtx context.Context, what, id string, undo func(context.Context) error) {
+func compensate(reqCtx context.Context, what, id string, undo func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(reqCtx), 5*time.Second)
 	defer cancel()
 	if err := undo(ctx); err != nil {
@@ -202,39 +250,45 @@ func scheduleID(r *http.Request) (string, error) {
 }
 
 // ownSchedule reads the caller's schedule of the path (404 otherwise).
-func (a *API) ownSchedule(r *http.Request, p auth.Principal) (store.Schedule, error) {
+func ownSchedule(r *http.Request, p auth.Principal, st scheduleGetter) (store.Schedule, error) {
 	id, err := scheduleID(r)
 	if err != nil {
 		return store.Schedule{}, err
 	}
-	return a.Store.GetSchedule(r.Context(), p.User.ID, id)
+	return st.GetSchedule(r.Context(), p.User.ID, id)
 }
 
-func (a *API) listSchedules(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	page, err := PageOf(r)
-	if err != nil {
-		return err
+// listSchedules is a page of the caller's schedules.
+func listSchedules(st scheduleLister) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		page, err := PageOf(r)
+		if err != nil {
+			return err
+		}
+		list, next, err := st.ListSchedules(r.Context(), p.User.ID, page)
+		if err != nil {
+			return err
+		}
+		out := make([]scheduleJSON, len(list))
+		for i, sch := range list {
+			out[i] = renderSchedule(sch)
+		}
+		SetNextLink(w, r, page, next)
+		httpapi.WriteJSON(w, http.StatusOK, out)
+		return nil
 	}
-	list, next, err := a.Store.ListSchedules(r.Context(), p.User.ID, page)
-	if err != nil {
-		return err
-	}
-	out := make([]scheduleJSON, len(list))
-	for i, sch := range list {
-		out[i] = renderSchedule(sch)
-	}
-	SetNextLink(w, r, page, next)
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
 }
 
-func (a *API) getSchedule(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	sch, err := a.ownSchedule(r, p)
-	if err != nil {
-		return err
+// getSchedule is the caller's schedule of the path.
+func getSchedule(st scheduleGetter) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		sch, err := ownSchedule(r, p, st)
+		if err != nil {
+			return err
+		}
+		httpapi.WriteJSON(w, http.StatusOK, renderSchedule(sch))
+		return nil
 	}
-	httpapi.WriteJSON(w, http.StatusOK, renderSchedule(sch))
-	return nil
 }
 
 type scheduleUpdate struct {
@@ -252,23 +306,38 @@ type scheduleUpdate struct {
 // record second, and put back when the record cannot be written (503).
 // A new cadence re-anchors the grid at now; enabling again takes the next
 // run of the grid after now.
-func (a *API) updateSchedule(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	var in scheduleUpdate
-	if err := httpapi.DecodeJSON(w, r, &in); err != nil {
-		return err
+func updateSchedule(st scheduleUpdater, callbacks CallbackPolicy, schedules func() ScheduleService, now func() time.Time) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		var in scheduleUpdate
+		if err := httpapi.DecodeJSON(w, r, &in); err != nil {
+			return err
+		}
+		old, err := ownSchedule(r, p, st)
+		if err != nil {
+			return err
+		}
+		sch, err := in.changed(old, plans.Plan(p.User.Plan), callbacks, now().UTC())
+		if err != nil {
+			return err
+		}
+		if err := replaceSchedule(r.Context(), st, schedules(), old, sch); err != nil {
+			return err
+		}
+		httpapi.WriteJSON(w, http.StatusOK, renderSchedule(sch))
+		return nil
 	}
-	old, err := a.ownSchedule(r, p)
-	if err != nil {
-		return err
-	}
-	plan := plans.Plan(p.User.Plan)
+}
+
+// changed is the schedule old becomes with the PATCH in at now, checked as
+// a creation is (422, 403).
+func (in scheduleUpdate) changed(old store.Schedule, plan plans.Plan, callbacks CallbackPolicy, now time.Time) (store.Schedule, error) {
 	body, err := in.merged(old)
 	if err != nil {
-		return err
+		return old, err
 	}
-	req, err := a.creation().checkScanRequest(body, plan)
+	req, err := checkScanRequest(body, plan, callbacks)
 	if err != nil {
-		return err
+		return old, err
 	}
 	cadence := old.Cadence
 	if in.Cadence != nil {
@@ -276,14 +345,9 @@ func (a *API) updateSchedule(w http.ResponseWriter, r *http.Request, p auth.Prin
 	}
 	c, err := checkCadence(&cadence, plan)
 	if err != nil {
-		return err
+		return old, err
 	}
-	sch := in.apply(old, req, body.MaxCredits != nil, c, a.Now().UTC())
-	if err := a.replaceSchedule(r.Context(), old, sch); err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusOK, renderSchedule(sch))
-	return nil
+	return in.apply(old, req, body.MaxCredits != nil, c, now), nil
 }
 
 // merged is the body of a scan request the schedule old becomes with the
@@ -334,22 +398,23 @@ func (in scheduleUpdate) apply(old store.Schedule, req scanRequest, hasMaxCredit
 	return sch
 }
 
-// replaceSchedule replaces the deployed schedule old with sch, then the
-// record; when the record cannot be written the deployed one is put back
-// (or deleted, when the record was deleted meanwhile: its 404 is returned).
-func (a *API) replaceSchedule(ctx context.Context, old, sch store.Schedule) error {
-	if a.Schedules != nil {
-		if err := a.Schedules.PutSchedule(ctx, sch, false); err != nil {
+// replaceSchedule replaces the deployed schedule old with sch (service is
+// nil locally), then the record; when the record cannot be written the
+// deployed one is put back (or deleted, when the record was deleted
+// meanwhile: its 404 is returned).
+func replaceSchedule(ctx context.Context, st scheduleUpdater, service ScheduleService, old, sch store.Schedule) error {
+	if service != nil {
+		if err := service.PutSchedule(ctx, sch, false); err != nil {
 			return schedulerUnavailable(err)
 		}
 	}
-	err := a.Store.PutSchedule(ctx, sch)
-	if err != nil && a.Schedules != nil {
-		a.compensate(ctx, "restore schedule", sch.ID, func(ctx context.Context) error {
+	err := st.PutSchedule(ctx, sch)
+	if err != nil && service != nil {
+		compensate(ctx, "restore schedule", sch.ID, func(ctx context.Context) error {
 			if store.IsNotFound(err) {
-				return a.Schedules.DeleteSchedule(ctx, sch.ID) // deleted meanwhile
+				return service.DeleteSchedule(ctx, sch.ID) // deleted meanwhile
 			}
-			return a.Schedules.PutSchedule(ctx, old, false)
+			return service.PutSchedule(ctx, old, false)
 		})
 	}
 	return err
@@ -357,16 +422,18 @@ func (a *API) replaceSchedule(ctx context.Context, old, sch store.Schedule) erro
 
 // deleteSchedule removes the deployed schedule, then the record (204). The
 // scans it started are kept.
-func (a *API) deleteSchedule(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	sch, err := a.ownSchedule(r, p)
-	if err != nil {
-		return err
+func deleteSchedule(st scheduleRemover, schedules func() ScheduleService) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		sch, err := ownSchedule(r, p, st)
+		if err != nil {
+			return err
+		}
+		if err := removeSchedule(r.Context(), st, schedules(), sch); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
-	if err := removeSchedule(r.Context(), a.Store, a.Schedules, sch); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }
 
 // scheduleDeleter deletes a schedule's record (*store.Store).
@@ -384,130 +451,4 @@ func removeSchedule(ctx context.Context, st scheduleDeleter, schedules ScheduleS
 		}
 	}
 	return st.DeleteSchedule(ctx, sch.UserID, sch.ID)
-}
-
-// runScheduleNow is POST /api/schedules/<id>/run: 202 with the scan it
-// started, counted like any creation; the errors of a creation otherwise,
-// and 409 while the schedule's previous scan runs. Either way the outcome is
-// the schedule's last_scan_id or last_error.
-func (a *API) runScheduleNow(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	sch, err := a.ownSchedule(r, p)
-	if err != nil {
-		return err
-	}
-	sc, err := a.runSchedule(r.Context(), sch, plans.Plan(p.User.Plan), false)
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Location", "/api/scans/"+sc.ID)
-	httpapi.WriteJSON(w, http.StatusAccepted, renderScan(sc))
-	return nil
-}
-
-// runSchedule starts a run of sch through startScan, as POST /api/scans
-// would with the schedule's body, and records the outcome on the schedule:
-// the scan started, or why none did (the schedule stays enabled). A run
-// while the previous scan is still queued or running is skipped.
-func (a *API) runSchedule(ctx context.Context, sch store.Schedule, plan plans.Plan, scheduled bool) (scans.Scan, error) {
-	now := a.Now().UTC()
-	fail := func(err error) (scans.Scan, error) {
-		reason := "The scan could not be started; it will be tried again at the next run"
-		if e, ok := apierr.As(err); ok {
-			reason = e.Detail
-		}
-		if scheduled {
-			reason = "Run of " + timestamp(now) + " not started: " + reason
-		}
-		if _, rerr := a.Store.RecordScheduleRun(context.WithoutCancel(ctx), sch.UserID, sch.ID, "", reason, now); rerr != nil {
-			httpapi.Logger(ctx).ErrorContext(ctx, "record schedule run", "schedule_id", sch.ID, "error", rerr.Error())
-		}
-		return scans.Scan{}, err
-	}
-	if sch.LastScanID != "" {
-		prev, err := a.Store.GetScan(ctx, sch.UserID, sch.LastScanID)
-		if err != nil && !store.IsNotFound(err) {
-			return scans.Scan{}, err
-		}
-		if err == nil && !prev.Status.Terminal() {
-			return fail(apierr.New(apierr.Conflict, "Skipped: the previous scan %s of this schedule is still %s", prev.ID, prev.Status))
-		}
-	}
-	if scheduled {
-		// The plan may have changed since the schedule was made.
-		if _, err := checkCadence(&sch.Cadence, plan); err != nil {
-			return fail(err)
-		}
-	}
-	maxCredits := effectiveCredits(sch)
-	callback := optional(sch.CallbackURL)
-	req, err := a.creation().checkScanRequest(scanCreate{Target: &sch.TargetID, ScanType: &sch.ScanType, Tier: &sch.Tier,
-		CallbackURL: callback, MaxCredits: &maxCredits}, plan)
-	if err != nil {
-		return fail(err)
-	}
-	sc, _, err := a.creation().startScan(ctx, scanStart{
-		userID: sch.UserID, plan: plan, target: sch.TargetID, req: req,
-		slot: ids.New("run_", now), scheduleID: sch.ID,
-	})
-	if err != nil {
-		return fail(err)
-	}
-	if _, err := a.Store.RecordScheduleRun(context.WithoutCancel(ctx), sch.UserID, sch.ID, sc.ID, "", now); err != nil && !store.IsNotFound(err) {
-		// The scan runs; only the schedule's note of it is lost.
-		httpapi.Logger(ctx).ErrorContext(ctx, "record schedule run", "schedule_id", sch.ID, "scan_id", sc.ID, "error", err.Error())
-	}
-	httpapi.Logger(ctx).InfoContext(ctx, "schedule run started", "schedule_id", sch.ID, "scan_id", sc.ID, "scheduled", scheduled)
-	return sc, nil
-}
-
-// ScheduledRun is the input EventBridge Scheduler gives ScheduledScanFunction.
-type ScheduledRun struct {
-	ScheduleID string `json:"schedule_id"`
-}
-
-// FireSchedule is a scheduled run of schedule id: EventBridge Scheduler's
-// invocation of ScheduledScanFunction, or the local stack's ticker. It takes
-// the due run (a second delivery of it, or a schedule not yet due, does
-// nothing), moves next_run_at along the grid and runs the schedule. A run
-// that cannot start is recorded on the schedule and is no error of the
-// invocation; only a dependency that fails before anything was recorded is.
-func (a *API) FireSchedule(ctx context.Context, in ScheduledRun) error {
-	id := strings.TrimSpace(in.ScheduleID)
-	log := a.Logger
-	if log == nil {
-		log = httpapi.Logger(ctx)
-	}
-	if !ids.Valid(ids.Schedule, id) {
-		log.WarnContext(ctx, "scheduled run without a valid schedule id", "schedule_id", id)
-		return nil
-	}
-	owner, err := a.Store.ScheduleOwner(ctx, id)
-	if store.IsNotFound(err) {
-		log.WarnContext(ctx, "scheduled run of a deleted schedule", "schedule_id", id)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	sch, err := a.Store.GetSchedule(ctx, owner, id)
-	if store.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	now := a.Now().UTC()
-	next := schedules.Next(plans.Cadence(sch.Cadence), sch.Anchor, now)
-	claimed, err := a.Store.ClaimScheduledRun(ctx, owner, id, now.Add(earlyFire), next)
-	if err != nil || !claimed {
-		return err
-	}
-	user, err := a.Store.GetUser(ctx, owner)
-	if err != nil {
-		return err
-	}
-	if _, err := a.runSchedule(ctx, sch, plans.Plan(user.Plan), true); err != nil {
-		log.InfoContext(ctx, "scheduled run not started", "schedule_id", id, "reason", err.Error())
-	}
-	return nil
 }
