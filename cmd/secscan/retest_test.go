@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,8 +10,6 @@ import (
 
 	"secscan/shared/auth"
 	"secscan/shared/ids"
-	"secscan/shared/scans"
-	"secscan/shared/store"
 )
 
 // secscan retest --wait against the whole local stack: a completed scan of
@@ -23,39 +20,14 @@ import (
 func TestRetestCommand(t *testing.T) {
 	t.Parallel()
 	s := startStack(t)
-	ctx, now := context.Background(), time.Now().UTC()
 	userID, token := s.newUserWithID(t)
 	domain := s.demo.Domain()
-	tgt := store.Target{ID: ids.New(ids.Target, now), UserID: userID, Domain: domain, Method: "dns_txt",
-		VerificationToken: "service-verify-x", Verified: true, VerifiedAt: &now, CreatedAt: now}
-	if err := s.store.CreateTarget(ctx, tgt); err != nil {
-		t.Fatal(err)
-	}
-	u, err := url.Parse(s.demo.HTTPSURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, _ := strconv.Atoi(u.Port())
-	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: userID, Target: domain, TargetID: tgt.ID, Type: scans.Web,
-		Tier: "quick", Status: scans.Queued, MaxCredits: 50, CreditMonth: store.CreditMonth(now), CreatedAt: now}
-	if _, _, err := s.store.CreateScan(ctx, sc, nil, now); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.store.StartScan(ctx, userID, sc.ID, now); err != nil {
-		t.Fatal(err)
-	}
-	f := scans.Finding{Check: "web.header.csp", Title: "No CSP", Severity: scans.Low, Category: scans.CategoryWeb, Host: domain, Port: &port, Evidence: "e"}
-	step := scans.Step{Seq: 1, Tool: "http_check", Input: json.RawMessage(`{}`), Status: scans.StepOK, Outcome: "ok", Credits: 5, StartedAt: now}
-	if _, err := s.store.RecordStep(ctx, userID, sc.ID, step, []scans.Finding{f}, now); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.store.EndScan(ctx, userID, sc.ID, scans.Completed, "", nil, now); err != nil {
-		t.Fatal(err)
-	}
+	port := portOf(t, s.demo.HTTPSURL())
+	scanID := s.seedWebIssue(t, userID, domain, "https", port, domain)
 	c := s.cli(token)
 
 	start := time.Now()
-	r := c.run(t, "retest", sc.ID, "web.header.csp", "--wait")
+	r := c.run(t, "retest", scanID, "web.header.csp", "--wait")
 	t.Logf("retest --wait: %v", time.Since(start).Round(time.Millisecond))
 	expectCode(t, r, 1)
 	if !strings.Contains(r.stdout, "reproduced      "+domain+":"+strconv.Itoa(port)+"  Still present") {
@@ -65,14 +37,14 @@ func TestRetestCommand(t *testing.T) {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
 
-	r = c.run(t, "retest", sc.ID, "web.header.csp", "--json")
+	r = c.run(t, "retest", scanID, "web.header.csp", "--json")
 	expectCode(t, r, 0)
 	var rt struct{ ID, Status string }
 	if err := json.Unmarshal([]byte(r.stdout), &rt); err != nil || !ids.Valid(ids.Retest, rt.ID) || rt.Status != "queued" {
 		t.Errorf("retest --json: %v %s", err, r.stdout)
 	}
 
-	r = c.run(t, "retest", sc.ID, "web.header.nosniff")
+	r = c.run(t, "retest", scanID, "web.header.nosniff")
 	expectCode(t, r, 2)
 	if !strings.Contains(r.stderr, "(HTTP 404)") {
 		t.Errorf("unknown issue: %s", r.stderr)

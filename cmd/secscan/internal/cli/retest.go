@@ -30,7 +30,10 @@ those tools' credits. When no location reproduces, the target's issue ledger
 marks the issue fixed.
 
 With --wait it waits for the end and exits 0 when no location reproduced, 1
-when any did, 3 when the retest failed or a location could not be tested.`,
+when any did, 3 when the retest failed or a location could not be tested.
+Ctrl-C while waiting cancels the retest: the calls under way finish (and are
+charged), no other starts, and the command shows the outcome (exit 3); a
+second Ctrl-C stops waiting.`,
 		Example: `  secscan retest scn_01J… web.header.csp --wait
   secscan retest scn_01J… vuln.known-cve:CVE-2021-41773 --wait --json`,
 		Args: cobra.ExactArgs(2),
@@ -63,10 +66,15 @@ when any did, 3 when the retest failed or a location could not be tested.`,
 	return cmd
 }
 
-// awaitRetest polls until the retest ends, the timeout passes or the
-// command is interrupted.
+// awaitRetest polls until the retest ends or the timeout passes, saying
+// when its state changes. The first interrupt cancels the retest (the calls
+// under way finish, no other starts, and it ends within 30 s) and waits for
+// that end, which reportRetest then shows; a second stops waiting.
 func (a *app) awaitRetest(c *client.Client, rt client.Retest, timeout time.Duration) (client.Retest, error) {
+	interrupts, release := a.claimInterrupts()
+	defer release()
 	deadline := time.Now().Add(timeout)
+	cancelled := false
 	for rt.Status == "queued" || rt.Status == "running" {
 		if time.Now().After(deadline) {
 			return rt, withCode(ExitError, fmt.Errorf("retest %s still %s after %v", rt.ID, rt.Status, timeout))
@@ -74,15 +82,37 @@ func (a *app) awaitRetest(c *client.Client, rt client.Retest, timeout time.Durat
 		select {
 		case <-a.ctx.Done():
 			return rt, withCode(ExitError, a.ctx.Err())
+		case <-interrupts:
+			if cancelled {
+				a.info("Interrupted again: no longer waiting; cancellation of retest %s was requested.", rt.ID)
+				return rt, withCode(ExitError, nil)
+			}
+			cancelled = true
+			if err := a.cancelRetest(c, rt.ID); err != nil {
+				return rt, err
+			}
 		case <-time.After(retestPoll):
 		}
 		next, err := c.Retest(a.ctx, rt.ID)
 		if err != nil {
 			return rt, apiError(err)
 		}
+		if next.Status != rt.Status {
+			a.info("Retest %s %s…", next.ID, next.Status)
+		}
 		rt = next
 	}
 	return rt, nil
+}
+
+// cancelRetest asks the API to cancel the retest; one that has just ended
+// (409) is no error: its end is shown as it is.
+func (a *app) cancelRetest(c *client.Client, id string) error {
+	a.info("Interrupted: cancelling retest %s (the calls under way finish, no other starts)…", id)
+	if _, err := c.CancelRetest(a.ctx, id); err != nil && client.StatusOf(err) != 409 {
+		return apiError(err)
+	}
+	return nil
 }
 
 // reportRetest prints the outcome and returns the exit code it means.

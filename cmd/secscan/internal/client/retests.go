@@ -38,3 +38,11 @@ func (c *Client) Retest(ctx context.Context, id string) (Retest, error) {
 	_, err := c.sendJSON(ctx, http.MethodGet, "/api/retests/"+url.PathEscape(id), nil, nil, &r)
 	return r, err
 }
+
+// CancelRetest is DELETE /api/retests/{id}: a queued retest ends at once, a
+// running one stops before its next call (409 once it has ended).
+func (c *Client) CancelRetest(ctx context.Context, id string) (Retest, error) {
+	var r Retest
+	_, err := c.sendJSON(ctx, http.MethodDelete, "/api/retests/"+url.PathEscape(id), nil, nil, &r)
+	return r, err
+}

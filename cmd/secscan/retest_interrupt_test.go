@@ -1,0 +1,83 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"secscan/shared/ids"
+	"secscan/shared/scans"
+	"secscan/shared/store"
+	"secscan/shared/syncio"
+)
+
+// seedWebIssue records, directly in the store, a completed web scan of
+// domain whose web.header.csp issue was found on each of hosts (at port,
+// over scheme) by its own http_check call, and returns the scan's id.
+func (s *stack) seedWebIssue(t *testing.T, userID, domain, scheme string, port int, hosts ...string) string {
+	t.Helper()
+	ctx, now := context.Background(), time.Now().UTC()
+	tgt := store.Target{ID: ids.New(ids.Target, now), UserID: userID, Domain: domain, Method: "dns_txt",
+		VerificationToken: "service-verify-x", Verified: true, VerifiedAt: &now, CreatedAt: now}
+	if err := s.store.CreateTarget(ctx, tgt); err != nil {
+		t.Fatal(err)
+	}
+	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: userID, Target: domain, TargetID: tgt.ID, Type: scans.Web,
+		Tier: "quick", Status: scans.Queued, MaxCredits: 50, CreditMonth: store.CreditMonth(now), CreatedAt: now}
+	if _, _, err := s.store.CreateScan(ctx, sc, nil, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.store.StartScan(ctx, userID, sc.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range hosts {
+		f := scans.Finding{Check: "web.header.csp", Title: "No CSP", Severity: scans.Low, Category: scans.CategoryWeb, Host: h, Port: &port, Evidence: "e"}
+		input, _ := json.Marshal(map[string]string{"url": fmt.Sprintf("%s://%s:%d/", scheme, h, port)})
+		step := scans.Step{Seq: i + 1, Tool: "http_check", Input: input, Status: scans.StepOK, Outcome: "ok", Credits: 5, StartedAt: now}
+		if _, err := s.store.RecordStep(ctx, userID, sc.ID, step, []scans.Finding{f}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.store.EndScan(ctx, userID, sc.ID, scans.Completed, "", nil, now); err != nil {
+		t.Fatal(err)
+	}
+	return sc.ID
+}
+
+// Ctrl-C during retest --wait cancels the retest: the calls under way
+// finish, the others are not made, and the command shows that outcome and
+// exits 3.
+func TestRetestInterrupted(t *testing.T) {
+	t.Parallel()
+	s := startStack(t)
+	userID, token := s.newUserWithID(t)
+	var hosts []string
+	for i := range 8 {
+		h := fmt.Sprintf("h%d.slow.test", i)
+		s.dns.Add(t, h+". 60 IN A "+slowHost)
+		hosts = append(hosts, h)
+	}
+	scanID := s.seedWebIssue(t, userID, "slow.test", "http", portOf(t, s.demo.HTTPURL()), hosts...)
+
+	cr := &cliRun{s: s, token: token, interrupts: make(chan os.Signal, 2), stderr: &syncio.Buffer{}}
+	done := make(chan result, 1)
+	go func() { done <- cr.run(t, "retest", scanID, "web.header.csp", "--wait") }()
+	await(t, "the retest to run", func() bool { return strings.Contains(cr.stderr.String(), " running…") })
+	cr.interrupts <- syscall.SIGINT
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("no exit after the interrupt:\n%s", cr.stderr.String())
+	}
+	expectCode(t, r, 3)
+	if !strings.Contains(r.stderr, "Interrupted: cancelling retest rt_") || !strings.Contains(r.stdout, "failed: Cancelled by the user") ||
+		!strings.Contains(r.stdout, "cancelled before this call") {
+		t.Errorf("after Ctrl-C:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+}
