@@ -98,15 +98,15 @@ func findingsFor(host string, ip netip.Addr, port int, obs observation) []scans.
 
 // exposureFinding is the finding of a service that answered without
 // authentication or should not be reachable at all.
-func exposureFinding(host string, port int, where string, obs observation) (scans.Finding, bool) {
+func exposureFinding(host string, port int, where string, obs observation) (f scans.Finding, ok bool) {
 	if c, ok := noAuthChecks[obs.Name]; ok && obs.NoAuth {
 		return c.Finding(host, &port, fmt.Sprintf("%s; it %s: %s", where, obs.Answer, obs.Banner)), true
 	}
 	c, ok := exposures[obs.Name]
 	if !ok {
-		return scans.Finding{}, false
+		return f, false
 	}
-	f := c.Finding(host, &port, where+"; "+said(port, obs))
+	f = c.Finding(host, &port, where+"; "+said(port, obs))
 	if obs.ByPort || obs.Banner == "" {
 		f.Confidence = scans.Firm // the port is open; what listens is assumed from its number
 	}

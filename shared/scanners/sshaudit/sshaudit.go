@@ -304,23 +304,23 @@ func (a *audited) macFinding(where string) (scans.Finding, bool) {
 
 // algorithmFinding reports the names offered that weakness judges weak,
 // at the severity of the worst.
-func (a *audited) algorithmFinding(c *checks.Check, offered string, names []string, weakness func(string) (string, scans.Severity)) (scans.Finding, bool) {
+func (a *audited) algorithmFinding(c *checks.Check, offered string, names []string, weakness func(string) (string, scans.Severity)) (f scans.Finding, ok bool) {
 	bad, sev := judge(names, weakness)
 	if len(bad) == 0 {
-		return scans.Finding{}, false
+		return f, false
 	}
 	port := a.port
-	f := c.Finding(a.host, &port, fmt.Sprintf("%s: %s. Full list: %s.", offered, list(bad), list(names)))
+	f = c.Finding(a.host, &port, fmt.Sprintf("%s: %s. Full list: %s.", offered, list(bad), list(names)))
 	raise(&f, sev)
 	return f, true
 }
 
 // passwordFinding reports the authentication methods offered that take a
 // password.
-func (a *audited) passwordFinding(where string) (scans.Finding, bool) {
+func (a *audited) passwordFinding(where string) (f scans.Finding, ok bool) {
 	pw := passwordMethods(a.methods)
 	if len(pw) == 0 {
-		return scans.Finding{}, false
+		return f, false
 	}
 	port := a.port
 	e := fmt.Sprintf("%s answered a \"none\" authentication request for user %q (no password or key was sent) with "+
@@ -332,13 +332,13 @@ func (a *audited) passwordFinding(where string) (scans.Finding, bool) {
 }
 
 // terrapinFinding reports the Terrapin condition.
-func (a *audited) terrapinFinding(where string) (scans.Finding, bool) {
+func (a *audited) terrapinFinding(where string) (f scans.Finding, ok bool) {
 	vuln, culprits := terrapin(a.kex)
 	if !vuln {
-		return scans.Finding{}, false
+		return f, false
 	}
 	port := a.port
-	f := checks.SSHTerrapin.Finding(a.host, &port, fmt.Sprintf("%s offers %s and its KEXINIT key exchange list does not "+
+	f = checks.SSHTerrapin.Finding(a.host, &port, fmt.Sprintf("%s offers %s and its KEXINIT key exchange list does not "+
 		"advertise strict key exchange (%s): %s.", where, list(culprits), strictKex, list(a.kex.Kex)))
 	cve, cvss := "CVE-2023-48795", 5.9
 	f.CVE, f.CVSS = &cve, &cvss
