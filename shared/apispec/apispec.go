@@ -240,16 +240,13 @@ func documentedStatuses(operation *openapi3.Operation) []string {
 	return slices.Sorted(maps.Keys(operation.Responses.Map()))
 }
 
-// conciseSchemaError names the failing value and the reason on one line; kin-openapi's default
-// message appends the whole schema and value, which buries the mismatch in test output.
-func conciseSchemaError(err *openapi3.SchemaError) string {
-	pointer := "/" + strings.Join(err.JSONPointer(), "/")
-	reason := err.Reason
-	if reason == "" {
-		reason = fmt.Sprintf("does not match schema keyword %q", err.SchemaField)
-	}
-	// Errors of the JSON Schema 2020-12 validator come as a header line and an indented list of
-	// causes, some of which only say that a wrapper (allOf, the array item) failed.
+// schemaCauses are the causes a schema error's reason lists. Errors of the
+// JSON Schema 2020-12 validator come as a header line and an indented list
+// of causes, some of which only say that a wrapper (allOf, the array item)
+// failed. When an allOf branch fails, every property of the record becomes
+// "unevaluated": the unknown-property reports are then noise, and only mean
+// something on their own.
+func schemaCauses(reason string) []string {
 	var causes, unknown []string
 	for _, line := range strings.Split(reason, "\n") {
 		line = strings.TrimPrefix(strings.TrimSpace(line), "- ")
@@ -263,12 +260,21 @@ func conciseSchemaError(err *openapi3.SchemaError) string {
 			causes = append(causes, line)
 		}
 	}
-	// When an allOf branch fails, every property of the record becomes "unevaluated": the
-	// unknown-property reports are then noise, and only mean something on their own.
 	if len(causes) == 0 {
-		causes = unknown
+		return unknown
 	}
-	reason = strings.Join(causes, "; ")
+	return causes
+}
+
+// conciseSchemaError names the failing value and the reason on one line; kin-openapi's default
+// message appends the whole schema and value, which buries the mismatch in test output.
+func conciseSchemaError(err *openapi3.SchemaError) string {
+	pointer := "/" + strings.Join(err.JSONPointer(), "/")
+	reason := err.Reason
+	if reason == "" {
+		reason = fmt.Sprintf("does not match schema keyword %q", err.SchemaField)
+	}
+	reason = strings.Join(schemaCauses(reason), "; ")
 	if strings.HasPrefix(reason, "at '") {
 		return reason
 	}

@@ -17,6 +17,16 @@ import (
 // loadSpec loads the repository's openapi.yaml once for all tests: it is read-only afterwards.
 var loadSpec = sync.OnceValues(LoadRepoSpec)
 
+// validate checks a response to method path on the local API against s.
+func validate(t *testing.T, s *Spec, method, path string, status int, header http.Header, body []byte) error {
+	t.Helper()
+	req, err := http.NewRequest(method, "http://127.0.0.1:8080"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.ValidateResponse(req, status, header, body)
+}
+
 func spec(t *testing.T) *Spec {
 	t.Helper()
 	s, err := loadSpec()
@@ -422,11 +432,7 @@ func TestValidResponses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			req, err := http.NewRequest(tc.method, "http://127.0.0.1:8080"+tc.path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.ValidateResponse(req, tc.status, tc.header, tc.body); err != nil {
+			if err := validate(t, s, tc.method, tc.path, tc.status, tc.header, tc.body); err != nil {
 				t.Errorf("ValidateResponse: %v", err)
 			}
 		})
@@ -598,11 +604,7 @@ func TestInvalidResponses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			req, err := http.NewRequest(tc.method, "http://127.0.0.1:8080"+tc.path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = s.ValidateResponse(req, tc.status, tc.header, tc.body)
+			err := validate(t, s, tc.method, tc.path, tc.status, tc.header, tc.body)
 			if err == nil {
 				t.Fatal("ValidateResponse accepted an invalid response")
 			}
@@ -635,8 +637,7 @@ func TestNullableTimestamps(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			req, _ := http.NewRequest(tc.method, "http://127.0.0.1:8080"+tc.path, nil)
-			if err := s.ValidateResponse(req, tc.status, jsonHeader(), mustJSON(t, []any{tc.body})); err != nil {
+			if err := validate(t, s, tc.method, tc.path, tc.status, jsonHeader(), mustJSON(t, []any{tc.body})); err != nil {
 				t.Errorf("ValidateResponse: %v", err)
 			}
 		})

@@ -45,7 +45,7 @@ func TestDeepSweepsEveryPortOncePerAddress(t *testing.T) {
 	if planner.SweepChunk != network.MaxRangePerCall || planner.MaxPort != network.MaxPort {
 		t.Fatalf("the planner's chunk %d, the tool's bound %d", planner.SweepChunk, network.MaxRangePerCall)
 	}
-	st := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Deep, MaxCredits: 1000}, Surface: surface()}
+	st := stateOf(scans.Full, plans.Deep, 1000, surface())
 	plan, err := planner.Calls(st)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestDeepPlanCoversStandard(t *testing.T) {
 // stopped at; one that made no progress is not planned again.
 func TestDeepContinuesCutRanges(t *testing.T) {
 	t.Parallel()
-	st := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Deep, MaxCredits: 1000}, Surface: surface()}
+	st := stateOf(scans.Full, plans.Deep, 1000, surface())
 	st.Steps = []scans.Step{
 		{Seq: 1, Tool: planner.PortScan, Status: scans.StepOK, Input: json.RawMessage(`{"host":"example.com","range":{"from":1,"to":4096}}`),
 			Outcome: "2 of 4000 ports open on example.com (192.0.2.10): 22/ssh, 80/http; 96 of 4096 ports not scanned within the time bound (from port 4001 on, in the order given): scan them in another call"},

@@ -21,7 +21,7 @@ func TestPlanAuditsEveryFTPService(t *testing.T) {
 		scans.ServiceInfo{Host: "mail." + domain, Address: "192.0.2.30", Port: 21, Transport: "tcp", Protocol: "unknown"},
 	)
 	p := planner.Playbook{Tools: scanners.Registry()}
-	st := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Standard, MaxCredits: 200}, Surface: sf}
+	st := stateOf(scans.Full, plans.Standard, 200, sf)
 	got := calls(run(t, p, st), planner.FTPAudit)
 	want := []string{`{"host":"example.com","port":2121}`, `{"host":"mail.example.com","port":21}`}
 	if !slices.Equal(got, want) {

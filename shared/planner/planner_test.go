@@ -46,6 +46,12 @@ func run(t *testing.T, p planner.Playbook, st planner.State) []scans.Step {
 	return nil
 }
 
+// stateOf is the state of a scan of domain, of type typ and tier, with
+// maxCredits and the surface sf, before any step.
+func stateOf(typ scans.Type, tier plans.Tier, maxCredits int, sf scans.Surface) planner.State {
+	return planner.State{Scan: scans.Scan{Target: domain, Type: typ, Tier: tier, MaxCredits: maxCredits}, Surface: sf}
+}
+
 func surface() scans.Surface {
 	host := func(name string, addr string, src scans.HostSource) scans.Host {
 		return scans.Host{Name: name, Addresses: []string{addr}, Sources: []scans.HostSource{src}}
@@ -86,7 +92,7 @@ func calls(steps []scans.Step, tool string) []string {
 func TestPlanFollowsTheSurface(t *testing.T) {
 	t.Parallel()
 	p := planner.Playbook{Tools: scanners.Registry()}
-	st := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Deep, MaxCredits: 1000}, Surface: surface()}
+	st := stateOf(scans.Full, plans.Deep, 1000, surface())
 	steps := run(t, p, st)
 	again := run(t, p, st)
 	if !slices.EqualFunc(steps, again, func(a, b scans.Step) bool { return a.Tool == b.Tool && string(a.Input) == string(b.Input) }) {
@@ -146,7 +152,7 @@ func TestSSHAuditOfEverySSHService(t *testing.T) {
 		{scans.Network, plans.Standard, []string{`{"host":"example.com","port":22}`, `{"host":"mail.example.com","port":2222}`}},
 		{scans.Web, plans.Standard, nil},
 	} {
-		st := planner.State{Scan: scans.Scan{Target: domain, Type: tc.typ, Tier: tc.tier, MaxCredits: 1000}, Surface: sf}
+		st := stateOf(tc.typ, tc.tier, 1000, sf)
 		got := calls(run(t, p, st), planner.SSHAudit)
 		slices.Sort(got)
 		if !slices.Equal(got, tc.want) {
@@ -168,7 +174,7 @@ func TestPlanBoundsHostsAndBudget(t *testing.T) {
 		sf.Hosts = append(sf.Hosts, scans.Host{Name: name, Addresses: []string{addr}, Sources: []scans.HostSource{scans.SourceWordlist}})
 		sf.Services = append(sf.Services, scans.ServiceInfo{Host: name, Address: addr, Port: 443, Protocol: "https"})
 	}
-	st := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Standard, MaxCredits: 200}, Surface: sf}
+	st := stateOf(scans.Full, plans.Standard, 200, sf)
 	st.Steps = run(t, p, st)
 	notScanned := p.NotScanned(st)
 	reasons := map[string]int{}
@@ -191,7 +197,7 @@ func TestPlanBoundsHostsAndBudget(t *testing.T) {
 func TestQuickCoversDomainAndWWW(t *testing.T) {
 	t.Parallel()
 	p := planner.Playbook{Tools: scanners.Registry()}
-	st := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Web, Tier: plans.Quick, MaxCredits: 50}, Surface: surface()}
+	st := stateOf(scans.Web, plans.Quick, 50, surface())
 	for _, s := range run(t, p, st) {
 		if s.Tool == planner.DiscoverHosts {
 			if string(s.Input) != `{"sources":["www"]}` {
@@ -266,7 +272,7 @@ func TestEveryTypeAndTier(t *testing.T) {
 			if typ == scans.Full && tier == plans.Quick {
 				continue // refused at creation
 			}
-			st := planner.State{Scan: scans.Scan{Target: domain, Type: typ, Tier: tier, MaxCredits: ceiling}, Surface: surface()}
+			st := stateOf(typ, tier, ceiling, surface())
 			steps := run(t, p, st)
 			if len(steps) < 2 {
 				t.Errorf("%s/%s: %d steps", typ, tier, len(steps))
@@ -294,7 +300,7 @@ func TestBudgetFloorIsTheDomainsOwnChecks(t *testing.T) {
 		sf.Hosts = append(sf.Hosts, scans.Host{Name: name, Addresses: []string{addr}, Sources: []scans.HostSource{scans.SourceWordlist}})
 		sf.Services = append(sf.Services, scans.ServiceInfo{Host: name, Address: addr, Port: 443, Protocol: "https"})
 	}
-	full := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Standard, MaxCredits: 200}, Surface: sf}
+	full := stateOf(scans.Full, plans.Standard, 200, sf)
 	domainCost := 0
 	for _, st := range run(t, p, full) {
 		if !strings.Contains(string(st.Input), `.`+domain) && st.Tool != planner.HTTPFingerprint { // fingerprints are no floor
@@ -345,7 +351,7 @@ func TestPlanFingerprintsEveryHTTPService(t *testing.T) {
 		typ  scans.Type
 		tier plans.Tier
 	}{{scans.Full, plans.Standard}, {scans.Network, plans.Standard}} {
-		st := planner.State{Scan: scans.Scan{Target: domain, Type: tc.typ, Tier: tc.tier, MaxCredits: plans.CreditCeiling[tc.tier]}, Surface: sf}
+		st := stateOf(tc.typ, tc.tier, plans.CreditCeiling[tc.tier], sf)
 		steps := run(t, p, st)
 		got := calls(steps, planner.HTTPFingerprint)
 		want := []string{`{"url":"http://example.com/"}`, `{"url":"https://example.com/"}`,
@@ -375,7 +381,7 @@ func TestFingerprintsYieldToTheBudget(t *testing.T) {
 	sf := scans.Surface{Hosts: []scans.Host{{Name: domain, Addresses: []string{"192.0.2.10"}, Sources: []scans.HostSource{scans.SourceApex}}},
 		Services: []scans.ServiceInfo{svc(80, "http"), svc(443, "https"), svc(9100, "http")}}
 	p := planner.Playbook{Tools: scanners.Registry()}
-	st := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Standard, MaxCredits: 1000}, Surface: sf}
+	st := stateOf(scans.Full, plans.Standard, 1000, sf)
 	_, floorCost, _, err := p.Baseline(st)
 	if err != nil {
 		t.Fatal(err)

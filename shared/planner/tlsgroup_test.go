@@ -60,7 +60,7 @@ func credits(steps []scans.Step) (n int) {
 func TestTLSCheckOncePerAddressAndCertificate(t *testing.T) {
 	t.Parallel()
 	p := planner.Playbook{Tools: scanners.Registry()}
-	st := planner.State{Scan: scans.Scan{Target: domain, Type: scans.Full, Tier: plans.Standard, MaxCredits: 1000}, Surface: surface()}
+	st := stateOf(scans.Full, plans.Standard, 1000, surface())
 	covering := runCovering(t, p, st)
 	got := calls(covering, planner.TLSCheck)
 	want := []string{`{"also":["legacy.example.com","www.example.com"],"host":"example.com","port":443}`, `{"host":"api.example.com","port":8443}`}

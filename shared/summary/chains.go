@@ -522,10 +522,7 @@ func takeoverChain(ix *index) (chain, bool) {
 	if target := strings.ToLower(firstMatch(cnameRE, d.title, d.evidence)); target != "" && target != d.host {
 		points = "is a CNAME to " + target + ", which nobody has claimed"
 	}
-	parent := ix.domain
-	if parent == "" {
-		parent = "your domain"
-	}
+	parent := cmp.Or(ix.domain, "your domain")
 	also := ""
 	if others := distinctOthers(ds[1:], d.host, func(e *entry) string { return e.host }); len(others) > 0 {
 		also = " (also " + namedOthers(others) + ")"
@@ -575,10 +572,7 @@ func spoofingChain(ix *index) (chain, bool) {
 	for _, m := range members {
 		rank = min(rank, m.rank)
 	}
-	domain := ix.domain
-	if domain == "" {
-		domain = members[0].host
-	}
+	domain := cmp.Or(ix.domain, members[0].host)
 	verb := joinAnd(parts)
 	if !strings.HasPrefix(verb, "publishes") && !strings.HasPrefix(verb, "has") {
 		verb = "has " + verb
