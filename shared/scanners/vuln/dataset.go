@@ -226,17 +226,9 @@ func (r Range) validate() error {
 	if r.Fixed != "" && r.LastAffected != "" {
 		return errors.New("a range has either fixed or last_affected")
 	}
-	bounds := map[string]string{"introduced": r.Introduced, "fixed": r.Fixed, "last_affected": r.LastAffected}
-	parsed := map[string]Version{}
-	for name, s := range bounds {
-		if s == "" {
-			continue
-		}
-		v, err := ParseVersion(s)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		parsed[name] = v
+	parsed, err := r.bounds()
+	if err != nil {
+		return err
 	}
 	if in, ok := parsed["introduced"]; ok {
 		if f, ok := parsed["fixed"]; ok && in.Compare(f) >= 0 {
@@ -247,6 +239,23 @@ func (r Range) validate() error {
 		}
 	}
 	return nil
+}
+
+// bounds are the range's bounds that are set, parsed, by name.
+func (r Range) bounds() (map[string]Version, error) {
+	bounds := map[string]string{"introduced": r.Introduced, "fixed": r.Fixed, "last_affected": r.LastAffected}
+	parsed := map[string]Version{}
+	for name, s := range bounds {
+		if s == "" {
+			continue
+		}
+		v, err := ParseVersion(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		parsed[name] = v
+	}
+	return parsed, nil
 }
 
 // Contains reports whether v is in the range. Bounds were validated when
