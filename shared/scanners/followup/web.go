@@ -43,14 +43,7 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if err != nil {
 		return tools.Result{}, err
 	}
-	// An exposed repository leaks credentials in its config (remote URLs
-	// with tokens), not in HEAD.
-	if i := strings.Index(u.Path, "/.git/"); i >= 0 || strings.HasSuffix(u.Path, "/.git") {
-		if i < 0 {
-			i = len(u.Path) - len("/.git")
-		}
-		u.Path, u.RawPath = u.Path[:i]+"/.git/config", ""
-	}
+	toGitConfig(u)
 	ctx, client, done, err := t.session(ctx, env)
 	if err != nil {
 		return tools.Result{}, err
@@ -67,16 +60,34 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("file_secrets: %w", err)
 	}
-	var kinds []string
-	for _, f := range findings {
-		kinds = append(kinds, f.Title)
-	}
-	outcome := fmt.Sprintf("%s: %d credential types", resp.Summary(), len(findings))
-	if len(kinds) > 0 {
-		outcome += " (" + strings.Join(kinds, "; ") + ")"
-	}
 	// The credential types of one file are one code.secret finding there.
-	return tools.Result{Outcome: outcome, Findings: checks.Merge(findings)}, nil
+	return tools.Result{Outcome: credentialTypes(resp.Summary(), findings), Findings: checks.Merge(findings)}, nil
+}
+
+// toGitConfig points u, when it is in an exposed repository, at the
+// repository's config: it leaks credentials (remote URLs with tokens),
+// HEAD does not.
+func toGitConfig(u *url.URL) {
+	if i := strings.Index(u.Path, "/.git/"); i >= 0 || strings.HasSuffix(u.Path, "/.git") {
+		if i < 0 {
+			i = len(u.Path) - len("/.git")
+		}
+		u.Path, u.RawPath = u.Path[:i]+"/.git/config", ""
+	}
+}
+
+// credentialTypes is file_secrets' outcome: the answer and the credential
+// types found, by title.
+func credentialTypes(answer string, findings []scans.Finding) string {
+	outcome := fmt.Sprintf("%s: %d credential types", answer, len(findings))
+	if len(findings) == 0 {
+		return outcome
+	}
+	kinds := make([]string, len(findings))
+	for i, f := range findings {
+		kinds[i] = f.Title
+	}
+	return outcome + " (" + strings.Join(kinds, "; ") + ")"
 }
 
 // ListingFiles is the listing_files tool.
