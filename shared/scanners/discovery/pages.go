@@ -107,29 +107,64 @@ func (d *discovery) homePages() []*url.URL {
 // readPage considers the names of the i-th response of a redirect chain:
 // where it was redirected, its CSP and CORS headers and its links.
 func (d *discovery) readPage(i int, resp *httpprobe.Response) {
-	if i > 0 && d.use[scans.SourceRedirect] {
-		d.consider(resp.URL.Hostname(), scans.SourceRedirect)
-	}
-	if resp.Location != nil && d.use[scans.SourceRedirect] {
-		d.consider(resp.Location.Hostname(), scans.SourceRedirect)
-	}
-	if d.use[scans.SourceCSP] {
-		for _, v := range resp.Header.Values("Content-Security-Policy") {
-			for _, n := range cspNames(v) {
-				d.consider(n, scans.SourceCSP)
+	for _, ps := range pageSources {
+		if d.use[ps.source] {
+			for _, n := range ps.names(i, resp) {
+				d.consider(n, ps.source)
 			}
 		}
 	}
-	if d.use[scans.SourceCORS] {
-		if o, err := url.Parse(resp.Header.Get("Access-Control-Allow-Origin")); err == nil && o.Hostname() != "" {
-			d.consider(o.Hostname(), scans.SourceCORS)
-		}
+}
+
+// pageSources are where a response of a redirect chain names hosts, in the
+// order readPage considers them.
+var pageSources = []struct {
+	source scans.HostSource
+	names  func(i int, resp *httpprobe.Response) []string
+}{
+	{scans.SourceRedirect, redirectNames},
+	{scans.SourceCSP, cspHeaderNames},
+	{scans.SourceCORS, corsNames},
+	{scans.SourceLink, pageLinkNames},
+}
+
+// cspHeaderNames are the hosts of the response's Content-Security-Policy
+// headers.
+func cspHeaderNames(_ int, resp *httpprobe.Response) []string {
+	var out []string
+	for _, v := range resp.Header.Values("Content-Security-Policy") {
+		out = append(out, cspNames(v)...)
 	}
-	if d.use[scans.SourceLink] && strings.Contains(resp.ContentType(), "html") {
-		for _, n := range linkHosts(resp.Body, resp.URL) {
-			d.consider(n, scans.SourceLink)
-		}
+	return out
+}
+
+// corsNames is the host of the origin the response's CORS header allows.
+func corsNames(_ int, resp *httpprobe.Response) []string {
+	if o, err := url.Parse(resp.Header.Get("Access-Control-Allow-Origin")); err == nil && o.Hostname() != "" {
+		return []string{o.Hostname()}
 	}
+	return nil
+}
+
+// pageLinkNames are the hosts an HTML response links to.
+func pageLinkNames(_ int, resp *httpprobe.Response) []string {
+	if !strings.Contains(resp.ContentType(), "html") {
+		return nil
+	}
+	return linkHosts(resp.Body, resp.URL)
+}
+
+// redirectNames are the host a redirect led to (every response after the
+// first) and the host it redirects to.
+func redirectNames(i int, resp *httpprobe.Response) []string {
+	var out []string
+	if i > 0 {
+		out = append(out, resp.URL.Hostname())
+	}
+	if resp.Location != nil {
+		out = append(out, resp.Location.Hostname())
+	}
+	return out
 }
 
 // cspNames are the host names of a Content-Security-Policy's sources.
