@@ -314,24 +314,9 @@ var passwdRoot = lazyre.New(`(?m)^root:[^:\n]*:0:0:`)
 
 // Run implements tools.Tool.
 func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in struct {
-		Host string `json:"host"`
-		Port int    `json:"port"`
-		CVE  string `json:"cve"`
-	}
-	if err := tools.DecodeInput(raw, &in); err != nil {
-		return tools.Result{}, err
-	}
-	host, err := env.ScopedHost(in.Host)
+	in, host, paths, err := confirmInput(env, raw)
 	if err != nil {
 		return tools.Result{}, err
-	}
-	paths, ok := traversals[in.CVE]
-	if !ok {
-		return tools.Result{}, tools.Refuse("no safe confirmation for %q", in.CVE)
-	}
-	if in.Port < 1 || in.Port > 65535 {
-		return tools.Result{}, tools.Refuse("port %d is out of range (1-65535)", in.Port)
 	}
 	ctx, client, done, err := t.session(ctx, env)
 	if err != nil {
@@ -363,6 +348,32 @@ func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage
 		}
 	}
 	return tools.Result{Outcome: in.CVE + " not confirmed (the version may be patched or the paths protected): " + strings.Join(tried, "; ")}, nil
+}
+
+// confirmInput is confirm_cve's input, the host in scope, and the
+// requests that can confirm its CVE.
+func confirmInput(env tools.Env, raw json.RawMessage) (in cveInput, host string, paths []traversal, err error) {
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return in, "", nil, err
+	}
+	if host, err = env.ScopedHost(in.Host); err != nil {
+		return in, "", nil, err
+	}
+	paths, ok := traversals[in.CVE]
+	if !ok {
+		return in, "", nil, tools.Refuse("no safe confirmation for %q", in.CVE)
+	}
+	if in.Port < 1 || in.Port > 65535 {
+		return in, "", nil, tools.Refuse("port %d is out of range (1-65535)", in.Port)
+	}
+	return in, host, paths, nil
+}
+
+// cveInput is confirm_cve's input.
+type cveInput struct {
+	Host string `json:"host"`
+	Port int    `json:"port"`
+	CVE  string `json:"cve"`
 }
 
 func confirmedTraversal(cve, host string, port int, request string, resp *httpprobe.Response) scans.Finding {
