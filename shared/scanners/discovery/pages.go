@@ -18,50 +18,66 @@ import (
 // certificates reads the SANs of the certificates of in-scope TLS services
 // the scan found (and the domain's HTTPS port).
 func (d *discovery) certificates(ctx context.Context) {
-	type endpoint struct {
-		host string
-		port int
-	}
-	eps := []endpoint{{d.domain, d.env.Ports.HTTPSPort()}}
-	for _, v := range d.env.Surface.Services {
-		if len(eps) == maxTLSEndpoints {
-			break
-		}
-		ep := endpoint{v.Host, v.Port}
-		if scans.TLSProtocol(v.Protocol) && domainname.InScope(v.Host, d.domain) && !slices.Contains(eps, ep) {
-			eps = append(eps, ep)
-		}
-	}
 	var wg sync.WaitGroup
-	for _, ep := range eps {
+	for _, ep := range d.tlsEndpoints() {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-			defer cancel()
-			conn, err := d.env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(ep.host, strconv.Itoa(ep.port)))
-			if err != nil {
-				return
-			}
-			defer conn.Close()
-			// The certificate is read, not trusted: judging it is tls_check's job.
-			tc := tls.Client(conn, &tls.Config{ServerName: ep.host, InsecureSkipVerify: true, MinVersion: tls.VersionTLS10}) //nolint:gosec
-			if tc.HandshakeContext(ctx) != nil {
-				return
-			}
-			state := tc.ConnectionState()
-			if len(state.PeerCertificates) == 0 {
-				return
-			}
-			leaf := state.PeerCertificates[0]
-			names := slices.Clone(leaf.DNSNames)
-			if len(names) == 0 && leaf.Subject.CommonName != "" {
-				names = append(names, leaf.Subject.CommonName)
-			}
+			names := d.certificateNames(ctx, ep)
 			for _, n := range names[:min(len(names), 100)] {
 				d.consider(n, scans.SourceCertificate)
 			}
 		})
 	}
 	wg.Wait()
+}
+
+// tlsEndpoint is a host and port that speaks TLS.
+type tlsEndpoint struct {
+	host string
+	port int
+}
+
+// tlsEndpoints are the domain's HTTPS port and the in-scope TLS services
+// of the surface, at most maxTLSEndpoints.
+func (d *discovery) tlsEndpoints() []tlsEndpoint {
+	eps := []tlsEndpoint{{d.domain, d.env.Ports.HTTPSPort()}}
+	for _, v := range d.env.Surface.Services {
+		if len(eps) == maxTLSEndpoints {
+			break
+		}
+		ep := tlsEndpoint{v.Host, v.Port}
+		if scans.TLSProtocol(v.Protocol) && domainname.InScope(v.Host, d.domain) && !slices.Contains(eps, ep) {
+			eps = append(eps, ep)
+		}
+	}
+	return eps
+}
+
+// certificateNames are the names of the leaf certificate ep presents: its
+// DNS SANs, or its common name when it has none (none when the handshake
+// fails).
+func (d *discovery) certificateNames(ctx context.Context, ep tlsEndpoint) []string {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	conn, err := d.env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(ep.host, strconv.Itoa(ep.port)))
+	if err != nil {
+		return nil
+	}
+	defer conn.Close()
+	// The certificate is read, not trusted: judging it is tls_check's job.
+	tc := tls.Client(conn, &tls.Config{ServerName: ep.host, InsecureSkipVerify: true, MinVersion: tls.VersionTLS10}) //nolint:gosec
+	if tc.HandshakeContext(ctx) != nil {
+		return nil
+	}
+	state := tc.ConnectionState()
+	if len(state.PeerCertificates) == 0 {
+		return nil
+	}
+	leaf := state.PeerCertificates[0]
+	names := slices.Clone(leaf.DNSNames)
+	if len(names) == 0 && leaf.Subject.CommonName != "" {
+		names = append(names, leaf.Subject.CommonName)
+	}
+	return names
 }
 
 // pages fetches the in-scope home pages (the domain's, www's and the web
