@@ -136,18 +136,34 @@ const (
 // title then says how many more it stands for). Order is kept (by first
 // sighting).
 func Merge(fs []scans.Finding) []scans.Finding {
-	type group struct {
-		lead  int
-		all   []int
-		multi bool
+	groups := sameWeakness(fs)
+	if len(groups) == len(fs) {
+		return fs
 	}
-	index := map[string]*group{}
-	var order []*group
+	out := make([]scans.Finding, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, g.merged(fs))
+	}
+	return out
+}
+
+// sighting is one weakness at one place: the findings of it (indexes,
+// in order), the most severe one, and whether their titles differ.
+type sighting struct {
+	lead  int
+	all   []int
+	multi bool
+}
+
+// sameWeakness groups fs by fingerprint, in order of first sighting.
+func sameWeakness(fs []scans.Finding) []*sighting {
+	index := map[string]*sighting{}
+	var order []*sighting
 	for i, f := range fs {
 		key := f.StableFingerprint()
 		g, ok := index[key]
 		if !ok {
-			g = &group{lead: i}
+			g = &sighting{lead: i}
 			index[key] = g
 			order = append(order, g)
 		} else if f.Severity.Rank() < fs[g.lead].Severity.Rank() {
@@ -158,32 +174,31 @@ func Merge(fs []scans.Finding) []scans.Finding {
 		}
 		g.all = append(g.all, i)
 	}
-	if len(order) == len(fs) {
-		return fs
+	return order
+}
+
+// merged is the one finding of g: its lead with every evidence.
+func (g *sighting) merged(fs []scans.Finding) scans.Finding {
+	f := fs[g.lead]
+	if len(g.all) == 1 {
+		return f
 	}
-	out := make([]scans.Finding, 0, len(order))
-	for _, g := range order {
-		f := fs[g.lead]
-		if len(g.all) > 1 {
-			parts := make([]string, 0, len(g.all))
-			share := max(maxMergedEvidence/len(g.all), minMergedPart)
-			for _, i := range g.all {
-				e := cut(fs[i].Evidence, share)
-				if g.multi {
-					e = fs[i].Title + ": " + e
-				}
-				if !slices.Contains(parts, e) {
-					parts = append(parts, e)
-				}
-			}
-			f.Evidence = cut(strings.Join(parts, " | "), maxMergedEvidence)
-			if g.multi {
-				f.Title += fmt.Sprintf(" (and %d more)", len(g.all)-1)
-			}
+	parts := make([]string, 0, len(g.all))
+	share := max(maxMergedEvidence/len(g.all), minMergedPart)
+	for _, i := range g.all {
+		e := cut(fs[i].Evidence, share)
+		if g.multi {
+			e = fs[i].Title + ": " + e
 		}
-		out = append(out, f)
+		if !slices.Contains(parts, e) {
+			parts = append(parts, e)
+		}
 	}
-	return out
+	f.Evidence = cut(strings.Join(parts, " | "), maxMergedEvidence)
+	if g.multi {
+		f.Title += fmt.Sprintf(" (and %d more)", len(g.all)-1)
+	}
+	return f
 }
 
 // cut shortens s to at most n bytes on a rune boundary, marked with "…".

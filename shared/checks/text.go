@@ -53,16 +53,8 @@ func fillText(reg map[scans.CheckCode]*Check, raw []byte) error {
 	}
 	var errs []error
 	for _, e := range entries {
-		c, ok := reg[e.Code]
-		switch {
-		case !ok:
-			errs = append(errs, fmt.Errorf("%s is not a declared check", e.Code))
-		case c.Description != "":
-			errs = append(errs, fmt.Errorf("%s has its prose twice (Go and JSON) or twice in JSON", e.Code))
-		case e.Rationale == "" || e.Description == "" || e.Remediation == "" || len(e.References) == 0:
-			errs = append(errs, fmt.Errorf("%s: rationale, description, remediation and references are required", e.Code))
-		default:
-			c.Rationale, c.Description, c.Remediation, c.References = e.Rationale, e.Description, e.Remediation, e.References
+		if err := fillEntry(reg, e); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	for code, c := range reg {
@@ -71,4 +63,20 @@ func fillText(reg map[scans.CheckCode]*Check, raw []byte) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// fillEntry sets the prose of e's check, unless e is of no declared check,
+// the check has prose already, or e is incomplete.
+func fillEntry(reg map[scans.CheckCode]*Check, e text) error {
+	c, ok := reg[e.Code]
+	switch {
+	case !ok:
+		return fmt.Errorf("%s is not a declared check", e.Code)
+	case c.Description != "":
+		return fmt.Errorf("%s has its prose twice (Go and JSON) or twice in JSON", e.Code)
+	case e.Rationale == "" || e.Description == "" || e.Remediation == "" || len(e.References) == 0:
+		return fmt.Errorf("%s: rationale, description, remediation and references are required", e.Code)
+	}
+	c.Rationale, c.Description, c.Remediation, c.References = e.Rationale, e.Description, e.Remediation, e.References
+	return nil
 }

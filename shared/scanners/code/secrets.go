@@ -121,6 +121,36 @@ type dropped struct {
 	placeholders, public, identifiers int
 }
 
+// count counts a candidate set aside for reason, and reports whether it
+// was (keep is not).
+func (d *dropped) count(reason dropReason) bool {
+	switch reason {
+	case dropPlaceholder:
+		d.placeholders++
+	case dropPublic:
+		d.public++
+	case dropIdentifier:
+		d.identifiers++
+	default:
+		return false
+	}
+	return true
+}
+
+// pairAWS makes s, an AWS access key id at offset (n bytes long), a
+// critical key pair when its secret access key stands next to it, and
+// reports whether it did.
+func (s *sighting) pairAWS(doc document, lines lineIndex, offset, n int) bool {
+	secret, at, ok := awsSecretNear(doc.text, offset, n)
+	if !ok {
+		return false
+	}
+	s.severity = scans.Critical
+	s.pair, s.pairRaw = redact(secret), secret
+	s.pairLine, _ = doc.position(lines, at)
+	return true
+}
+
 func (d *dropped) add(o dropped) {
 	d.placeholders += o.placeholders
 	d.public += o.public
@@ -154,26 +184,13 @@ func scanDocument(ctx context.Context, det *detect.Detector, doc document) ([]si
 			}
 			seen[key] = true
 			s, reason := classify(f, doc)
-			switch reason {
-			case dropPlaceholder:
-				skip.placeholders++
-				continue
-			case dropPublic:
-				skip.public++
-				continue
-			case dropIdentifier:
-				skip.identifiers++
+			if skip.count(reason) {
 				continue
 			}
 			s.where = doc.where
 			s.line, s.col = doc.position(lines, offset)
-			if f.RuleID == ruleAWSKey {
-				if secret, at, ok := awsSecretNear(doc.text, offset, len(f.Match)); ok {
-					s.severity = scans.Critical
-					s.pair, s.pairRaw = redact(secret), secret
-					s.pairLine, _ = doc.position(lines, at)
-					paired = append(paired, sha256.Sum256([]byte(secret)))
-				}
+			if f.RuleID == ruleAWSKey && s.pairAWS(doc, lines, offset, len(f.Match)) {
+				paired = append(paired, sha256.Sum256([]byte(s.pairRaw)))
 			}
 			out = append(out, s)
 		}

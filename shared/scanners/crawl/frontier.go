@@ -113,27 +113,34 @@ func (c *crawler) handle(resp *httpprobe.Response, depth int) []target {
 	if doc == nil {
 		return next
 	}
-	for _, f := range doc.forms {
-		desc := f.method + " " + c.short(f.action)
-		if f.password {
-			desc += " [password]"
-		}
-		desc += " on " + c.short(resp.URL)
-		if !slices.Contains(c.forms, desc) {
-			c.forms = append(c.forms, desc)
-		}
-	}
-	for _, s := range doc.scripts {
-		if httpprobe.SameHost(s, resp.URL) && !slices.Contains(c.scripts, s.String()) {
-			c.scripts = append(c.scripts, s.String())
-		}
-	}
+	c.listFormsAndScripts(doc, resp.URL)
 	for _, link := range doc.links {
 		if t, ok := c.candidate(link, depth+1); ok {
 			next = append(next, t)
 		}
 	}
 	return next
+}
+
+// listFormsAndScripts lists, once each, the forms of the page at page
+// (method, action, whether it asks for a password) and its same-host
+// scripts.
+func (c *crawler) listFormsAndScripts(doc *document, page *url.URL) {
+	for _, f := range doc.forms {
+		desc := f.method + " " + c.short(f.action)
+		if f.password {
+			desc += " [password]"
+		}
+		desc += " on " + c.short(page)
+		if !slices.Contains(c.forms, desc) {
+			c.forms = append(c.forms, desc)
+		}
+	}
+	for _, s := range doc.scripts {
+		if httpprobe.SameHost(s, page) && !slices.Contains(c.scripts, s.String()) {
+			c.scripts = append(c.scripts, s.String())
+		}
+	}
 }
 
 // staticFile matches paths of files that are not pages: fetching them

@@ -12,18 +12,7 @@ import (
 
 func (c *crawler) result() tools.Result {
 	findings := c.out.findings()
-	htmlPages := 0
-	var listed []string
-	for _, p := range c.pages {
-		if isHTML(p) {
-			htmlPages++
-		}
-		item := c.short(p.URL)
-		if p.Status != http.StatusOK {
-			item += fmt.Sprintf(" (%d)", p.Status)
-		}
-		listed = append(listed, item)
-	}
+	htmlPages, listed := c.pageList()
 	outcome := fmt.Sprintf("crawled %s (%d HTML) from %s, depth ≤ %d, %s read",
 		plural(len(c.pages), "page"), htmlPages, httpprobe.Clean(c.start.String(), 200), c.maxDepth, kib(c.budget.spent()))
 	if r := c.stopReason(); r != "" {
@@ -32,12 +21,7 @@ func (c *crawler) result() tools.Result {
 	if s := c.skipped.describe(); s != "" {
 		outcome += "; not fetched: " + s
 	}
-	if len(findings) == 0 {
-		outcome += "; no findings"
-	} else {
-		outcome += fmt.Sprintf("; %s: %s", plural(len(findings), "finding"), severityCounts(findings))
-	}
-	outcome += "; pages: " + list(listed)
+	outcome += "; " + findingCounts(findings) + "; pages: " + list(listed)
 	if len(c.forms) > 0 {
 		outcome += fmt.Sprintf("; %s: %s", plural(len(c.forms), "form"), list(c.forms))
 	}
@@ -56,6 +40,30 @@ func (c *crawler) result() tools.Result {
 		outcome += "; " + n
 	}
 	return tools.Result{Outcome: httpprobe.Clean(outcome, 3000), Findings: findings, Services: c.services}
+}
+
+// pageList is how many of the crawled pages are HTML, and each page as
+// the outcome lists it (its status when not 200).
+func (c *crawler) pageList() (htmlPages int, listed []string) {
+	for _, p := range c.pages {
+		if isHTML(p) {
+			htmlPages++
+		}
+		item := c.short(p.URL)
+		if p.Status != http.StatusOK {
+			item += fmt.Sprintf(" (%d)", p.Status)
+		}
+		listed = append(listed, item)
+	}
+	return htmlPages, listed
+}
+
+// findingCounts says how many findings there are, by severity.
+func findingCounts(findings []scans.Finding) string {
+	if len(findings) == 0 {
+		return "no findings"
+	}
+	return fmt.Sprintf("%s: %s", plural(len(findings), "finding"), severityCounts(findings))
 }
 
 func (s skipCounts) describe() string {

@@ -26,25 +26,38 @@ func linkHosts(body []byte, page *url.URL) []string {
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
 		}
-		name, hasAttr := z.TagName()
-		want, ok := linkAttrs[string(name)]
-		if !ok || !hasAttr {
-			continue
-		}
-		for {
-			key, val, more := z.TagAttr()
-			if string(key) == want {
-				if u, err := page.Parse(strings.TrimSpace(string(val))); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-					if h := strings.ToLower(u.Hostname()); h != "" && !seen[h] {
-						seen[h] = true
-						out = append(out, h)
-					}
-				}
-			}
-			if !more {
-				break
+		for _, link := range linkTargets(z) {
+			if h := linkHost(page, link); h != "" && !seen[h] {
+				seen[h] = true
+				out = append(out, h)
 			}
 		}
 	}
 	return out
+}
+
+// linkTargets are the values of the link attribute of the tag z is at
+// (none when the tag is not a link).
+func linkTargets(z *html.Tokenizer) []string {
+	name, hasAttr := z.TagName()
+	want, ok := linkAttrs[string(name)]
+	var out []string
+	for more := hasAttr && ok; more; {
+		var key, val []byte
+		key, val, more = z.TagAttr()
+		if string(key) == want {
+			out = append(out, string(val))
+		}
+	}
+	return out
+}
+
+// linkHost is the lower-case host name of link, resolved against page,
+// when it is an absolute http(s) URL; "" otherwise.
+func linkHost(page *url.URL, link string) string {
+	u, err := page.Parse(strings.TrimSpace(link))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
 }

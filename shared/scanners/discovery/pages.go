@@ -18,50 +18,66 @@ import (
 // certificates reads the SANs of the certificates of in-scope TLS services
 // the scan found (and the domain's HTTPS port).
 func (d *discovery) certificates(ctx context.Context) {
-	type endpoint struct {
-		host string
-		port int
-	}
-	eps := []endpoint{{d.domain, d.env.Ports.HTTPSPort()}}
-	for _, v := range d.env.Surface.Services {
-		if len(eps) == maxTLSEndpoints {
-			break
-		}
-		ep := endpoint{v.Host, v.Port}
-		if scans.TLSProtocol(v.Protocol) && domainname.InScope(v.Host, d.domain) && !slices.Contains(eps, ep) {
-			eps = append(eps, ep)
-		}
-	}
 	var wg sync.WaitGroup
-	for _, ep := range eps {
+	for _, ep := range d.tlsEndpoints() {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-			defer cancel()
-			conn, err := d.env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(ep.host, strconv.Itoa(ep.port)))
-			if err != nil {
-				return
-			}
-			defer conn.Close()
-			// The certificate is read, not trusted: judging it is tls_check's job.
-			tc := tls.Client(conn, &tls.Config{ServerName: ep.host, InsecureSkipVerify: true, MinVersion: tls.VersionTLS10}) //nolint:gosec
-			if tc.HandshakeContext(ctx) != nil {
-				return
-			}
-			state := tc.ConnectionState()
-			if len(state.PeerCertificates) == 0 {
-				return
-			}
-			leaf := state.PeerCertificates[0]
-			names := slices.Clone(leaf.DNSNames)
-			if len(names) == 0 && leaf.Subject.CommonName != "" {
-				names = append(names, leaf.Subject.CommonName)
-			}
+			names := d.certificateNames(ctx, ep)
 			for _, n := range names[:min(len(names), 100)] {
 				d.consider(n, scans.SourceCertificate)
 			}
 		})
 	}
 	wg.Wait()
+}
+
+// tlsEndpoint is a host and port that speaks TLS.
+type tlsEndpoint struct {
+	host string
+	port int
+}
+
+// tlsEndpoints are the domain's HTTPS port and the in-scope TLS services
+// of the surface, at most maxTLSEndpoints.
+func (d *discovery) tlsEndpoints() []tlsEndpoint {
+	eps := []tlsEndpoint{{d.domain, d.env.Ports.HTTPSPort()}}
+	for _, v := range d.env.Surface.Services {
+		if len(eps) == maxTLSEndpoints {
+			break
+		}
+		ep := tlsEndpoint{v.Host, v.Port}
+		if scans.TLSProtocol(v.Protocol) && domainname.InScope(v.Host, d.domain) && !slices.Contains(eps, ep) {
+			eps = append(eps, ep)
+		}
+	}
+	return eps
+}
+
+// certificateNames are the names of the leaf certificate ep presents: its
+// DNS SANs, or its common name when it has none (none when the handshake
+// fails).
+func (d *discovery) certificateNames(ctx context.Context, ep tlsEndpoint) []string {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	conn, err := d.env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(ep.host, strconv.Itoa(ep.port)))
+	if err != nil {
+		return nil
+	}
+	defer conn.Close()
+	// The certificate is read, not trusted: judging it is tls_check's job.
+	tc := tls.Client(conn, &tls.Config{ServerName: ep.host, InsecureSkipVerify: true, MinVersion: tls.VersionTLS10}) //nolint:gosec
+	if tc.HandshakeContext(ctx) != nil {
+		return nil
+	}
+	state := tc.ConnectionState()
+	if len(state.PeerCertificates) == 0 {
+		return nil
+	}
+	leaf := state.PeerCertificates[0]
+	names := slices.Clone(leaf.DNSNames)
+	if len(names) == 0 && leaf.Subject.CommonName != "" {
+		names = append(names, leaf.Subject.CommonName)
+	}
+	return names
 }
 
 // pages fetches the in-scope home pages (the domain's, www's and the web
@@ -107,29 +123,64 @@ func (d *discovery) homePages() []*url.URL {
 // readPage considers the names of the i-th response of a redirect chain:
 // where it was redirected, its CSP and CORS headers and its links.
 func (d *discovery) readPage(i int, resp *httpprobe.Response) {
-	if i > 0 && d.use[scans.SourceRedirect] {
-		d.consider(resp.URL.Hostname(), scans.SourceRedirect)
-	}
-	if resp.Location != nil && d.use[scans.SourceRedirect] {
-		d.consider(resp.Location.Hostname(), scans.SourceRedirect)
-	}
-	if d.use[scans.SourceCSP] {
-		for _, v := range resp.Header.Values("Content-Security-Policy") {
-			for _, n := range cspNames(v) {
-				d.consider(n, scans.SourceCSP)
+	for _, ps := range pageSources {
+		if d.use[ps.source] {
+			for _, n := range ps.names(i, resp) {
+				d.consider(n, ps.source)
 			}
 		}
 	}
-	if d.use[scans.SourceCORS] {
-		if o, err := url.Parse(resp.Header.Get("Access-Control-Allow-Origin")); err == nil && o.Hostname() != "" {
-			d.consider(o.Hostname(), scans.SourceCORS)
-		}
+}
+
+// pageSources are where a response of a redirect chain names hosts, in the
+// order readPage considers them.
+var pageSources = []struct {
+	source scans.HostSource
+	names  func(i int, resp *httpprobe.Response) []string
+}{
+	{scans.SourceRedirect, redirectNames},
+	{scans.SourceCSP, cspHeaderNames},
+	{scans.SourceCORS, corsNames},
+	{scans.SourceLink, pageLinkNames},
+}
+
+// cspHeaderNames are the hosts of the response's Content-Security-Policy
+// headers.
+func cspHeaderNames(_ int, resp *httpprobe.Response) []string {
+	var out []string
+	for _, v := range resp.Header.Values("Content-Security-Policy") {
+		out = append(out, cspNames(v)...)
 	}
-	if d.use[scans.SourceLink] && strings.Contains(resp.ContentType(), "html") {
-		for _, n := range linkHosts(resp.Body, resp.URL) {
-			d.consider(n, scans.SourceLink)
-		}
+	return out
+}
+
+// corsNames is the host of the origin the response's CORS header allows.
+func corsNames(_ int, resp *httpprobe.Response) []string {
+	if o, err := url.Parse(resp.Header.Get("Access-Control-Allow-Origin")); err == nil && o.Hostname() != "" {
+		return []string{o.Hostname()}
 	}
+	return nil
+}
+
+// pageLinkNames are the hosts an HTML response links to.
+func pageLinkNames(_ int, resp *httpprobe.Response) []string {
+	if !strings.Contains(resp.ContentType(), "html") {
+		return nil
+	}
+	return linkHosts(resp.Body, resp.URL)
+}
+
+// redirectNames are the host a redirect led to (every response after the
+// first) and the host it redirects to.
+func redirectNames(i int, resp *httpprobe.Response) []string {
+	var out []string
+	if i > 0 {
+		out = append(out, resp.URL.Hostname())
+	}
+	if resp.Location != nil {
+		out = append(out, resp.Location.Hostname())
+	}
+	return out
 }
 
 // cspNames are the host names of a Content-Security-Policy's sources.

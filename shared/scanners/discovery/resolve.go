@@ -134,29 +134,13 @@ func (d *discovery) result(hosts []scans.Host) tools.Result {
 	for _, f := range res.Findings {
 		d.notes = append(d.notes, "wildcard DNS: *."+f.Host+" answers for any label")
 	}
-	var names []string
 	aliased := 0
 	for _, h := range hosts {
-		names = append(names, h.Name)
 		if h.CNAME != "" {
 			aliased++
 		}
 	}
-	shown := names[:min(len(names), 20)]
-	res.Outcome = fmt.Sprintf("%d hosts in scope", len(hosts))
-	if len(shown) > 0 {
-		res.Outcome += ": " + strings.Join(shown, ", ")
-		if len(names) > len(shown) {
-			res.Outcome += fmt.Sprintf(" and %d more", len(names)-len(shown))
-		}
-	}
-	if len(outside) > 0 {
-		if len(outside) == 1 {
-			res.Outcome += "; 1 name outside the scope seen, not contacted"
-		} else {
-			res.Outcome += fmt.Sprintf("; %d names outside the scope seen, not contacted", len(outside))
-		}
-	}
+	res.Outcome = hostsInScope(hosts) + outsideScope(len(outside))
 	if d.deep {
 		res.Outcome += fmt.Sprintf("; deep wordlist: %d of %d labels tried", d.tried, len(d.labels))
 	}
@@ -180,4 +164,33 @@ func joinAddrs(m map[netip.Addr]bool) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, ", ")
+}
+
+// hostsInScope counts the hosts and names the first 20.
+func hostsInScope(hosts []scans.Host) string {
+	out := fmt.Sprintf("%d hosts in scope", len(hosts))
+	if len(hosts) == 0 {
+		return out
+	}
+	names := make([]string, 0, min(len(hosts), 20))
+	for _, h := range hosts[:min(len(hosts), 20)] {
+		names = append(names, h.Name)
+	}
+	out += ": " + strings.Join(names, ", ")
+	if len(hosts) > len(names) {
+		out += fmt.Sprintf(" and %d more", len(hosts)-len(names))
+	}
+	return out
+}
+
+// outsideScope is the outcome's note on the n names seen outside the
+// scope ("" when none).
+func outsideScope(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "; 1 name outside the scope seen, not contacted"
+	}
+	return fmt.Sprintf("; %d names outside the scope seen, not contacted", n)
 }

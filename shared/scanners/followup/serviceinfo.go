@@ -54,12 +54,7 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if _, err := env.ProbedHost(ctx, host); err != nil {
 		return tools.Result{}, err
 	}
-	proto := "redis"
-	for _, v := range env.Surface.Services {
-		if v.Port == port && v.Protocol == "memcached" {
-			proto = "memcached"
-		}
-	}
+	proto := cacheProtocol(env.Surface, port)
 	conn, err := env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, port, err)
@@ -70,20 +65,41 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if d, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(d)
 	}
-	address := ""
-	if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
-		address = ta.IP.String()
-	}
 	a, err := askVersion(conn, proto)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("service_info %s:%d: %w", host, port, err)
 	}
+	return a.result(host, port, remoteIP(conn)), nil
+}
+
+// cacheProtocol is the protocol the surface knows on port: memcached when
+// it says so, Redis otherwise.
+func cacheProtocol(surface scans.Surface, port int) string {
+	for _, v := range surface.Services {
+		if v.Port == port && v.Protocol == "memcached" {
+			return "memcached"
+		}
+	}
+	return "redis"
+}
+
+// remoteIP is the address conn reached ("" when it is not TCP).
+func remoteIP(conn net.Conn) string {
+	if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+		return ta.IP.String()
+	}
+	return ""
+}
+
+// result is service_info's result for the answer of host:port (at
+// address): the product and version it named, or why there is none.
+func (a versionAnswer) result(host string, port int, address string) tools.Result {
 	if a.refusal != "" {
-		return tools.Result{Outcome: fmt.Sprintf("%s:%d refused INFO: %s", host, port, httpprobe.Clean(a.refusal, 120))}, nil
+		return tools.Result{Outcome: fmt.Sprintf("%s:%d refused INFO: %s", host, port, httpprobe.Clean(a.refusal, 120))}
 	}
 	product, version, said := a.product, a.version, a.said
 	if version == "" {
-		return tools.Result{Outcome: fmt.Sprintf("%s:%d answered without a version: %s", host, port, said)}, nil
+		return tools.Result{Outcome: fmt.Sprintf("%s:%d answered without a version: %s", host, port, said)}
 	}
 	version = httpprobe.Clean(version, 40)
 	name := strings.ToLower(product)
@@ -92,7 +108,7 @@ func (t *ServiceInfo) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 		Services: []scans.Service{{Host: host, Port: port, Name: name, Banner: product + " " + said}},
 		Surface: scans.Surface{Services: []scans.ServiceInfo{{Host: host, Address: address, Port: port, Transport: "tcp",
 			Protocol: name, Product: product, Version: version}}},
-	}, nil
+	}
 }
 
 // versionAnswer is what a cache said when asked its version: refusal is

@@ -43,14 +43,7 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if err != nil {
 		return tools.Result{}, err
 	}
-	// An exposed repository leaks credentials in its config (remote URLs
-	// with tokens), not in HEAD.
-	if i := strings.Index(u.Path, "/.git/"); i >= 0 || strings.HasSuffix(u.Path, "/.git") {
-		if i < 0 {
-			i = len(u.Path) - len("/.git")
-		}
-		u.Path, u.RawPath = u.Path[:i]+"/.git/config", ""
-	}
+	toGitConfig(u)
 	ctx, client, done, err := t.session(ctx, env)
 	if err != nil {
 		return tools.Result{}, err
@@ -67,16 +60,34 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("file_secrets: %w", err)
 	}
-	var kinds []string
-	for _, f := range findings {
-		kinds = append(kinds, f.Title)
-	}
-	outcome := fmt.Sprintf("%s: %d credential types", resp.Summary(), len(findings))
-	if len(kinds) > 0 {
-		outcome += " (" + strings.Join(kinds, "; ") + ")"
-	}
 	// The credential types of one file are one code.secret finding there.
-	return tools.Result{Outcome: outcome, Findings: checks.Merge(findings)}, nil
+	return tools.Result{Outcome: credentialTypes(resp.Summary(), findings), Findings: checks.Merge(findings)}, nil
+}
+
+// toGitConfig points u, when it is in an exposed repository, at the
+// repository's config: it leaks credentials (remote URLs with tokens),
+// HEAD does not.
+func toGitConfig(u *url.URL) {
+	if i := strings.Index(u.Path, "/.git/"); i >= 0 || strings.HasSuffix(u.Path, "/.git") {
+		if i < 0 {
+			i = len(u.Path) - len("/.git")
+		}
+		u.Path, u.RawPath = u.Path[:i]+"/.git/config", ""
+	}
+}
+
+// credentialTypes is file_secrets' outcome: the answer and the credential
+// types found, by title.
+func credentialTypes(answer string, findings []scans.Finding) string {
+	outcome := fmt.Sprintf("%s: %d credential types", answer, len(findings))
+	if len(findings) == 0 {
+		return outcome
+	}
+	kinds := make([]string, len(findings))
+	for i, f := range findings {
+		kinds[i] = f.Title
+	}
+	return outcome + " (" + strings.Join(kinds, "; ") + ")"
 }
 
 // ListingFiles is the listing_files tool.
@@ -303,24 +314,9 @@ var passwdRoot = lazyre.New(`(?m)^root:[^:\n]*:0:0:`)
 
 // Run implements tools.Tool.
 func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in struct {
-		Host string `json:"host"`
-		Port int    `json:"port"`
-		CVE  string `json:"cve"`
-	}
-	if err := tools.DecodeInput(raw, &in); err != nil {
-		return tools.Result{}, err
-	}
-	host, err := env.ScopedHost(in.Host)
+	in, host, paths, err := confirmInput(env, raw)
 	if err != nil {
 		return tools.Result{}, err
-	}
-	paths, ok := traversals[in.CVE]
-	if !ok {
-		return tools.Result{}, tools.Refuse("no safe confirmation for %q", in.CVE)
-	}
-	if in.Port < 1 || in.Port > 65535 {
-		return tools.Result{}, tools.Refuse("port %d is out of range (1-65535)", in.Port)
 	}
 	ctx, client, done, err := t.session(ctx, env)
 	if err != nil {
@@ -352,6 +348,32 @@ func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage
 		}
 	}
 	return tools.Result{Outcome: in.CVE + " not confirmed (the version may be patched or the paths protected): " + strings.Join(tried, "; ")}, nil
+}
+
+// confirmInput is confirm_cve's input, the host in scope, and the
+// requests that can confirm its CVE.
+func confirmInput(env tools.Env, raw json.RawMessage) (in cveInput, host string, paths []traversal, err error) {
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return in, "", nil, err
+	}
+	if host, err = env.ScopedHost(in.Host); err != nil {
+		return in, "", nil, err
+	}
+	paths, ok := traversals[in.CVE]
+	if !ok {
+		return in, "", nil, tools.Refuse("no safe confirmation for %q", in.CVE)
+	}
+	if in.Port < 1 || in.Port > 65535 {
+		return in, "", nil, tools.Refuse("port %d is out of range (1-65535)", in.Port)
+	}
+	return in, host, paths, nil
+}
+
+// cveInput is confirm_cve's input.
+type cveInput struct {
+	Host string `json:"host"`
+	Port int    `json:"port"`
+	CVE  string `json:"cve"`
 }
 
 func confirmedTraversal(cve, host string, port int, request string, resp *httpprobe.Response) scans.Finding {

@@ -146,36 +146,50 @@ func (d *Dataset) indexProducts() error {
 // names by id), the CVE id first, the ranges last.
 func (v Vulnerability) problems(where string, dup bool, names map[string]string) []error {
 	var errs []error
-	fail := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %w", where, fmt.Errorf(format, args...)))
+	for _, err := range append(v.identityProblems(dup, names), v.contentProblems()...) {
+		errs = append(errs, fmt.Errorf("%s: %w", where, err))
 	}
+	return errs
+}
+
+// identityProblems are what is wrong with what the entry is about: its CVE
+// id and product, and whether it is there once.
+func (v Vulnerability) identityProblems(dup bool, names map[string]string) []error {
+	var errs []error
 	if !cvePattern.MatchString(v.CVE) {
-		fail("CVE id does not match %s", cvePattern)
+		errs = append(errs, fmt.Errorf("CVE id does not match %s", cvePattern))
 	}
 	if dup {
-		fail("duplicate entry")
+		errs = append(errs, errors.New("duplicate entry"))
 	}
 	if names[v.Product] == "" {
-		fail("unknown product")
+		errs = append(errs, errors.New("unknown product"))
 	}
+	return errs
+}
+
+// contentProblems are what is wrong with what the entry says: its scores,
+// wording, references and ranges.
+func (v Vulnerability) contentProblems() []error {
+	var errs []error
 	if v.CVSS < 0 || v.CVSS > 10 || !slices.Contains([]string{"2.0", "3.0", "3.1"}, v.CVSSVersion) {
-		fail("CVSS %.1f (version %q) out of range", v.CVSS, v.CVSSVersion)
+		errs = append(errs, fmt.Errorf("CVSS %.1f (version %q) out of range", v.CVSS, v.CVSSVersion))
 	}
 	if v.CWE != "" && !cwePattern.MatchString(v.CWE) {
-		fail("CWE %q malformed", v.CWE)
+		errs = append(errs, fmt.Errorf("CWE %q malformed", v.CWE))
 	}
 	if v.Title == "" || v.Summary == "" {
-		fail("title and summary are required")
+		errs = append(errs, errors.New("title and summary are required"))
 	}
 	if err := checkReferences(v.References); err != nil {
-		fail("%w", err)
+		errs = append(errs, err)
 	}
 	if len(v.Affected) == 0 {
-		fail("no affected range")
+		errs = append(errs, errors.New("no affected range"))
 	}
 	for _, r := range v.Affected {
 		if err := r.validate(); err != nil {
-			fail("%w", err)
+			errs = append(errs, err)
 		}
 	}
 	return errs
@@ -226,17 +240,9 @@ func (r Range) validate() error {
 	if r.Fixed != "" && r.LastAffected != "" {
 		return errors.New("a range has either fixed or last_affected")
 	}
-	bounds := map[string]string{"introduced": r.Introduced, "fixed": r.Fixed, "last_affected": r.LastAffected}
-	parsed := map[string]Version{}
-	for name, s := range bounds {
-		if s == "" {
-			continue
-		}
-		v, err := ParseVersion(s)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		parsed[name] = v
+	parsed, err := r.bounds()
+	if err != nil {
+		return err
 	}
 	if in, ok := parsed["introduced"]; ok {
 		if f, ok := parsed["fixed"]; ok && in.Compare(f) >= 0 {
@@ -247,6 +253,23 @@ func (r Range) validate() error {
 		}
 	}
 	return nil
+}
+
+// bounds are the range's bounds that are set, parsed, by name.
+func (r Range) bounds() (map[string]Version, error) {
+	bounds := map[string]string{"introduced": r.Introduced, "fixed": r.Fixed, "last_affected": r.LastAffected}
+	parsed := map[string]Version{}
+	for name, s := range bounds {
+		if s == "" {
+			continue
+		}
+		v, err := ParseVersion(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		parsed[name] = v
+	}
+	return parsed, nil
 }
 
 // Contains reports whether v is in the range. Bounds were validated when

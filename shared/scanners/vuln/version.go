@@ -138,15 +138,9 @@ func comparePart(a, b *part) int {
 	case a == nil && b == nil:
 		return 0
 	case a == nil:
-		return -comparePart(b, nil)
+		return -compareToMissing(b)
 	case b == nil:
-		if a.isNum {
-			return sign(a.num) // "1.2.0" == "1.2", "1.2.1" > "1.2"
-		}
-		if preReleaseRank[a.str] > 0 {
-			return -1 // "3.0.0rc1" < "3.0.0"
-		}
-		return 1 // "7.2p2" > "7.2"
+		return compareToMissing(a)
 	case a.isNum && b.isNum:
 		return cmpInt(a.num, b.num)
 	case a.isNum:
@@ -154,7 +148,25 @@ func comparePart(a, b *part) int {
 	case b.isNum:
 		return -1
 	}
-	ra, rb := preReleaseRank[a.str], preReleaseRank[b.str]
+	return compareWords(a.str, b.str)
+}
+
+// compareToMissing orders a part against the missing part of a shorter
+// version.
+func compareToMissing(a *part) int {
+	if a.isNum {
+		return sign(a.num) // "1.2.0" == "1.2", "1.2.1" > "1.2"
+	}
+	if preReleaseRank[a.str] > 0 {
+		return -1 // "3.0.0rc1" < "3.0.0"
+	}
+	return 1 // "7.2p2" > "7.2"
+}
+
+// compareWords orders two word parts: pre-releases by rank and before any
+// other word, other words alphabetically.
+func compareWords(a, b string) int {
+	ra, rb := preReleaseRank[a], preReleaseRank[b]
 	switch {
 	case ra > 0 && rb > 0:
 		return cmpInt(int64(ra), int64(rb))
@@ -163,7 +175,7 @@ func comparePart(a, b *part) int {
 	case rb > 0:
 		return 1
 	}
-	return strings.Compare(a.str, b.str)
+	return strings.Compare(a, b)
 }
 
 func sign(n int64) int {

@@ -174,12 +174,7 @@ func (s *scan) readWeb(ctx context.Context, rootCAs *x509.CertPool, target *url.
 		return err
 	}
 	for _, hop := range chain {
-		host, port := httpprobe.HostPort(hop.URL)
-		s.readHeaders(hop, host, port)
-		if !slices.ContainsFunc(s.services, func(svc scans.Service) bool { return svc.Host == host && svc.Port == port }) {
-			s.services = append(s.services, scans.Service{Host: host, Port: port, Name: hop.URL.Scheme,
-				Banner: httpprobe.Clean(hop.Header.Get("Server"), 120)})
-		}
+		s.readHop(hop)
 	}
 	page := chain[len(chain)-1]
 	s.readNotFound(ctx, client, page.URL)
@@ -187,6 +182,24 @@ func (s *scan) readWeb(ctx context.Context, rootCAs *x509.CertPool, target *url.
 		return nil
 	}
 	s.sightings = append(s.sightings, pageSightings(page.Body, page.URL, page.Status)...)
+	s.readScripts(ctx, client, page)
+	return nil
+}
+
+// readHop reads the headers of one answer of the redirect chain and lists
+// its origin as a web service (once).
+func (s *scan) readHop(hop *httpprobe.Response) {
+	host, port := httpprobe.HostPort(hop.URL)
+	s.readHeaders(hop, host, port)
+	if !slices.ContainsFunc(s.services, func(svc scans.Service) bool { return svc.Host == host && svc.Port == port }) {
+		s.services = append(s.services, scans.Service{Host: host, Port: port, Name: hop.URL.Scheme,
+			Banner: httpprobe.Clean(hop.Header.Get("Server"), 120)})
+	}
+}
+
+// readScripts reads the names of the page's scripts and the bodies of at
+// most maxScripts of them on the page's host.
+func (s *scan) readScripts(ctx context.Context, client *httpprobe.Client, page *httpprobe.Response) {
 	fetched := 0
 	for _, script := range httpprobe.ScriptSources(page.Body, page.URL, 50) {
 		s.sightings = append(s.sightings, scriptNameSightings(script, page.URL)...)
@@ -200,7 +213,6 @@ func (s *scan) readWeb(ctx context.Context, rootCAs *x509.CertPool, target *url.
 		}
 		s.sightings = append(s.sightings, scriptBodySightings(resp.Body, script, page.URL)...)
 	}
-	return nil
 }
 
 // readNotFound asks the page's origin for a path that does not exist and

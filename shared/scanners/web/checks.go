@@ -160,40 +160,65 @@ func VersionDisclosure(r *httpprobe.Response) []scans.Finding {
 // maxCookies bounds how many Set-Cookie lines are judged.
 const maxCookies = 50
 
+// cookieRules are the flags every cookie should have: the check of each,
+// and whether a cookie set by a page of scheme lacks it.
+var cookieRules = []struct {
+	check *checks.Check
+	lacks func(c *http.Cookie, scheme string) bool
+}{
+	{checks.CookieSecure, func(c *http.Cookie, scheme string) bool { return !c.Secure && scheme == "https" }},
+	{checks.CookieHTTPOnly, func(c *http.Cookie, _ string) bool { return !c.HttpOnly }},
+	// Zero: no attribute; SameSiteDefaultMode: a value browsers do not
+	// know, which they ignore.
+	{checks.CookieSameSite, func(c *http.Cookie, _ string) bool {
+		return c.SameSite == 0 || c.SameSite == http.SameSiteDefaultMode
+	}},
+}
+
 // cookieFindings checks the flags of every cookie the chain set; one
 // finding per missing flag, listing the cookies (names and flags, never
 // values) in its evidence.
 func cookieFindings(chain []*httpprobe.Response) []scans.Finding {
-	lacks := []*cookieLack{{check: checks.CookieSecure}, {check: checks.CookieHTTPOnly}, {check: checks.CookieSameSite}}
+	lacks := make([]cookieLack, len(cookieRules))
+	for _, sc := range setCookies(chain) {
+		desc := fmt.Sprintf("cookie %s set by %s with flags: %s", httpprobe.Clean(sc.cookie.Name, 60),
+			httpprobe.Clean(sc.by.String(), 200), cookieFlags(sc.cookie))
+		for i, rule := range cookieRules {
+			if rule.lacks(sc.cookie, sc.by.Scheme) {
+				lacks[i].add(sc.by, desc)
+			}
+		}
+	}
+	var out []scans.Finding
+	for i, l := range lacks {
+		if len(l.evidence) > 0 {
+			out = append(out, finding(cookieRules[i].check, l.where, httpprobe.Clean(strings.Join(l.evidence, "; "), 1500)))
+		}
+	}
+	return out
+}
+
+// setCookie is a cookie the chain stored and the page that set it.
+type setCookie struct {
+	cookie *http.Cookie
+	by     *url.URL
+}
+
+// setCookies are the cookies of the chain's first maxCookies Set-Cookie
+// lines that a browser stores (parsable, and not a deletion).
+func setCookies(chain []*httpprobe.Response) []setCookie {
+	var out []setCookie
 	n := 0
 	for _, r := range chain {
 		for _, line := range r.Header.Values("Set-Cookie") {
 			if n++; n > maxCookies {
-				break
+				return out
 			}
 			c, err := http.ParseSetCookie(line)
 			if err != nil || c.MaxAge < 0 {
 				continue // unparsable, or a deletion: nothing is stored
 			}
-			desc := fmt.Sprintf("cookie %s set by %s with flags: %s", httpprobe.Clean(c.Name, 60),
-				httpprobe.Clean(r.URL.String(), 200), cookieFlags(c))
-			if !c.Secure && r.URL.Scheme == "https" {
-				lacks[0].add(r.URL, desc)
-			}
-			if !c.HttpOnly {
-				lacks[1].add(r.URL, desc)
-			}
-			// Zero: no attribute; SameSiteDefaultMode: a value browsers do
-			// not know, which they ignore.
-			if c.SameSite == 0 || c.SameSite == http.SameSiteDefaultMode {
-				lacks[2].add(r.URL, desc)
-			}
-		}
-	}
-	var out []scans.Finding
-	for _, l := range lacks {
-		if len(l.evidence) > 0 {
-			out = append(out, finding(l.check, l.where, httpprobe.Clean(strings.Join(l.evidence, "; "), 1500)))
+			out = append(out, setCookie{c, r.URL})
 		}
 	}
 	return out
@@ -201,7 +226,6 @@ func cookieFindings(chain []*httpprobe.Response) []scans.Finding {
 
 // cookieLack collects the cookies that miss one flag.
 type cookieLack struct {
-	check    *checks.Check
 	where    *url.URL
 	evidence []string
 }

@@ -13,6 +13,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/expect"
 	"secscan/shared/scanners/internal/refusals"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
@@ -183,18 +184,7 @@ func TestHTTPCheck(t *testing.T) {
 				got[f.Title] = f.Severity
 				checkFinding(t, f, tc.wantHost)
 			}
-			for title, sev := range tc.want {
-				if g, ok := got[title]; !ok {
-					t.Errorf("missing finding %q", title)
-				} else if g != sev {
-					t.Errorf("finding %q: severity %s, want %s", title, g, sev)
-				}
-			}
-			for title := range got {
-				if _, ok := tc.want[title]; !ok {
-					t.Errorf("unexpected finding %q", title)
-				}
-			}
+			expect.Severities(t, got, tc.want)
 			if tc.wantOutcome != "" && !strings.Contains(res.Outcome, tc.wantOutcome) {
 				t.Errorf("outcome %q does not contain %q", res.Outcome, tc.wantOutcome)
 			}
