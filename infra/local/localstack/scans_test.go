@@ -81,7 +81,7 @@ func demoStack(t testing.TB) (*stack, *demotarget.Target) {
 func withDemo(t testing.TB, demo *demotarget.Target) stackOption {
 	return func(c *config.Config, o *app.Options) {
 		c.DNSServer = demo.DNSAddr()
-		o.WebPorts = tools.Ports{HTTP: portOf(t, demo.HTTPURL()), HTTPS: portOf(t, demo.HTTPSURL()), DNS: demo.DNSPort()}
+		o.WebPorts = tools.Ports{HTTP: demo.HTTPPort(), HTTPS: demo.HTTPSPort(), DNS: demo.DNSPort()}
 		o.ScanRootCAs = demo.RootCAs()
 	}
 }
