@@ -275,35 +275,7 @@ func TestCLI(t *testing.T) {
 // (sariftest) and GitHub's needs.
 func validateSARIF(t *testing.T, raw []byte) {
 	t.Helper()
-	sariftest.Validate(t, raw)
-	var log struct {
-		Runs []struct {
-			Tool struct {
-				Driver struct {
-					Rules []struct {
-						ID         string         `json:"id"`
-						Help       map[string]any `json:"help"`
-						Properties map[string]any `json:"properties"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID              string            `json:"ruleId"`
-				RuleIndex           int               `json:"ruleIndex"`
-				Level               string            `json:"level"`
-				PartialFingerprints map[string]string `json:"partialFingerprints"`
-				Locations           []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(raw, &log); err != nil || len(log.Runs) != 1 {
-		t.Fatalf("SARIF: %v", err)
-	}
-	run := log.Runs[0]
+	run := sariftest.OneRun(t, raw)
 	ids := map[string]bool{}
 	for _, rule := range run.Tool.Driver.Rules {
 		if ids[rule.ID] {

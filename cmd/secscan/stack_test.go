@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -69,7 +68,7 @@ func startStack(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.demo.Close() })
-	httpPort, httpsPort := portOf(t, s.demo.HTTPURL()), portOf(t, s.demo.HTTPSURL())
+	httpPort, httpsPort := s.demo.HTTPPort(), s.demo.HTTPSPort()
 	slowsite.Start(t, net.JoinHostPort(slowHost, strconv.Itoa(httpPort)), 200*time.Millisecond)
 	s.dns.Add(t, "slow.test. 60 IN A "+slowHost)
 
@@ -112,19 +111,6 @@ func startStack(t *testing.T) *stack {
 	t.Cleanup(srv.Close)
 	s.base = srv.URL
 	return s
-}
-
-func portOf(t *testing.T, rawURL string) int {
-	t.Helper()
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := strconv.Atoi(u.Port())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // newUser creates a user on plan with an API token (setup, not under test);

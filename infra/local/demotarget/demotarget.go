@@ -488,6 +488,13 @@ func (t *Target) RootCAs() *x509.CertPool { return t.ca.pool }
 // included), for a scanner that must reach it there instead of 53.
 func (t *Target) DNSPort() int { return portOf(t.dnsAddr) }
 
+// HTTPPort is the port the web site answers http:// on (0 when off), for a
+// scanner whose web checks must reach it there instead of 80.
+func (t *Target) HTTPPort() int { return portOf(t.httpAddr) }
+
+// HTTPSPort is the port the web site answers https:// on (0 when off).
+func (t *Target) HTTPSPort() int { return portOf(t.httpsAddr) }
+
 func urlOf(scheme, addr string) string {
 	if addr == "" {
 		return ""

@@ -22,13 +22,9 @@ func TestBadInput(t *testing.T) {
 	admin := s.newAccount("enterprise", true)
 	other := s.newAccount("starter", false)
 	otherTarget := s.call(http.MethodPost, "/api/targets", other.token, map[string]any{"target": "other.example.test", "method": "dns_txt"})
-	expect(t, otherTarget, http.StatusCreated)
-	var ot struct{ ID string }
-	otherTarget.json(t, &ot)
+	ot := decoded[struct{ ID string }](t, otherTarget, http.StatusCreated)
 	otherTok := s.call(http.MethodPost, "/api/tokens", other.session, map[string]any{"name": "theirs"})
-	expect(t, otherTok, http.StatusCreated)
-	var otk struct{ ID string }
-	otherTok.json(t, &otk)
+	otk := decoded[struct{ ID string }](t, otherTok, http.StatusCreated)
 
 	now := time.Now()
 	jwtWith := func(mutate func(c jwt.MapClaims)) string {

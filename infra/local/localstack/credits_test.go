@@ -42,10 +42,7 @@ func TestMonthlyCreditAllowance(t *testing.T) {
 	me := func() meView {
 		t.Helper()
 		r := s.call(http.MethodGet, "/api/auth/me", a.token, nil)
-		expect(t, r, http.StatusOK)
-		var m meView
-		r.json(t, &m)
-		return m
+		return decoded[meView](t, r, http.StatusOK)
 	}
 	m := me()
 	if m.Credits.Used != 0 || m.Credits.Reserved != 0 || m.Credits.Allowance == nil || *m.Credits.Allowance != 2000 ||
@@ -91,9 +88,7 @@ func TestMonthlyCreditAllowance(t *testing.T) {
 		t.Fatalf("a refused creation reserved: %+v", m.Credits)
 	}
 	list := s.call(http.MethodGet, "/api/scans", a.token, nil)
-	expect(t, list, http.StatusOK)
-	var all []scanView
-	list.json(t, &all)
+	all := decoded[[]scanView](t, list, http.StatusOK)
 	if len(all) != 2 {
 		t.Fatalf("%d scans listed, want the 2 of the setup", len(all))
 	}
@@ -107,9 +102,7 @@ func TestMonthlyCreditAllowance(t *testing.T) {
 	// Enterprise: no limit, allowance null.
 	e := s.newAccount("enterprise", false)
 	r = s.call(http.MethodGet, "/api/auth/me", e.token, nil)
-	expect(t, r, http.StatusOK)
-	var em meView
-	r.json(t, &em)
+	em := decoded[meView](t, r, http.StatusOK)
 	if em.Credits.Allowance != nil || em.Plan != "enterprise" {
 		t.Fatalf("enterprise credits: %+v", em.Credits)
 	}

@@ -79,9 +79,7 @@ func awaitBudget(t *testing.T, s *stack, a account, n int) {
 func listed(t *testing.T, s *stack, a account, id string) listView {
 	t.Helper()
 	r := s.patient(http.MethodGet, "/api/scans?status=completed", a.token, nil)
-	expect(t, r, http.StatusOK)
-	var list []listView
-	r.json(t, &list)
+	list := decoded[[]listView](t, r, http.StatusOK)
 	for _, v := range list {
 		if v.ID == id {
 			return v

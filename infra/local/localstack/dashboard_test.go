@@ -788,7 +788,7 @@ func TestDashboardIssues(t *testing.T) {
 	cve, cvss := "CVE-2021-41773", 7.5
 	var seeded []scans.Finding
 	for i, host := range []string{"demo.test", "www.demo.test"} {
-		port := portOf(t, demo.HTTPSURL())
+		port := demo.HTTPSPort()
 		seeded = append(seeded, scans.Finding{ID: fmt.Sprintf("fnd_cve%d", i), Check: "vuln.known-cve", Issue: scans.IssueKey("vuln.known-cve", &cve),
 			Title: "Apache HTTP Server path traversal (CVE-2021-41773)", Severity: "high", Category: "vuln", Host: host, Port: &port, CVE: &cve, CVSS: &cvss,
 			Confidence: "firm", Evidence: "GET /cgi-bin/.%2e/.%2e/etc/passwd on " + host + " answered 200", Description: "Apache 2.4.49 maps URLs outside the document root.",

@@ -106,9 +106,7 @@ func TestDynamoDBPause(t *testing.T) {
 	var hooks []webhookverify.Delivery
 	a := s.newAccount("starter", false)
 	r := s.call(http.MethodGet, "/api/webhook-secret", a.session, nil)
-	expect(t, r, http.StatusOK)
-	var secret struct{ Secret string }
-	r.json(t, &secret)
+	secret := decoded[struct{ Secret string }](t, r, http.StatusOK)
 	receiver := httptest.NewServer(webhookverify.Handler(secret.Secret, func(d webhookverify.Delivery) {
 		mu.Lock()
 		defer mu.Unlock()

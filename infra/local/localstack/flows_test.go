@@ -20,9 +20,7 @@ func TestHealth(t *testing.T) {
 	s := startStack(t)
 	for _, path := range []string{"/health", "/api/health"} {
 		r := s.callWith(http.MethodGet, path, nil, nil)
-		expect(t, r, http.StatusOK)
-		var h struct{ Status, Version string }
-		r.json(t, &h)
+		h := decoded[struct{ Status, Version string }](t, r, http.StatusOK)
 		if h.Status != "ok" || h.Version != "e2e" {
 			t.Fatalf("%s = %+v", path, h)
 		}
@@ -170,9 +168,7 @@ func TestTargetLifecycle(t *testing.T) {
 	}
 
 	r = s.call(http.MethodGet, "/api/targets", owner.token, nil)
-	expect(t, r, http.StatusOK)
-	var list []struct{ ID string }
-	r.json(t, &list)
+	list := decoded[[]struct{ ID string }](t, r, http.StatusOK)
 	if len(list) != 1 || list[0].ID != tgt.ID {
 		t.Fatalf("owner's list = %s", r.body)
 	}
@@ -197,9 +193,7 @@ func TestTargetPagination(t *testing.T) {
 	path := "/api/targets?limit=2"
 	for range 5 {
 		r := s.call(http.MethodGet, path, a.token, nil)
-		expect(t, r, http.StatusOK)
-		var page []struct{ Target string }
-		r.json(t, &page)
+		page := decoded[[]struct{ Target string }](t, r, http.StatusOK)
 		for _, p := range page {
 			seen = append(seen, p.Target)
 		}
@@ -285,9 +279,7 @@ func TestAdminUsers(t *testing.T) {
 	// A look-alike address (Kelvin sign for K) is not the same email.
 	lookalike := s.session(t, "kelvin|ops", "\u212Aate@example.com")
 	r = s.call(http.MethodPost, "/api/admin/users", admin.session, map[string]any{"email": "kate@example.com", "plan": "pro", "is_admin": false})
-	expect(t, r, http.StatusCreated)
-	var kate struct{ ID string }
-	r.json(t, &kate)
+	kate := decoded[struct{ ID string }](t, r, http.StatusCreated)
 	if r := s.call(http.MethodGet, "/api/auth/me", lookalike, nil); strings.Contains(string(r.body), kate.ID) || r.status != http.StatusOK {
 		t.Fatalf("a Kelvin-sign address claimed kate's account: %d %s", r.status, r.body)
 	}

@@ -114,9 +114,7 @@ func TestScanRecordIssues(t *testing.T) {
 	}
 
 	r = s.call(http.MethodGet, "/api/scans", a.token, nil)
-	expect(t, r, http.StatusOK)
-	var list []map[string]json.RawMessage
-	r.json(t, &list)
+	list := decoded[[]map[string]json.RawMessage](t, r, http.StatusOK)
 	if len(list) != 1 || string(list[0]["issues_count"]) != "3" || string(list[0]["risk_rating"]) != `"high"` {
 		t.Fatalf("list = %s", r.body)
 	}
@@ -135,9 +133,7 @@ func TestListChecks(t *testing.T) {
 	a := s.newAccount("free", false)
 	for _, bearer := range []string{a.token, a.session} {
 		r := s.call(http.MethodGet, "/api/checks", bearer, nil)
-		expect(t, r, http.StatusOK)
-		var got []map[string]json.RawMessage
-		r.json(t, &got)
+		got := decoded[[]map[string]json.RawMessage](t, r, http.StatusOK)
 		all := checks.All()
 		if len(got) != len(all) {
 			t.Fatalf("%d checks, want the catalogue's %d", len(got), len(all))

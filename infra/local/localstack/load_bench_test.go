@@ -36,7 +36,7 @@ func BenchmarkConcurrentScans(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { demo.Close() })
-	s := startStack(b, withDNS(demo.DNSAddr()), withWebPorts(portOf(b, demo.HTTPURL()), portOf(b, demo.HTTPSURL())), withInsecureCallbacks())
+	s := startStack(b, withDNS(demo.DNSAddr()), withWebPorts(demo.HTTPPort(), demo.HTTPSPort()), withInsecureCallbacks())
 	var arrivals sync.Map // scan id → time its webhook arrived
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var d struct {

@@ -86,9 +86,7 @@ func (s *stack) monitoredScan(a account, domain string) monitorView {
 	sc := s.createScan(a, map[string]any{"target": domain, "scan_type": "web", "tier": "quick"})
 	s.awaitScan(a, sc.ID, terminal)
 	r := s.patient(http.MethodGet, "/api/scans/"+sc.ID, a.token, nil)
-	expect(s.t, r, http.StatusOK)
-	var v monitorView
-	r.json(s.t, &v)
+	v := decoded[monitorView](s.t, r, http.StatusOK)
 	if v.Status != "completed" {
 		s.t.Fatalf("scan %s ended %s (%v), want completed", v.ID, v.Status, v.Error)
 	}
@@ -98,9 +96,7 @@ func (s *stack) monitoredScan(a account, domain string) monitorView {
 func (s *stack) ledger(a account, target, query string) map[string]ledgerView {
 	s.t.Helper()
 	r := s.patient(http.MethodGet, "/api/targets/"+target+"/issues"+query, a.token, nil)
-	expect(s.t, r, http.StatusOK)
-	var list []ledgerView
-	r.json(s.t, &list)
+	list := decoded[[]ledgerView](s.t, r, http.StatusOK)
 	out := map[string]ledgerView{}
 	for _, e := range list {
 		out[e.Key] = e
@@ -158,9 +154,7 @@ func TestMonitoringAcrossScans(t *testing.T) {
 	if fp != "" {
 		r := s.patient(http.MethodPut, "/api/targets/"+target+"/issues/"+fp, a.token,
 			map[string]any{"state": "false_positive", "reason": "The header is set by the CDN in production"})
-		expect(t, r, http.StatusOK)
-		var e ledgerView
-		r.json(t, &e)
+		e := decoded[ledgerView](t, r, http.StatusOK)
 		if e.Triage == nil || e.Triage.State != "false_positive" || e.Triage.UpdatedBy != a.user.ID || e.Triage.ExpiresAt != nil {
 			t.Fatalf("triage answer %s", r.body)
 		}
@@ -260,9 +254,7 @@ type listView struct {
 func checkListCounts(t *testing.T, s *stack, a account, fp string, second, third monitorView) {
 	t.Helper()
 	r := s.patient(http.MethodGet, "/api/scans?status=completed", a.token, nil)
-	expect(t, r, http.StatusOK)
-	var list []listView
-	r.json(t, &list)
+	list := decoded[[]listView](t, r, http.StatusOK)
 	byID := map[string]listView{}
 	for _, v := range list {
 		byID[v.ID] = v
@@ -296,9 +288,7 @@ func TestTriageBadInput(t *testing.T) {
 	a := s.newAccount("starter", false)
 	other := s.newAccount("starter", false)
 	r := s.patient(http.MethodPost, "/api/targets", a.token, map[string]string{"target": "triage.test", "method": "dns_txt"})
-	expect(t, r, http.StatusCreated)
-	var tgt struct{ ID string }
-	r.json(t, &tgt)
+	tgt := decoded[struct{ ID string }](t, r, http.StatusCreated)
 	// One ledger issue, as a completed scan would leave it.
 	if _, err := s.api.Store.SetTriage(t.Context(), tgt.ID, "web.header.csp", scans.Triage{}); err == nil {
 		t.Fatal("triage of an issue the ledger does not have succeeded")

@@ -246,9 +246,7 @@ func awaitEnded[V any](t *testing.T, s *stack, a account, id string, within time
 			time.Sleep(2 * time.Second)
 			continue
 		}
-		expect(t, r, http.StatusOK)
-		var status struct{ Status scans.Status }
-		r.json(t, &status)
+		status := decoded[struct{ Status scans.Status }](t, r, http.StatusOK)
 		if status.Status.Terminal() {
 			var v V
 			r.json(t, &v)

@@ -68,9 +68,7 @@ func (s *stack) awaitRetest(a account, id string, ok func(retestRecord) bool) re
 	deadline := time.Now().Add(time.Minute)
 	for {
 		r := s.patient(http.MethodGet, "/api/retests/"+id, a.token, nil)
-		expect(s.t, r, http.StatusOK)
-		var v retestRecord
-		r.json(s.t, &v)
+		v := decoded[retestRecord](s.t, r, http.StatusOK)
 		if ok(v) || v.Status != "queued" && v.Status != "running" {
 			return v
 		}
@@ -85,10 +83,7 @@ func (s *stack) awaitRetest(a account, id string, ok func(retestRecord) bool) re
 func (s *stack) postRetest(a account, scanID string) retestRecord {
 	s.t.Helper()
 	r := s.patient(http.MethodPost, "/api/scans/"+scanID+"/issues/web.header.csp/retest", a.token, nil)
-	expect(s.t, r, http.StatusAccepted)
-	var v retestRecord
-	r.json(s.t, &v)
-	return v
+	return decoded[retestRecord](s.t, r, http.StatusAccepted)
 }
 
 // monthCredits is the month's counters of a's user.

@@ -42,9 +42,7 @@ func (s *stack) retest(a account, scanID, key string) (retestView, time.Duration
 	s.t.Helper()
 	started := time.Now()
 	r := s.patient(http.MethodPost, "/api/scans/"+scanID+"/issues/"+key+"/retest", a.token, nil)
-	expect(s.t, r, http.StatusAccepted)
-	var v retestView
-	r.json(s.t, &v)
+	v := decoded[retestView](s.t, r, http.StatusAccepted)
 	if !ids.Valid(ids.Retest, v.ID) || v.Status != "queued" || v.ScanID != scanID || v.IssueKey != key || r.header.Get("Location") != "/api/retests/"+v.ID {
 		s.t.Fatalf("retest answer %s (Location %q)", r.body, r.header.Get("Location"))
 	}

@@ -81,7 +81,7 @@ func demoStack(t testing.TB) (*stack, *demotarget.Target) {
 func withDemo(t testing.TB, demo *demotarget.Target) stackOption {
 	return func(c *config.Config, o *app.Options) {
 		c.DNSServer = demo.DNSAddr()
-		o.WebPorts = tools.Ports{HTTP: portOf(t, demo.HTTPURL()), HTTPS: portOf(t, demo.HTTPSURL()), DNS: demo.DNSPort()}
+		o.WebPorts = tools.Ports{HTTP: demo.HTTPPort(), HTTPS: demo.HTTPSPort(), DNS: demo.DNSPort()}
 		o.ScanRootCAs = demo.RootCAs()
 	}
 }
@@ -118,9 +118,7 @@ func (s *stack) verifiedTarget(a account, domain string, publish func(token stri
 func (s *stack) createScan(a account, body map[string]any) scanView {
 	s.t.Helper()
 	r := s.call(http.MethodPost, "/api/scans", a.token, body)
-	expect(s.t, r, http.StatusAccepted)
-	var sc scanView
-	r.json(s.t, &sc)
+	sc := decoded[scanView](s.t, r, http.StatusAccepted)
 	if r.header.Get("Location") != "/api/scans/"+sc.ID {
 		s.t.Fatalf("Location %q for scan %s", r.header.Get("Location"), sc.ID)
 	}
@@ -130,10 +128,7 @@ func (s *stack) createScan(a account, body map[string]any) scanView {
 func (s *stack) getScan(a account, id string) scanView {
 	s.t.Helper()
 	r := s.call(http.MethodGet, "/api/scans/"+id, a.token, nil)
-	expect(s.t, r, http.StatusOK)
-	var sc scanView
-	r.json(s.t, &sc)
-	return sc
+	return decoded[scanView](s.t, r, http.StatusOK)
 }
 
 // awaitScan polls the scan every 100 ms until done says so (or two minutes
@@ -148,9 +143,7 @@ func (s *stack) awaitScan(a account, id string, done func(scanView) bool) scanVi
 			time.Sleep(time.Duration(wait) * time.Second)
 			continue
 		}
-		expect(s.t, r, http.StatusOK)
-		var sc scanView
-		r.json(s.t, &sc)
+		sc := decoded[scanView](s.t, r, http.StatusOK)
 		if done(sc) {
 			return sc
 		}
@@ -329,9 +322,7 @@ func TestCancelQueuedScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := s.call(http.MethodDelete, "/api/scans/"+sc.ID, a.token, nil)
-	expect(t, r, http.StatusAccepted)
-	var v scanView
-	r.json(t, &v)
+	v := decoded[scanView](t, r, http.StatusAccepted)
 	if v.Status != "cancelled" || !v.CancelRequested {
 		t.Fatalf("cancelled queued scan: %s", r.body)
 	}
@@ -443,9 +434,7 @@ func TestIdempotentScanCreation(t *testing.T) {
 		t.Fatalf("5 requests with one key made scans %v", ids)
 	}
 	other := post("order-43")
-	expect(t, other, http.StatusAccepted)
-	var v scanView
-	other.json(t, &v)
+	v := decoded[scanView](t, other, http.StatusAccepted)
 	if v.ID == ids[0] {
 		t.Fatal("a new key returned the old scan")
 	}
@@ -481,9 +470,7 @@ func TestScanListAndIsolation(t *testing.T) {
 	path := "/api/scans?limit=2"
 	for range 5 {
 		r := s.call(http.MethodGet, path, a.token, nil)
-		expect(t, r, http.StatusOK)
-		var page []scanView
-		r.json(t, &page)
+		page := decoded[[]scanView](t, r, http.StatusOK)
 		for _, v := range page {
 			seen = append(seen, v.ID)
 		}
@@ -569,9 +556,7 @@ func TestScanWebhookEndToEnd(t *testing.T) {
 	s := startStack(t, withDemo(t, demo), withInsecureCallbacks())
 	a := s.newAccount("starter", false)
 	r := s.call(http.MethodGet, "/api/webhook-secret", a.session, nil)
-	expect(t, r, http.StatusOK)
-	var secret struct{ Secret string }
-	r.json(t, &secret)
+	secret := decoded[struct{ Secret string }](t, r, http.StatusOK)
 
 	var mu sync.Mutex
 	var got []webhookverify.Delivery

@@ -41,18 +41,13 @@ type scheduleView struct {
 func (s *stack) schedule(a account, id string) scheduleView {
 	s.t.Helper()
 	r := s.call(http.MethodGet, "/api/schedules/"+id, a.token, nil)
-	expect(s.t, r, http.StatusOK)
-	var v scheduleView
-	r.json(s.t, &v)
-	return v
+	return decoded[scheduleView](s.t, r, http.StatusOK)
 }
 
 func (s *stack) createSchedule(a account, body map[string]any) scheduleView {
 	s.t.Helper()
 	r := s.call(http.MethodPost, "/api/schedules", a.token, body)
-	expect(s.t, r, http.StatusCreated)
-	var v scheduleView
-	r.json(s.t, &v)
+	v := decoded[scheduleView](s.t, r, http.StatusCreated)
 	if r.header.Get("Location") != "/api/schedules/"+v.ID {
 		s.t.Fatalf("Location %q", r.header.Get("Location"))
 	}
@@ -62,9 +57,7 @@ func (s *stack) createSchedule(a account, body map[string]any) scheduleView {
 func (s *stack) scheduleCount(a account) int {
 	s.t.Helper()
 	r := s.call(http.MethodGet, "/api/schedules", a.token, nil)
-	expect(s.t, r, http.StatusOK)
-	var list []scheduleView
-	r.json(s.t, &list)
+	list := decoded[[]scheduleView](s.t, r, http.StatusOK)
 	return len(list)
 }
 
@@ -166,16 +159,12 @@ func TestScheduleRules(t *testing.T) {
 	wantDetail(t, s.call(http.MethodPatch, "/api/schedules/"+sch.ID, pro.token, map[string]any{"target": "x.test"}),
 		http.StatusUnprocessableEntity, "target")
 	r := s.call(http.MethodPatch, "/api/schedules/"+sch.ID, pro.token, map[string]any{"enabled": false, "tier": "standard", "max_credits": 120})
-	expect(t, r, http.StatusOK)
-	var paused scheduleView
-	r.json(t, &paused)
+	paused := decoded[scheduleView](t, r, http.StatusOK)
 	if paused.Enabled || paused.NextRunAt != nil || paused.Tier != "standard" || paused.MaxCredits != 120 {
 		t.Fatalf("paused %+v", paused)
 	}
 	r = s.call(http.MethodPatch, "/api/schedules/"+sch.ID, pro.token, map[string]any{"enabled": true, "cadence": "monthly"})
-	expect(t, r, http.StatusOK)
-	var monthly scheduleView
-	r.json(t, &monthly)
+	monthly := decoded[scheduleView](t, r, http.StatusOK)
 	if !monthly.Enabled || monthly.Cadence != "monthly" || monthly.NextRunAt == nil {
 		t.Fatalf("monthly %+v", monthly)
 	}
@@ -195,9 +184,7 @@ func TestScheduleRules(t *testing.T) {
 	// DELETE.
 	var one scheduleView
 	r = s.call(http.MethodGet, "/api/schedules?limit=1", starter.token, nil)
-	expect(t, r, http.StatusOK)
-	var list []scheduleView
-	r.json(t, &list)
+	list := decoded[[]scheduleView](t, r, http.StatusOK)
 	one = list[0]
 	expect(t, s.call(http.MethodDelete, "/api/schedules/"+one.ID, starter.token, nil), http.StatusNoContent)
 	expect(t, s.call(http.MethodDelete, "/api/schedules/"+one.ID, starter.token, nil), http.StatusNotFound)

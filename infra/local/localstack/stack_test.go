@@ -264,6 +264,15 @@ func expect(t testing.TB, r response, status int) {
 	}
 }
 
+// decoded checks r's status (expect) and decodes its JSON body into a T.
+func decoded[T any](t testing.TB, r response, status int) T {
+	t.Helper()
+	expect(t, r, status)
+	var v T
+	r.json(t, &v)
+	return v
+}
+
 // templateRoutes reads the routes of the repository's template.yaml.
 func templateRoutes(t testing.TB) []samtemplate.Route {
 	t.Helper()

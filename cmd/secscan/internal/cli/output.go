@@ -121,11 +121,7 @@ or its fingerprint under the old rule is in the baseline.`,
   secscan findings scn_NEW… --baseline baseline.json --fail-on medium`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			gate, err := a.gate(c, g)
+			c, gate, err := a.gatedClient(g)
 			if err != nil {
 				return err
 			}

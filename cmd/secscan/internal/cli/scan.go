@@ -57,6 +57,17 @@ func (g *gateFlags) register(cmd *cobra.Command, withFiles bool) {
 
 var formats = map[string]bool{"table": true, "json": true, "sarif": true, "junit": true, "markdown": true}
 
+// gatedClient is the API client and the quality gate of the flags (checked,
+// its baseline read): what the commands that gate need before they start.
+func (a *app) gatedClient(g gateFlags) (*client.Client, findings.Gate, error) {
+	c, err := a.client()
+	if err != nil {
+		return nil, findings.Gate{}, err
+	}
+	gate, err := a.gate(c, g)
+	return c, gate, err
+}
+
 // gate builds the quality gate, reading the baseline (a file, else a scan).
 func (a *app) gate(c *client.Client, g gateFlags) (findings.Gate, error) {
 	gate := findings.Gate{FailOn: strings.ToLower(g.failOn), MinConfidence: strings.ToLower(g.minConfidence),
@@ -155,11 +166,7 @@ Ctrl-C while waiting asks whether to cancel the scan (on a terminal), cancels it
 			if timeout <= 0 {
 				return usageError("--timeout must be positive")
 			}
-			c, err := a.client()
-			if err != nil {
-				return err
-			}
-			gate, err := a.gate(c, g)
+			c, gate, err := a.gatedClient(g)
 			if err != nil {
 				return err
 			}

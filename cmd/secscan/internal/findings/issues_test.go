@@ -196,30 +196,7 @@ func TestSARIFByIssue(t *testing.T) {
 		Tier: "standard", Status: "completed"}}, fs, gate); err != nil {
 		t.Fatal(err)
 	}
-	sariftest.Validate(t, buf.Bytes())
-	var log struct {
-		Runs []struct {
-			Tool struct {
-				Driver struct {
-					Rules []struct {
-						ID string `json:"id"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID              string            `json:"ruleId"`
-				RuleIndex           int               `json:"ruleIndex"`
-				PartialFingerprints map[string]string `json:"partialFingerprints"`
-				BaselineState       string            `json:"baselineState"`
-				Locations           []any             `json:"locations"`
-				Properties          map[string]any    `json:"properties"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
-	run := log.Runs[0]
+	run := sariftest.OneRun(t, buf.Bytes())
 	groups := findings.Group(nil, fs)
 	if len(run.Results) != len(groups) {
 		t.Fatalf("%d results for %d issues", len(run.Results), len(groups))

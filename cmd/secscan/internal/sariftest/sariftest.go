@@ -7,6 +7,7 @@ package sariftest
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -41,4 +42,44 @@ func Validate(t testing.TB, raw []byte) {
 	if err := sch.Validate(inst); err != nil {
 		t.Fatalf("SARIF does not match the 2.1.0 schema: %v", err)
 	}
+}
+
+// Run is the part of a SARIF log's one run that the tests read.
+type Run struct {
+	Tool struct {
+		Driver struct {
+			Rules []struct {
+				ID         string         `json:"id"`
+				Help       map[string]any `json:"help"`
+				Properties map[string]any `json:"properties"`
+			} `json:"rules"`
+		} `json:"driver"`
+	} `json:"tool"`
+	Results []struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		BaselineState       string            `json:"baselineState"`
+		Locations           []struct {
+			PhysicalLocation struct {
+				ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+			} `json:"physicalLocation"`
+		} `json:"locations"`
+		Properties map[string]any `json:"properties"`
+	} `json:"results"`
+}
+
+// OneRun validates raw (Validate) and returns its run, failing t unless
+// there is exactly one.
+func OneRun(t testing.TB, raw []byte) Run {
+	t.Helper()
+	Validate(t, raw)
+	var log struct {
+		Runs []Run `json:"runs"`
+	}
+	if err := json.Unmarshal(raw, &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("SARIF: %d runs, want 1 (%v)", len(log.Runs), err)
+	}
+	return log.Runs[0]
 }
