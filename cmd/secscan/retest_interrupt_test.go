@@ -62,7 +62,7 @@ func TestRetestInterrupted(t *testing.T) {
 		s.dns.Add(t, h+". 60 IN A "+slowHost)
 		hosts = append(hosts, h)
 	}
-	scanID := s.seedWebIssue(t, userID, "slow.test", "http", portOf(t, s.demo.HTTPURL()), hosts...)
+	scanID := s.seedWebIssue(t, userID, "slow.test", "http", s.demo.HTTPPort(), hosts...)
 
 	cr := &cliRun{s: s, token: token, interrupts: make(chan os.Signal, 2), stderr: &syncio.Buffer{}}
 	done := make(chan result, 1)

@@ -22,7 +22,7 @@ func TestRetestCommand(t *testing.T) {
 	s := startStack(t)
 	userID, token := s.newUserWithID(t)
 	domain := s.demo.Domain()
-	port := portOf(t, s.demo.HTTPSURL())
+	port := s.demo.HTTPSPort()
 	scanID := s.seedWebIssue(t, userID, domain, "https", port, domain)
 	c := s.cli(token)
 
