@@ -5,6 +5,7 @@ package scanners
 
 import (
 	"crypto/x509"
+	"secscan/shared/scanners/internal/httpprobe"
 
 	"secscan/shared/scanners/code"
 	"secscan/shared/scanners/crawl"
@@ -30,22 +31,23 @@ func Registry(roots ...*x509.CertPool) *tools.Registry {
 	if len(roots) > 0 {
 		pool = roots[0]
 	}
+	ca := httpprobe.WithRootCAs(pool) // the web tools' shared option
 	return tools.NewRegistry(
 		dnscheck.New(),
 		discovery.New(discovery.WithRootCAs(pool)),
 		network.New(),
 		tlscheck.New(tlscheck.Options{RootCAs: pool}),
-		web.New(web.WithRootCAs(pool)),
-		exposure.New(exposure.WithRootCAs(pool)),
-		fingerprint.New(fingerprint.WithRootCAs(pool)),
+		web.New(ca),
+		exposure.New(ca),
+		fingerprint.New(ca),
 		vuln.New(vuln.WithRootCAs(pool)),
-		crawl.New(crawl.WithRootCAs(pool)),
-		code.New(code.WithRootCAs(pool)),
+		crawl.New(ca),
+		code.New(ca),
 		followup.NewServiceInfo(),
 		sshaudit.New(),
-		followup.NewFileSecrets(followup.WithRootCAs(pool)),
-		followup.NewListingFiles(followup.WithRootCAs(pool)),
-		followup.NewConfirmCVE(followup.WithRootCAs(pool)),
+		followup.NewFileSecrets(ca),
+		followup.NewListingFiles(ca),
+		followup.NewConfirmCVE(ca),
 		ftpaudit.New(),
 	)
 }

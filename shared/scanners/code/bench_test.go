@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"secscan/shared/scanners/internal/httpprobe"
 	"strings"
 	"testing"
 
@@ -73,7 +74,7 @@ func BenchmarkScan1MiB(b *testing.B) {
 // BenchmarkCodeScan measures the whole tool against the leaky site.
 func BenchmarkCodeScan(b *testing.B) {
 	site := scantest.NewSite(b, "leaky.test", allow, nil, newFileServer(leakyFiles()))
-	tool := New(WithRootCAs(site.Roots))
+	tool := New(httpprobe.WithRootCAs(site.Roots))
 	for b.Loop() {
 		res, err := tool.Run(context.Background(), site.Env, json.RawMessage(`{}`))
 		if err != nil || len(res.Findings) != 4 {

@@ -55,17 +55,11 @@ const (
 	maxScriptRefs = 200
 )
 
-// Option configures the tool (the options every web tool shares).
-type Option = httpprobe.Option
-
-// WithRootCAs verifies certificates with pool instead of the system pool.
-var WithRootCAs = httpprobe.WithRootCAs
-
 // Tool is the code_scan tool.
 type Tool struct{ httpprobe.Tool }
 
 // New returns the code_scan tool.
-func New(opts ...Option) tools.Tool {
+func New(opts ...httpprobe.Option) tools.Tool {
 	return &Tool{httpprobe.NewTool(Name, cost, timeout, opts)}
 }
 

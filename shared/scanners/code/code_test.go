@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"secscan/shared/scanners/internal/httpprobe"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,7 +139,7 @@ var allow = netguard.Policy{AllowPrivate: true}
 
 func run(t *testing.T, site *scantest.Site, input string) tools.Result {
 	t.Helper()
-	res, err := New(WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(input))
+	res, err := New(httpprobe.WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(input))
 	if err != nil {
 		t.Fatalf("Run(%s): %v", input, err)
 	}

@@ -68,17 +68,11 @@ const (
 // (the crawler's User-Agent is httpprobe.UserAgent).
 var robotsAgent, _, _ = strings.Cut(httpprobe.UserAgent, "/")
 
-// Option configures the tool (the options every web tool shares).
-type Option = httpprobe.Option
-
-// WithRootCAs verifies certificates with pool instead of the system pool.
-var WithRootCAs = httpprobe.WithRootCAs
-
 // Tool is the web_crawl tool.
 type Tool struct{ httpprobe.Tool }
 
 // New returns the web_crawl tool.
-func New(opts ...Option) tools.Tool {
+func New(opts ...httpprobe.Option) tools.Tool {
 	return &Tool{httpprobe.NewTool(Name, cost, timeout, opts)}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"secscan/shared/scanners/internal/httpprobe"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -242,7 +243,7 @@ func TestWebCrawl(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := New(WithRootCAs(tc.site.Roots)).Run(context.Background(), tc.site.Env, json.RawMessage(tc.input))
+			res, err := New(httpprobe.WithRootCAs(tc.site.Roots)).Run(context.Background(), tc.site.Env, json.RawMessage(tc.input))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -402,7 +403,7 @@ func TestCrawlLimits(t *testing.T) {
 			site, h := treeSite(t, fmt.Sprintf("tree%d.test", i), tc.fanout, tc.size, tc.extra)
 			start := cmp.Or(tc.start, "/p/0")
 			input := strings.Replace(tc.input, "{", fmt.Sprintf(`{"url": %q, `, site.URL("https", fmt.Sprintf("tree%d.test", i), start)), 1)
-			res, err := New(WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(input))
+			res, err := New(httpprobe.WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(input))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -436,7 +437,7 @@ func TestCrawlTimeBudget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := New(WithRootCAs(site.Roots)).Run(ctx, site.Env, json.RawMessage(fmt.Sprintf(`{"url": %q}`, site.URL("https", "slow.test", "/p/0"))))
+	res, err := New(httpprobe.WithRootCAs(site.Roots)).Run(ctx, site.Env, json.RawMessage(fmt.Sprintf(`{"url": %q}`, site.URL("https", "slow.test", "/p/0"))))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

@@ -45,17 +45,11 @@ const (
 	workers = 4
 )
 
-// Option configures the tool (the options every web tool shares).
-type Option = httpprobe.Option
-
-// WithRootCAs verifies certificates with pool instead of the system pool.
-var WithRootCAs = httpprobe.WithRootCAs
-
 // Tool is the exposed_files tool.
 type Tool struct{ httpprobe.Tool }
 
 // New returns the exposed_files tool.
-func New(opts ...Option) tools.Tool {
+func New(opts ...httpprobe.Option) tools.Tool {
 	return &Tool{httpprobe.NewTool(Name, cost, timeout, opts)}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"secscan/shared/scanners/internal/httpprobe"
 	"strings"
 	"testing"
 	"time"
@@ -147,7 +148,7 @@ func TestExposedFiles(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := New(WithRootCAs(tc.site.Roots)).Run(context.Background(), tc.site.Env, json.RawMessage(tc.input))
+			res, err := New(httpprobe.WithRootCAs(tc.site.Roots)).Run(context.Background(), tc.site.Env, json.RawMessage(tc.input))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -219,7 +220,7 @@ func checkFinding(t *testing.T, f scans.Finding) {
 func TestExposedFilesEvidence(t *testing.T) {
 	t.Parallel()
 	site := scantest.NewSite(t, "weak.test", netguard.Policy{AllowPrivate: true}, nil, weakHandler())
-	res, err := New(WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{"paths": ["/.env", "/.git/config", "/.aws/credentials", "*.js.map"]}`))
+	res, err := New(httpprobe.WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{"paths": ["/.env", "/.git/config", "/.aws/credentials", "*.js.map"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +367,7 @@ func TestExposedFilesDebugModeOnNotFound(t *testing.T) {
 		fmt.Fprint(w, "<html><body>Page not found (404)<p>You're seeing this error because you have <code>DEBUG = True</code> in your Django settings file.</p></body></html>")
 	})
 	site := scantest.NewSite(t, "django.test", netguard.Policy{AllowPrivate: true}, nil, django)
-	res, err := New(WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{}`))
+	res, err := New(httpprobe.WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +390,7 @@ func TestExposedFilesBoundedOnHangingServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := New(WithRootCAs(site.Roots)).Run(ctx, site.Env, json.RawMessage(`{}`))
+	res, err := New(httpprobe.WithRootCAs(site.Roots)).Run(ctx, site.Env, json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -403,7 +404,7 @@ func TestExposedFilesBoundedOnHangingServer(t *testing.T) {
 
 func BenchmarkExposedFiles(b *testing.B) {
 	site := scantest.NewSite(b, "weak.test", netguard.Policy{AllowPrivate: true}, nil, weakHandler())
-	tool := New(WithRootCAs(site.Roots))
+	tool := New(httpprobe.WithRootCAs(site.Roots))
 	for b.Loop() {
 		res, err := tool.Run(context.Background(), site.Env, json.RawMessage(`{}`))
 		if err != nil || len(res.Findings) != len(weakTitles) {

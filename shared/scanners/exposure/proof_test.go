@@ -3,6 +3,7 @@ package exposure
 import (
 	"context"
 	"encoding/json"
+	"secscan/shared/scanners/internal/httpprobe"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 func TestExposedFilesProof(t *testing.T) {
 	t.Parallel()
 	site := scantest.NewSite(t, "weak.test", netguard.Policy{AllowPrivate: true}, nil, weakHandler())
-	res, err := New(WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{}`))
+	res, err := New(httpprobe.WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestExposedFilesProof(t *testing.T) {
 func TestSourceMapProofIsReadable(t *testing.T) {
 	t.Parallel()
 	site := scantest.NewSite(t, "weak.test", netguard.Policy{AllowPrivate: true}, nil, weakHandler())
-	res, err := New(WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{"paths": ["*.js.map"]}`))
+	res, err := New(httpprobe.WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{"paths": ["*.js.map"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

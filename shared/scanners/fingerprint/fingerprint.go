@@ -39,17 +39,11 @@ const (
 	maxBody = 64 << 10
 )
 
-// Option configures the tool (the options every web tool shares).
-type Option = httpprobe.Option
-
-// WithRootCAs verifies certificates with pool instead of the system pool.
-var WithRootCAs = httpprobe.WithRootCAs
-
 // Tool is the http_fingerprint tool.
 type Tool struct{ httpprobe.Tool }
 
 // New returns the http_fingerprint tool.
-func New(opts ...Option) tools.Tool {
+func New(opts ...httpprobe.Option) tools.Tool {
 	return &Tool{httpprobe.NewTool(Name, cost, timeout, opts)}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/pprof"
+	"secscan/shared/scanners/internal/httpprobe"
 	"slices"
 	"strings"
 	"testing"
@@ -296,7 +297,7 @@ func TestPlainHTTPOnATLSPort(t *testing.T) {
 	input, _ := json.Marshal(map[string]string{"url": site.URL("http", "tls.test", "/")})
 	// The http URL on the https server's port.
 	input = []byte(strings.Replace(string(input), fmt.Sprint(site.Env.Ports.HTTP), fmt.Sprint(site.Env.Ports.HTTPS), 1))
-	res, err := New(WithRootCAs(site.Roots)).Run(context.Background(), site.Env, input)
+	res, err := New(httpprobe.WithRootCAs(site.Roots)).Run(context.Background(), site.Env, input)
 	if err != nil {
 		t.Fatal(err)
 	}

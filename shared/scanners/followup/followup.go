@@ -18,7 +18,6 @@ package followup
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"time"
 
@@ -26,12 +25,6 @@ import (
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/tools"
 )
-
-// Option configures the web follow-ups.
-type Option = httpprobe.Option
-
-// WithRootCAs verifies certificates with pool instead of the system pool.
-func WithRootCAs(pool *x509.CertPool) Option { return httpprobe.WithRootCAs(pool) }
 
 // meta is what every follow-up tool declares.
 type meta struct {

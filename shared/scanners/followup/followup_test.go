@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"secscan/shared/scanners/internal/httpprobe"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func TestFileSecretsOneFindingPerCredentialType(t *testing.T) {
 		}
 		http.NotFound(w, r)
 	}))
-	res := run(t, NewFileSecrets(WithRootCAs(site.Roots)), site.Env, `{"url":"`+site.URL("https", "shop.test", "/.env")+`"}`)
+	res := run(t, NewFileSecrets(httpprobe.WithRootCAs(site.Roots)), site.Env, `{"url":"`+site.URL("https", "shop.test", "/.env")+`"}`)
 	var titles []string
 	if len(res.Findings) != 1 {
 		t.Errorf("%d findings, want one", len(res.Findings))
@@ -112,7 +113,7 @@ func TestListingFiles(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	res := run(t, NewListingFiles(WithRootCAs(site.Roots)), site.Env, `{"url":"`+site.URL("https", "shop.test", "/backup/")+`"}`)
+	res := run(t, NewListingFiles(httpprobe.WithRootCAs(site.Roots)), site.Env, `{"url":"`+site.URL("https", "shop.test", "/backup/")+`"}`)
 	// The dump and the archive, on one host and port: one finding listing
 	// both, led by the more severe dump.
 	if len(res.Findings) != 1 {
@@ -189,7 +190,7 @@ func TestConfirmCVE(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	port := site.Env.Ports.HTTPSPort()
-	tool := NewConfirmCVE(WithRootCAs(site.Roots))
+	tool := NewConfirmCVE(httpprobe.WithRootCAs(site.Roots))
 	// Asked about the group's most severe CVE-2021-42013, the 2.4.49
 	// payload that works confirms CVE-2021-41773.
 	res := run(t, tool, site.Env, fmt.Sprintf(`{"host":"shop.test","port":%d,"cve":"CVE-2021-42013"}`, port))

@@ -25,7 +25,7 @@ import (
 type FileSecrets struct{ webTool }
 
 // NewFileSecrets returns the file_secrets tool.
-func NewFileSecrets(opts ...Option) tools.Tool {
+func NewFileSecrets(opts ...httpprobe.Option) tools.Tool {
 	return &FileSecrets{webTool{meta{
 		name: "file_secrets",
 		description: "Reads an exposed configuration file (an .env file, or .git/config of an exposed repository) of at " +
@@ -94,7 +94,7 @@ func credentialTypes(answer string, findings []scans.Finding) string {
 type ListingFiles struct{ webTool }
 
 // NewListingFiles returns the listing_files tool.
-func NewListingFiles(opts ...Option) tools.Tool {
+func NewListingFiles(opts ...httpprobe.Option) tools.Tool {
 	return &ListingFiles{webTool{meta{
 		name: "listing_files",
 		description: "Reads a directory listing page, classifies its entries by name (database dumps, archives, backups, " +
@@ -268,7 +268,7 @@ func capitalize(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 type ConfirmCVE struct{ webTool }
 
 // NewConfirmCVE returns the confirm_cve tool.
-func NewConfirmCVE(opts ...Option) tools.Tool {
+func NewConfirmCVE(opts ...httpprobe.Option) tools.Tool {
 	return &ConfirmCVE{webTool{meta{
 		name: "confirm_cve",
 		description: "Confirms a critical vulnerability matched by version with one safe, read-only request and reports it " +

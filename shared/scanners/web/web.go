@@ -32,17 +32,11 @@ const (
 	maxBody = 256 << 10
 )
 
-// Option configures the tool (the options every web tool shares).
-type Option = httpprobe.Option
-
-// WithRootCAs verifies certificates with pool instead of the system pool.
-var WithRootCAs = httpprobe.WithRootCAs
-
 // Tool is the http_check tool.
 type Tool struct{ httpprobe.Tool }
 
 // New returns the http_check tool.
-func New(opts ...Option) tools.Tool {
+func New(opts ...httpprobe.Option) tools.Tool {
 	return &Tool{httpprobe.NewTool(Name, cost, timeout, opts)}
 }
 

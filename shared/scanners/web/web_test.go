@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"secscan/shared/scanners/internal/httpprobe"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,9 +168,9 @@ func TestHTTPCheck(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var opts []Option
+			var opts []httpprobe.Option
 			if tc.trustCA {
-				opts = append(opts, WithRootCAs(tc.site.Roots))
+				opts = append(opts, httpprobe.WithRootCAs(tc.site.Roots))
 			}
 			res, err := New(opts...).Run(context.Background(), tc.site.Env, json.RawMessage(tc.input))
 			if err != nil {
@@ -267,7 +268,7 @@ func TestHTTPCheckPrivateNetworksOff(t *testing.T) {
 	// The names resolve to 127.0.0.1; with the production policy the
 	// dialer refuses before any connection is made.
 	site := scantest.NewSite(t, "weak.test", netguard.Policy{}, weakHandler(), weakHandler())
-	_, err := New(WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{}`))
+	_, err := New(httpprobe.WithRootCAs(site.Roots)).Run(context.Background(), site.Env, json.RawMessage(`{}`))
 	if err == nil || tools.IsInputError(err) {
 		t.Fatalf("Run = %v, want a refusal error", err)
 	}
@@ -330,7 +331,7 @@ func TestFramingAndHSTSParsing(t *testing.T) {
 
 func BenchmarkHTTPCheck(b *testing.B) {
 	site := scantest.NewSite(b, "weak.test", netguard.Policy{AllowPrivate: true}, weakHandler(), weakHandler())
-	tool := New(WithRootCAs(site.Roots))
+	tool := New(httpprobe.WithRootCAs(site.Roots))
 	for b.Loop() {
 		res, err := tool.Run(context.Background(), site.Env, json.RawMessage(`{}`))
 		if err != nil || len(res.Findings) != len(weakTitles) {
