@@ -3,22 +3,15 @@ package main
 
 import (
 	"context"
-	"time"
 
-	"secscan/shared/api"
+	"secscan/shared/api/apienv"
 	"secscan/shared/lambdaenv"
 	"secscan/shared/lambdahttp"
 	"secscan/shared/stepfn"
 )
 
 func main() {
-	env := lambdaenv.Load()
-	st := env.Store()
-	sfn := lambdaenv.Must(stepfn.NewClient(context.Background(), env.Config.StepFunctionsEndpoint))
-	a := &api.API{
-		Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger,
-		Scans:     &stepfn.Starter{Client: sfn, StateMachineARN: env.Config.StateMachineARN},
-		Callbacks: api.CallbackPolicy{AllowInsecure: env.Config.AllowInsecureCallbacks, AllowPrivate: env.Config.AllowPrivateNetworks},
-	}
+	a, env := apienv.Load()
+	a.Scans = lambdaenv.Must(stepfn.StarterFromConfig(context.Background(), env.Config))
 	lambdahttp.Start(a.CreateScan())
 }
