@@ -4,18 +4,11 @@
 package main
 
 import (
-	"context"
-
-	"secscan/shared/api/apienv"
-	"secscan/shared/lambdaenv"
+	"secscan/shared/api/apienv/scheduleenv"
 	"secscan/shared/lambdahttp"
-	"secscan/shared/schedules/eventbridge"
 )
 
 func main() {
-	a, env := apienv.Load()
-	if s := lambdaenv.Must(eventbridge.FromConfig(context.Background(), env.Config)); s != nil {
-		a.Schedules = s
-	}
+	a := scheduleenv.Load()
 	lambdahttp.Start(a.DeleteTarget())
 }

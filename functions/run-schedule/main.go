@@ -3,16 +3,11 @@
 package main
 
 import (
-	"context"
-
-	"secscan/shared/api/apienv"
-	"secscan/shared/lambdaenv"
+	"secscan/shared/api/apienv/scanenv"
 	"secscan/shared/lambdahttp"
-	"secscan/shared/stepfn"
 )
 
 func main() {
-	a, env := apienv.Load()
-	a.Scans = lambdaenv.Must(stepfn.StarterFromConfig(context.Background(), env.Config))
+	a := scanenv.Load()
 	lambdahttp.Start(a.RunSchedule())
 }

@@ -7,17 +7,12 @@
 package main
 
 import (
-	"context"
-
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"secscan/shared/api/apienv"
-	"secscan/shared/lambdaenv"
-	"secscan/shared/stepfn"
+	"secscan/shared/api/apienv/scanenv"
 )
 
 func main() {
-	a, env := apienv.Load()
-	a.Scans = lambdaenv.Must(stepfn.StarterFromConfig(context.Background(), env.Config))
+	a := scanenv.Load()
 	lambda.Start(a.ScheduledScan())
 }
