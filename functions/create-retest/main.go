@@ -5,18 +5,15 @@ package main
 
 import (
 	"context"
-	"time"
 
-	"secscan/shared/api"
+	"secscan/shared/api/apienv"
 	"secscan/shared/lambdaenv"
 	"secscan/shared/lambdahttp"
 	"secscan/shared/lambdainvoke"
 )
 
 func main() {
-	env := lambdaenv.Load()
-	st := env.Store()
-	invoker := lambdaenv.Must(lambdainvoke.New(context.Background(), env.Config.RetestFunction, env.Config.LambdaEndpoint))
-	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger, Retests: invoker}
+	a, env := apienv.Load()
+	a.Retests = lambdaenv.Must(lambdainvoke.New(context.Background(), env.Config.RetestFunction, env.Config.LambdaEndpoint))
 	lambdahttp.Start(a.CreateRetest())
 }

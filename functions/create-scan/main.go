@@ -2,23 +2,11 @@
 package main
 
 import (
-	"context"
-	"time"
-
-	"secscan/shared/api"
-	"secscan/shared/lambdaenv"
+	"secscan/shared/api/apienv/scanenv"
 	"secscan/shared/lambdahttp"
-	"secscan/shared/stepfn"
 )
 
 func main() {
-	env := lambdaenv.Load()
-	st := env.Store()
-	sfn := lambdaenv.Must(stepfn.NewClient(context.Background(), env.Config.StepFunctionsEndpoint))
-	a := &api.API{
-		Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger,
-		Scans:     &stepfn.Starter{Client: sfn, StateMachineARN: env.Config.StateMachineARN},
-		Callbacks: api.CallbackPolicy{AllowInsecure: env.Config.AllowInsecureCallbacks, AllowPrivate: env.Config.AllowPrivateNetworks},
-	}
+	a := scanenv.Load()
 	lambdahttp.Start(a.CreateScan())
 }

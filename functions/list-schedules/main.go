@@ -2,16 +2,11 @@
 package main
 
 import (
-	"time"
-
-	"secscan/shared/api"
-	"secscan/shared/lambdaenv"
+	"secscan/shared/api/apienv"
 	"secscan/shared/lambdahttp"
 )
 
 func main() {
-	env := lambdaenv.Load()
-	st := env.Store()
-	a := &api.API{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
+	a, _ := apienv.Load()
 	lambdahttp.Start(a.ListSchedules())
 }

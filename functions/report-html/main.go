@@ -2,16 +2,12 @@
 package main
 
 import (
-	"time"
-
+	"secscan/shared/api/apienv"
 	"secscan/shared/api/reports"
-	"secscan/shared/lambdaenv"
 	"secscan/shared/lambdahttp"
 )
 
 func main() {
-	env := lambdaenv.Load()
-	st := env.Store()
-	h := &reports.Handlers{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger}
-	lambdahttp.Start(h.HTML())
+	a, _ := apienv.Load()
+	lambdahttp.Start(reports.Of(a, nil).HTML())
 }

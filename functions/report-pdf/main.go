@@ -2,17 +2,13 @@
 package main
 
 import (
-	"time"
-
+	"secscan/shared/api/apienv"
 	"secscan/shared/api/reports"
-	"secscan/shared/lambdaenv"
 	"secscan/shared/lambdahttp"
 	"secscan/shared/report/pdf"
 )
 
 func main() {
-	env := lambdaenv.Load()
-	st := env.Store()
-	h := &reports.Handlers{Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger, RenderPDF: pdf.Render}
-	lambdahttp.Start(h.PDF())
+	a, _ := apienv.Load()
+	lambdahttp.Start(reports.Of(a, pdf.Render).PDF())
 }

@@ -7,24 +7,12 @@
 package main
 
 import (
-	"context"
-	"time"
-
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"secscan/shared/api"
-	"secscan/shared/lambdaenv"
-	"secscan/shared/stepfn"
+	"secscan/shared/api/apienv/scanenv"
 )
 
 func main() {
-	env := lambdaenv.Load()
-	st := env.Store()
-	sfn := lambdaenv.Must(stepfn.NewClient(context.Background(), env.Config.StepFunctionsEndpoint))
-	a := &api.API{
-		Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger,
-		Scans:     &stepfn.Starter{Client: sfn, StateMachineARN: env.Config.StateMachineARN},
-		Callbacks: api.CallbackPolicy{AllowInsecure: env.Config.AllowInsecureCallbacks, AllowPrivate: env.Config.AllowPrivateNetworks},
-	}
+	a := scanenv.Load()
 	lambda.Start(a.ScheduledScan())
 }

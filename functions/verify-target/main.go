@@ -2,21 +2,14 @@
 package main
 
 import (
-	"time"
-
-	"secscan/shared/api"
-	"secscan/shared/lambdaenv"
+	"secscan/shared/api/apienv"
 	"secscan/shared/lambdahttp"
 	"secscan/shared/verification"
 )
 
 func main() {
-	env := lambdaenv.Load()
-	st := env.Store()
+	a, env := apienv.Load()
 	res := env.Resolver()
-	a := &api.API{
-		Store: st, Auth: env.Authenticator(st), Now: time.Now, Logger: env.Logger,
-		Verifier: &verification.Verifier{Resolver: res, Dialer: env.Dialer(res)},
-	}
+	a.Verifier = &verification.Verifier{Resolver: res, Dialer: env.Dialer(res)}
 	lambdahttp.Start(a.VerifyTarget())
 }

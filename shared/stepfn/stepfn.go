@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
+	"secscan/shared/config"
 	"secscan/shared/dependency"
 )
 
@@ -72,4 +73,14 @@ func NewClient(ctx context.Context, endpoint string) (*sfn.Client, error) {
 			o.BaseEndpoint = aws.String(endpoint)
 		}
 	}), nil
+}
+
+// StarterFromConfig is the Starter of cfg's state machine, through a client
+// of cfg's Step Functions endpoint.
+func StarterFromConfig(ctx context.Context, cfg config.Config) (*Starter, error) {
+	client, err := NewClient(ctx, cfg.StepFunctionsEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	return &Starter{Client: client, StateMachineARN: cfg.StateMachineARN}, nil
 }

@@ -64,8 +64,17 @@ func (h *Handlers) PDF() http.Handler {
 // CSV is FindingsCSVFunction, GET /api/scans/{id}/findings.csv.
 func (h *Handlers) CSV() http.Handler { return h.serve(csvReport) }
 
-// serve is format's endpoint, authenticated.
+// serve is format's endpoint, authenticated. It panics without Store,
+// Auth or Now: at cold start, not at the first request.
 func (h *Handlers) serve(format reportFormat) http.Handler {
+	for _, dep := range []struct {
+		name    string
+		missing bool
+	}{{"Store", h.Store == nil}, {"Auth", h.Auth == nil}, {"Now", h.Now == nil}} {
+		if dep.missing {
+			panic("reports: the " + format.name + " report needs " + dep.name)
+		}
+	}
 	return httpapi.Observe(h.Logger, api.Authenticated(h.Auth, h.report(format)))
 }
 
@@ -101,7 +110,7 @@ var (
 // "Reports"): 403 when the plan lacks the format (decided before any read),
 // 404 for an unknown or foreign scan, 409 unless completed, 410 once a
 // free-plan report's retention has passed.
-func (h *Handlers) report(format reportFormat) func(http.ResponseWriter, *http.Request, auth.Principal) error {
+func (h *Handlers) report(format reportFormat) api.AuthedHandler {
 	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 		id, err := httpapi.PathID(r, ids.Scan, ids.Valid, "Scan")
 		if err != nil {
@@ -117,22 +126,11 @@ func (h *Handlers) report(format reportFormat) func(http.ResponseWriter, *http.R
 			return err
 		}
 		now := h.Now()
-		if d.Scan.Status != scans.Completed {
-			return apierr.New(apierr.Conflict, "Scan %s is %s; reports are available once it has completed", id, d.Scan.Status)
+		if err := available(d.Scan, plan, now); err != nil {
+			return err
 		}
-		if days := plan.ReportRetentionDays(); days > 0 && now.Sub(d.Scan.FinishedAt) > time.Duration(days)*24*time.Hour {
-			return apierr.New(apierr.Gone, "Report expired: %s-plan reports are kept for %d days after the scan finished", plan, days)
-		}
-		// The scope statement names how ownership was proven; a target
-		// deleted since the scan is said to be no longer on file.
-		var proof *report.Verification
-		switch t, err := h.Store.GetTarget(r.Context(), p.User.ID, d.Scan.TargetID); {
-		case err == nil:
-			proof = &report.Verification{Method: t.Method}
-			if t.VerifiedAt != nil {
-				proof.VerifiedAt = *t.VerifiedAt
-			}
-		case !store.IsNotFound(err):
+		proof, err := h.proof(r.Context(), p.User.ID, d.Scan.TargetID)
+		if err != nil {
 			return err
 		}
 		var notRetested []string
@@ -144,20 +142,54 @@ func (h *Handlers) report(format reportFormat) func(http.ResponseWriter, *http.R
 		if err != nil {
 			return err
 		}
-		h := w.Header()
-		h.Set("Content-Type", format.contentType)
-		h.Set("Content-Disposition", ContentDisposition(ReportFileName(d.Scan, format.name)))
-		h.Set("Content-Length", strconv.Itoa(len(body)))
-		// Reports hold a customer's weaknesses: never cached on the way.
-		h.Set("Cache-Control", "private, no-store")
-		h.Set("X-Content-Type-Options", "nosniff")
-		if format.name == "html" {
-			h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-		}
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(body)
+		format.write(w, ReportFileName(d.Scan, format.name), body)
 		return nil
 	}
+}
+
+// available is the 409 of a scan that has not completed, and the 410 of a
+// report past the plan's retention at now.
+func available(sc scans.Scan, plan plans.Plan, now time.Time) error {
+	if sc.Status != scans.Completed {
+		return apierr.New(apierr.Conflict, "Scan %s is %s; reports are available once it has completed", sc.ID, sc.Status)
+	}
+	if days := plan.ReportRetentionDays(); days > 0 && now.Sub(sc.FinishedAt) > time.Duration(days)*24*time.Hour {
+		return apierr.New(apierr.Gone, "Report expired: %s-plan reports are kept for %d days after the scan finished", plan, days)
+	}
+	return nil
+}
+
+// proof is how ownership of the scan's target was proven, for the scope
+// statement; nil for a target deleted since the scan (no longer on file).
+func (h *Handlers) proof(ctx context.Context, userID, targetID string) (*report.Verification, error) {
+	t, err := h.Store.GetTarget(ctx, userID, targetID)
+	if store.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	proof := &report.Verification{Method: t.Method}
+	if t.VerifiedAt != nil {
+		proof.VerifiedAt = *t.VerifiedAt
+	}
+	return proof, nil
+}
+
+// write sends body as a download named name.
+func (format reportFormat) write(w http.ResponseWriter, name string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", format.contentType)
+	h.Set("Content-Disposition", ContentDisposition(name))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	// Reports hold a customer's weaknesses: never cached on the way.
+	h.Set("Cache-Control", "private, no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if format.name == "html" {
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 // ReportFileName is the file name a report of sc downloads as (CONTRACT
