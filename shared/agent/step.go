@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 
-	"secscan/shared/agent/toolrun"
 	"secscan/shared/domainname"
 	"secscan/shared/plainerr"
 	"secscan/shared/scans"
@@ -124,7 +123,7 @@ func (a *Agent) toolEnv(ctx context.Context, sc scans.Scan) (tools.Env, error) {
 // trail records it.
 func (a *Agent) runStep(ctx context.Context, tool tools.Tool, env tools.Env, p *Planned, cost int) (scans.Step, tools.Result) {
 	started := a.Now()
-	res, runErr := toolrun.Bounded(ctx, tool, env, p.Input)
+	res, runErr := tools.RunBounded(ctx, tool, env, p.Input)
 	step := scans.Step{
 		Seq: p.Seq, Tool: p.Tool, Input: compactInput(p.Input), Status: stepStatus(runErr), Outcome: outcome(res, runErr), Credits: cost,
 		StartedAt: started.UTC(), DurationMS: a.Now().Sub(started).Milliseconds(), Reasoning: p.Reasoning, Model: p.Model,

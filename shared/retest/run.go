@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"secscan/shared/agent/toolrun"
 	"secscan/shared/netguard"
 	"secscan/shared/ownership"
 	"secscan/shared/plainerr"
@@ -268,7 +267,7 @@ func (w *cancelWatch) requested(ctx context.Context) bool {
 // call makes one tool call and judges each of its locations.
 func (r *Runner) call(ctx context.Context, env tools.Env, c Call) []scans.RetestResult {
 	tool, _ := r.Tools.Get(c.Tool) // Plan kept only the registry's tools
-	res, err := toolrun.Bounded(ctx, tool, env, c.Input)
+	res, err := tools.RunBounded(ctx, tool, env, c.Input)
 	jctx, cancel := context.WithTimeout(ctx, judgeBudget)
 	defer cancel()
 	out := make([]scans.RetestResult, 0, len(c.Locations))

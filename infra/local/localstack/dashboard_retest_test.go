@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,10 +14,13 @@ import (
 
 // slowSite is a web server whose every answer takes 1.5 s (or until the
 // client hangs up): a retest's calls against it are still running when the
-// test cancels it.
-func slowSite(t *testing.T) *httptest.Server {
+// test cancels it. requests counts the requests it has received, so a test
+// can wait for a call to be under way.
+func slowSite(t *testing.T) (srv *httptest.Server, requests *atomic.Int64) {
 	t.Helper()
+	requests = &atomic.Int64{}
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
 		select {
 		case <-time.After(1500 * time.Millisecond):
 		case <-r.Context().Done():
@@ -25,7 +29,7 @@ func slowSite(t *testing.T) *httptest.Server {
 		fmt.Fprint(w, "<html><head><title>slow</title></head><body>slow</body></html>")
 	}))
 	t.Cleanup(slow.Close)
-	return slow
+	return slow, requests
 }
 
 // From the issue panel, a running retest can be cancelled: the Cancel
@@ -33,7 +37,7 @@ func slowSite(t *testing.T) *httptest.Server {
 // of the calls it made, and the locations it did not reach say so.
 func TestDashboardRetestCancel(t *testing.T) {
 	t.Parallel()
-	slow := slowSite(t)
+	slow, _ := slowSite(t)
 	s := startStack(t, withWebPorts(portOf(t, slow.URL), closedPort(t)))
 	a := s.newAccount("starter", false)
 	var hosts []string

@@ -87,10 +87,10 @@ func TestTemplateRoutesMatchEverything(t *testing.T) {
 	// package api's dependencies) the handler of its own package.
 	ownPackage := map[string]string{
 		"HealthFunction":         "lambdahttp.Start(health.Handler(",
-		"ReportMarkdownFunction": "lambdahttp.Start(h.Markdown())",
-		"ReportHTMLFunction":     "lambdahttp.Start(h.HTML())",
-		"ReportPDFFunction":      "lambdahttp.Start(h.PDF())",
-		"FindingsCSVFunction":    "lambdahttp.Start(h.CSV())",
+		"ReportMarkdownFunction": "lambdahttp.Start(reports.Of(a, nil).Markdown())",
+		"ReportHTMLFunction":     "lambdahttp.Start(reports.Of(a, nil).HTML())",
+		"ReportPDFFunction":      "lambdahttp.Start(reports.Of(a, pdf.Render).PDF())",
+		"FindingsCSVFunction":    "lambdahttp.Start(reports.Of(a, nil).CSV())",
 	}
 	for name, endpoint := range app.Endpoints {
 		method := runtime.FuncForPC(reflect.ValueOf(endpoint).Pointer()).Name()
