@@ -183,13 +183,15 @@ func TestSweepBoundsRateAndConcurrency(t *testing.T) {
 	// Any window of one second holds at most rate+burst starts, give or
 	// take the goroutine scheduling between the pacing and the dialer
 	// (jitter: 5% of the rate on a loaded machine under -race); over the
-	// whole call the average is the rate.
+	// whole call the average is the rate. The average is taken from the
+	// call's start, not the first dial's: a first dial that a loaded
+	// scheduler delays by 50 ms otherwise reads as 1% over the rate.
 	worst := 0
 	for i := range starts {
 		j, _ := slices.BinarySearchFunc(starts, starts[i].Add(time.Second), func(a, b time.Time) int { return a.Compare(b) })
 		worst = max(worst, j-i)
 	}
-	if avg := float64(len(starts)-1) / starts[len(starts)-1].Sub(starts[0]).Seconds(); avg > ConnectsPerSecond*1.01 {
+	if avg := float64(len(starts)-1) / starts[len(starts)-1].Sub(start).Seconds(); avg > ConnectsPerSecond*1.01 {
 		t.Errorf("%.1f attempts a second on average, the bound is %d", avg, ConnectsPerSecond)
 	}
 	if worst > ConnectsPerSecond+rateBurst+ConnectsPerSecond/20 {
