@@ -40,12 +40,7 @@ func TestDashboardRetestCancel(t *testing.T) {
 	slow, _ := slowSite(t)
 	s := startStack(t, withWebPorts(portOf(t, slow.URL), closedPort(t)))
 	a := s.newAccount("starter", false)
-	var hosts []string
-	for i := range 8 {
-		h := fmt.Sprintf("h%d.cancel-ui.test", i)
-		s.dns.Add(t, h+". 60 IN A 127.0.0.1")
-		hosts = append(hosts, h)
-	}
+	hosts := s.loopbackHosts("cancel-ui.test", 8)
 	scanID := s.seedWebIssue(a, "cancel-ui.test", time.Now().UTC(), portOf(t, slow.URL), hosts...)
 	before := s.monthCredits(a)
 
@@ -80,6 +75,18 @@ func TestDashboardRetestCancel(t *testing.T) {
 		t.Error("the Cancel button still shows after the retest ended")
 	}
 	b.capture("retest-cancelled", "#issue-panel")
+}
+
+// loopbackHosts adds n names under domain (h0.domain, h1.domain, …) to the
+// stack's DNS, each on 127.0.0.1, and returns them.
+func (s *stack) loopbackHosts(domain string, n int) []string {
+	var hosts []string
+	for i := range n {
+		h := fmt.Sprintf("h%d.%s", i, domain)
+		s.dns.Add(s.t, h+". 60 IN A 127.0.0.1")
+		hosts = append(hosts, h)
+	}
+	return hosts
 }
 
 // hidden reports whether the element sel is absent or not displayed.

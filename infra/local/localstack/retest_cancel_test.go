@@ -107,12 +107,7 @@ func TestRetestCancelRunning(t *testing.T) {
 	slow, requests := slowSite(t) // every request of a call takes a while: the calls overlap the cancellation
 	s := startStack(t, withWebPorts(portOf(t, slow.URL), closedPort(t)))
 	owner, other := s.newAccount("starter", false), s.newAccount("starter", false)
-	var hosts []string
-	for i := range 8 {
-		h := fmt.Sprintf("h%d.cancel.test", i)
-		s.dns.Add(t, h+". 60 IN A 127.0.0.1")
-		hosts = append(hosts, h)
-	}
+	hosts := s.loopbackHosts("cancel.test", 8)
 	scanID := s.seedWebIssue(owner, "cancel.test", time.Now().UTC(), portOf(t, slow.URL), hosts...)
 	before := s.monthCredits(owner)
 
