@@ -69,6 +69,18 @@ func PageOf(r *http.Request) (store.Page, error) {
 	return page, nil
 }
 
+// writePage answers 200 with one page of items, each as render gives it,
+// and the Link to the next page when there is one (SetNextLink).
+func writePage[T, J any](w http.ResponseWriter, r *http.Request, page store.Page, items []T, next string, render func(T) J) error {
+	out := make([]J, len(items))
+	for i, it := range items {
+		out[i] = render(it)
+	}
+	SetNextLink(w, r, page, next)
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
 // SetNextLink adds `Link: <path?cursor=…&limit=…>; rel="next"` when next is set.
 func SetNextLink(w http.ResponseWriter, r *http.Request, page store.Page, next string) {
 	if next == "" {

@@ -47,13 +47,7 @@ func listScans(st scanLister) AuthedHandler {
 		if err != nil {
 			return err
 		}
-		out := make([]scanJSON, len(list))
-		for i, s := range list {
-			out[i] = renderScan(s)
-		}
-		SetNextLink(w, r, page, next)
-		httpapi.WriteJSON(w, http.StatusOK, out)
-		return nil
+		return writePage(w, r, page, list, next, renderScan)
 	}
 }
 

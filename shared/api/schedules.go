@@ -269,13 +269,7 @@ func listSchedules(st scheduleLister) AuthedHandler {
 		if err != nil {
 			return err
 		}
-		out := make([]scheduleJSON, len(list))
-		for i, sch := range list {
-			out[i] = renderSchedule(sch)
-		}
-		SetNextLink(w, r, page, next)
-		httpapi.WriteJSON(w, http.StatusOK, out)
-		return nil
+		return writePage(w, r, page, list, next, renderSchedule)
 	}
 }
 

@@ -124,13 +124,7 @@ func listTargets(st targetLister) AuthedHandler {
 		if err != nil {
 			return err
 		}
-		out := make([]targetJSON, len(targets))
-		for i, t := range targets {
-			out[i] = renderTarget(t)
-		}
-		SetNextLink(w, r, page, next)
-		httpapi.WriteJSON(w, http.StatusOK, out)
-		return nil
+		return writePage(w, r, page, targets, next, renderTarget)
 	}
 }
 

@@ -140,13 +140,7 @@ func listTokens(st tokenLister) AuthedHandler {
 		if err != nil {
 			return err
 		}
-		out := make([]tokenJSON, len(tokens))
-		for i, t := range tokens {
-			out[i] = renderToken(t)
-		}
-		SetNextLink(w, r, page, next)
-		httpapi.WriteJSON(w, http.StatusOK, out)
-		return nil
+		return writePage(w, r, page, tokens, next, renderToken)
 	}
 }
 
