@@ -20,9 +20,8 @@ func ledgerOf(m *memStore, targetID string) {
 func TestListTargetIssues(t *testing.T) {
 	t.Parallel()
 	m := newMemStore()
-	alice, bob := user("pro"), user("pro")
-	mine := target(m, alice.User.ID, "a.example", true)
-	theirs := target(m, bob.User.ID, "b.example", true)
+	ten := twoTenants(m, "pro")
+	alice, mine, theirs := ten.alice, ten.mine, ten.theirs
 	ledgerOf(m, mine.ID)
 	ledgerOf(m, theirs.ID)
 	list := listTargetIssues(m, clock)
@@ -43,9 +42,8 @@ func TestListTargetIssues(t *testing.T) {
 func TestPutTargetIssue(t *testing.T) {
 	t.Parallel()
 	m := newMemStore()
-	alice, bob := user("pro"), user("pro")
-	mine := target(m, alice.User.ID, "a.example", true)
-	theirs := target(m, bob.User.ID, "b.example", true)
+	ten := twoTenants(m, "pro")
+	alice, mine, theirs := ten.alice, ten.mine, ten.theirs
 	ledgerOf(m, mine.ID)
 	ledgerOf(m, theirs.ID)
 	put := putTargetIssue(m, clock)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"secscan/shared/auth"
 	"secscan/shared/ids"
 	"secscan/shared/store"
 )
@@ -53,6 +54,18 @@ func target(m *memStore, owner, domain string, verified bool) store.Target {
 	return t
 }
 
+// tenants is two users of one plan, each with a verified target: alice's
+// a.example (mine) and another user's b.example (theirs).
+type tenants struct {
+	alice        auth.Principal
+	mine, theirs store.Target
+}
+
+func twoTenants(m *memStore, plan string) tenants {
+	alice, bob := user(plan), user(plan)
+	return tenants{alice: alice, mine: target(m, alice.User.ID, "a.example", true), theirs: target(m, bob.User.ID, "b.example", true)}
+}
+
 func TestListTargetsIsTheCallers(t *testing.T) {
 	t.Parallel()
 	m := newMemStore()
@@ -96,9 +109,8 @@ func TestVerifyTarget(t *testing.T) {
 func TestDeleteTargetRemovesItsSchedulesFirst(t *testing.T) {
 	t.Parallel()
 	m := newMemStore()
-	alice, bob := user("pro"), user("pro")
-	tgt := target(m, alice.User.ID, "a.example", true)
-	theirs := target(m, bob.User.ID, "b.example", true)
+	ten := twoTenants(m, "pro")
+	alice, tgt, theirs := ten.alice, ten.mine, ten.theirs
 	sch := store.Schedule{ID: ids.New(ids.Schedule, clockNow), UserID: alice.User.ID, TargetID: tgt.ID}
 	m.schedules[sch.ID] = sch
 	svc := &deployed{}

@@ -106,6 +106,13 @@ type demoIssue struct {
 	refs        []string
 }
 
+// demoCVE is one known CVE of a demo product.
+type demoCVE struct {
+	id      string
+	cvss    float64
+	summary string
+}
+
 const (
 	demoApache = "Apache/2.4.49 (Unix) OpenSSL/1.1.1k"
 	demoOWASP  = "https://owasp.org/www-project-secure-headers/"
@@ -219,45 +226,26 @@ func demoIssues() []demoIssue {
 				"Its CVSS base score is " + fmt.Sprintf("%.1f", cvss) + "; the finding rests on the announced version, so confirm the installed build before planning around it.",
 			remediation: rem, refs: []string{"https://nvd.nist.gov/vuln/detail/" + cve, "https://www.cve.org/CVERecord?id=" + cve}}
 	}
-	apache := "Upgrade Apache HTTP Server to 2.4.54 or later (or a distribution package that includes the fix)."
-	web := []int{8080, 8443}
-	for _, c := range []struct {
-		id      string
-		cvss    float64
-		summary string
-	}{
-		{"CVE-2021-42013", 9.8, "Path traversal and remote code execution"}, {"CVE-2021-40438", 9.0, "Server-side request forgery in mod_proxy"},
-		{"CVE-2022-22720", 9.8, "HTTP request smuggling"}, {"CVE-2022-23943", 9.8, "Out-of-bounds write in mod_sed"},
-		{"CVE-2022-31813", 9.8, "X-Forwarded-For headers dropped by mod_proxy"}, {"CVE-2021-44790", 9.8, "Buffer overflow in mod_lua"},
-		{"CVE-2022-22721", 9.1, "Out-of-bounds write with large request bodies"}, {"CVE-2021-39275", 9.8, "Buffer overflow in ap_escape_quotes"},
-		{"CVE-2022-28615", 9.1, "Out-of-bounds read in ap_strcmp_match"}, {"CVE-2021-44224", 8.2, "NULL dereference or SSRF in forward proxy"},
-		{"CVE-2022-26377", 7.5, "AJP request smuggling in mod_proxy_ajp"}, {"CVE-2022-29404", 7.5, "Denial of service in mod_lua"},
-		{"CVE-2022-30556", 7.5, "Information disclosure in mod_lua"},
-	} {
-		out = append(out, cve("Apache HTTP Server 2.4.49", c.id, c.cvss, 2, web, "2.4.54", c.summary, apache))
+	// cves is one product's known CVEs, found on the same ports.
+	cves := func(product string, count int, ports []int, fixed, rem string, rows ...demoCVE) {
+		for _, c := range rows {
+			out = append(out, cve(product, c.id, c.cvss, count, ports, fixed, c.summary, rem))
+		}
 	}
-	ssh := "Upgrade OpenSSH to 9.6 or later."
-	for _, c := range []struct {
-		id      string
-		cvss    float64
-		summary string
-	}{
-		{"CVE-2023-38408", 9.8, "Remote code execution through ssh-agent forwarding"}, {"CVE-2020-15778", 7.8, "Command injection in scp"},
-		{"CVE-2021-41617", 7.0, "Privilege escalation with AuthorizedKeysCommand"}, {"CVE-2023-51385", 6.5, "Command injection through user names"},
-	} {
-		out = append(out, cve("OpenSSH 7.4", c.id, c.cvss, 1, []int{2222}, "9.6", c.summary, ssh))
-	}
-	mysql := "Upgrade MySQL to 5.7.44 or later."
-	for _, c := range []struct {
-		id      string
-		cvss    float64
-		summary string
-	}{
-		{"CVE-2016-6662", 9.8, "Remote code execution through my.cnf"}, {"CVE-2016-6663", 7.0, "Privilege escalation race condition"},
-		{"CVE-2017-3599", 7.5, "Denial of service in the pluggable authentication"},
-	} {
-		out = append(out, cve("MySQL 5.5.62", c.id, c.cvss, 1, []int{3306}, "5.7.44", c.summary, mysql))
-	}
+	cves("Apache HTTP Server 2.4.49", 2, []int{8080, 8443}, "2.4.54", "Upgrade Apache HTTP Server to 2.4.54 or later (or a distribution package that includes the fix).",
+		demoCVE{"CVE-2021-42013", 9.8, "Path traversal and remote code execution"}, demoCVE{"CVE-2021-40438", 9.0, "Server-side request forgery in mod_proxy"},
+		demoCVE{"CVE-2022-22720", 9.8, "HTTP request smuggling"}, demoCVE{"CVE-2022-23943", 9.8, "Out-of-bounds write in mod_sed"},
+		demoCVE{"CVE-2022-31813", 9.8, "X-Forwarded-For headers dropped by mod_proxy"}, demoCVE{"CVE-2021-44790", 9.8, "Buffer overflow in mod_lua"},
+		demoCVE{"CVE-2022-22721", 9.1, "Out-of-bounds write with large request bodies"}, demoCVE{"CVE-2021-39275", 9.8, "Buffer overflow in ap_escape_quotes"},
+		demoCVE{"CVE-2022-28615", 9.1, "Out-of-bounds read in ap_strcmp_match"}, demoCVE{"CVE-2021-44224", 8.2, "NULL dereference or SSRF in forward proxy"},
+		demoCVE{"CVE-2022-26377", 7.5, "AJP request smuggling in mod_proxy_ajp"}, demoCVE{"CVE-2022-29404", 7.5, "Denial of service in mod_lua"},
+		demoCVE{"CVE-2022-30556", 7.5, "Information disclosure in mod_lua"})
+	cves("OpenSSH 7.4", 1, []int{2222}, "9.6", "Upgrade OpenSSH to 9.6 or later.",
+		demoCVE{"CVE-2023-38408", 9.8, "Remote code execution through ssh-agent forwarding"}, demoCVE{"CVE-2020-15778", 7.8, "Command injection in scp"},
+		demoCVE{"CVE-2021-41617", 7.0, "Privilege escalation with AuthorizedKeysCommand"}, demoCVE{"CVE-2023-51385", 6.5, "Command injection through user names"})
+	cves("MySQL 5.5.62", 1, []int{3306}, "5.7.44", "Upgrade MySQL to 5.7.44 or later.",
+		demoCVE{"CVE-2016-6662", 9.8, "Remote code execution through my.cnf"}, demoCVE{"CVE-2016-6663", 7.0, "Privilege escalation race condition"},
+		demoCVE{"CVE-2017-3599", 7.5, "Denial of service in the pluggable authentication"})
 	out = append(out, cve("vsftpd 2.3.4", "CVE-2011-2523", 9.8, 1, []int{2121}, "2.3.5", "Backdoor command shell", "Replace vsftpd 2.3.4 with a current release from a trusted source."))
 	misc := func(code scans.CheckCode, title string, sev scans.Severity, cat scans.Category, cwe string, count int, ports []int, ev func(string, int) string, desc, rem string, refs ...string) demoIssue {
 		if len(refs) == 0 {
@@ -283,7 +271,7 @@ func demoIssues() []demoIssue {
 			"The server lists the files of directories without an index page.", "Set `Options -Indexes`."),
 		misc("web.cors.reflected", "CORS reflects any origin with credentials", scans.Medium, scans.CategoryWeb, "CWE-942", 2, []int{8443}, demoText("Origin: https://evil.example → Access-Control-Allow-Origin: https://evil.example, Access-Control-Allow-Credentials: true"),
 			"Any web site can read authenticated responses of this API in its visitors' browsers.", "Allow only the site's own origins in `Access-Control-Allow-Origin`."),
-		misc("web.http-trace", "HTTP TRACE method enabled", scans.Low, scans.CategoryWeb, "CWE-693", 2, web, demoText("TRACE / → 200 (request echoed)"),
+		misc("web.http-trace", "HTTP TRACE method enabled", scans.Low, scans.CategoryWeb, "CWE-693", 2, []int{8080, 8443}, demoText("TRACE / → 200 (request echoed)"),
 			"TRACE echoes requests, which helps cross-site tracing attacks read cookies marked HttpOnly.", "Set `TraceEnable off`."),
 		misc("web.open-redirect", "Open redirect", scans.Medium, scans.CategoryWeb, "CWE-601", 2, []int{8443}, demoText("GET /redirect?url=https://evil.example → 302 Location: https://evil.example"),
 			"The site redirects to any address given in a parameter, which lends its name to phishing links.", "Redirect only to relative paths or an allow-list of hosts."),
