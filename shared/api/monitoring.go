@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -58,12 +59,9 @@ type (
 // ?state=open|accepted_risk|false_positive).
 func listTargetIssues(st issueLister, now func() time.Time) AuthedHandler {
 	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-		status, state := r.URL.Query().Get("status"), r.URL.Query().Get("state")
-		if status != "" && status != scans.IssueOpen && status != scans.IssueFixed {
-			return apierr.Field("status", "must be open or fixed")
-		}
-		if state != "" && !validTriageState(state) {
-			return apierr.Field("state", "must be open, accepted_risk or false_positive")
+		filter, err := parseIssueFilter(r.URL.Query())
+		if err != nil {
+			return err
 		}
 		t, err := ownedTarget(r, p, st)
 		if err != nil {
@@ -76,24 +74,40 @@ func listTargetIssues(st issueLister, now func() time.Time) AuthedHandler {
 		at := now()
 		out := make([]ledgerEntryJSON, 0, len(ledger))
 		for _, e := range ledger {
-			je := renderLedgerEntry(e, at)
-			if status != "" && je.Status != status {
-				continue
+			if je := renderLedgerEntry(e, at); filter.keeps(je) {
+				out = append(out, je)
 			}
-			if state != "" {
-				cur := scans.TriageOpen
-				if je.Triage != nil {
-					cur = je.Triage.State
-				}
-				if cur != state {
-					continue
-				}
-			}
-			out = append(out, je)
 		}
 		httpapi.WriteJSON(w, http.StatusOK, out)
 		return nil
 	}
+}
+
+// issueFilter is a ledger query's filters; an empty field keeps every entry.
+type issueFilter struct{ status, state string }
+
+func parseIssueFilter(q url.Values) (issueFilter, error) {
+	f := issueFilter{status: q.Get("status"), state: q.Get("state")}
+	if f.status != "" && f.status != scans.IssueOpen && f.status != scans.IssueFixed {
+		return f, apierr.Field("status", "must be open or fixed")
+	}
+	if f.state != "" && !validTriageState(f.state) {
+		return f, apierr.Field("state", "must be open, accepted_risk or false_positive")
+	}
+	return f, nil
+}
+
+// keeps says whether a rendered entry passes the filter; an entry without
+// triage (or whose triage expired) is in state open.
+func (f issueFilter) keeps(je ledgerEntryJSON) bool {
+	if f.status != "" && je.Status != f.status {
+		return false
+	}
+	state := scans.TriageOpen
+	if je.Triage != nil {
+		state = je.Triage.State
+	}
+	return f.state == "" || state == f.state
 }
 
 func validTriageState(s string) bool {
@@ -150,37 +164,56 @@ func checkTriage(in triageUpdate, now time.Time) (scans.Triage, error) {
 		return scans.Triage{}, apierr.Field("state", "must be open, accepted_risk or false_positive")
 	}
 	tr := scans.Triage{State: *in.State, UpdatedAt: timestamp(now)}
-	switch {
-	case in.Reason != nil:
-		reason := strings.TrimSpace(*in.Reason)
-		if reason == "" {
-			return scans.Triage{}, apierr.Field("reason", "must not be empty")
-		}
-		if utf8.RuneCountInString(reason) > scans.MaxTriageReason {
-			return scans.Triage{}, apierr.Field("reason", "must be at most %d characters", scans.MaxTriageReason)
-		}
-		if strings.ContainsFunc(reason, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }) {
-			return scans.Triage{}, apierr.Field("reason", "must not contain control characters")
-		}
-		tr.Reason = reason
-	case tr.State != scans.TriageOpen:
-		return scans.Triage{}, apierr.Field("reason", "is required for %s", tr.State)
+	var err error
+	if tr.Reason, err = checkTriageReason(in.Reason, tr.State); err != nil {
+		return scans.Triage{}, err
 	}
-	if in.ExpiresAt != nil {
-		if tr.State != scans.TriageAcceptedRisk {
-			return scans.Triage{}, apierr.Field("expires_at", "is allowed only with accepted_risk")
-		}
-		exp, err := time.Parse(time.RFC3339, *in.ExpiresAt)
-		if err != nil {
-			return scans.Triage{}, apierr.Field("expires_at", "must be an RFC 3339 timestamp")
-		}
-		if !exp.After(now) {
-			return scans.Triage{}, apierr.Field("expires_at", "must be in the future")
-		}
-		v := timestamp(exp)
-		tr.ExpiresAt = &v
+	if tr.ExpiresAt, err = checkTriageExpiry(in.ExpiresAt, tr.State, now); err != nil {
+		return scans.Triage{}, err
 	}
 	return tr, nil
+}
+
+// checkTriageReason trims a triage's reason: required unless the state is
+// open, at most scans.MaxTriageReason characters, no control characters
+// but newlines and tabs.
+func checkTriageReason(reason *string, state string) (string, error) {
+	if reason == nil {
+		if state != scans.TriageOpen {
+			return "", apierr.Field("reason", "is required for %s", state)
+		}
+		return "", nil
+	}
+	r := strings.TrimSpace(*reason)
+	switch {
+	case r == "":
+		return "", apierr.Field("reason", "must not be empty")
+	case utf8.RuneCountInString(r) > scans.MaxTriageReason:
+		return "", apierr.Field("reason", "must be at most %d characters", scans.MaxTriageReason)
+	case strings.ContainsFunc(r, func(c rune) bool { return c < 0x20 && c != '\n' && c != '\t' || c == 0x7f }):
+		return "", apierr.Field("reason", "must not contain control characters")
+	}
+	return r, nil
+}
+
+// checkTriageExpiry checks an accepted risk's expiry: an RFC 3339 time in
+// the future, allowed with accepted_risk only.
+func checkTriageExpiry(expires *string, state string, now time.Time) (*string, error) {
+	if expires == nil {
+		return nil, nil
+	}
+	if state != scans.TriageAcceptedRisk {
+		return nil, apierr.Field("expires_at", "is allowed only with accepted_risk")
+	}
+	exp, err := time.Parse(time.RFC3339, *expires)
+	if err != nil {
+		return nil, apierr.Field("expires_at", "must be an RFC 3339 timestamp")
+	}
+	if !exp.After(now) {
+		return nil, apierr.Field("expires_at", "must be in the future")
+	}
+	v := timestamp(exp)
+	return &v, nil
 }
 
 // quote renders an issue key of the path for a detail (apierr.Quote).

@@ -235,24 +235,11 @@ func checkScanRequest(in scanCreate, plan plans.Plan, callbacks CallbackPolicy) 
 // checkScanFields checks the body's fields but the callback URL (422), the
 // plan's rules aside.
 func checkScanFields(in scanCreate) (scanRequest, error) {
-	var req scanRequest
-	switch {
-	case in.Target == nil || strings.TrimSpace(*in.Target) == "":
-		return req, apierr.Field("target", "is required")
-	case in.ScanType == nil:
-		return req, apierr.Field("scan_type", "is required (one of full, network, web, vuln, ssl, code)")
-	case !scans.ValidType(*in.ScanType):
-		return req, apierr.Field("scan_type", "must be one of full, network, web, vuln, ssl, code")
-	case in.Tier == nil:
-		return req, apierr.Field("tier", "is required (quick, standard or deep)")
+	req, ceiling, err := checkScanKind(in)
+	if err != nil {
+		return req, err
 	}
-	req.scanType, req.tier = scans.Type(*in.ScanType), plans.Tier(*in.Tier)
-	ceiling, ok := plans.CreditCeiling[req.tier]
 	switch {
-	case !ok:
-		return req, apierr.Field("tier", "must be one of quick, standard, deep")
-	case req.scanType == scans.Full && req.tier == plans.Quick:
-		return req, apierr.Field("tier", "a full scan needs tier standard or deep")
 	case in.MaxCredits != nil && *in.MaxCredits < 1:
 		return req, apierr.Field("max_credits", "must be a positive integer")
 	case len(in.Options) > 0 && !isJSONObject(in.Options):
@@ -263,6 +250,30 @@ func checkScanFields(in scanCreate) (scanRequest, error) {
 		req.maxCredits = min(*in.MaxCredits, ceiling)
 	}
 	return req, nil
+}
+
+// checkScanKind checks what is to be scanned and how deeply: the target,
+// the scan type and the tier, whose credit ceiling it returns.
+func checkScanKind(in scanCreate) (req scanRequest, ceiling int, err error) {
+	switch {
+	case in.Target == nil || strings.TrimSpace(*in.Target) == "":
+		return req, 0, apierr.Field("target", "is required")
+	case in.ScanType == nil:
+		return req, 0, apierr.Field("scan_type", "is required (one of full, network, web, vuln, ssl, code)")
+	case !scans.ValidType(*in.ScanType):
+		return req, 0, apierr.Field("scan_type", "must be one of full, network, web, vuln, ssl, code")
+	case in.Tier == nil:
+		return req, 0, apierr.Field("tier", "is required (quick, standard or deep)")
+	}
+	req.scanType, req.tier = scans.Type(*in.ScanType), plans.Tier(*in.Tier)
+	ceiling, ok := plans.CreditCeiling[req.tier]
+	switch {
+	case !ok:
+		return req, 0, apierr.Field("tier", "must be one of quick, standard, deep")
+	case req.scanType == scans.Full && req.tier == plans.Quick:
+		return req, 0, apierr.Field("tier", "a full scan needs tier standard or deep")
+	}
+	return req, ceiling, nil
 }
 
 func isJSONObject(raw json.RawMessage) bool {

@@ -46,8 +46,24 @@ func decodeCursor(cursor, prefix string) (string, error) {
 
 // queryPage reads one page of the items of partition pk whose sort key starts
 // with prefix, newest first, into out (a pointer to a slice of item structs).
-// It asks for one item more than the page so it knows whether a next page exists.
 func (s *Store) queryPage(ctx context.Context, pk, prefix string, page Page, out any) (string, error) {
+	in, err := s.pageQuery(pk, prefix, page)
+	if err != nil {
+		return "", err
+	}
+	items, next, err := s.readPage(ctx, in, page.Limit)
+	if err != nil {
+		return "", dbError("query", err)
+	}
+	if err := attributevalue.UnmarshalListOfMaps(items, out); err != nil {
+		return "", err
+	}
+	return next, nil
+}
+
+// pageQuery is the query of a page of partition pk's items whose sort key
+// starts with prefix, newest first, after the page's cursor.
+func (s *Store) pageQuery(pk, prefix string, page Page) (*dynamodb.QueryInput, error) {
 	in := &dynamodb.QueryInput{
 		TableName:              &s.table,
 		KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :prefix)"),
@@ -56,28 +72,44 @@ func (s *Store) queryPage(ctx context.Context, pk, prefix string, page Page, out
 			":prefix": &types.AttributeValueMemberS{Value: prefix},
 		},
 		ScanIndexForward: aws.Bool(false),
-		Limit:            aws.Int32(int32(page.Limit + 1)),
 	}
 	if page.Cursor != "" {
 		sk, err := decodeCursor(page.Cursor, prefix)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		in.ExclusiveStartKey = key(pk, sk)
 	}
-	res, err := s.db.Query(ctx, in)
-	if err != nil {
-		return "", dbError("query", err)
+	return in, nil
+}
+
+// maxPageQueries bounds the queries one page may cost: a sparse filter (or
+// DynamoDB's 1 MB answer limit) returns a short page with a cursor rather
+// than reading on and on.
+const maxPageQueries = 8
+
+// readPage runs in until it has limit items, or the partition ends, or
+// maxPageQueries queries were made; it returns the items and the cursor of
+// the next page ("" at the end). It asks for one item more than it needs
+// so that a full page knows whether a next one exists.
+func (s *Store) readPage(ctx context.Context, in *dynamodb.QueryInput, limit int) ([]map[string]types.AttributeValue, string, error) {
+	var items []map[string]types.AttributeValue
+	for q := 0; ; q++ {
+		in.Limit = aws.Int32(int32(limit + 1 - len(items)))
+		res, err := s.db.Query(ctx, in)
+		if err != nil {
+			return nil, "", err
+		}
+		items = append(items, res.Items...)
+		switch {
+		case len(items) > limit:
+			items = items[:limit]
+			return items, encodeCursor(items[len(items)-1]["sk"].(*types.AttributeValueMemberS).Value), nil
+		case res.LastEvaluatedKey == nil:
+			return items, "", nil
+		case q+1 == maxPageQueries:
+			return items, encodeCursor(res.LastEvaluatedKey["sk"].(*types.AttributeValueMemberS).Value), nil
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
 	}
-	items := res.Items
-	next := ""
-	if len(items) > page.Limit {
-		items = items[:page.Limit]
-		last := items[len(items)-1]["sk"].(*types.AttributeValueMemberS).Value
-		next = encodeCursor(last)
-	}
-	if err := attributevalue.UnmarshalListOfMaps(items, out); err != nil {
-		return "", err
-	}
-	return next, nil
 }

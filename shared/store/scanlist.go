@@ -22,70 +22,35 @@ type ScanFilter struct {
 	Target string // the domain
 }
 
-// maxFilterQueries bounds the queries one filtered page may cost; a sparse
-// filter returns a short page with a cursor rather than reading on and on.
-const maxFilterQueries = 8
-
 // ListScans returns a page of the user's scans, newest first, matching f.
 func (s *Store) ListScans(ctx context.Context, userID string, page Page, f ScanFilter) ([]scans.Scan, string, error) {
-	pk := userPK(userID)
-	in := &dynamodb.QueryInput{
-		TableName:              &s.table,
-		KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :prefix)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk":     &types.AttributeValueMemberS{Value: pk},
-			":prefix": &types.AttributeValueMemberS{Value: scanPrefix},
-		},
-		ScanIndexForward: aws.Bool(false),
+	in, err := s.pageQuery(userPK(userID), scanPrefix, page)
+	if err != nil {
+		return nil, "", err
 	}
+	f.apply(in)
+	items, next, err := s.readPage(ctx, in, page.Limit)
+	if err != nil {
+		return nil, "", dbError("list scans", err)
+	}
+	return s.decodeScans(ctx, items, next)
+}
+
+// apply adds the filter's conditions to a query of scan items.
+func (f ScanFilter) apply(in *dynamodb.QueryInput) {
 	var filters []string
-	if f.Status != "" {
-		filters = append(filters, "#status = :status")
-		in.ExpressionAttributeValues[":status"] = &types.AttributeValueMemberS{Value: string(f.Status)}
-	}
-	if f.Target != "" {
-		filters = append(filters, "#target = :target")
-		in.ExpressionAttributeValues[":target"] = &types.AttributeValueMemberS{Value: f.Target}
+	names := map[string]string{}
+	for _, c := range []struct{ attr, value string }{{"status", string(f.Status)}, {"target", f.Target}} {
+		if c.value == "" {
+			continue
+		}
+		filters = append(filters, "#"+c.attr+" = :"+c.attr)
+		names["#"+c.attr] = c.attr
+		in.ExpressionAttributeValues[":"+c.attr] = &types.AttributeValueMemberS{Value: c.value}
 	}
 	if len(filters) > 0 {
 		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
-		in.ExpressionAttributeNames = map[string]string{}
-		if f.Status != "" {
-			in.ExpressionAttributeNames["#status"] = "status"
-		}
-		if f.Target != "" {
-			in.ExpressionAttributeNames["#target"] = "target"
-		}
-	}
-	if page.Cursor != "" {
-		sk, err := decodeCursor(page.Cursor, scanPrefix)
-		if err != nil {
-			return nil, "", err
-		}
-		in.ExclusiveStartKey = key(pk, sk)
-	}
-	var items []map[string]types.AttributeValue
-	for q := 0; ; q++ {
-		// Ask for one more than needed so a full page knows a next one exists.
-		in.Limit = aws.Int32(int32(page.Limit + 1 - len(items)))
-		res, err := s.db.Query(ctx, in)
-		if err != nil {
-			return nil, "", dbError("list scans", err)
-		}
-		items = append(items, res.Items...)
-		if len(items) > page.Limit {
-			items = items[:page.Limit]
-			next := encodeCursor(items[len(items)-1]["sk"].(*types.AttributeValueMemberS).Value)
-			return s.decodeScans(ctx, items, next)
-		}
-		if res.LastEvaluatedKey == nil {
-			return s.decodeScans(ctx, items, "")
-		}
-		in.ExclusiveStartKey = res.LastEvaluatedKey
-		if q+1 == maxFilterQueries {
-			next := encodeCursor(res.LastEvaluatedKey["sk"].(*types.AttributeValueMemberS).Value)
-			return s.decodeScans(ctx, items, next)
-		}
+		in.ExpressionAttributeNames = names
 	}
 }
 
