@@ -129,40 +129,50 @@ func invalid(format string, args ...any) error {
 // identify resolves the bearer credential to a user id, without the user record.
 func (a *Authenticator) identify(ctx context.Context, r *http.Request, now time.Time) (Principal, map[string]types.AttributeValue, *store.Token, error) {
 	raw, ok := bearer(r)
-	if !ok {
+	switch {
+	case !ok:
 		return Principal{}, nil, nil, invalid("no bearer token")
-	}
-	if strings.HasPrefix(raw, TokenPrefix) {
-		if !plausibleAPIToken(raw) {
-			return Principal{}, nil, nil, invalid("malformed api token")
-		}
-		t, err := a.Store.TokenByHash(ctx, HashToken(raw))
-		switch {
-		case store.IsNotFound(err):
-			return Principal{}, nil, nil, invalid("unknown api token")
-		case err != nil:
-			return Principal{}, nil, nil, dependencyDown(err)
-		case t.ExpiresAt != nil && !now.Before(*t.ExpiresAt):
-			return Principal{}, nil, nil, invalid("expired api token %s", t.ID)
-		}
-		return Principal{Via: ViaAPIToken, TokenID: t.ID}, store.UserKey(t.UserID), &t, nil
-	}
-	if a.JWT == nil || strings.Count(raw, ".") != 2 {
+	case strings.HasPrefix(raw, TokenPrefix):
+		return a.identifyToken(ctx, raw, now)
+	case a.JWT == nil || strings.Count(raw, ".") != 2:
 		return Principal{}, nil, nil, invalid("not an api token or a jwt")
 	}
-	claims, err := a.JWT.Verify(raw)
-	if errors.Is(err, ErrKeysUnavailable) {
-		// Not a bad token: the keys to judge it could not be had (503).
-		return Principal{}, nil, nil, dependency.Unavailable(dependency.IdentityProvider, err)
-	}
-	if err != nil {
-		return Principal{}, nil, nil, invalid("jwt: %v", err)
-	}
-	userID, err := a.userForIdentity(ctx, claims, now)
+	userID, err := a.identifySession(ctx, raw, now)
 	if err != nil {
 		return Principal{}, nil, nil, err
 	}
 	return Principal{Via: ViaSession}, store.UserKey(userID), nil, nil
+}
+
+// identifyToken resolves a pt_ API token: known by its hash, not expired.
+func (a *Authenticator) identifyToken(ctx context.Context, raw string, now time.Time) (Principal, map[string]types.AttributeValue, *store.Token, error) {
+	if !plausibleAPIToken(raw) {
+		return Principal{}, nil, nil, invalid("malformed api token")
+	}
+	t, err := a.Store.TokenByHash(ctx, HashToken(raw))
+	switch {
+	case store.IsNotFound(err):
+		return Principal{}, nil, nil, invalid("unknown api token")
+	case err != nil:
+		return Principal{}, nil, nil, dependencyDown(err)
+	case t.ExpiresAt != nil && !now.Before(*t.ExpiresAt):
+		return Principal{}, nil, nil, invalid("expired api token %s", t.ID)
+	}
+	return Principal{Via: ViaAPIToken, TokenID: t.ID}, store.UserKey(t.UserID), &t, nil
+}
+
+// identifySession verifies an identity provider's JWT and returns its user's
+// id (the user is created on first use).
+func (a *Authenticator) identifySession(ctx context.Context, raw string, now time.Time) (string, error) {
+	claims, err := a.JWT.Verify(raw)
+	if errors.Is(err, ErrKeysUnavailable) {
+		// Not a bad token: the keys to judge it could not be had (503).
+		return "", dependency.Unavailable(dependency.IdentityProvider, err)
+	}
+	if err != nil {
+		return "", invalid("jwt: %v", err)
+	}
+	return a.userForIdentity(ctx, claims, now)
 }
 
 // userForIdentity finds (or on first use creates) the user of a session.
@@ -206,24 +216,42 @@ func (a *Authenticator) provision(ctx context.Context, c *SessionClaims, now tim
 	}
 	claim := c.EmailVerified && email != ""
 	if claim {
-		id, err := a.Store.UserIDByEmail(ctx, email)
-		switch {
-		case err == nil:
-			err = a.Store.LinkIdentity(ctx, c.Issuer, c.Subject, email, id)
-			if !errors.Is(err, store.ErrNotLinkable) {
-				if err == nil {
-					a.Logger.InfoContext(ctx, "identity linked to an admin-created user", "user_id", id, "issuer", c.Issuer)
-				}
-				return id, err
-			}
-			claim = false // the address belongs to another account
-		case !store.IsNotFound(err):
-			return "", err
+		id, linked, err := a.linkAdminCreated(ctx, c, email)
+		if err != nil || linked {
+			return id, err
 		}
+		claim = id == "" // an id not linked: the address belongs to another account
 	}
-	// Only a user that takes a free email may be promoted by AdminEmails:
-	// an address that already belongs to someone (claim turned false above)
-	// never makes a second identity an admin.
+	return a.createOnFirstSignIn(ctx, c, email, claim, now)
+}
+
+// linkAdminCreated links the identity to the user an admin created for its
+// verified email. It returns linked false, and the id of the user holding
+// the email (or "" when none does), when the identity is not linked.
+func (a *Authenticator) linkAdminCreated(ctx context.Context, c *SessionClaims, email string) (id string, linked bool, err error) {
+	id, err = a.Store.UserIDByEmail(ctx, email)
+	switch {
+	case store.IsNotFound(err):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	}
+	err = a.Store.LinkIdentity(ctx, c.Issuer, c.Subject, email, id)
+	switch {
+	case errors.Is(err, store.ErrNotLinkable):
+		return id, false, nil
+	case err != nil:
+		return "", false, err
+	}
+	a.Logger.InfoContext(ctx, "identity linked to an admin-created user", "user_id", id, "issuer", c.Issuer)
+	return id, true, nil
+}
+
+// createOnFirstSignIn creates the user of a new identity, taking the email
+// when claim is set. Only a user that takes a free email may be promoted by
+// AdminEmails: an address that already belongs to someone never makes a
+// second identity an admin.
+func (a *Authenticator) createOnFirstSignIn(ctx context.Context, c *SessionClaims, email string, claim bool, now time.Time) (string, error) {
 	promote := claim && a.Admins[email]
 	n := store.NewUser{
 		User:           firstSignIn(ids.New(ids.User, now), email, promote, now),
@@ -232,7 +260,7 @@ func (a *Authenticator) provision(ctx context.Context, c *SessionClaims, now tim
 		IdentitySub:    c.Subject,
 		AdminPromotion: promote,
 	}
-	err = a.Store.CreateUser(ctx, n)
+	err := a.Store.CreateUser(ctx, n)
 	if errors.Is(err, store.ErrPromotionUsed) {
 		// The email was promoted once before (that user since demoted or
 		// deleted): this identity is a plain user.

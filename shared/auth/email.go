@@ -23,15 +23,11 @@ func NormalizeEmail(s string) (string, error) {
 		return "", ErrEmail
 	}
 	local, domain := s[:at], s[at+1:]
-	for i := 0; i < len(local); i++ {
-		if c := local[i]; c <= ' ' || c >= 0x7f {
-			return "", ErrEmail
-		}
+	if !plainLocalPart(local) {
+		return "", ErrEmail
 	}
-	ascii, err := domainname.Normalize(domain)
-	if err != nil || (!isASCII(domain) && !strings.Contains(ascii, "xn--")) {
-		// The second case is Unicode that IDNA maps onto plain ASCII (a
-		// Kelvin sign for a K): a look-alike, never a real internationalized name.
+	ascii, ok := asciiDomain(domain)
+	if !ok {
 		return "", ErrEmail
 	}
 	email := asciiLower(local) + "@" + ascii
@@ -39,6 +35,23 @@ func NormalizeEmail(s string) (string, error) {
 		return "", ErrEmail
 	}
 	return email, nil
+}
+
+// plainLocalPart says whether an address's local part is printable ASCII
+// without spaces.
+func plainLocalPart(local string) bool {
+	return !strings.ContainsFunc(local, func(c rune) bool { return c <= ' ' || c >= 0x7f })
+}
+
+// asciiDomain is an address's domain in its IDNA ASCII form. Unicode that
+// IDNA maps onto plain ASCII (a Kelvin sign for a K) is refused: a
+// look-alike, never a real internationalized name.
+func asciiDomain(domain string) (string, bool) {
+	ascii, err := domainname.Normalize(domain)
+	if err != nil || (!isASCII(domain) && !strings.Contains(ascii, "xn--")) {
+		return "", false
+	}
+	return ascii, true
 }
 
 func isASCII(s string) bool {
