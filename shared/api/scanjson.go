@@ -183,21 +183,7 @@ func renderScanDetail(d store.ScanDetail) scanDetailJSON {
 		Findings: make([]findingJSON, len(d.Findings)), AgentSteps: make([]stepJSON, len(d.Steps)),
 		WebhookDeliveries: make([]webhookAttempt, len(d.Scan.WebhookAttempts)),
 		Surface:           renderSurface(d.Surface),
-		Issues:            d.Issues, FixedIssues: d.FixedIssues,
-	}
-	if out.Issues == nil {
-		out.Issues = scans.GroupIssues(d.Findings)
-	}
-	if out.Issues == nil { // no findings (yet): an empty array, never null
-		out.Issues = []scans.Issue{}
-	}
-	for i := range out.Issues {
-		if out.Issues[i].References == nil {
-			out.Issues[i].References = []string{}
-		}
-		if out.Issues[i].Locations == nil {
-			out.Issues[i].Locations = []scans.Location{}
-		}
+		Issues:            renderIssues(d.Issues, d.Findings), FixedIssues: d.FixedIssues,
 	}
 	if out.FixedIssues == nil {
 		out.FixedIssues = []scans.FixedIssue{}
@@ -209,15 +195,41 @@ func renderScanDetail(d store.ScanDetail) scanDetailJSON {
 		out.Findings[i] = findingJSON{f}
 	}
 	for i, s := range d.Steps {
-		input := s.Input
-		if !json.Valid(input) || len(bytes.TrimSpace(input)) == 0 || bytes.TrimSpace(input)[0] != '{' {
-			input = json.RawMessage("{}")
-		}
-		out.AgentSteps[i] = stepJSON{
-			Seq: s.Seq, Tool: s.Tool, Input: input, Status: string(s.Status), Outcome: s.Outcome, FindingsAdded: s.FindingsAdded,
-			Credits: s.Credits, StartedAt: timestamp(s.StartedAt), DurationMS: s.DurationMS,
-			Reasoning: s.Reasoning, Model: s.Model, Services: s.Services,
-		}
+		out.AgentSteps[i] = renderStep(s)
 	}
 	return out
+}
+
+// renderIssues is a scan's issues as stored, or grouped from its findings
+// (a scan recorded before issues existed); arrays are empty, never null.
+func renderIssues(issues []scans.Issue, findings []scans.Finding) []scans.Issue {
+	if issues == nil {
+		issues = scans.GroupIssues(findings)
+	}
+	if issues == nil { // no findings (yet)
+		return []scans.Issue{}
+	}
+	for i := range issues {
+		if issues[i].References == nil {
+			issues[i].References = []string{}
+		}
+		if issues[i].Locations == nil {
+			issues[i].Locations = []scans.Location{}
+		}
+	}
+	return issues
+}
+
+// renderStep is one step of the audit trail; an input that is not a JSON
+// object is shown as {}.
+func renderStep(s scans.Step) stepJSON {
+	input := s.Input
+	if !json.Valid(input) || len(bytes.TrimSpace(input)) == 0 || bytes.TrimSpace(input)[0] != '{' {
+		input = json.RawMessage("{}")
+	}
+	return stepJSON{
+		Seq: s.Seq, Tool: s.Tool, Input: input, Status: string(s.Status), Outcome: s.Outcome, FindingsAdded: s.FindingsAdded,
+		Credits: s.Credits, StartedAt: timestamp(s.StartedAt), DurationMS: s.DurationMS,
+		Reasoning: s.Reasoning, Model: s.Model, Services: s.Services,
+	}
 }
