@@ -153,43 +153,61 @@ func (s *Store) TargetState(ctx context.Context, targetID string) (TargetState, 
 	ts := TargetState{Ledger: map[string]scans.LedgerEntry{}, Latest: map[scans.Type][]ScanRef{},
 		versions: map[scans.Type]int{}, Assets: scans.Assets{Hosts: []scans.AssetHost{}, Services: []scans.AssetService{}}}
 	for _, item := range items {
-		sk := item["sk"].(*types.AttributeValueMemberS).Value
-		switch {
-		case strings.HasPrefix(sk, ledgerPrefix):
-			var it ledgerItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return TargetState{}, fmt.Errorf("decode ledger item: %w", err)
-			}
-			e, err := it.entry()
-			if err != nil {
-				return TargetState{}, err
-			}
-			ts.Ledger[e.Key] = e
-		case strings.HasPrefix(sk, assetHost):
-			var it assetHostItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return TargetState{}, fmt.Errorf("decode asset: %w", err)
-			}
-			ts.Assets.Hosts = append(ts.Assets.Hosts, scans.AssetHost{Name: it.Name, Addresses: sorted(it.Addresses),
-				Sources: sorted(it.Sources), FirstSeenAt: it.FirstSeenAt, LastSeenAt: it.LastSeenAt})
-		case strings.HasPrefix(sk, assetService):
-			var it assetServiceItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return TargetState{}, fmt.Errorf("decode asset: %w", err)
-			}
-			ts.Assets.Services = append(ts.Assets.Services, scans.AssetService{Host: it.Host, Port: it.Port,
-				Protocol: it.Protocol, Product: it.Product, Version: it.Version, FirstSeenAt: it.FirstSeenAt, LastSeenAt: it.LastSeenAt})
-		case strings.HasPrefix(sk, latestPrefix):
-			var it latestItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return TargetState{}, fmt.Errorf("decode latest scans: %w", err)
-			}
-			typ := scans.Type(strings.TrimPrefix(sk, latestPrefix))
-			ts.Latest[typ] = decodeRefs(it.Scans)
-			ts.versions[typ] = it.Version
+		if err := ts.add(item); err != nil {
+			return TargetState{}, err
 		}
 	}
 	return ts, nil
+}
+
+// add decodes one item of a target's partition into the state: a ledger
+// entry, an asset host or service, or a scan type's latest scans.
+func (ts *TargetState) add(item map[string]types.AttributeValue) error {
+	sk := item["sk"].(*types.AttributeValueMemberS).Value
+	switch {
+	case strings.HasPrefix(sk, ledgerPrefix):
+		it, err := decodeItem[ledgerItem](item, "ledger item")
+		if err != nil {
+			return err
+		}
+		e, err := it.entry()
+		if err != nil {
+			return err
+		}
+		ts.Ledger[e.Key] = e
+	case strings.HasPrefix(sk, assetHost):
+		it, err := decodeItem[assetHostItem](item, "asset")
+		if err != nil {
+			return err
+		}
+		ts.Assets.Hosts = append(ts.Assets.Hosts, scans.AssetHost{Name: it.Name, Addresses: sorted(it.Addresses),
+			Sources: sorted(it.Sources), FirstSeenAt: it.FirstSeenAt, LastSeenAt: it.LastSeenAt})
+	case strings.HasPrefix(sk, assetService):
+		it, err := decodeItem[assetServiceItem](item, "asset")
+		if err != nil {
+			return err
+		}
+		ts.Assets.Services = append(ts.Assets.Services, scans.AssetService{Host: it.Host, Port: it.Port,
+			Protocol: it.Protocol, Product: it.Product, Version: it.Version, FirstSeenAt: it.FirstSeenAt, LastSeenAt: it.LastSeenAt})
+	case strings.HasPrefix(sk, latestPrefix):
+		it, err := decodeItem[latestItem](item, "latest scans")
+		if err != nil {
+			return err
+		}
+		typ := scans.Type(strings.TrimPrefix(sk, latestPrefix))
+		ts.Latest[typ] = decodeRefs(it.Scans)
+		ts.versions[typ] = it.Version
+	}
+	return nil
+}
+
+// decodeItem decodes a DynamoDB item into T; what names it in the error.
+func decodeItem[T any](item map[string]types.AttributeValue, what string) (T, error) {
+	var it T
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return it, fmt.Errorf("decode %s: %w", what, err)
+	}
+	return it, nil
 }
 
 func sorted(s []string) []string {

@@ -150,22 +150,9 @@ func (s *Store) endScan(ctx context.Context, userID, id string, status scans.Sta
 	if !status.Terminal() {
 		return scans.Scan{}, fmt.Errorf("end scan %s: %s is not a terminal status", id, status)
 	}
-	update := "SET #status = :to, finished_at = :now" + extra
-	values := map[string]types.AttributeValue{":to": str(string(status)), ":now": stamp(now)}
-	for k, v := range extraValues {
-		values[k] = v
-	}
-	if reason != "" {
-		update += ", #error = :error"
-		values[":error"] = str(reason)
-	}
-	if summary != nil {
-		body, err := json.Marshal(summary)
-		if err != nil {
-			return scans.Scan{}, fmt.Errorf("encode summary: %w", err)
-		}
-		update += ", summary = :summary"
-		values[":summary"] = str(string(body))
+	update, values, err := endUpdate(status, reason, summary, now, extra, extraValues)
+	if err != nil {
+		return scans.Scan{}, err
 	}
 	const cond = "#status IN (:queued, :running)"
 	for range maxEndAttempts {
@@ -197,6 +184,28 @@ func (s *Store) endScan(ctx context.Context, userID, id string, status scans.Sta
 		return s.GetScan(ctx, userID, id)
 	}
 	return scans.Scan{}, fmt.Errorf("end scan %s: its record kept changing", id)
+}
+
+// endUpdate is the update expression and values that end a scan in status,
+// with the reason of a failure and the summary when given, and the caller's
+// extra assignments.
+func endUpdate(status scans.Status, reason string, summary *scans.Summary, now time.Time, extra string, extraValues map[string]types.AttributeValue) (string, map[string]types.AttributeValue, error) {
+	update := "SET #status = :to, finished_at = :now" + extra
+	values := copyValues(extraValues, ":to", str(string(status)))
+	values[":now"] = stamp(now)
+	if reason != "" {
+		update += ", #error = :error"
+		values[":error"] = str(reason)
+	}
+	if summary != nil {
+		body, err := json.Marshal(summary)
+		if err != nil {
+			return "", nil, fmt.Errorf("encode summary: %w", err)
+		}
+		update += ", summary = :summary"
+		values[":summary"] = str(string(body))
+	}
+	return update, values, nil
 }
 
 // maxEndAttempts bounds EndScan's re-reads when charges race the end (each
