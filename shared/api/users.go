@@ -108,21 +108,9 @@ func adminCreateUser(st userCreator, now func() time.Time) AuthedHandler {
 		if err := httpapi.DecodeJSON(w, r, &in); err != nil {
 			return err
 		}
-		if in.Email == nil {
-			return apierr.Field("email", "is required")
-		}
-		email, err := auth.NormalizeEmail(*in.Email)
+		email, err := checkAdminUserCreate(in)
 		if err != nil {
-			return apierr.Field("email", "%v", err)
-		}
-		if in.Plan == nil {
-			return apierr.Field("plan", "is required (free, starter, pro or enterprise)")
-		}
-		if err := validPlan("plan", in.Plan); err != nil {
 			return err
-		}
-		if in.IsAdmin == nil {
-			return apierr.Field("is_admin", "is required (true or false)")
 		}
 		plan := *in.Plan
 		at := now().UTC()
@@ -138,16 +126,8 @@ func adminCreateUser(st userCreator, now func() time.Time) AuthedHandler {
 			}
 			created.FirstToken = &record
 		}
-		err = st.CreateUser(r.Context(), created)
-		if store.IsConflict(err) {
-			detail := "A user with email " + email + " already exists"
-			if id, err := st.UserIDByEmail(r.Context(), email); err == nil {
-				detail += " (" + id + ")"
-			}
-			return apierr.New(apierr.Conflict, "%s", detail)
-		}
-		if err != nil {
-			return err
+		if err := st.CreateUser(r.Context(), created); err != nil {
+			return emailTaken(r.Context(), st, email, err)
 		}
 		httpapi.WriteJSON(w, http.StatusCreated, struct {
 			userJSON
@@ -155,6 +135,41 @@ func adminCreateUser(st userCreator, now func() time.Time) AuthedHandler {
 		}{renderUser(u), optional(token)})
 		return nil
 	}
+}
+
+// checkAdminUserCreate checks an admin's new user (422 naming the field)
+// and returns its comparable email.
+func checkAdminUserCreate(in adminUserCreate) (string, error) {
+	if in.Email == nil {
+		return "", apierr.Field("email", "is required")
+	}
+	email, err := auth.NormalizeEmail(*in.Email)
+	switch {
+	case err != nil:
+		return "", apierr.Field("email", "%v", err)
+	case in.Plan == nil:
+		return "", apierr.Field("plan", "is required (free, starter, pro or enterprise)")
+	}
+	if err := validPlan("plan", in.Plan); err != nil {
+		return "", err
+	}
+	if in.IsAdmin == nil {
+		return "", apierr.Field("is_admin", "is required (true or false)")
+	}
+	return email, nil
+}
+
+// emailTaken turns the store's conflict on a new user into a 409 naming the
+// user that holds the email; other errors pass through.
+func emailTaken(ctx context.Context, st userCreator, email string, err error) error {
+	if !store.IsConflict(err) {
+		return err
+	}
+	detail := "A user with email " + email + " already exists"
+	if id, err := st.UserIDByEmail(ctx, email); err == nil {
+		detail += " (" + id + ")"
+	}
+	return apierr.New(apierr.Conflict, "%s", detail)
 }
 
 type adminUserUpdate struct {
