@@ -87,26 +87,23 @@ func (s *Scheduler) PutSchedule(ctx context.Context, sch store.Schedule, create 
 	if err != nil {
 		return err
 	}
-	description := fmt.Sprintf("secscan %s scan of %s (%s)", sch.ScanType, sch.Target, sch.Cadence)
+	in := &scheduler.CreateScheduleInput{
+		Name: aws.String(sch.ID), GroupName: aws.String(s.Group),
+		Description:        aws.String(fmt.Sprintf("secscan %s scan of %s (%s)", sch.ScanType, sch.Target, sch.Cadence)),
+		ScheduleExpression: aws.String(d.expr), ScheduleExpressionTimezone: aws.String("UTC"), StartDate: d.start,
+		FlexibleTimeWindow: window(), Target: s.target(d), State: d.state,
+		ActionAfterCompletion: types.ActionAfterCompletionNone,
+	}
 	if create {
-		_, err = s.Client.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
-			Name: aws.String(sch.ID), GroupName: aws.String(s.Group), Description: aws.String(description),
-			ScheduleExpression: aws.String(d.expr), ScheduleExpressionTimezone: aws.String("UTC"), StartDate: d.start,
-			FlexibleTimeWindow: window(), Target: s.target(d), State: d.state,
-			ActionAfterCompletion: types.ActionAfterCompletionNone,
-		})
-		if err != nil {
+		if _, err := s.Client.CreateSchedule(ctx, in); err != nil {
 			return fmt.Errorf("create schedule %s: %w", sch.ID, err)
 		}
 		return nil
 	}
-	_, err = s.Client.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{
-		Name: aws.String(sch.ID), GroupName: aws.String(s.Group), Description: aws.String(description),
-		ScheduleExpression: aws.String(d.expr), ScheduleExpressionTimezone: aws.String("UTC"), StartDate: d.start,
-		FlexibleTimeWindow: window(), Target: s.target(d), State: d.state,
-		ActionAfterCompletion: types.ActionAfterCompletionNone,
-	})
-	if err != nil {
+	// An update replaces every field and has the same ones as a creation:
+	// the SDK's two input types convert (the compiler checks that they
+	// still do).
+	if _, err := s.Client.UpdateSchedule(ctx, (*scheduler.UpdateScheduleInput)(in)); err != nil {
 		return fmt.Errorf("update schedule %s: %w", sch.ID, err)
 	}
 	return nil
