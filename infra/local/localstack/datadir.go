@@ -48,8 +48,15 @@ func OpenDataDir(dir string) (*DataDir, error) {
 	return &DataDir{Path: dir, lock: f}, nil
 }
 
-// Close releases the lock.
-func (d *DataDir) Close() error { return d.lock.Close() }
+// Close releases the lock. It unlocks before closing: a child process
+// forked by another goroutine between fork and exec holds a copy of the
+// descriptor, and with it the lock, until it execs; closing ours alone
+// would leave the folder locked for that moment (a reopen right after
+// Close failed so in a test run).
+func (d *DataDir) Close() error {
+	unlock := syscall.Flock(int(d.lock.Fd()), syscall.LOCK_UN)
+	return errors.Join(unlock, d.lock.Close())
+}
 
 // DynamoDBPath is DynamoDB Local's -dbPath.
 func (d *DataDir) DynamoDBPath() string { return filepath.Join(d.Path, "dynamodb") }
