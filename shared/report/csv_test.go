@@ -180,15 +180,7 @@ func TestCSVLineEndingsAndNumbers(t *testing.T) {
 	}
 }
 
-func BenchmarkCSV(b *testing.B) {
-	r := large(1000, 200)
-	b.ReportAllocs()
-	var n int
-	for b.Loop() {
-		n = len(report.CSV(r))
-	}
-	b.ReportMetric(float64(n), "bytes/report")
-}
+func BenchmarkCSV(b *testing.B) { benchRender(b, report.CSV) }
 
 func findingByID(r report.Report, id string) scans.Finding {
 	for _, f := range r.Findings {

@@ -205,12 +205,4 @@ func TestHTMLRenderToDir(t *testing.T) {
 	}
 }
 
-func BenchmarkHTML(b *testing.B) {
-	r := large(1000, 200)
-	b.ReportAllocs()
-	var n int
-	for b.Loop() {
-		n = len(report.HTML(r))
-	}
-	b.ReportMetric(float64(n), "bytes/report")
-}
+func BenchmarkHTML(b *testing.B) { benchRender(b, report.HTML) }

@@ -388,12 +388,4 @@ func TestMarkdownIssuesTableSortedBySeverity(t *testing.T) {
 	}
 }
 
-func BenchmarkMarkdown(b *testing.B) {
-	r := large(1000, 200)
-	b.ReportAllocs()
-	var n int
-	for b.Loop() {
-		n = len(report.Markdown(r))
-	}
-	b.ReportMetric(float64(n), "bytes/report")
-}
+func BenchmarkMarkdown(b *testing.B) { benchRender(b, report.Markdown) }

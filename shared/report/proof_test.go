@@ -43,7 +43,7 @@ func TestProofInMarkdownIsOneCodeBlock(t *testing.T) {
 		case "script", "img", "a":
 			t.Errorf("proof text became a <%s> element", n.Data)
 		case "code":
-			if text := textOf(n); strings.Contains(text, "Proof: HTTP exchange") {
+			if text := nodeText(n); strings.Contains(text, "Proof: HTTP exchange") {
 				proof = text
 			}
 		}
@@ -68,11 +68,11 @@ func TestProofInHTMLIsEscapedMonospace(t *testing.T) {
 	}
 	found := false
 	for n := range doc.Descendants() {
-		if n.Type == html.ElementNode && (n.Data == "img" || n.Data == "script" && textOf(n) != "" && strings.Contains(textOf(n), "alert")) {
+		if n.Type == html.ElementNode && (n.Data == "img" || n.Data == "script" && nodeText(n) != "" && strings.Contains(nodeText(n), "alert")) {
 			t.Errorf("proof text became a <%s> element", n.Data)
 		}
 		if n.Type == html.ElementNode && n.Data == "pre" && attr(n, "class") == "proof" {
-			found = strings.Contains(textOf(n), hostileProofBody[:len(hostileProofBody)-len("\x1b[2Jcleared")])
+			found = strings.Contains(nodeText(n), hostileProofBody[:len(hostileProofBody)-len("\x1b[2Jcleared")])
 		}
 	}
 	if !found {
@@ -81,16 +81,6 @@ func TestProofInHTMLIsEscapedMonospace(t *testing.T) {
 	if strings.ContainsRune(string(page), 0x1b) {
 		t.Error("a raw escape character reached the HTML")
 	}
-}
-
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	for d := range n.Descendants() {
-		if d.Type == html.TextNode {
-			b.WriteString(d.Data)
-		}
-	}
-	return b.String()
 }
 
 func attr(n *html.Node, name string) string {
