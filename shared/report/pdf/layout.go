@@ -87,7 +87,7 @@ func (r *pdfParaRows) add(h float64, line string, edge bool) {
 	if r.p.bg != nil {
 		c.WithStyle(&props.Cell{BackgroundColor: r.p.bg})
 	}
-	r.d.m.AddRow(h, append(cols, c)...)
+	r.d.m.AddRow(snap(h), append(cols, c)...)
 }
 
 // indentCol is the indent's column of a row: the bar, and the lead on the
@@ -143,7 +143,7 @@ func (d *pdfDoc) heading(s string, f pdfFace, keep float64, rule bool) {
 	for i, line := range lines {
 		c.Add(text.New(line, pdfTextProps(f, pdfColorNavy, float64(i)*lh, 0, align.Left)))
 	}
-	rw := row.New(h).Add(c)
+	rw := row.New(snap(h)).Add(c)
 	if rule {
 		rw.WithStyle(&props.Cell{BorderType: border.Bottom, BorderColor: pdfColorNavy, BorderThickness: 0.5})
 	}
@@ -192,6 +192,7 @@ func (d *pdfDoc) tableRow(cells []pdfCell, rule bool) (core.Row, float64) {
 	for i, c := range cells {
 		cols[i] = d.cellCol(c, wrapped[i], first, rule)
 	}
+	h = snap(h)
 	return row.New(h).Add(cols...), h
 }
 

@@ -5,6 +5,7 @@ package pdf
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/johnfercher/maroto/v2"
 	"github.com/johnfercher/maroto/v2/pkg/components/col"
@@ -186,7 +187,19 @@ func (d *pdfDoc) ensure(h float64) {
 // newPage starts a new page unless the current one is still empty.
 func (d *pdfDoc) newPage() { d.m.AddPages(page.New()) }
 
-func (d *pdfDoc) space(h float64) { d.m.AddRow(h, col.New()) }
+// snap rounds a row's height up to a multiple of 1/64 mm. A page's rows
+// are laid out by adding their heights, once by maroto to decide where a
+// page ends and once by gofpdf to place them; each row's cells are drawn
+// by gofpdf, which starts a page on its own when a cell ends past the
+// usable height. The footer row ends exactly there, so when the two sums
+// rounded differently the footer was pushed onto a page of its own and
+// every later page number was one short (a trailing page with only a
+// footer). On a binary grid the sums are exact (the A4 text height is a
+// whole number of millimetres; Letter's is not, and maroto's filler row
+// is rounded down to the nanometre, which leaves the margin).
+func snap(h float64) float64 { return math.Ceil(h*64) / 64 }
+
+func (d *pdfDoc) space(h float64) { d.m.AddRow(snap(h), col.New()) }
 
 // pdfTextProps places one line of text in face f.
 func pdfTextProps(f pdfFace, color *props.Color, top, pad float64, al align.Type) props.Text {

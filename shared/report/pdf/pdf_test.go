@@ -3,6 +3,7 @@ package pdf_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -349,6 +350,34 @@ func checkInsidePage(t testing.TB, words []wordBox, width, height float64) {
 			if bad++; bad <= 5 {
 				t.Errorf("page %d: %q at x %.1f-%.1f, y %.1f-%.1f is outside the text area of a %.0f x %.0f page",
 					w.page, w.word, w.xMin, w.xMax, w.yMin, w.yMax, width, height)
+			}
+		}
+	}
+}
+
+// TestPDFPageNumbersMatchPages: every page carries its own footer, "Page i
+// of N" with N the document's page count. These two reports once ended
+// with a page holding only a footer, every number from the middle on one
+// short: gofpdf broke the page itself when the footer ended a rounding
+// error past the usable height (fixed by snap).
+func TestPDFPageNumbersMatchPages(t *testing.T) {
+	t.Parallel()
+	poppler(t)
+	for _, tc := range []struct {
+		findings int
+		paper    report.Paper
+	}{{71, report.A4}, {148, report.Letter}} {
+		name := fmt.Sprintf("numbers-%d-%s.pdf", tc.findings, tc.paper)
+		path, _ := renderPDF(t, large(tc.findings, tc.findings/3), tc.paper, name)
+		n := info(t, path).pages
+		pages := strings.Split(strings.TrimSuffix(run(t, "pdftotext", "-enc", "UTF-8", path, "-"), "\f"), "\f")
+		if len(pages) != n {
+			t.Fatalf("%s: pdftotext read %d pages, pdfinfo %d", name, len(pages), n)
+		}
+		for i, text := range pages {
+			if want := fmt.Sprintf("Page %d of %d", i+1, n); !strings.Contains(squash(text), want) {
+				t.Errorf("%s: page %d lacks %q", name, i+1, want)
+				break
 			}
 		}
 	}

@@ -35,7 +35,7 @@ func (d *pdfDoc) riskBox(r report.Report) {
 			pdfTextProps(fH2, pdfColorNavy, 2.6, 0, align.Left)),
 		text.New(pdfFitLine(pdfText(pdfCountLine(r)), fBody, d.colWidth(73)),
 			pdfTextProps(fBody, pdfColorMuted, 9.6, 0, align.Left)))
-	d.m.AddRow(h, box, col.New(3), desc)
+	d.m.AddRow(snap(h), box, col.New(3), desc)
 }
 
 // pdfCountLine says how many issues of each severity there are, and how
@@ -55,7 +55,7 @@ func pdfCountLine(r report.Report) string {
 
 func (d *pdfDoc) cover(r report.Report) {
 	d.space(14)
-	d.m.AddRow(fTitle.lineHeight()+2, col.New().Add(text.New(pdfText("Security scan report"), pdfTextProps(fTitle, pdfColorNavy, 0, 0, align.Left))))
+	d.m.AddRow(snap(fTitle.lineHeight()+2), col.New().Add(text.New(pdfText("Security scan report"), pdfTextProps(fTitle, pdfColorNavy, 0, 0, align.Left))))
 	d.paragraph(pdfOneLine(r.Scan.Target), pdfPara{f: fSubtitle, color: pdfColorText})
 	if r.Watermark != "" {
 		d.space(3)
@@ -185,7 +185,7 @@ func (d *pdfDoc) severityChart(r report.Report) {
 		}
 		count := strconv.Itoa(c.Count) + " (" + strconv.Itoa(r.Counts[k].Count) + ")"
 		cols = append(cols, col.New(17).Add(text.New(count, pdfTextProps(fBodyBold, pdfColorText, pdfMiddle(fBodyBold, barH), 1.5, align.Left))))
-		d.m.AddRow(barH, cols...)
+		d.m.AddRow(snap(barH), cols...)
 		d.space(1.5)
 	}
 	d.paragraph(pdfPlural(len(r.Issues), "issue")+" ("+pdfPlural(len(r.Findings), "finding")+", in brackets) in total.", pdfPara{f: fSmall, color: pdfColorMuted})
