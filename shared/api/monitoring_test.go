@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"testing"
 
+	"secscan/shared/auth"
 	"secscan/shared/scans"
+	"secscan/shared/store"
 )
 
 // ledgerOf gives target id of m two issues, one open and one fixed.
@@ -17,13 +19,18 @@ func ledgerOf(m *memStore, targetID string) {
 	}
 }
 
+// ledgers is two users' targets (twoTenants), each with ledgerOf's issues.
+func ledgers(m *memStore) (alice auth.Principal, mine, theirs store.Target) {
+	ten := twoTenants(m, "pro")
+	ledgerOf(m, ten.mine.ID)
+	ledgerOf(m, ten.theirs.ID)
+	return ten.alice, ten.mine, ten.theirs
+}
+
 func TestListTargetIssues(t *testing.T) {
 	t.Parallel()
 	m := newMemStore()
-	ten := twoTenants(m, "pro")
-	alice, mine, theirs := ten.alice, ten.mine, ten.theirs
-	ledgerOf(m, mine.ID)
-	ledgerOf(m, theirs.ID)
+	alice, mine, theirs := ledgers(m)
 	list := listTargetIssues(m, clock)
 
 	w := serve(list, alice, request{target: "/?status=open", path: map[string]string{"id": mine.ID}})
@@ -42,10 +49,7 @@ func TestListTargetIssues(t *testing.T) {
 func TestPutTargetIssue(t *testing.T) {
 	t.Parallel()
 	m := newMemStore()
-	ten := twoTenants(m, "pro")
-	alice, mine, theirs := ten.alice, ten.mine, ten.theirs
-	ledgerOf(m, mine.ID)
-	ledgerOf(m, theirs.ID)
+	alice, mine, theirs := ledgers(m)
 	put := putTargetIssue(m, clock)
 	at := func(id, key string) map[string]string { return map[string]string{"id": id, "key": key} }
 
