@@ -152,29 +152,49 @@ func (p *parser) closeForm() {
 	}
 }
 
+// tagHandlers read the tags that are not only subresources.
+var tagHandlers = map[string]func(*parser, map[string]string){
+	"base":     (*parser).setBase,
+	"a":        (*parser).link,
+	"area":     (*parser).link,
+	"meta":     (*parser).meta,
+	"link":     (*parser).stylesheet,
+	"form":     (*parser).openForm,
+	"input":    (*parser).field,
+	"textarea": (*parser).field,
+	"select":   (*parser).field,
+}
+
 func (p *parser) startTag(tag string, attrs map[string]string) {
-	switch tag {
-	case "base":
-		if u := p.resolve(attrs["href"]); u != nil {
-			p.base = u
-		}
-	case "a", "area":
-		p.addLink(p.resolve(attrs["href"]))
-	case "meta":
-		if strings.EqualFold(attrs["name"], "generator") && p.doc.generator == "" {
-			p.doc.generator = attrs["content"]
-		}
-	case "link":
-		if hasToken(attrs["rel"], "stylesheet") {
-			p.addResource(p.resolve(attrs["href"]), "link rel=stylesheet href", true)
-		}
-	case "form":
-		p.openForm(attrs)
-	case "input", "textarea", "select":
-		p.field(attrs)
+	if h, ok := tagHandlers[tag]; ok {
+		h(p, attrs)
 	}
 	if ra, ok := resourceAttrs[tag]; ok {
 		p.subresource(tag, ra.attr, ra.active, attrs)
+	}
+}
+
+// setBase reads <base href>: later URLs resolve against it.
+func (p *parser) setBase(attrs map[string]string) {
+	if u := p.resolve(attrs["href"]); u != nil {
+		p.base = u
+	}
+}
+
+// link reads an <a> or <area> target.
+func (p *parser) link(attrs map[string]string) { p.addLink(p.resolve(attrs["href"])) }
+
+// meta reads the first <meta name="generator">.
+func (p *parser) meta(attrs map[string]string) {
+	if strings.EqualFold(attrs["name"], "generator") && p.doc.generator == "" {
+		p.doc.generator = attrs["content"]
+	}
+}
+
+// stylesheet reads a <link rel=stylesheet>, an active subresource.
+func (p *parser) stylesheet(attrs map[string]string) {
+	if hasToken(attrs["rel"], "stylesheet") {
+		p.addResource(p.resolve(attrs["href"]), "link rel=stylesheet href", true)
 	}
 }
 
