@@ -225,9 +225,7 @@ func TestZoneChecks(t *testing.T) {
 	cases := []zoneCase{
 		{
 			name: "control", scope: "fine.test",
-			records: join(clean("fine.test"), []string{
-				"fine.test. NS ns1.fine.test.",
-				"ns1.fine.test. A 127.0.0.1",
+			records: join(clean("fine.test"), nsRecords("fine.test", "ns1.fine.test"), []string{
 				// An alias to a hosted service that exists: no finding.
 				"www.fine.test. CNAME fine.github.io.",
 				"fine.github.io. A 192.0.2.7",
@@ -272,10 +270,8 @@ func TestZoneChecks(t *testing.T) {
 		},
 		{
 			name: "AXFR allowed", scope: "open.test",
-			records: join(clean("open.test"), []string{
+			records: join(clean("open.test"), nsRecords("open.test", "ns1.open.test"), []string{
 				soa("open.test"),
-				"open.test. NS ns1.open.test.",
-				"ns1.open.test. A 127.0.0.1",
 				"vpn-internal.open.test. A 10.1.2.3",
 				`secret.open.test. TXT "api-key-not-for-you"`,
 			}),
@@ -291,10 +287,8 @@ func TestZoneChecks(t *testing.T) {
 			// The scan's domain is a subdomain without NS records: the
 			// zone comes from the SOA of the negative NS answer.
 			name: "AXFR of the enclosing zone", scope: "open2.test", domain: "www.open2.test",
-			records: join(clean("open2.test"), []string{
+			records: join(clean("open2.test"), nsRecords("open2.test", "ns1.open2.test"), []string{
 				soa("open2.test"),
-				"open2.test. NS ns1.open2.test.",
-				"ns1.open2.test. A 127.0.0.1",
 				`www.open2.test. A 192.0.2.3`,
 				`www.open2.test. TXT "v=spf1 -all"`,
 			}),
@@ -306,7 +300,7 @@ func TestZoneChecks(t *testing.T) {
 		},
 		{
 			name: "AXFR of a big zone reads one message", scope: "big.test",
-			records:   join(clean("big.test"), []string{"big.test. NS ns1.big.test.", "ns1.big.test. A 127.0.0.1"}, manyHosts("big.test", 450)),
+			records:   join(clean("big.test"), nsRecords("big.test", "ns1.big.test"), manyHosts("big.test", 450)),
 			transfers: map[string]bool{"big.test": true},
 			want:      map[string]findingWant{axfrTitle: high("ns1.big.test", true, "100 records seen")},
 			tcp:       1,
@@ -314,12 +308,7 @@ func TestZoneChecks(t *testing.T) {
 		},
 		{
 			name: "AXFR refused", scope: "closed.test",
-			records: join(clean("closed.test"), []string{
-				"closed.test. NS ns1.closed.test.",
-				"closed.test. NS ns2.closed.test.",
-				"ns1.closed.test. A 127.0.0.1",
-				"ns2.closed.test. A 127.0.0.1",
-			}),
+			records:        join(clean("closed.test"), nsRecords("closed.test", "ns1.closed.test", "ns2.closed.test")),
 			want:           map[string]findingWant{},
 			notes:          []string{"ns1.closed.test refused (REFUSED)", "ns2.closed.test refused (REFUSED)"},
 			tcp:            2,
@@ -329,12 +318,7 @@ func TestZoneChecks(t *testing.T) {
 			// Name servers outside the scan's domain are never contacted,
 			// even though this one would hand the zone over.
 			name: "AXFR name server out of scope", scope: "hosted.test",
-			records: join(clean("hosted.test"), []string{
-				"hosted.test. NS ns1.provider.test.",
-				"hosted.test. NS ns2.provider.test.",
-				"ns1.provider.test. A 127.0.0.1",
-				"ns2.provider.test. A 127.0.0.1",
-			}),
+			records:        join(clean("hosted.test"), nsRecords("hosted.test", "ns1.provider.test", "ns2.provider.test")),
 			transfers:      map[string]bool{"hosted.test": true},
 			want:           map[string]findingWant{},
 			notes:          []string{"zone transfer (hosted.test): skipped as out of scope: ns1.provider.test, ns2.provider.test"},
@@ -354,10 +338,7 @@ func TestZoneChecks(t *testing.T) {
 			// Without ALLOW_PRIVATE_NETWORKS the guarded dialer refuses the
 			// name server's loopback address before connecting.
 			name: "AXFR refused by the network policy", scope: "private.test", strictPolicy: true,
-			records: join(clean("private.test"), []string{
-				"private.test. NS ns1.private.test.",
-				"ns1.private.test. A 127.0.0.1",
-			}),
+			records:   join(clean("private.test"), nsRecords("private.test", "ns1.private.test")),
 			transfers: map[string]bool{"private.test": true},
 			want:      map[string]findingWant{},
 			// The shared wording of a refusal, naming the server and never
@@ -368,7 +349,7 @@ func TestZoneChecks(t *testing.T) {
 		},
 		{
 			name: "no dialer", scope: "nodialer.test", noDialer: true,
-			records:   join(clean("nodialer.test"), []string{"nodialer.test. NS ns1.nodialer.test.", "ns1.nodialer.test. A 127.0.0.1"}),
+			records:   join(clean("nodialer.test"), nsRecords("nodialer.test", "ns1.nodialer.test")),
 			transfers: map[string]bool{"nodialer.test": true},
 			want:      map[string]findingWant{},
 			notes:     []string{"zone transfer: not checked (no guarded dialer"},
@@ -421,9 +402,7 @@ func TestZoneChecks(t *testing.T) {
 		},
 		{
 			name: "timeouts prove nothing", scope: "slow.test", timeout: 200 * time.Millisecond,
-			records: join(without(clean("slow.test"), "CAA", "DS", "DNSKEY"), []string{
-				"slow.test. NS ns1.slow.test.",
-				"ns1.slow.test. A 127.0.0.1",
+			records: join(without(clean("slow.test"), "CAA", "DS", "DNSKEY"), nsRecords("slow.test", "ns1.slow.test"), []string{
 				"www.slow.test. CNAME slow.herokuapp.com.",
 			}),
 			hang:  []string{"slow.test", "slow.herokuapp.com"},
@@ -447,12 +426,25 @@ func manyHosts(zone string, n int) []string {
 	return out
 }
 
+// manyNS are n name servers of zone, ns0 to ns<n-1>, in the zone (see
+// nsRecords).
 func manyNS(zone string, n int) []string {
-	var out []string
+	servers := make([]string, n)
 	for i := range n {
-		out = append(out, fmt.Sprintf("%s. NS ns%d.%s.", zone, i, zone), fmt.Sprintf("ns%d.%s. A 127.0.0.1", i, zone))
+		servers[i] = fmt.Sprintf("ns%d.%s", i, zone)
 	}
-	return out
+	return nsRecords(zone, servers...)
+}
+
+// nsRecords are zone's NS records naming servers, in order, and an
+// address on the loopback (the test name server) for each server.
+func nsRecords(zone string, servers ...string) []string {
+	var ns, addrs []string
+	for _, s := range servers {
+		ns = append(ns, zone+". NS "+s+".")
+		addrs = append(addrs, s+". A 127.0.0.1")
+	}
+	return append(ns, addrs...)
 }
 
 func TestTakeoverServiceOf(t *testing.T) {
