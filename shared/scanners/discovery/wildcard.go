@@ -293,6 +293,15 @@ func (d *discovery) wildcardFindings() []scans.Finding {
 	return out
 }
 
+func joinAddrs(m map[netip.Addr]bool) string {
+	var out []string
+	for a := range m {
+		out = append(out, a.String())
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
 // isEmptyNonTerminal reports whether a lookup error says the name exists
 // without addresses (it may have children).
 func isEmptyNonTerminal(err error) bool {
