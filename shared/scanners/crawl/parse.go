@@ -77,17 +77,7 @@ func parseHTML(body []byte, page *url.URL) document {
 		if tt == html.ErrorToken {
 			break
 		}
-		if tt == html.EndTagToken {
-			if name, _ := z.TagName(); string(name) == "form" {
-				p.closeForm()
-			}
-			continue
-		}
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-			continue
-		}
-		tag, attrs := tagAttrs(z)
-		p.startTag(tag, attrs)
+		p.token(z, tt)
 	}
 	if p.cur != nil && len(p.doc.forms) < maxFormsPerPage {
 		p.doc.forms = append(p.doc.forms, *p.cur)
@@ -100,6 +90,19 @@ type parser struct {
 	doc        document
 	page, base *url.URL
 	cur        *form // the open <form>, if any
+}
+
+// token reads the token z is at, of type tt: a start tag, or the end of a
+// form; other tokens are skipped.
+func (p *parser) token(z *html.Tokenizer, tt html.TokenType) {
+	switch tt {
+	case html.EndTagToken:
+		if name, _ := z.TagName(); string(name) == "form" {
+			p.closeForm()
+		}
+	case html.StartTagToken, html.SelfClosingTagToken:
+		p.startTag(tagAttrs(z))
+	}
 }
 
 // tagAttrs reads the current start tag's name and attributes (the first of

@@ -95,21 +95,33 @@ type robotsReader struct {
 func (r *robotsReader) line(key, value string) {
 	switch key {
 	case "user-agent":
-		if !r.inAgents || r.cur == nil {
-			r.cur = &robotsGroup{}
-			r.groups = append(r.groups, r.cur)
-		}
-		r.cur.agents = append(r.cur.agents, strings.ToLower(value))
-		r.inAgents = true
+		r.agent(value)
 	case "allow", "disallow":
 		r.inAgents = false
-		// "Disallow:" with no path allows everything.
-		if cur := r.cur; cur != nil && len(cur.rules) < maxRobotsRules && len(value) <= maxRobotsPattern && value != "" {
-			cur.rules = append(cur.rules, robotsRule{allow: key == "allow", pattern: value})
-		}
+		r.rule(key == "allow", value)
 	default:
 		// Sitemap, Crawl-delay and unknown keys do not end a group's
 		// user-agent list in practice, but they are not rules either.
+	}
+}
+
+// agent reads a user-agent line: consecutive ones name the agents of one
+// group.
+func (r *robotsReader) agent(value string) {
+	if !r.inAgents || r.cur == nil {
+		r.cur = &robotsGroup{}
+		r.groups = append(r.groups, r.cur)
+	}
+	r.cur.agents = append(r.cur.agents, strings.ToLower(value))
+	r.inAgents = true
+}
+
+// rule adds an allow or disallow rule to the current group, if any, within
+// the bounds; an empty pattern ("Disallow:" with no path allows
+// everything) is no rule.
+func (r *robotsReader) rule(allow bool, pattern string) {
+	if cur := r.cur; cur != nil && len(cur.rules) < maxRobotsRules && len(pattern) <= maxRobotsPattern && pattern != "" {
+		cur.rules = append(cur.rules, robotsRule{allow: allow, pattern: pattern})
 	}
 }
 
@@ -152,31 +164,34 @@ func (r *robotsRules) allowed(path string) bool {
 // Greedy leftmost matching of the literal segments is exact for patterns
 // whose only wildcard is '*', and linear in the path per segment.
 func robotsMatch(pattern, path string) bool {
-	anchored := strings.HasSuffix(pattern, "$")
-	if anchored {
-		pattern = pattern[:len(pattern)-1]
-	}
+	pattern, anchored := strings.CutSuffix(pattern, "$")
 	segments := strings.Split(pattern, "*")
 	first, rest := segments[0], segments[1:]
 	if !strings.HasPrefix(path, first) {
 		return false
 	}
-	pos := len(first)
-	if len(rest) == 0 {
-		return !anchored || pos == len(path)
+	return matchSegments(path[len(first):], rest, anchored)
+}
+
+// matchSegments matches what follows a pattern's first literal segment:
+// tail, the rest of the path, against the segments that follow each '*'
+// (none: the pattern had no '*', and tail must be empty when anchored).
+func matchSegments(tail string, segments []string, anchored bool) bool {
+	if len(segments) == 0 {
+		return !anchored || tail == ""
 	}
-	last := rest[len(rest)-1]
-	for _, seg := range rest[:len(rest)-1] {
-		i := strings.Index(path[pos:], seg)
+	last := segments[len(segments)-1]
+	for _, seg := range segments[:len(segments)-1] {
+		i := strings.Index(tail, seg)
 		if i < 0 {
 			return false
 		}
-		pos += i + len(seg)
+		tail = tail[i+len(seg):]
 	}
 	if anchored {
-		return len(path)-pos >= len(last) && strings.HasSuffix(path, last)
+		return strings.HasSuffix(tail, last)
 	}
-	return strings.Contains(path[pos:], last)
+	return strings.Contains(tail, last)
 }
 
 // robotsFor returns the robots.txt rules of u's origin, fetching them the
