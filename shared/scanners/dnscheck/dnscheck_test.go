@@ -1,6 +1,7 @@
 package dnscheck
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -94,6 +95,15 @@ const (
 	fakeDNSKEY = "DNSKEY 257 3 13 bW9jayBrZXkgZm9yIHRlc3RzIG9ubHksIG5vdCBhIHJlYWwga2V5IGF0IGFsbA=="
 )
 
+// domainInput is the tool's input checking domain ("": the scan's
+// domain).
+func domainInput(domain string) json.RawMessage {
+	if domain == "" {
+		return json.RawMessage(`{}`)
+	}
+	return json.RawMessage(`{"domain": "` + domain + `"}`)
+}
+
 func testResolver(t testing.TB) *resolver.Resolver {
 	t.Helper()
 	srv := resolvertest.Start(t)
@@ -146,11 +156,7 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 		t.Run(tc.scope, func(t *testing.T) {
 			t.Parallel()
 			env := tools.Env{Domain: tc.scope, Resolver: res}
-			input := json.RawMessage(`{}`)
-			if tc.domain != "" {
-				input = json.RawMessage(`{"domain": "` + tc.domain + `"}`)
-			}
-			out, err := New().Run(context.Background(), env, input)
+			out, err := New().Run(context.Background(), env, domainInput(tc.domain))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -159,10 +165,7 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 			if !strings.Contains(out.Outcome, tc.note) {
 				t.Errorf("outcome %q does not mention %q", out.Outcome, tc.note)
 			}
-			host := tc.domain
-			if host == "" {
-				host = tc.scope
-			}
+			host := cmp.Or(tc.domain, tc.scope)
 			got := map[string]scans.Finding{}
 			for _, f := range out.Findings {
 				got[f.Title] = f

@@ -1,6 +1,7 @@
 package dnscheck
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -107,6 +108,40 @@ type findingWant struct {
 
 func runZoneCase(t *testing.T, tc zoneCase) {
 	t.Helper()
+	srv := zoneServer(t, tc)
+	port := int(netip.MustParseAddrPort(srv.Addr).Port())
+	out, err := New(WithAXFRPort(port)).Run(context.Background(), zoneEnv(t, tc, srv.Addr), domainInput(tc.domain))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	scantest.CheckFindings(t, New(), out.Findings)
+	t.Logf("outcome: %s", out.Outcome)
+	for _, note := range tc.notes {
+		if !strings.Contains(out.Outcome, note) {
+			t.Errorf("outcome does not mention %q", note)
+		}
+	}
+	checkZoneFindings(t, tc, out.Findings, port)
+	if n := srv.TCPConnections(); n != tc.tcp {
+		t.Errorf("TCP connections to the name server = %d, want %d", n, tc.tcp)
+	}
+	for zone, n := range tc.transfersAsked {
+		if got := srv.Transfers(zone); got != n {
+			t.Errorf("AXFR requests for %s = %d, want %d", zone, got, n)
+		}
+	}
+	all, _ := json.Marshal(out)
+	for _, h := range tc.hidden {
+		if strings.Contains(string(all), h) {
+			t.Errorf("the result contains zone data %q", h)
+		}
+	}
+}
+
+// zoneServer is the case's own DNS server, serving its records the way
+// the case says (transfers, AD bit, SERVFAIL, hanging names).
+func zoneServer(t *testing.T, tc zoneCase) *resolvertest.Server {
+	t.Helper()
 	srv := resolvertest.Start(t)
 	srv.Add(t, tc.records...)
 	for zone, allowed := range tc.transfers {
@@ -119,11 +154,18 @@ func runZoneCase(t *testing.T, tc zoneCase) {
 	for _, name := range tc.hang {
 		srv.Hang(name)
 	}
+	return srv
+}
+
+// zoneEnv is the case's environment: a resolver asking addr and, unless
+// the case has none, a dialer with the case's policy.
+func zoneEnv(t *testing.T, tc zoneCase, addr string) tools.Env {
+	t.Helper()
 	timeout := tc.timeout
 	if timeout == 0 {
 		timeout = 2 * time.Second
 	}
-	res, err := resolver.New(srv.Addr, timeout)
+	res, err := resolver.New(addr, timeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,25 +173,21 @@ func runZoneCase(t *testing.T, tc zoneCase) {
 	if !tc.noDialer {
 		env.Dialer = netguard.New(res, netguard.Policy{AllowPrivate: !tc.strictPolicy})
 	}
-	port := int(netip.MustParseAddrPort(srv.Addr).Port())
-	input := json.RawMessage(`{}`)
-	if tc.domain != "" {
-		input = json.RawMessage(`{"domain": "` + tc.domain + `"}`)
-	}
+	return env
+}
 
-	out, err := New(WithAXFRPort(port)).Run(context.Background(), env, input)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	scantest.CheckFindings(t, New(), out.Findings)
-	t.Logf("outcome: %s", out.Outcome)
-	for _, note := range tc.notes {
-		if !strings.Contains(out.Outcome, note) {
-			t.Errorf("outcome does not mention %q", note)
-		}
-	}
+// checkZoneFindings checks a case's findings: complete, one per title,
+// exactly the wanted titles and severities, each on the wanted host (by
+// default the checked domain), with the AXFR port when wanted, and with
+// the wanted evidence.
+func checkZoneFindings(t *testing.T, tc zoneCase, findings []scans.Finding, port int) {
+	t.Helper()
 	got := map[string]scans.Finding{}
-	for _, f := range out.Findings {
+	severities := map[string]scans.Severity{}
+	for title, w := range tc.want {
+		severities[title] = w.severity
+	}
+	for _, f := range findings {
 		t.Logf("%s [%s] %s: %s", f.Title, f.Severity, f.Host, f.Evidence)
 		if _, dup := got[f.Title]; dup {
 			t.Errorf("finding %q reported twice", f.Title)
@@ -163,51 +201,27 @@ func runZoneCase(t *testing.T, tc zoneCase) {
 			t.Errorf("finding %q has no CWE", f.Title)
 		}
 	}
+	scantest.WantFindings(t, got, severities)
+	host := cmp.Or(tc.domain, tc.scope)
 	for title, w := range tc.want {
-		f, ok := got[title]
-		if !ok {
-			t.Errorf("missing finding %q", title)
-			continue
-		}
-		if f.Severity != w.severity {
-			t.Errorf("%q severity %s, want %s", title, f.Severity, w.severity)
-		}
-		host := w.host
-		if host == "" {
-			host = tc.domain
-			if host == "" {
-				host = tc.scope
-			}
-		}
-		if f.Host != host {
-			t.Errorf("%q host %q, want %q", title, f.Host, host)
-		}
-		if w.port != (f.Port != nil) || (f.Port != nil && *f.Port != port) {
-			t.Errorf("%q port %v, want set=%v (%d)", title, f.Port, w.port, port)
-		}
-		for _, e := range w.evidence {
-			if !strings.Contains(f.Evidence, e) {
-				t.Errorf("%q evidence %q does not mention %q", title, f.Evidence, e)
-			}
+		if f, ok := got[title]; ok {
+			checkZoneFinding(t, f, w, cmp.Or(w.host, host), port)
 		}
 	}
-	for title := range got {
-		if _, ok := tc.want[title]; !ok {
-			t.Errorf("unexpected finding %q (false positive)", title)
-		}
+}
+
+// checkZoneFinding checks one wanted finding's host, port and evidence.
+func checkZoneFinding(t *testing.T, f scans.Finding, w findingWant, host string, port int) {
+	t.Helper()
+	if f.Host != host {
+		t.Errorf("%q host %q, want %q", f.Title, f.Host, host)
 	}
-	if n := srv.TCPConnections(); n != tc.tcp {
-		t.Errorf("TCP connections to the name server = %d, want %d", n, tc.tcp)
+	if w.port != (f.Port != nil) || (f.Port != nil && *f.Port != port) {
+		t.Errorf("%q port %v, want set=%v (%d)", f.Title, f.Port, w.port, port)
 	}
-	for zone, n := range tc.transfersAsked {
-		if got := srv.Transfers(zone); got != n {
-			t.Errorf("AXFR requests for %s = %d, want %d", zone, got, n)
-		}
-	}
-	all, _ := json.Marshal(out)
-	for _, h := range tc.hidden {
-		if strings.Contains(string(all), h) {
-			t.Errorf("the result contains zone data %q", h)
+	for _, e := range w.evidence {
+		if !strings.Contains(f.Evidence, e) {
+			t.Errorf("%q evidence %q does not mention %q", f.Title, f.Evidence, e)
 		}
 	}
 }
