@@ -145,13 +145,9 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
-	var start *url.URL
-	if in.URL != "" {
-		u, err := httpprobe.ParseTarget(env, in.URL)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		start = u
+	start, err := startURL(env, in.URL)
+	if err != nil {
+		return tools.Result{}, err
 	}
 	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
 	if err != nil {
@@ -170,6 +166,15 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
 	return c.result(), nil
+}
+
+// startURL is the crawl's start from the input's url, checked against the
+// scope; nil (the domain's home page) when the input names none.
+func startURL(env tools.Env, raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	return httpprobe.ParseTarget(env, raw)
 }
 
 // limit is the value of an optional numeric input: def when absent, a

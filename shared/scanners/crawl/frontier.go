@@ -174,21 +174,30 @@ func (c *crawler) candidate(u *url.URL, depth int) (target, bool) {
 		return target{}, false
 	}
 	c.seen[key] = true
+	if skipped := c.skipCount(u, depth); skipped != nil {
+		*skipped++
+		return target{}, false
+	}
+	v := *u
+	v.Fragment, v.RawFragment = "", ""
+	return target{url: &v, depth: depth}, true
+}
+
+// skipCount is the count of skipped URLs u, depth links away, adds to
+// (out of scope, a static file, an action, too deep); nil when u is to be
+// fetched.
+func (c *crawler) skipCount(u *url.URL, depth int) *int {
 	switch {
 	case httpprobe.CheckURL(c.env, u) != nil:
-		c.skipped.scope++
+		return &c.skipped.scope
 	case staticFile.MatchString(u.Path):
-		c.skipped.static++
+		return &c.skipped.static
 	case actionLike.MatchString(u.EscapedPath() + "?" + u.RawQuery):
-		c.skipped.actions++
+		return &c.skipped.actions
 	case depth > c.maxDepth:
-		c.skipped.depth++
-	default:
-		v := *u
-		v.Fragment, v.RawFragment = "", ""
-		return target{url: &v, depth: depth}, true
+		return &c.skipped.depth
 	}
-	return target{}, false
+	return nil
 }
 
 func (c *crawler) markSeen(u *url.URL) { c.seen[normalize(u)] = true }

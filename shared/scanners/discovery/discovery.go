@@ -174,20 +174,26 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	use := in.use
 	d := &discovery{env: env, domain: domain, use: use, tool: t, cands: map[string]map[scans.HostSource]bool{}, outside: map[string]bool{},
 		wild: newWildcards(), labels: in.labels, labelConcurrency: in.concurrency, deep: in.deep}
-	d.consider(domain, scans.SourceApex)
-	if use[scans.SourceWWW] {
-		d.consider("www."+domain, scans.SourceWWW)
-	}
-	d.independentSources(ctx)
-	if use[scans.SourceWordlist] {
-		d.wordlist(ctx)
-	}
-	d.wildcardSubzones(ctx, use[scans.SourceWordlist])
-	hosts := d.resolveAll(ctx)
+	hosts := d.run(ctx)
 	if err := parent.Err(); err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
 	return d.result(hosts), nil
+}
+
+// run gathers the candidates, source after source, and resolves them
+// into hosts.
+func (d *discovery) run(ctx context.Context) []scans.Host {
+	d.consider(d.domain, scans.SourceApex)
+	if d.use[scans.SourceWWW] {
+		d.consider("www."+d.domain, scans.SourceWWW)
+	}
+	d.independentSources(ctx)
+	if d.use[scans.SourceWordlist] {
+		d.wordlist(ctx)
+	}
+	d.wildcardSubzones(ctx, d.use[scans.SourceWordlist])
+	return d.resolveAll(ctx)
 }
 
 // input is a call's decoded input: the sources to use (all when none are
