@@ -274,6 +274,7 @@ type source struct {
 	run   func(context.Context)
 }
 
+// sources are the independent sources, each with the sources it feeds.
 func (d *discovery) sources() []source {
 	return []source{
 		{[]scans.HostSource{scans.SourceNS, scans.SourceAXFR}, d.nameServers},

@@ -197,7 +197,8 @@ func spfNames(txt string) []string {
 		term = strings.TrimLeft(strings.ToLower(term), "+-~?")
 		for _, prefix := range spfMechanisms {
 			rest, ok := strings.CutPrefix(term, prefix)
-			if name, _, _ := strings.Cut(rest, "/"); ok && !strings.Contains(name, "%") {
+			name, _, _ := strings.Cut(rest, "/")
+			if ok && !strings.Contains(name, "%") { // macros name nothing
 				out = append(out, name)
 			}
 		}
@@ -210,7 +211,7 @@ func spfNames(txt string) []string {
 // without addresses (an empty non-terminal) is noted as having children.
 func (d *discovery) wordlist(ctx context.Context) {
 	d.tried = inParallel(ctx, d.labelConcurrency, d.labels, func(_ int, l string) {
-		if err := d.guess(ctx, l, d.domain, scans.SourceWordlist); isEmptyNonTerminal(err) {
+		if err := d.guess(ctx, l, d.domain); isEmptyNonTerminal(err) {
 			d.wild.hint(l + "." + d.domain)
 		}
 	})

@@ -207,7 +207,7 @@ func (d *discovery) wildcardSubzones(ctx context.Context, bruteForce bool) {
 			guesses = append(guesses, [2]string{l, z})
 		}
 	}
-	inParallel(ctx, resolveConcurrency, guesses, func(_ int, g [2]string) { d.guess(ctx, g[0], g[1], scans.SourceWordlist) })
+	inParallel(ctx, resolveConcurrency, guesses, func(_ int, g [2]string) { d.guess(ctx, g[0], g[1]) })
 }
 
 // guessZones are the first maxSubZones subzones that have children or a
@@ -222,16 +222,16 @@ func (d *discovery) guessZones(withChildren, all []string) []string {
 	return out
 }
 
-// guess resolves label.zone and considers it found by src unless it has
-// no address or answers only the zone's wildcard; it returns the lookup's
-// error.
-func (d *discovery) guess(ctx context.Context, label, zone string, src scans.HostSource) error {
+// guess resolves label.zone and considers it found by the wordlist unless
+// it has no address or answers only the zone's wildcard; it returns the
+// lookup's error.
+func (d *discovery) guess(ctx context.Context, label, zone string) error {
 	name := label + "." + zone
 	ips, err := d.env.Resolver.LookupIP(ctx, name)
 	if err != nil || len(ips) == 0 || d.phantom(zone, ips) {
 		return err
 	}
-	d.consider(name, src)
+	d.consider(name, scans.SourceWordlist)
 	return nil
 }
 
