@@ -220,18 +220,10 @@ func isLDH(r rune) bool { return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' ||
 // looksNumeric is true for a top-level label that URL parsers would read as
 // part of an IPv4 address (decimal, or 0x hex), e.g. "127.1" or "a.0x7f".
 func looksNumeric(label string) bool {
-	digits := label
-	hex := strings.HasPrefix(label, "0x")
-	if hex {
-		digits = label[2:]
+	if digits, hex := strings.CutPrefix(label, "0x"); hex {
+		return strings.Trim(digits, "0123456789abcdef") == ""
 	}
-	for i := 0; i < len(digits); i++ {
-		c := digits[i]
-		if !(c >= '0' && c <= '9' || hex && c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return strings.Trim(label, "0123456789") == ""
 }
 
 func truncate(s string, n int) string {

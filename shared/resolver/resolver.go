@@ -105,17 +105,27 @@ func New(server string, timeout time.Duration) (*Resolver, error) {
 			return nil, err
 		}
 	}
+	addr, err := serverAddr(server)
+	if err != nil {
+		return nil, err
+	}
+	return &Resolver{server: addr, timeout: timeout}, nil
+}
+
+// serverAddr checks a "host:port" server address and returns it joined
+// again (IPv6 hosts in brackets).
+func serverAddr(server string) (string, error) {
 	host, port, err := net.SplitHostPort(server)
 	if err != nil {
-		return nil, fmt.Errorf("DNS server %q must be host:port: %w", server, err)
+		return "", fmt.Errorf("DNS server %q must be host:port: %w", server, err)
 	}
 	if host == "" {
-		return nil, fmt.Errorf("DNS server %q has no host", server)
+		return "", fmt.Errorf("DNS server %q has no host", server)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return nil, fmt.Errorf("DNS server %q has an invalid port", server)
+		return "", fmt.Errorf("DNS server %q has an invalid port", server)
 	}
-	return &Resolver{server: net.JoinHostPort(host, port), timeout: timeout}, nil
+	return net.JoinHostPort(host, port), nil
 }
 
 // systemServer is the first nameserver of /etc/resolv.conf, on port 53.
@@ -182,18 +192,26 @@ func addresses(a, aaaa []dns.RR) []netip.Addr {
 		}
 	}
 	for _, rr := range a {
-		if rec, ok := rr.(*dns.A); ok {
-			ip, _ := netip.AddrFromSlice(rec.A)
-			add(ip.Unmap())
-		}
+		add(addressOf(rr))
 	}
 	for _, rr := range aaaa {
-		if rec, ok := rr.(*dns.AAAA); ok {
-			ip, _ := netip.AddrFromSlice(rec.AAAA)
-			add(ip)
-		}
+		add(addressOf(rr))
 	}
 	return addrs
+}
+
+// addressOf is the address of an A or AAAA record (IPv4 unmapped); the
+// zero Addr for other records.
+func addressOf(rr dns.RR) netip.Addr {
+	switch rec := rr.(type) {
+	case *dns.A:
+		ip, _ := netip.AddrFromSlice(rec.A)
+		return ip.Unmap()
+	case *dns.AAAA:
+		ip, _ := netip.AddrFromSlice(rec.AAAA)
+		return ip
+	}
+	return netip.Addr{}
 }
 
 // lookupFailure is the error of an address lookup that found none: a
@@ -312,12 +330,7 @@ func (r *Resolver) exchangeFlags(ctx context.Context, name string, qtype uint16,
 	qctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 
-	query := new(dns.Msg)
-	query.SetQuestion(name, qtype)
-	query.RecursionDesired = true
-	query.AuthenticatedData = askAD
-	query.SetEdns0(ednsBufferSize, false)
-
+	query := newQuery(name, qtype, askAD)
 	resp, err := r.exchangeOver(qctx, "udp", query)
 	if err == nil && resp.Truncated {
 		resp, err = r.exchangeOver(qctx, "tcp", query)
@@ -325,11 +338,27 @@ func (r *Resolver) exchangeFlags(ctx context.Context, name string, qtype uint16,
 	if err != nil {
 		return nil, r.exchangeError(ctx, qctx, err, start)
 	}
-	if len(resp.Question) != 1 || resp.Question[0].Qtype != qtype ||
-		!strings.EqualFold(resp.Question[0].Name, name) {
+	if !answers(resp, name, qtype) {
 		return nil, fmt.Errorf("query %s: answer does not match the question", r.server)
 	}
 	return resp, nil
+}
+
+// newQuery is a recursive query for name and qtype with EDNS0; askAD sets
+// the AD bit.
+func newQuery(name string, qtype uint16, askAD bool) *dns.Msg {
+	query := new(dns.Msg)
+	query.SetQuestion(name, qtype)
+	query.RecursionDesired = true
+	query.AuthenticatedData = askAD
+	query.SetEdns0(ednsBufferSize, false)
+	return query
+}
+
+// answers reports whether resp is an answer to the one question name,
+// qtype (the name compared case-insensitively).
+func answers(resp *dns.Msg, name string, qtype uint16) bool {
+	return len(resp.Question) == 1 && resp.Question[0].Qtype == qtype && strings.EqualFold(resp.Question[0].Name, name)
 }
 
 // exchangeError is the error of an exchange started at start that failed

@@ -65,45 +65,54 @@ func TestLookupIP(t *testing.T) {
 	t.Parallel()
 	r, _ := newTestResolver(t, 2*time.Second)
 
-	tests := []struct {
-		host    string
-		want    []netip.Addr
-		wantErr error
-	}{
-		{host: "v4.example.test", want: addrs("192.0.2.1", "192.0.2.2")},
-		{host: "V4.Example.Test.", want: addrs("192.0.2.1", "192.0.2.2")},
-		{host: "v6.example.test", want: addrs("2001:db8::1")},
-		{host: "dual.example.test", want: addrs("192.0.2.3", "2001:db8::3")},
-		{host: "alias.example.test", want: addrs("192.0.2.3", "2001:db8::3")},
-		{host: "deep.sub.example.test", want: addrs("192.0.2.9")},
-		{host: "dangling.example.test", wantErr: ErrNXDomain},
-		{host: "missing.example.test", wantErr: ErrNXDomain},
-		{host: "txtonly.example.test", wantErr: ErrNoRecords},
-		{host: "sub.example.test", wantErr: ErrNoRecords}, // empty non-terminal
-		{host: "big.example.test", want: addrs("192.0.2.77")},
-		{host: "servfail.example.test", wantErr: &RcodeError{Rcode: dns.RcodeServerFailure}},
-		{host: "refused.example.test", wantErr: &RcodeError{Rcode: dns.RcodeRefused}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.host, func(t *testing.T) {
+	runLookups(t, "LookupIP", r.LookupIP, []lookupCase[netip.Addr]{
+		{name: "v4.example.test", want: addrs("192.0.2.1", "192.0.2.2")},
+		{name: "V4.Example.Test.", want: addrs("192.0.2.1", "192.0.2.2")},
+		{name: "v6.example.test", want: addrs("2001:db8::1")},
+		{name: "dual.example.test", want: addrs("192.0.2.3", "2001:db8::3")},
+		{name: "alias.example.test", want: addrs("192.0.2.3", "2001:db8::3")},
+		{name: "deep.sub.example.test", want: addrs("192.0.2.9")},
+		{name: "dangling.example.test", wantErr: ErrNXDomain},
+		{name: "missing.example.test", wantErr: ErrNXDomain},
+		{name: "txtonly.example.test", wantErr: ErrNoRecords},
+		{name: "sub.example.test", wantErr: ErrNoRecords}, // empty non-terminal
+		{name: "big.example.test", want: addrs("192.0.2.77")},
+		{name: "servfail.example.test", wantErr: &RcodeError{Rcode: dns.RcodeServerFailure}},
+		{name: "refused.example.test", wantErr: &RcodeError{Rcode: dns.RcodeRefused}},
+	})
+}
+
+// assertErr checks errors.Is for sentinels and errors.As + Rcode for
+// *RcodeError.
+// lookupCase is one case of a lookup table test: the name asked, and the
+// error wanted or else the values, in order.
+type lookupCase[T comparable] struct {
+	name    string
+	want    []T
+	wantErr error
+}
+
+// runLookups runs each case as a parallel subtest of lookup (named what
+// in messages).
+func runLookups[T comparable](t *testing.T, what string, lookup func(context.Context, string) ([]T, error), cases []lookupCase[T]) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := r.LookupIP(context.Background(), tt.host)
-			if tt.wantErr != nil {
-				assertErr(t, err, tt.wantErr)
+			got, err := lookup(context.Background(), tc.name)
+			if tc.wantErr != nil {
+				assertErr(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
-				t.Fatalf("LookupIP(%q): %v", tt.host, err)
+				t.Fatalf("%s(%q): %v", what, tc.name, err)
 			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("LookupIP(%q) = %v, want %v", tt.host, got, tt.want)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s(%q) = %v, want %v", what, tc.name, got, tc.want)
 			}
 		})
 	}
 }
 
-// assertErr checks errors.Is for sentinels and errors.As + Rcode for
-// *RcodeError.
 func assertErr(t *testing.T, err, want error) {
 	t.Helper()
 	if err == nil {
@@ -186,34 +195,14 @@ func TestLookupTXT(t *testing.T) {
 	r, _ := newTestResolver(t, 2*time.Second)
 	challenge := []string{"v=spf1 -all", "token-part2", "quote\"and\\backslash\ttab"}
 
-	tests := []struct {
-		name    string
-		want    []string
-		wantErr error
-	}{
+	runLookups(t, "LookupTXT", r.LookupTXT, []lookupCase[string]{
 		{name: "_challenge.example.test", want: challenge},
 		{name: "txtalias.example.test", want: challenge},
 		{name: "txtonly.example.test.", want: []string{"hello"}},
 		{name: "v4.example.test", wantErr: ErrNoRecords},
 		{name: "missing.example.test", wantErr: ErrNXDomain},
 		{name: "servfail.example.test", wantErr: &RcodeError{Rcode: dns.RcodeServerFailure}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := r.LookupTXT(context.Background(), tt.name)
-			if tt.wantErr != nil {
-				assertErr(t, err, tt.wantErr)
-				return
-			}
-			if err != nil {
-				t.Fatalf("LookupTXT(%q): %v", tt.name, err)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("LookupTXT(%q) = %q, want %q", tt.name, got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestTimeout(t *testing.T) {

@@ -201,11 +201,7 @@ func (s *Server) serve(w dns.ResponseWriter, req *dns.Msg) {
 		network = "tcp"
 	}
 	if len(req.Question) == 1 && isTransfer(req.Question[0].Qtype) {
-		for _, msg := range s.transferMessages(network, req) {
-			if err := w.WriteMsg(msg); err != nil {
-				return // the client went away, e.g. after the first message
-			}
-		}
+		s.writeTransfer(w, network, req)
 		return
 	}
 	resp := s.answer(network, req)
@@ -217,6 +213,16 @@ func (s *Server) serve(w dns.ResponseWriter, req *dns.Msg) {
 		resp.Truncate(udpSize(req))
 	}
 	_ = w.WriteMsg(resp)
+}
+
+// writeTransfer writes the messages of a zone transfer, stopping when the
+// client goes away (e.g. after the first message).
+func (s *Server) writeTransfer(w dns.ResponseWriter, network string, req *dns.Msg) {
+	for _, msg := range s.transferMessages(network, req) {
+		if err := w.WriteMsg(msg); err != nil {
+			return
+		}
+	}
 }
 
 // udpSize is the largest UDP answer the client of req takes.
@@ -267,11 +273,8 @@ func asksAD(req *dns.Msg) bool {
 // CNAMEs like a recursive resolver, bounded.
 func (s *Server) resolve(resp *dns.Msg, name string, qtype uint16) {
 	for range 16 {
-		rrs, exists := s.records[name]
-		if !exists && !s.hasDescendant(name) {
-			rrs, exists = s.wildcard(name)
-		}
-		if !exists && !s.hasDescendant(name) {
+		rrs, exists := s.recordsOf(name)
+		if !exists {
 			resp.Rcode = dns.RcodeNameError
 			s.addZoneSOA(resp, name)
 			return
@@ -292,6 +295,16 @@ func (s *Server) resolve(resp *dns.Msg, name string, qtype uint16) {
 			return
 		}
 	}
+}
+
+// recordsOf are the records of name, its own or a wildcard's, and whether
+// it exists (an empty non-terminal exists without records).
+func (s *Server) recordsOf(name string) ([]dns.RR, bool) {
+	rrs, exists := s.records[name]
+	if exists || s.hasDescendant(name) {
+		return rrs, true
+	}
+	return s.wildcard(name)
 }
 
 // matching are copies of the records of qtype among rrs and, unless CNAME

@@ -125,15 +125,25 @@ func pageChecks(r *httpprobe.Response, doc *document, out *collector) {
 		return
 	}
 	summary := r.Summary()
+	textChecks(r, summary, out)
+	if doc != nil {
+		htmlChecks(r, doc, summary, out)
+	}
+}
+
+// textChecks look for error details and product versions in a text body.
+func textChecks(r *httpprobe.Response, summary string, out *collector) {
 	if what, excerpt, ok := matchDebug(r.Body); ok {
 		out.add(checks.ErrorDetails, r.URL, fmt.Sprintf("%s: %s: %q", summary, what, excerpt))
 	}
 	for _, pv := range vuln.PageVersions(r.Body) {
 		out.add(checks.VersionPage, r.URL, fmt.Sprintf("%s: %q (%s %s)", summary, pv.Text, pv.Product, pv.Version))
 	}
-	if doc == nil {
-		return
-	}
+}
+
+// htmlChecks run the checks of an HTML page: directory listing, the
+// generator's version, its forms and, on HTTPS, mixed content.
+func htmlChecks(r *httpprobe.Response, doc *document, summary string, out *collector) {
 	if r.Status == http.StatusOK {
 		if title, ok := matchListing(r.Body); ok {
 			out.add(checks.DirectoryListing, r.URL, fmt.Sprintf("%s: %s", summary, title))

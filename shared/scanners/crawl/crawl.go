@@ -137,26 +137,17 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err := tools.DecodeInput(raw, &in); err != nil {
 		return tools.Result{}, err
 	}
-	maxPages, maxDepth := DefaultMaxPages, DefaultMaxDepth
-	if in.MaxPages != nil {
-		if *in.MaxPages < 1 || *in.MaxPages > MaxPages {
-			return tools.Result{}, tools.Refuse("max_pages is %d; it must be between 1 and %d", *in.MaxPages, MaxPages)
-		}
-		maxPages = *in.MaxPages
+	maxPages, err := limit("max_pages", in.MaxPages, DefaultMaxPages, 1, MaxPages)
+	if err != nil {
+		return tools.Result{}, err
 	}
-	if in.MaxDepth != nil {
-		if *in.MaxDepth < 0 || *in.MaxDepth > MaxDepth {
-			return tools.Result{}, tools.Refuse("max_depth is %d; it must be between 0 and %d", *in.MaxDepth, MaxDepth)
-		}
-		maxDepth = *in.MaxDepth
+	maxDepth, err := limit("max_depth", in.MaxDepth, DefaultMaxDepth, 0, MaxDepth)
+	if err != nil {
+		return tools.Result{}, err
 	}
-	var start *url.URL
-	if in.URL != "" {
-		u, err := httpprobe.ParseTarget(env, in.URL)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		start = u
+	start, err := startURL(env, in.URL)
+	if err != nil {
+		return tools.Result{}, err
 	}
 	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
 	if err != nil {
@@ -175,6 +166,27 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
 	return c.result(), nil
+}
+
+// startURL is the crawl's start from the input's url, checked against the
+// scope; nil (the domain's home page) when the input names none.
+func startURL(env tools.Env, raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	return httpprobe.ParseTarget(env, raw)
+}
+
+// limit is the value of an optional numeric input: def when absent, a
+// refusal when outside [lo, hi].
+func limit(name string, v *int, def, lo, hi int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < lo || *v > hi {
+		return 0, tools.Refuse("%s is %d; it must be between %d and %d", name, *v, lo, hi)
+	}
+	return *v, nil
 }
 
 // target is a URL waiting to be fetched, depth links away from the start.

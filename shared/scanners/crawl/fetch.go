@@ -20,22 +20,7 @@ func (c *crawler) fetchAll(ctx context.Context, batch []target) []*httpprobe.Res
 	for range min(workers, len(batch)) {
 		wg.Go(func() {
 			for i := range jobs {
-				if ctx.Err() != nil || c.halted() {
-					c.mu.Lock()
-					c.unfetched++
-					c.mu.Unlock()
-					continue
-				}
-				resp, err := c.fetch(ctx, batch[i].url)
-				if errors.Is(err, errBudget) {
-					c.mu.Lock()
-					c.unfetched++
-					c.mu.Unlock()
-				}
-				if err != nil {
-					continue
-				}
-				out[i] = resp
+				out[i] = c.fetchSelected(ctx, batch[i].url)
 			}
 		})
 	}
@@ -45,6 +30,30 @@ func (c *crawler) fetchAll(ctx context.Context, batch []target) []*httpprobe.Res
 	close(jobs)
 	wg.Wait()
 	return out
+}
+
+// fetchSelected fetches a page of a batch: nil when the fetch failed or
+// was not made; a page left because the crawl stopped (its time or byte
+// budget) is counted as unfetched.
+func (c *crawler) fetchSelected(ctx context.Context, u *url.URL) *httpprobe.Response {
+	if ctx.Err() != nil || c.halted() {
+		c.countUnfetched()
+		return nil
+	}
+	resp, err := c.fetch(ctx, u)
+	if errors.Is(err, errBudget) {
+		c.countUnfetched()
+	}
+	if err != nil {
+		return nil
+	}
+	return resp
+}
+
+func (c *crawler) countUnfetched() {
+	c.mu.Lock()
+	c.unfetched++
+	c.mu.Unlock()
 }
 
 // fetch GETs one page within the byte budget. A spent budget stops the

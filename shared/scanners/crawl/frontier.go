@@ -26,22 +26,8 @@ func (c *crawler) run(ctx context.Context, start *url.URL) error {
 			c.stop("the call's time budget ran out")
 			break
 		}
-		// One round is every queued URL of the lowest depth: links of the
-		// next level, or redirects of the current one.
-		slices.SortStableFunc(queue, func(a, b target) int { return cmp.Compare(a.depth, b.depth) })
-		n := 1
-		for n < len(queue) && queue[n].depth == queue[0].depth {
-			n++
-		}
-		round := queue[:n]
-		queue = slices.Clone(queue[n:])
-		batch := c.selectBatch(ctx, round)
-		responses := c.fetchAll(ctx, batch)
-		for i, resp := range responses {
-			if resp != nil {
-				queue = append(queue, c.handle(resp, batch[i].depth)...)
-			}
-		}
+		round, rest := nextRound(queue)
+		queue = append(rest, c.crawlRound(ctx, round)...)
 		if len(queue) > maxQueued {
 			c.queued += len(queue) - maxQueued
 			queue = queue[:maxQueued]
@@ -54,6 +40,31 @@ func (c *crawler) run(ctx context.Context, start *url.URL) error {
 		c.skipped.limit += len(queue) + c.unfetched
 	}
 	return nil
+}
+
+// nextRound splits a queue into its next round, every queued URL of the
+// lowest depth (links of the next level, or redirects of the current
+// one), and the rest.
+func nextRound(queue []target) (round, rest []target) {
+	slices.SortStableFunc(queue, func(a, b target) int { return cmp.Compare(a.depth, b.depth) })
+	n := 1
+	for n < len(queue) && queue[n].depth == queue[0].depth {
+		n++
+	}
+	return queue[:n], slices.Clone(queue[n:])
+}
+
+// crawlRound fetches what it selects of a round and returns the URLs the
+// pages lead to.
+func (c *crawler) crawlRound(ctx context.Context, round []target) []target {
+	batch := c.selectBatch(ctx, round)
+	var next []target
+	for i, resp := range c.fetchAll(ctx, batch) {
+		if resp != nil {
+			next = append(next, c.handle(resp, batch[i].depth)...)
+		}
+	}
+	return next
 }
 
 // fetchSeed fetches the start page: start, or the domain's https home page
@@ -163,21 +174,30 @@ func (c *crawler) candidate(u *url.URL, depth int) (target, bool) {
 		return target{}, false
 	}
 	c.seen[key] = true
+	if skipped := c.skipCount(u, depth); skipped != nil {
+		*skipped++
+		return target{}, false
+	}
+	v := *u
+	v.Fragment, v.RawFragment = "", ""
+	return target{url: &v, depth: depth}, true
+}
+
+// skipCount is the count of skipped URLs u, depth links away, adds to
+// (out of scope, a static file, an action, too deep); nil when u is to be
+// fetched.
+func (c *crawler) skipCount(u *url.URL, depth int) *int {
 	switch {
 	case httpprobe.CheckURL(c.env, u) != nil:
-		c.skipped.scope++
+		return &c.skipped.scope
 	case staticFile.MatchString(u.Path):
-		c.skipped.static++
+		return &c.skipped.static
 	case actionLike.MatchString(u.EscapedPath() + "?" + u.RawQuery):
-		c.skipped.actions++
+		return &c.skipped.actions
 	case depth > c.maxDepth:
-		c.skipped.depth++
-	default:
-		v := *u
-		v.Fragment, v.RawFragment = "", ""
-		return target{url: &v, depth: depth}, true
+		return &c.skipped.depth
 	}
-	return target{}, false
+	return nil
 }
 
 func (c *crawler) markSeen(u *url.URL) { c.seen[normalize(u)] = true }

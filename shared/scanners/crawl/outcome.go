@@ -21,7 +21,14 @@ func (c *crawler) result() tools.Result {
 	if s := c.skipped.describe(); s != "" {
 		outcome += "; not fetched: " + s
 	}
-	outcome += "; " + findingCounts(findings) + "; pages: " + list(listed)
+	outcome += "; " + findingCounts(findings) + "; pages: " + list(listed) + c.laterNotes()
+	return tools.Result{Outcome: httpprobe.Clean(outcome, 3000), Findings: findings, Services: c.services}
+}
+
+// laterNotes are the outcome's notes after the pages: the forms and
+// scripts listed, failed requests, links dropped and the crawl's notes.
+func (c *crawler) laterNotes() string {
+	var outcome string
 	if len(c.forms) > 0 {
 		outcome += fmt.Sprintf("; %s: %s", plural(len(c.forms), "form"), list(c.forms))
 	}
@@ -39,7 +46,7 @@ func (c *crawler) result() tools.Result {
 	for _, n := range c.notes {
 		outcome += "; " + n
 	}
-	return tools.Result{Outcome: httpprobe.Clean(outcome, 3000), Findings: findings, Services: c.services}
+	return outcome
 }
 
 // pageList is how many of the crawled pages are HTML, and each page as

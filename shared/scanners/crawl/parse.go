@@ -77,17 +77,7 @@ func parseHTML(body []byte, page *url.URL) document {
 		if tt == html.ErrorToken {
 			break
 		}
-		if tt == html.EndTagToken {
-			if name, _ := z.TagName(); string(name) == "form" {
-				p.closeForm()
-			}
-			continue
-		}
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-			continue
-		}
-		tag, attrs := tagAttrs(z)
-		p.startTag(tag, attrs)
+		p.token(z, tt)
 	}
 	if p.cur != nil && len(p.doc.forms) < maxFormsPerPage {
 		p.doc.forms = append(p.doc.forms, *p.cur)
@@ -100,6 +90,19 @@ type parser struct {
 	doc        document
 	page, base *url.URL
 	cur        *form // the open <form>, if any
+}
+
+// token reads the token z is at, of type tt: a start tag, or the end of a
+// form; other tokens are skipped.
+func (p *parser) token(z *html.Tokenizer, tt html.TokenType) {
+	switch tt {
+	case html.EndTagToken:
+		if name, _ := z.TagName(); string(name) == "form" {
+			p.closeForm()
+		}
+	case html.StartTagToken, html.SelfClosingTagToken:
+		p.startTag(tagAttrs(z))
+	}
 }
 
 // tagAttrs reads the current start tag's name and attributes (the first of
@@ -152,29 +155,49 @@ func (p *parser) closeForm() {
 	}
 }
 
+// tagHandlers read the tags that are not only subresources.
+var tagHandlers = map[string]func(*parser, map[string]string){
+	"base":     (*parser).setBase,
+	"a":        (*parser).link,
+	"area":     (*parser).link,
+	"meta":     (*parser).meta,
+	"link":     (*parser).stylesheet,
+	"form":     (*parser).openForm,
+	"input":    (*parser).field,
+	"textarea": (*parser).field,
+	"select":   (*parser).field,
+}
+
 func (p *parser) startTag(tag string, attrs map[string]string) {
-	switch tag {
-	case "base":
-		if u := p.resolve(attrs["href"]); u != nil {
-			p.base = u
-		}
-	case "a", "area":
-		p.addLink(p.resolve(attrs["href"]))
-	case "meta":
-		if strings.EqualFold(attrs["name"], "generator") && p.doc.generator == "" {
-			p.doc.generator = attrs["content"]
-		}
-	case "link":
-		if hasToken(attrs["rel"], "stylesheet") {
-			p.addResource(p.resolve(attrs["href"]), "link rel=stylesheet href", true)
-		}
-	case "form":
-		p.openForm(attrs)
-	case "input", "textarea", "select":
-		p.field(attrs)
+	if h, ok := tagHandlers[tag]; ok {
+		h(p, attrs)
 	}
 	if ra, ok := resourceAttrs[tag]; ok {
 		p.subresource(tag, ra.attr, ra.active, attrs)
+	}
+}
+
+// setBase reads <base href>: later URLs resolve against it.
+func (p *parser) setBase(attrs map[string]string) {
+	if u := p.resolve(attrs["href"]); u != nil {
+		p.base = u
+	}
+}
+
+// link reads an <a> or <area> target.
+func (p *parser) link(attrs map[string]string) { p.addLink(p.resolve(attrs["href"])) }
+
+// meta reads the first <meta name="generator">.
+func (p *parser) meta(attrs map[string]string) {
+	if strings.EqualFold(attrs["name"], "generator") && p.doc.generator == "" {
+		p.doc.generator = attrs["content"]
+	}
+}
+
+// stylesheet reads a <link rel=stylesheet>, an active subresource.
+func (p *parser) stylesheet(attrs map[string]string) {
+	if hasToken(attrs["rel"], "stylesheet") {
+		p.addResource(p.resolve(attrs["href"]), "link rel=stylesheet href", true)
 	}
 }
 

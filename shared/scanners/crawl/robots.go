@@ -65,39 +65,64 @@ type robotsGroup struct {
 // lines start one, the allow and disallow lines after them are its rules
 // (at most maxRobotsRules, patterns at most maxRobotsPattern long).
 func robotsGroups(body []byte) []*robotsGroup {
-	var groups []*robotsGroup
-	var cur *robotsGroup
-	inAgents := false // the previous meaningful line was a user-agent line
+	var r robotsReader
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 0, 4096), 64<<10)
 	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		key, value, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		key = strings.ToLower(strings.TrimSpace(key))
-		value = strings.TrimSpace(value)
-		switch key {
-		case "user-agent":
-			if !inAgents || cur == nil {
-				cur = &robotsGroup{}
-				groups = append(groups, cur)
-			}
-			cur.agents = append(cur.agents, strings.ToLower(value))
-			inAgents = true
-		case "allow", "disallow":
-			inAgents = false
-			// "Disallow:" with no path allows everything.
-			if cur != nil && len(cur.rules) < maxRobotsRules && len(value) <= maxRobotsPattern && value != "" {
-				cur.rules = append(cur.rules, robotsRule{allow: key == "allow", pattern: value})
-			}
-		default:
-			// Sitemap, Crawl-delay and unknown keys do not end a group's
-			// user-agent list in practice, but they are not rules either.
+		if key, value, ok := robotsLine(sc.Text()); ok {
+			r.line(key, value)
 		}
 	}
-	return groups
+	return r.groups
+}
+
+// robotsLine splits a robots.txt line into its lower-case key and its
+// value, without comment; ok is false for a line without a key.
+func robotsLine(text string) (key, value string, ok bool) {
+	line, _, _ := strings.Cut(text, "#")
+	key, value, ok = strings.Cut(line, ":")
+	return strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(value), ok
+}
+
+// robotsReader is the state of robotsGroups between lines.
+type robotsReader struct {
+	groups   []*robotsGroup
+	cur      *robotsGroup
+	inAgents bool // the previous meaningful line was a user-agent line
+}
+
+// line reads one key: value line.
+func (r *robotsReader) line(key, value string) {
+	switch key {
+	case "user-agent":
+		r.agent(value)
+	case "allow", "disallow":
+		r.inAgents = false
+		r.rule(key == "allow", value)
+	default:
+		// Sitemap, Crawl-delay and unknown keys do not end a group's
+		// user-agent list in practice, but they are not rules either.
+	}
+}
+
+// agent reads a user-agent line: consecutive ones name the agents of one
+// group.
+func (r *robotsReader) agent(value string) {
+	if !r.inAgents || r.cur == nil {
+		r.cur = &robotsGroup{}
+		r.groups = append(r.groups, r.cur)
+	}
+	r.cur.agents = append(r.cur.agents, strings.ToLower(value))
+	r.inAgents = true
+}
+
+// rule adds an allow or disallow rule to the current group, if any, within
+// the bounds; an empty pattern ("Disallow:" with no path allows
+// everything) is no rule.
+func (r *robotsReader) rule(allow bool, pattern string) {
+	if cur := r.cur; cur != nil && len(cur.rules) < maxRobotsRules && len(pattern) <= maxRobotsPattern && pattern != "" {
+		cur.rules = append(cur.rules, robotsRule{allow: allow, pattern: pattern})
+	}
 }
 
 // pickRules unites the rules of the groups with an agent that matches, at
@@ -139,31 +164,34 @@ func (r *robotsRules) allowed(path string) bool {
 // Greedy leftmost matching of the literal segments is exact for patterns
 // whose only wildcard is '*', and linear in the path per segment.
 func robotsMatch(pattern, path string) bool {
-	anchored := strings.HasSuffix(pattern, "$")
-	if anchored {
-		pattern = pattern[:len(pattern)-1]
-	}
+	pattern, anchored := strings.CutSuffix(pattern, "$")
 	segments := strings.Split(pattern, "*")
 	first, rest := segments[0], segments[1:]
 	if !strings.HasPrefix(path, first) {
 		return false
 	}
-	pos := len(first)
-	if len(rest) == 0 {
-		return !anchored || pos == len(path)
+	return matchSegments(path[len(first):], rest, anchored)
+}
+
+// matchSegments matches what follows a pattern's first literal segment:
+// tail, the rest of the path, against the segments that follow each '*'
+// (none: the pattern had no '*', and tail must be empty when anchored).
+func matchSegments(tail string, segments []string, anchored bool) bool {
+	if len(segments) == 0 {
+		return !anchored || tail == ""
 	}
-	last := rest[len(rest)-1]
-	for _, seg := range rest[:len(rest)-1] {
-		i := strings.Index(path[pos:], seg)
+	last := segments[len(segments)-1]
+	for _, seg := range segments[:len(segments)-1] {
+		i := strings.Index(tail, seg)
 		if i < 0 {
 			return false
 		}
-		pos += i + len(seg)
+		tail = tail[i+len(seg):]
 	}
 	if anchored {
-		return len(path)-pos >= len(last) && strings.HasSuffix(path, last)
+		return strings.HasSuffix(tail, last)
 	}
-	return strings.Contains(path[pos:], last)
+	return strings.Contains(tail, last)
 }
 
 // robotsFor returns the robots.txt rules of u's origin, fetching them the
@@ -174,32 +202,45 @@ func (c *crawler) robotsFor(ctx context.Context, u *url.URL) *robotsRules {
 	if r, ok := c.robots[key]; ok {
 		return r
 	}
-	rules := allowAll
 	robotsURL := *origin
 	robotsURL.Path = "/robots.txt"
-	reserved := c.budget.reserve(robotsBytes)
-	var resp *httpprobe.Response
-	err := errBudget
-	if reserved > 0 {
-		resp, err = c.client.Do(ctx, httpprobe.Request{URL: &robotsURL, MaxBody: reserved})
-		used := int64(0)
-		if err == nil {
-			used = int64(len(resp.Body))
-		}
-		c.budget.refund(reserved - used)
+	resp, err := c.fetchRobots(ctx, &robotsURL)
+	rules, note := robotsAnswer(resp, err)
+	if note != "" {
+		c.notes = append(c.notes, robotsURL.String()+" "+note+": nothing more crawled there")
 	}
+	c.robots[key] = rules
+	return rules
+}
+
+// fetchRobots fetches a robots.txt within the byte budget (errBudget when
+// it is spent).
+func (c *crawler) fetchRobots(ctx context.Context, u *url.URL) (*httpprobe.Response, error) {
+	reserved := c.budget.reserve(robotsBytes)
+	if reserved <= 0 {
+		return nil, errBudget
+	}
+	resp, err := c.client.Do(ctx, httpprobe.Request{URL: u, MaxBody: reserved})
+	used := int64(0)
+	if err == nil {
+		used = int64(len(resp.Body))
+	}
+	c.budget.refund(reserved - used)
+	return resp, err
+}
+
+// robotsAnswer are the rules a robots.txt fetch gives, and why nothing
+// more is crawled at the origin when that is the answer ("" otherwise).
+func robotsAnswer(resp *httpprobe.Response, err error) (*robotsRules, string) {
 	switch {
 	case err != nil:
 		// RFC 9309 2.3.1.4: an unreachable robots.txt means a complete
 		// disallow.
-		rules = &robotsRules{disallowAll: true}
-		c.notes = append(c.notes, fmt.Sprintf("%s could not be read (%s): nothing more crawled there", robotsURL.String(), httpprobe.Describe(err)))
+		return &robotsRules{disallowAll: true}, fmt.Sprintf("could not be read (%s)", httpprobe.Describe(err))
 	case resp.Status >= 500:
-		rules = &robotsRules{disallowAll: true}
-		c.notes = append(c.notes, fmt.Sprintf("%s answered %d: nothing more crawled there", robotsURL.String(), resp.Status))
+		return &robotsRules{disallowAll: true}, fmt.Sprintf("answered %d", resp.Status)
 	case resp.Status >= 200 && resp.Status < 300:
-		rules = parseRobots(resp.Body, robotsAgent)
+		return parseRobots(resp.Body, robotsAgent), ""
 	}
-	c.robots[key] = rules
-	return rules
+	return allowAll, ""
 }

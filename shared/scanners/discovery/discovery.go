@@ -174,20 +174,26 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	use := in.use
 	d := &discovery{env: env, domain: domain, use: use, tool: t, cands: map[string]map[scans.HostSource]bool{}, outside: map[string]bool{},
 		wild: newWildcards(), labels: in.labels, labelConcurrency: in.concurrency, deep: in.deep}
-	d.consider(domain, scans.SourceApex)
-	if use[scans.SourceWWW] {
-		d.consider("www."+domain, scans.SourceWWW)
-	}
-	d.independentSources(ctx)
-	if use[scans.SourceWordlist] {
-		d.wordlist(ctx)
-	}
-	d.wildcardSubzones(ctx, use[scans.SourceWordlist])
-	hosts := d.resolveAll(ctx)
+	hosts := d.run(ctx)
 	if err := parent.Err(); err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
 	return d.result(hosts), nil
+}
+
+// run gathers the candidates, source after source, and resolves them
+// into hosts.
+func (d *discovery) run(ctx context.Context) []scans.Host {
+	d.consider(d.domain, scans.SourceApex)
+	if d.use[scans.SourceWWW] {
+		d.consider("www."+d.domain, scans.SourceWWW)
+	}
+	d.independentSources(ctx)
+	if d.use[scans.SourceWordlist] {
+		d.wordlist(ctx)
+	}
+	d.wildcardSubzones(ctx, d.use[scans.SourceWordlist])
+	return d.resolveAll(ctx)
 }
 
 // input is a call's decoded input: the sources to use (all when none are
@@ -209,50 +215,74 @@ func readInput(raw json.RawMessage) (input, error) {
 	if err := tools.DecodeInput(raw, &in); err != nil {
 		return input{}, err
 	}
-	out := input{labels: Wordlist(), concurrency: resolveConcurrency, deep: in.Wordlist == "deep", use: map[scans.HostSource]bool{}}
-	switch in.Wordlist {
+	labels, concurrency, err := wordlistOf(in.Wordlist)
+	if err != nil {
+		return input{}, err
+	}
+	use, err := usedSources(in.Sources)
+	if err != nil {
+		return input{}, err
+	}
+	return input{use: use, labels: labels, concurrency: concurrency, deep: in.Wordlist == "deep"}, nil
+}
+
+// wordlistOf are the labels of the named wordlist and the concurrency
+// they are resolved with.
+func wordlistOf(name string) (labels []string, concurrency int, err error) {
+	switch name {
 	case "", "standard":
+		return Wordlist(), resolveConcurrency, nil
 	case "deep":
-		out.labels, out.concurrency = DeepWordlist(), deepResolveConcurrency
-	default:
-		return input{}, tools.Refuse("wordlist %q is unknown; use standard or deep", in.Wordlist)
+		return DeepWordlist(), deepResolveConcurrency, nil
 	}
-	for _, s := range in.Sources {
+	return nil, 0, tools.Refuse("wordlist %q is unknown; use standard or deep", name)
+}
+
+// usedSources is the set of sources a call named (all when it named
+// none); an unknown one is refused.
+func usedSources(names []scans.HostSource) (map[scans.HostSource]bool, error) {
+	if names == nil {
+		names = allSources
+	}
+	use := map[scans.HostSource]bool{}
+	for _, s := range names {
 		if !slices.Contains(allSources, s) {
-			return input{}, tools.Refuse("source %q is unknown", s)
+			return nil, tools.Refuse("source %q is unknown", s)
 		}
-		out.use[s] = true
+		use[s] = true
 	}
-	if in.Sources == nil {
-		for _, s := range allSources {
-			out.use[s] = true
-		}
-	}
-	return out, nil
+	return use, nil
 }
 
 // independentSources runs every source that depends on nothing else, in
 // parallel, and waits for them.
 func (d *discovery) independentSources(ctx context.Context) {
-	use := d.use
 	var wg sync.WaitGroup
 	wg.Go(func() { d.probe(ctx, d.domain) })
-	if use[scans.SourceNS] || use[scans.SourceAXFR] {
-		wg.Go(func() { d.nameServers(ctx) })
-	}
-	if use[scans.SourceMX] {
-		wg.Go(func() { d.mailExchangers(ctx) })
-	}
-	if use[scans.SourceSPF] {
-		wg.Go(func() { d.spf(ctx) })
-	}
-	if use[scans.SourceCertificate] {
-		wg.Go(func() { d.certificates(ctx) })
-	}
-	if use[scans.SourceLink] || use[scans.SourceCSP] || use[scans.SourceCORS] || use[scans.SourceRedirect] {
-		wg.Go(func() { d.pages(ctx) })
+	for _, src := range d.sources() {
+		if slices.ContainsFunc(src.feeds, func(s scans.HostSource) bool { return d.use[s] }) {
+			wg.Go(func() { src.run(ctx) })
+		}
 	}
 	wg.Wait()
+}
+
+// source is one independent source: it runs when the call uses any of the
+// sources it feeds.
+type source struct {
+	feeds []scans.HostSource
+	run   func(context.Context)
+}
+
+// sources are the independent sources, each with the sources it feeds.
+func (d *discovery) sources() []source {
+	return []source{
+		{[]scans.HostSource{scans.SourceNS, scans.SourceAXFR}, d.nameServers},
+		{[]scans.HostSource{scans.SourceMX}, d.mailExchangers},
+		{[]scans.HostSource{scans.SourceSPF}, d.spf},
+		{[]scans.HostSource{scans.SourceCertificate}, d.certificates},
+		{[]scans.HostSource{scans.SourceLink, scans.SourceCSP, scans.SourceCORS, scans.SourceRedirect}, d.pages},
+	}
 }
 
 // discovery is the state of one call.
@@ -283,16 +313,23 @@ func (d *discovery) consider(name string, src scans.HostSource) {
 	if name == "" {
 		return
 	}
-	if norm, err := domainname.Normalize(name); wildcard && err == nil && domainname.InScope(norm, d.domain) {
-		d.wild.hint(norm) // *.name: name has children, maybe a wildcard
-	}
 	norm, err := domainname.Normalize(name)
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if err != nil {
 		return // not a host name (an IP literal, a wildcard, garbage)
 	}
-	if !domainname.InScope(norm, d.domain) {
+	inScope := domainname.InScope(norm, d.domain)
+	if wildcard && inScope {
+		d.wild.hint(norm) // *.name: name has children, maybe a wildcard
+	}
+	d.keep(norm, inScope, src)
+}
+
+// keep records a normalised name found by src: an in-scope one as a
+// candidate, another as a name outside the scope; each set is bounded.
+func (d *discovery) keep(norm string, inScope bool, src scans.HostSource) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !inScope {
 		if len(d.outside) < maxCandidates {
 			d.outside[norm] = true
 		}

@@ -28,18 +28,7 @@ func (d *discovery) nameServers(ctx context.Context) {
 		d.note("NS lookup failed: %s", httpprobe.Clean(err.Error(), 120))
 		return
 	}
-	var servers []string
-	for _, rr := range ans.Records {
-		if ns, ok := rr.(*dns.NS); ok {
-			name := strings.TrimSuffix(dns.CanonicalName(ns.Ns), ".")
-			if d.use[scans.SourceNS] {
-				d.consider(name, scans.SourceNS)
-			}
-			if domainname.InScope(name, d.domain) && len(servers) < maxNameServers && !slices.Contains(servers, name) {
-				servers = append(servers, name)
-			}
-		}
-	}
+	servers := d.considerNameServers(ans.Records)
 	if !d.use[scans.SourceAXFR] {
 		return
 	}
@@ -48,6 +37,27 @@ func (d *discovery) nameServers(ctx context.Context) {
 		wg.Go(func() { d.transfer(ctx, ns) })
 	}
 	wg.Wait()
+}
+
+// considerNameServers considers the names of NS records (with the NS
+// source) and returns the distinct in-scope ones, at most maxNameServers:
+// the servers asked for a zone transfer.
+func (d *discovery) considerNameServers(records []dns.RR) []string {
+	var servers []string
+	for _, rr := range records {
+		ns, ok := rr.(*dns.NS)
+		if !ok {
+			continue
+		}
+		name := strings.TrimSuffix(dns.CanonicalName(ns.Ns), ".")
+		if d.use[scans.SourceNS] {
+			d.consider(name, scans.SourceNS)
+		}
+		if domainname.InScope(name, d.domain) && len(servers) < maxNameServers && !slices.Contains(servers, name) {
+			servers = append(servers, name)
+		}
+	}
+	return servers
 }
 
 // transfer asks one in-scope name server for the zone and keeps the owner
@@ -167,48 +177,42 @@ func (d *discovery) spf(ctx context.Context) {
 		return
 	}
 	for _, txt := range txts {
-		if !strings.HasPrefix(strings.ToLower(txt), "v=spf1") {
-			continue
+		for _, name := range spfNames(txt) {
+			d.consider(name, scans.SourceSPF)
 		}
-		for _, term := range strings.Fields(txt)[1:] {
-			term = strings.TrimLeft(strings.ToLower(term), "+-~?")
-			for _, prefix := range []string{"include:", "a:", "mx:", "ptr:", "exists:", "redirect="} {
-				if rest, ok := strings.CutPrefix(term, prefix); ok {
-					name, _, _ := strings.Cut(rest, "/")
-					if !strings.Contains(name, "%") { // macros name nothing
-						d.consider(name, scans.SourceSPF)
-					}
-				}
+	}
+}
+
+// spfMechanisms are the SPF terms whose argument is a name.
+var spfMechanisms = []string{"include:", "a:", "mx:", "ptr:", "exists:", "redirect="}
+
+// spfNames are the names an SPF record mentions (none when txt is not an
+// SPF record); names with macros name nothing and are left out.
+func spfNames(txt string) []string {
+	if !strings.HasPrefix(strings.ToLower(txt), "v=spf1") {
+		return nil
+	}
+	var out []string
+	for _, term := range strings.Fields(txt)[1:] {
+		term = strings.TrimLeft(strings.ToLower(term), "+-~?")
+		for _, prefix := range spfMechanisms {
+			rest, ok := strings.CutPrefix(term, prefix)
+			name, _, _ := strings.Cut(rest, "/")
+			if ok && !strings.Contains(name, "%") { // macros name nothing
+				out = append(out, name)
 			}
 		}
 	}
+	return out
 }
 
 // wordlist resolves label.domain for every built-in label; a name whose
 // addresses are all wildcard answers is dropped, and a name that exists
 // without addresses (an empty non-terminal) is noted as having children.
 func (d *discovery) wordlist(ctx context.Context) {
-	labels := d.labels
-	sem := make(chan struct{}, max(d.labelConcurrency, 1))
-	var wg sync.WaitGroup
-	for _, l := range labels {
-		if ctx.Err() != nil {
-			break
+	d.tried = inParallel(ctx, d.labelConcurrency, d.labels, func(_ int, l string) {
+		if err := d.guess(ctx, l, d.domain); isEmptyNonTerminal(err) {
+			d.wild.hint(l + "." + d.domain)
 		}
-		sem <- struct{}{}
-		d.tried++
-		wg.Go(func() {
-			defer func() { <-sem }()
-			name := l + "." + d.domain
-			ips, err := d.env.Resolver.LookupIP(ctx, name)
-			if isEmptyNonTerminal(err) {
-				d.wild.hint(name)
-			}
-			if err != nil || len(ips) == 0 || d.phantom(d.domain, ips) {
-				return
-			}
-			d.consider(name, scans.SourceWordlist)
-		})
-	}
-	wg.Wait()
+	})
 }

@@ -189,14 +189,8 @@ func cspNames(policy string) []string {
 	for _, directive := range strings.Split(policy, ";") {
 		fields := strings.Fields(directive)
 		for _, src := range fields[min(len(fields), 1):] {
-			if strings.HasPrefix(src, "'") || strings.HasSuffix(src, ":") {
-				continue // keywords and bare schemes
-			}
-			if !strings.Contains(src, "://") {
-				src = "https://" + src
-			}
-			if u, err := url.Parse(src); err == nil && u.Hostname() != "" {
-				out = append(out, u.Hostname())
+			if h := cspSourceHost(src); h != "" {
+				out = append(out, h)
 			}
 		}
 		if len(out) > maxLinks {
@@ -204,4 +198,20 @@ func cspNames(policy string) []string {
 		}
 	}
 	return out
+}
+
+// cspSourceHost is the host name of a CSP source expression ("" for
+// keywords, bare schemes and sources without a host); a source without a
+// scheme is read as https.
+func cspSourceHost(src string) string {
+	if strings.HasPrefix(src, "'") || strings.HasSuffix(src, ":") {
+		return "" // keywords and bare schemes
+	}
+	if !strings.Contains(src, "://") {
+		src = "https://" + src
+	}
+	if u, err := url.Parse(src); err == nil {
+		return u.Hostname()
+	}
+	return ""
 }

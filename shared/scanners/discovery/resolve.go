@@ -2,8 +2,7 @@ package discovery
 
 import (
 	"context"
-	"fmt"
-	"net/netip"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -11,60 +10,42 @@ import (
 	"github.com/miekg/dns"
 
 	"secscan/shared/domainname"
+	"secscan/shared/netguard"
 	"secscan/shared/scans"
-	"secscan/shared/tools"
 )
+
+// inParallel calls fn with each item and its index, at most limit calls at
+// a time, starting none once ctx is done; it waits for the calls it started
+// and returns their number.
+func inParallel[T any](ctx context.Context, limit int, items []T, fn func(int, T)) (started int) {
+	sem := make(chan struct{}, max(limit, 1))
+	var wg sync.WaitGroup
+	for i, item := range items {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		started++
+		wg.Go(func() {
+			defer func() { <-sem }()
+			fn(i, item)
+		})
+	}
+	wg.Wait()
+	return started
+}
 
 // resolveAll turns candidates into hosts: at least one address must be
 // allowed by the dialer's policy; the in-scope names of CNAME chains are
 // candidates too, and a chain that leaves the scope is recorded on the host.
 func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
-	// CNAME chains first: they may add candidates.
+	leaves := d.chains(ctx)
 	names := d.candidateNames()
-	leaves := d.resolveChains(ctx, names)
-	if extra := d.candidateNames(); len(extra) > len(names) {
-		for k, v := range d.resolveChains(ctx, slices.DeleteFunc(extra, func(n string) bool { return slices.Contains(names, n) })) {
-			leaves[k] = v
-		}
-	}
-	names = d.candidateNames()
 	policy := d.env.Dialer.Policy()
 	hosts := make([]*scans.Host, len(names))
-	sem := make(chan struct{}, resolveConcurrency)
-	var wg sync.WaitGroup
-	for i, name := range names {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			ips, err := d.env.Resolver.LookupIP(ctx, name)
-			if err != nil {
-				return
-			}
-			var addrs []string
-			for _, ip := range ips {
-				if policy.Check(ip) == nil {
-					addrs = append(addrs, ip.String())
-				}
-			}
-			if len(addrs) == 0 {
-				return
-			}
-			d.mu.Lock()
-			var srcs []scans.HostSource
-			for s := range d.cands[name] {
-				srcs = append(srcs, s)
-			}
-			d.mu.Unlock()
-			slices.Sort(srcs)
-			slices.Sort(addrs)
-			hosts[i] = &scans.Host{Name: name, Addresses: addrs, Sources: srcs}
-			if target := leaves[name]; target != "" {
-				// The third party's addresses: HTTP(S) checks of the name only.
-				hosts[i].CNAME, hosts[i].NotProbed = target, scans.NotProbedThirdParty
-			}
-		})
-	}
-	wg.Wait()
+	inParallel(ctx, resolveConcurrency, names, func(i int, name string) {
+		hosts[i] = d.host(ctx, name, policy, leaves[name])
+	})
 	var out []scans.Host
 	for _, h := range hosts {
 		if h != nil {
@@ -74,6 +55,53 @@ func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
 	return out
 }
 
+// chains resolves the CNAME chains of the candidates, then of the
+// candidates the chains added; it maps names to their first target
+// outside the scope (see resolveChains).
+func (d *discovery) chains(ctx context.Context) map[string]string {
+	names := d.candidateNames()
+	leaves := d.resolveChains(ctx, names)
+	if extra := d.candidateNames(); len(extra) > len(names) {
+		maps.Copy(leaves, d.resolveChains(ctx, slices.DeleteFunc(extra, func(n string) bool { return slices.Contains(names, n) })))
+	}
+	return leaves
+}
+
+// host resolves one candidate: nil when none of its addresses is allowed
+// by policy; a host aliased to alias (outside the scope) gets HTTP(S)
+// checks of the name only.
+func (d *discovery) host(ctx context.Context, name string, policy netguard.Policy, alias string) *scans.Host {
+	ips, err := d.env.Resolver.LookupIP(ctx, name)
+	if err != nil {
+		return nil
+	}
+	var addrs []string
+	for _, ip := range ips {
+		if policy.Check(ip) == nil {
+			addrs = append(addrs, ip.String())
+		}
+	}
+	if len(addrs) == 0 {
+		return nil
+	}
+	slices.Sort(addrs)
+	h := &scans.Host{Name: name, Addresses: addrs, Sources: d.sourcesOf(name)}
+	if alias != "" {
+		// The third party's addresses: HTTP(S) checks of the name only.
+		h.CNAME, h.NotProbed = alias, scans.NotProbedThirdParty
+	}
+	return h
+}
+
+// sourcesOf are the sources that found a candidate, sorted.
+func (d *discovery) sourcesOf(name string) []scans.HostSource {
+	d.mu.Lock()
+	srcs := slices.Collect(maps.Keys(d.cands[name]))
+	d.mu.Unlock()
+	slices.Sort(srcs)
+	return srcs
+}
+
 // resolveChains asks for the A record of each name to see its CNAME chain:
 // in-scope links of the chain become candidates; a chain that leaves the
 // scope maps the name to the first name outside it (that name is counted,
@@ -81,35 +109,37 @@ func (d *discovery) resolveAll(ctx context.Context) []scans.Host {
 func (d *discovery) resolveChains(ctx context.Context, names []string) map[string]string {
 	leaves := map[string]string{}
 	var mu sync.Mutex
-	sem := make(chan struct{}, resolveConcurrency)
-	var wg sync.WaitGroup
-	for _, name := range names {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			ans, err := d.env.Resolver.Query(ctx, name, dns.TypeA)
-			if err != nil {
-				return
-			}
-			for _, target := range ans.CNAMEs {
-				target = strings.TrimSuffix(target, ".")
-				if !domainname.InScope(target, d.domain) {
-					d.consider(target, scans.SourceCNAME) // counted, never a host
-					mu.Lock()
-					if leaves[name] == "" {
-						leaves[name] = target
-					}
-					mu.Unlock()
-					continue
-				}
-				if d.use[scans.SourceCNAME] {
-					d.consider(target, scans.SourceCNAME)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	inParallel(ctx, resolveConcurrency, names, func(_ int, name string) {
+		if leaf := d.chain(ctx, name); leaf != "" {
+			mu.Lock()
+			leaves[name] = leaf
+			mu.Unlock()
+		}
+	})
 	return leaves
+}
+
+// chain considers the names of name's CNAME chain and returns the first
+// one outside the scope ("" when the chain stays inside).
+func (d *discovery) chain(ctx context.Context, name string) (leaf string) {
+	ans, err := d.env.Resolver.Query(ctx, name, dns.TypeA)
+	if err != nil {
+		return ""
+	}
+	for _, target := range ans.CNAMEs {
+		target = strings.TrimSuffix(target, ".")
+		if !domainname.InScope(target, d.domain) {
+			d.consider(target, scans.SourceCNAME) // counted, never a host
+			if leaf == "" {
+				leaf = target
+			}
+			continue
+		}
+		if d.use[scans.SourceCNAME] {
+			d.consider(target, scans.SourceCNAME)
+		}
+	}
+	return leaf
 }
 
 func (d *discovery) candidateNames() []string {
@@ -121,76 +151,4 @@ func (d *discovery) candidateNames() []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func (d *discovery) result(hosts []scans.Host) tools.Result {
-	var outside []string
-	for n := range d.outside {
-		outside = append(outside, n)
-	}
-	slices.Sort(outside)
-	res := tools.Result{Surface: scans.Surface{Hosts: hosts, OutOfScopeNames: outside, OutOfScope: len(outside)},
-		Findings: d.wildcardFindings()}
-	for _, f := range res.Findings {
-		d.notes = append(d.notes, "wildcard DNS: *."+f.Host+" answers for any label")
-	}
-	aliased := 0
-	for _, h := range hosts {
-		if h.CNAME != "" {
-			aliased++
-		}
-	}
-	res.Outcome = hostsInScope(hosts) + outsideScope(len(outside))
-	if d.deep {
-		res.Outcome += fmt.Sprintf("; deep wordlist: %d of %d labels tried", d.tried, len(d.labels))
-	}
-	if d.wildcards > 0 {
-		res.Outcome += fmt.Sprintf("; %d wordlist names dropped as wildcard answers", d.wildcards)
-	}
-	if aliased > 0 {
-		res.Outcome += fmt.Sprintf("; %d hosts aliased outside the scope get HTTP(S) checks only", aliased)
-	}
-	slices.Sort(d.notes)
-	for _, n := range d.notes {
-		res.Outcome += "; " + n
-	}
-	return res
-}
-
-func joinAddrs(m map[netip.Addr]bool) string {
-	var out []string
-	for a := range m {
-		out = append(out, a.String())
-	}
-	slices.Sort(out)
-	return strings.Join(out, ", ")
-}
-
-// hostsInScope counts the hosts and names the first 20.
-func hostsInScope(hosts []scans.Host) string {
-	out := fmt.Sprintf("%d hosts in scope", len(hosts))
-	if len(hosts) == 0 {
-		return out
-	}
-	names := make([]string, 0, min(len(hosts), 20))
-	for _, h := range hosts[:min(len(hosts), 20)] {
-		names = append(names, h.Name)
-	}
-	out += ": " + strings.Join(names, ", ")
-	if len(hosts) > len(names) {
-		out += fmt.Sprintf(" and %d more", len(hosts)-len(names))
-	}
-	return out
-}
-
-// outsideScope is the outcome's note on the n names seen outside the
-// scope ("" when none).
-func outsideScope(n int) string {
-	switch n {
-	case 0:
-		return ""
-	case 1:
-		return "; 1 name outside the scope seen, not contacted"
-	}
-	return fmt.Sprintf("; %d names outside the scope seen, not contacted", n)
 }

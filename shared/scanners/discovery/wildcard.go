@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -134,23 +135,8 @@ func (d *discovery) phantom(zone string, ips []netip.Addr) bool {
 // names, empty non-terminals), ancestors of candidates, then the
 // candidates themselves; at most MaxWildcardZones-1.
 func (d *discovery) subzones() (withChildren, all []string) {
-	d.wild.mu.Lock()
-	hints := make([]string, 0, len(d.wild.hints))
-	for h := range d.wild.hints {
-		hints = append(hints, h)
-	}
-	d.wild.mu.Unlock()
-	slices.Sort(hints)
-	var ancestors []string
 	cands := d.candidateNames()
-	for _, n := range cands {
-		for _, p := range between(n, d.domain) {
-			if !slices.Contains(ancestors, p) {
-				ancestors = append(ancestors, p)
-			}
-		}
-	}
-	slices.Sort(ancestors)
+	hints, ancestors := d.hintNames(), ancestorsOf(cands, d.domain)
 	seen := map[string]bool{d.domain: true}
 	add := func(list *[]string, names []string) {
 		for _, n := range names {
@@ -167,6 +153,28 @@ func (d *discovery) subzones() (withChildren, all []string) {
 	add(&withChildren, ancestors)
 	add(&all, cands)
 	return withChildren, all
+}
+
+// hintNames are the names with evidence of children, sorted.
+func (d *discovery) hintNames() []string {
+	d.wild.mu.Lock()
+	defer d.wild.mu.Unlock()
+	return slices.Sorted(maps.Keys(d.wild.hints))
+}
+
+// ancestorsOf are the distinct names between each of names and domain,
+// sorted.
+func ancestorsOf(names []string, domain string) []string {
+	var out []string
+	for _, n := range names {
+		for _, p := range between(n, domain) {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // between are the names strictly between name and domain: a.b.c.example.com
@@ -189,43 +197,42 @@ func between(name, domain string) []string {
 // are dropped.
 func (d *discovery) wildcardSubzones(ctx context.Context, bruteForce bool) {
 	withChildren, all := d.subzones()
-	sem := make(chan struct{}, resolveConcurrency)
-	var wg sync.WaitGroup
-	for _, z := range all {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			d.probe(ctx, z)
-		})
-	}
-	wg.Wait()
+	inParallel(ctx, resolveConcurrency, all, func(_ int, z string) { d.probe(ctx, z) })
 	if !bruteForce {
 		return
 	}
-	var targets []string
-	for _, z := range all {
-		if len(targets) < maxSubZones && (slices.Contains(withChildren, z) || d.ownWildcard(z)) {
-			targets = append(targets, z)
-		}
-	}
-	for _, z := range targets {
+	var guesses [][2]string // label, zone
+	for _, z := range d.guessZones(withChildren, all) {
 		for _, l := range subLabels {
-			if ctx.Err() != nil {
-				break
-			}
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				name := l + "." + z
-				ips, err := d.env.Resolver.LookupIP(ctx, name)
-				if err != nil || len(ips) == 0 || d.phantom(z, ips) {
-					return
-				}
-				d.consider(name, scans.SourceWordlist)
-			})
+			guesses = append(guesses, [2]string{l, z})
 		}
 	}
-	wg.Wait()
+	inParallel(ctx, resolveConcurrency, guesses, func(_ int, g [2]string) { d.guess(ctx, g[0], g[1]) })
+}
+
+// guessZones are the first maxSubZones subzones that have children or a
+// wildcard of their own: the zones whose common labels are tried.
+func (d *discovery) guessZones(withChildren, all []string) []string {
+	var out []string
+	for _, z := range all {
+		if len(out) < maxSubZones && (slices.Contains(withChildren, z) || d.ownWildcard(z)) {
+			out = append(out, z)
+		}
+	}
+	return out
+}
+
+// guess resolves label.zone and considers it found by the wordlist unless
+// it has no address or answers only the zone's wildcard; it returns the
+// lookup's error.
+func (d *discovery) guess(ctx context.Context, label, zone string) error {
+	name := label + "." + zone
+	ips, err := d.env.Resolver.LookupIP(ctx, name)
+	if err != nil || len(ips) == 0 || d.phantom(zone, ips) {
+		return err
+	}
+	d.consider(name, scans.SourceWordlist)
+	return nil
 }
 
 // ownWildcard reports whether zone has a wildcard of its own: its random
@@ -284,6 +291,15 @@ func (d *discovery) wildcardFindings() []scans.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+func joinAddrs(m map[netip.Addr]bool) string {
+	var out []string
+	for a := range m {
+		out = append(out, a.String())
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }
 
 // isEmptyNonTerminal reports whether a lookup error says the name exists

@@ -167,7 +167,7 @@ func (c Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (t
 	}
 	// A dangling alias makes the name look absent to TXT and address
 	// lookups, which follow it; it is still a name worth reporting.
-	if errors.Is(l.spf.err, resolver.ErrNXDomain) && errors.Is(l.addrErr, resolver.ErrNXDomain) && l.aliases[0].target == "" {
+	if l.nonexistent() {
 		return tools.Result{}, fmt.Errorf("dns_check: %s does not exist (NXDOMAIN)", name)
 	}
 	rep := &report{domain: name, subdomain: !strings.EqualFold(name, l.scope)}
@@ -196,6 +196,12 @@ type lookups struct {
 	// fallback: the name is a subdomain without a DMARC record of its own,
 	// and orgDMARC was looked up.
 	fallback bool
+}
+
+// nonexistent reports that the first round found no such name: TXT and
+// address lookups say NXDOMAIN and the name is no alias.
+func (l *lookups) nonexistent() bool {
+	return errors.Is(l.spf.err, resolver.ErrNXDomain) && errors.Is(l.addrErr, resolver.ErrNXDomain) && l.aliases[0].target == ""
 }
 
 // firstRound runs every lookup that depends on nothing else.

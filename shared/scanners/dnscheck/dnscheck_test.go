@@ -1,6 +1,7 @@
 package dnscheck
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -28,33 +29,11 @@ var zones = []string{
 	`soft.test. TXT "v=spf1 ip4:192.0.2.0/24 " "include:_spf.mail.example ~all"`,
 	`_dmarc.soft.test. TXT "v=DMARC1; p=quarantine; pct=100"`,
 
-	`passall.test. TXT "v=spf1 +all"`,
-	`_dmarc.passall.test. TXT "v=DMARC1; p=reject"`,
-	`bareall.test. TXT "v=spf1 mx all"`,
-	`_dmarc.bareall.test. TXT "v=DMARC1; p=reject"`,
-	`neutral.test. TXT "v=spf1 mx ?all"`,
-	`_dmarc.neutral.test. TXT "v=DMARC1; p=reject"`,
-	`noall.test. TXT "v=spf1 mx"`,
-	`_dmarc.noall.test. TXT "v=DMARC1; p=reject"`,
-	`redirect.test. TXT "v=spf1 redirect=_spf.good.test"`,
-	`_dmarc.redirect.test. TXT "v=DMARC1; p=reject"`,
 	`twospf.test. TXT "v=spf1 mx -all"`,
 	`twospf.test. TXT "v=spf1 include:_spf.mail.example -all"`,
 	`_dmarc.twospf.test. TXT "v=DMARC1; p=reject"`,
-	`lookups.test. TXT "v=spf1 a mx include:a.example include:b.example include:c.example include:d.example include:e.example include:f.example include:g.example include:h.example exists:%{i}.x.example -all"`,
-	`_dmarc.lookups.test. TXT "v=DMARC1; p=reject"`,
-
 	`nospf.test. A 192.0.2.20`,
 	`_dmarc.nospf.test. TXT "v=DMARC1; p=reject"`,
-	`nodmarc.test. TXT "v=spf1 -all"`,
-	`dmarcnone.test. TXT "v=spf1 -all"`,
-	`_dmarc.dmarcnone.test. TXT "v=DMARC1; p=none; rua=mailto:d@dmarcnone.test"`,
-	`dmarcpct.test. TXT "v=spf1 -all"`,
-	`_dmarc.dmarcpct.test. TXT "v=DMARC1; p=reject; pct=20"`,
-	`dmarcbad.test. TXT "v=spf1 -all"`,
-	`_dmarc.dmarcbad.test. TXT "v=DMARC1; p=block"`,
-	`dmarclower.test. TXT "v=spf1 -all"`,
-	`_dmarc.dmarclower.test. TXT "v=dmarc1; p=reject"`,
 	`twodmarc.test. TXT "v=spf1 -all"`,
 	`_dmarc.twodmarc.test. TXT "v=DMARC1; p=reject"`,
 	`_dmarc.twodmarc.test. TXT "v=DMARC1; p=none"`,
@@ -66,6 +45,40 @@ var zones = []string{
 	`mail.org.test. A 192.0.2.30`,
 
 	`servfail.test. TXT "v=spf1 -all"`,
+}
+
+// mailPolicies are scan domains of the tests with one SPF record and one
+// DMARC record ("": none) and nothing else of their own, and the finding
+// each plants (none when title is "").
+var mailPolicies = []struct {
+	domain, spf, dmarc string
+	title              string
+	severity           scans.Severity
+}{
+	{"passall.test", "v=spf1 +all", "v=DMARC1; p=reject", "SPF record allows any sender (+all)", scans.High},
+	{"bareall.test", "v=spf1 mx all", "v=DMARC1; p=reject", "SPF record allows any sender (+all)", scans.High},
+	{"neutral.test", "v=spf1 mx ?all", "v=DMARC1; p=reject", "SPF record ends in ?all (neutral)", scans.Medium},
+	{"noall.test", "v=spf1 mx", "v=DMARC1; p=reject", "SPF record has no all mechanism", scans.Low},
+	{"redirect.test", "v=spf1 redirect=_spf.good.test", "v=DMARC1; p=reject", "", ""},
+	{"lookups.test", "v=spf1 a mx include:a.example include:b.example include:c.example include:d.example include:e.example include:f.example include:g.example include:h.example exists:%{i}.x.example -all", "v=DMARC1; p=reject",
+		"SPF record needs more than 10 DNS lookups", scans.Medium},
+	{"nodmarc.test", "v=spf1 -all", "", "No DMARC record", scans.Medium},
+	{"dmarcnone.test", "v=spf1 -all", "v=DMARC1; p=none; rua=mailto:d@dmarcnone.test", "DMARC policy is none (monitoring only)", scans.Low},
+	{"dmarcpct.test", "v=spf1 -all", "v=DMARC1; p=reject; pct=20", "DMARC policy applies to only part of the mail (pct below 100)", scans.Low},
+	{"dmarcbad.test", "v=spf1 -all", "v=DMARC1; p=block", "DMARC record has no valid policy", scans.Medium},
+	{"dmarclower.test", "v=spf1 -all", "v=dmarc1; p=reject", "No DMARC record", scans.Medium},
+}
+
+// mailRecords are the TXT records of mailPolicies.
+func mailRecords() []string {
+	var out []string
+	for _, m := range mailPolicies {
+		out = append(out, m.domain+`. TXT "`+m.spf+`"`)
+		if m.dmarc != "" {
+			out = append(out, `_dmarc.`+m.domain+`. TXT "`+m.dmarc+`"`)
+		}
+	}
+	return out
 }
 
 // hardened are the scan domains of zones: each also gets a CAA record and
@@ -82,10 +95,20 @@ const (
 	fakeDNSKEY = "DNSKEY 257 3 13 bW9jayBrZXkgZm9yIHRlc3RzIG9ubHksIG5vdCBhIHJlYWwga2V5IGF0IGFsbA=="
 )
 
+// domainInput is the tool's input checking domain ("": the scan's
+// domain).
+func domainInput(domain string) json.RawMessage {
+	if domain == "" {
+		return json.RawMessage(`{}`)
+	}
+	return json.RawMessage(`{"domain": "` + domain + `"}`)
+}
+
 func testResolver(t testing.TB) *resolver.Resolver {
 	t.Helper()
 	srv := resolvertest.Start(t)
 	srv.Add(t, zones...)
+	srv.Add(t, mailRecords()...)
 	for _, d := range hardened {
 		srv.Add(t, d+`. CAA 0 issue "letsencrypt.org"`, d+". "+fakeDS, d+". "+fakeDNSKEY)
 	}
@@ -102,26 +125,14 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 	res := testResolver(t)
 	type want map[string]scans.Severity
 	cases := []struct {
-		scope  string // the scan's domain
-		domain string // the input ("" for the default)
-		want   want
-		note   string // substring of the outcome
+		scope, domain string // the scan's domain; the input ("" for the default)
+		want          want
+		note          string // substring of the outcome
 	}{
 		{scope: "good.test", want: want{}, note: "A/AAAA: 192.0.2.10"},
 		{scope: "soft.test", want: want{}, note: "SPF: v=spf1 ip4:192.0.2.0/24 include:_spf.mail.example ~all"},
-		{scope: "redirect.test", want: want{}},
-		{scope: "passall.test", want: want{"SPF record allows any sender (+all)": scans.High}},
-		{scope: "bareall.test", want: want{"SPF record allows any sender (+all)": scans.High}},
-		{scope: "neutral.test", want: want{"SPF record ends in ?all (neutral)": scans.Medium}},
-		{scope: "noall.test", want: want{"SPF record has no all mechanism": scans.Low}},
 		{scope: "twospf.test", want: want{"Multiple SPF records": scans.Medium}},
-		{scope: "lookups.test", want: want{"SPF record needs more than 10 DNS lookups": scans.Medium}},
 		{scope: "nospf.test", want: want{"No SPF record": scans.Medium}},
-		{scope: "nodmarc.test", want: want{"No DMARC record": scans.Medium}},
-		{scope: "dmarcnone.test", want: want{"DMARC policy is none (monitoring only)": scans.Low}},
-		{scope: "dmarcpct.test", want: want{"DMARC policy applies to only part of the mail (pct below 100)": scans.Low}},
-		{scope: "dmarcbad.test", want: want{"DMARC record has no valid policy": scans.Medium}},
-		{scope: "dmarclower.test", want: want{"No DMARC record": scans.Medium}},
 		{scope: "twodmarc.test", want: want{"Multiple DMARC records": scans.Medium}},
 		{
 			scope: "org.test", domain: "mail.org.test",
@@ -130,15 +141,22 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 		},
 		{scope: "servfail.test", want: want{}, note: "DMARC: not checked"},
 	}
+	for _, m := range mailPolicies {
+		w := want{}
+		if m.title != "" {
+			w[m.title] = m.severity
+		}
+		cases = append(cases, struct {
+			scope, domain string
+			want          want
+			note          string
+		}{scope: m.domain, want: w})
+	}
 	for _, tc := range cases {
 		t.Run(tc.scope, func(t *testing.T) {
 			t.Parallel()
 			env := tools.Env{Domain: tc.scope, Resolver: res}
-			input := json.RawMessage(`{}`)
-			if tc.domain != "" {
-				input = json.RawMessage(`{"domain": "` + tc.domain + `"}`)
-			}
-			out, err := New().Run(context.Background(), env, input)
+			out, err := New().Run(context.Background(), env, domainInput(tc.domain))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -147,10 +165,7 @@ func TestRunFindsPlantedWeaknesses(t *testing.T) {
 			if !strings.Contains(out.Outcome, tc.note) {
 				t.Errorf("outcome %q does not mention %q", out.Outcome, tc.note)
 			}
-			host := tc.domain
-			if host == "" {
-				host = tc.scope
-			}
+			host := cmp.Or(tc.domain, tc.scope)
 			got := map[string]scans.Finding{}
 			for _, f := range out.Findings {
 				got[f.Title] = f

@@ -217,19 +217,30 @@ func sortAliases(aliases []alias) aliasTally {
 			continue
 		}
 		s.withCNAME++
-		if a.resolveErr != nil || a.rcode != dns.RcodeNameError || a.service == "" {
-			continue
+		if a.dangling() {
+			s.addDangling(a, byTarget)
 		}
-		last := a.chain[len(a.chain)-1]
-		g, ok := byTarget[last]
-		if !ok {
-			g = &danglingGroup{service: a.service, chain: a.chain}
-			byTarget[last] = g
-			s.groups = append(s.groups, g)
-		}
-		g.names = append(g.names, a.name)
 	}
 	return s
+}
+
+// dangling reports an alias whose chain ends in a name that does not
+// exist at a service where names can be claimed.
+func (a alias) dangling() bool {
+	return a.resolveErr == nil && a.rcode == dns.RcodeNameError && a.service != ""
+}
+
+// addDangling adds a dangling alias to the group of its chain's last
+// target (byTarget), starting the group when it is the first.
+func (s *aliasTally) addDangling(a alias, byTarget map[string]*danglingGroup) {
+	last := a.chain[len(a.chain)-1]
+	g, ok := byTarget[last]
+	if !ok {
+		g = &danglingGroup{service: a.service, chain: a.chain}
+		byTarget[last] = g
+		s.groups = append(s.groups, g)
+	}
+	g.names = append(g.names, a.name)
 }
 
 // finding is the dangling-CNAME finding of the group's first name.

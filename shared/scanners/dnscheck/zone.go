@@ -78,17 +78,7 @@ func (r *report) caa(results []queryResult) {
 // caaNote describes the CAA record set of one answer; false when it has
 // none.
 func caaNote(q queryResult) (string, bool) {
-	var props []string
-	restricts := false
-	for _, rr := range q.ans.Followed() {
-		c, ok := rr.(*dns.CAA)
-		if !ok {
-			continue
-		}
-		tag := strings.ToLower(c.Tag)
-		restricts = restricts || tag == "issue" || tag == "issuewild"
-		props = append(props, fmt.Sprintf("%s %q", tag, safetext.Line(c.Value, 80)))
-	}
+	props, restricts := caaProperties(q.ans.Followed())
 	if len(props) == 0 {
 		return "", false
 	}
@@ -102,6 +92,21 @@ func caaNote(q queryResult) (string, bool) {
 		note += " (no issue or issuewild property: it restricts no CA)"
 	}
 	return note, true
+}
+
+// caaProperties describes the CAA records among rrs (tag and value) and
+// reports whether any restricts issuance (issue or issuewild).
+func caaProperties(rrs []dns.RR) (props []string, restricts bool) {
+	for _, rr := range rrs {
+		c, ok := rr.(*dns.CAA)
+		if !ok {
+			continue
+		}
+		tag := strings.ToLower(c.Tag)
+		restricts = restricts || tag == "issue" || tag == "issuewild"
+		props = append(props, fmt.Sprintf("%s %q", tag, safetext.Line(c.Value, 80)))
+	}
+	return props, restricts
 }
 
 // zoneApex decides which zone the domain's zone-level checks (DNSSEC, zone

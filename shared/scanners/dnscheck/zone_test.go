@@ -1,6 +1,7 @@
 package dnscheck
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -107,6 +108,40 @@ type findingWant struct {
 
 func runZoneCase(t *testing.T, tc zoneCase) {
 	t.Helper()
+	srv := zoneServer(t, tc)
+	port := int(netip.MustParseAddrPort(srv.Addr).Port())
+	out, err := New(WithAXFRPort(port)).Run(context.Background(), zoneEnv(t, tc, srv.Addr), domainInput(tc.domain))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	scantest.CheckFindings(t, New(), out.Findings)
+	t.Logf("outcome: %s", out.Outcome)
+	for _, note := range tc.notes {
+		if !strings.Contains(out.Outcome, note) {
+			t.Errorf("outcome does not mention %q", note)
+		}
+	}
+	checkZoneFindings(t, tc, out.Findings, port)
+	if n := srv.TCPConnections(); n != tc.tcp {
+		t.Errorf("TCP connections to the name server = %d, want %d", n, tc.tcp)
+	}
+	for zone, n := range tc.transfersAsked {
+		if got := srv.Transfers(zone); got != n {
+			t.Errorf("AXFR requests for %s = %d, want %d", zone, got, n)
+		}
+	}
+	all, _ := json.Marshal(out)
+	for _, h := range tc.hidden {
+		if strings.Contains(string(all), h) {
+			t.Errorf("the result contains zone data %q", h)
+		}
+	}
+}
+
+// zoneServer is the case's own DNS server, serving its records the way
+// the case says (transfers, AD bit, SERVFAIL, hanging names).
+func zoneServer(t *testing.T, tc zoneCase) *resolvertest.Server {
+	t.Helper()
 	srv := resolvertest.Start(t)
 	srv.Add(t, tc.records...)
 	for zone, allowed := range tc.transfers {
@@ -119,11 +154,18 @@ func runZoneCase(t *testing.T, tc zoneCase) {
 	for _, name := range tc.hang {
 		srv.Hang(name)
 	}
+	return srv
+}
+
+// zoneEnv is the case's environment: a resolver asking addr and, unless
+// the case has none, a dialer with the case's policy.
+func zoneEnv(t *testing.T, tc zoneCase, addr string) tools.Env {
+	t.Helper()
 	timeout := tc.timeout
 	if timeout == 0 {
 		timeout = 2 * time.Second
 	}
-	res, err := resolver.New(srv.Addr, timeout)
+	res, err := resolver.New(addr, timeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,25 +173,21 @@ func runZoneCase(t *testing.T, tc zoneCase) {
 	if !tc.noDialer {
 		env.Dialer = netguard.New(res, netguard.Policy{AllowPrivate: !tc.strictPolicy})
 	}
-	port := int(netip.MustParseAddrPort(srv.Addr).Port())
-	input := json.RawMessage(`{}`)
-	if tc.domain != "" {
-		input = json.RawMessage(`{"domain": "` + tc.domain + `"}`)
-	}
+	return env
+}
 
-	out, err := New(WithAXFRPort(port)).Run(context.Background(), env, input)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	scantest.CheckFindings(t, New(), out.Findings)
-	t.Logf("outcome: %s", out.Outcome)
-	for _, note := range tc.notes {
-		if !strings.Contains(out.Outcome, note) {
-			t.Errorf("outcome does not mention %q", note)
-		}
-	}
+// checkZoneFindings checks a case's findings: complete, one per title,
+// exactly the wanted titles and severities, each on the wanted host (by
+// default the checked domain), with the AXFR port when wanted, and with
+// the wanted evidence.
+func checkZoneFindings(t *testing.T, tc zoneCase, findings []scans.Finding, port int) {
+	t.Helper()
 	got := map[string]scans.Finding{}
-	for _, f := range out.Findings {
+	severities := map[string]scans.Severity{}
+	for title, w := range tc.want {
+		severities[title] = w.severity
+	}
+	for _, f := range findings {
 		t.Logf("%s [%s] %s: %s", f.Title, f.Severity, f.Host, f.Evidence)
 		if _, dup := got[f.Title]; dup {
 			t.Errorf("finding %q reported twice", f.Title)
@@ -163,51 +201,27 @@ func runZoneCase(t *testing.T, tc zoneCase) {
 			t.Errorf("finding %q has no CWE", f.Title)
 		}
 	}
+	scantest.WantFindings(t, got, severities)
+	host := cmp.Or(tc.domain, tc.scope)
 	for title, w := range tc.want {
-		f, ok := got[title]
-		if !ok {
-			t.Errorf("missing finding %q", title)
-			continue
-		}
-		if f.Severity != w.severity {
-			t.Errorf("%q severity %s, want %s", title, f.Severity, w.severity)
-		}
-		host := w.host
-		if host == "" {
-			host = tc.domain
-			if host == "" {
-				host = tc.scope
-			}
-		}
-		if f.Host != host {
-			t.Errorf("%q host %q, want %q", title, f.Host, host)
-		}
-		if w.port != (f.Port != nil) || (f.Port != nil && *f.Port != port) {
-			t.Errorf("%q port %v, want set=%v (%d)", title, f.Port, w.port, port)
-		}
-		for _, e := range w.evidence {
-			if !strings.Contains(f.Evidence, e) {
-				t.Errorf("%q evidence %q does not mention %q", title, f.Evidence, e)
-			}
+		if f, ok := got[title]; ok {
+			checkZoneFinding(t, f, w, cmp.Or(w.host, host), port)
 		}
 	}
-	for title := range got {
-		if _, ok := tc.want[title]; !ok {
-			t.Errorf("unexpected finding %q (false positive)", title)
-		}
+}
+
+// checkZoneFinding checks one wanted finding's host, port and evidence.
+func checkZoneFinding(t *testing.T, f scans.Finding, w findingWant, host string, port int) {
+	t.Helper()
+	if f.Host != host {
+		t.Errorf("%q host %q, want %q", f.Title, f.Host, host)
 	}
-	if n := srv.TCPConnections(); n != tc.tcp {
-		t.Errorf("TCP connections to the name server = %d, want %d", n, tc.tcp)
+	if w.port != (f.Port != nil) || (f.Port != nil && *f.Port != port) {
+		t.Errorf("%q port %v, want set=%v (%d)", f.Title, f.Port, w.port, port)
 	}
-	for zone, n := range tc.transfersAsked {
-		if got := srv.Transfers(zone); got != n {
-			t.Errorf("AXFR requests for %s = %d, want %d", zone, got, n)
-		}
-	}
-	all, _ := json.Marshal(out)
-	for _, h := range tc.hidden {
-		if strings.Contains(string(all), h) {
-			t.Errorf("the result contains zone data %q", h)
+	for _, e := range w.evidence {
+		if !strings.Contains(f.Evidence, e) {
+			t.Errorf("%q evidence %q does not mention %q", f.Title, f.Evidence, e)
 		}
 	}
 }
@@ -225,9 +239,7 @@ func TestZoneChecks(t *testing.T) {
 	cases := []zoneCase{
 		{
 			name: "control", scope: "fine.test",
-			records: join(clean("fine.test"), []string{
-				"fine.test. NS ns1.fine.test.",
-				"ns1.fine.test. A 127.0.0.1",
+			records: join(clean("fine.test"), nsRecords("fine.test", "ns1.fine.test"), []string{
 				// An alias to a hosted service that exists: no finding.
 				"www.fine.test. CNAME fine.github.io.",
 				"fine.github.io. A 192.0.2.7",
@@ -272,10 +284,8 @@ func TestZoneChecks(t *testing.T) {
 		},
 		{
 			name: "AXFR allowed", scope: "open.test",
-			records: join(clean("open.test"), []string{
+			records: join(clean("open.test"), nsRecords("open.test", "ns1.open.test"), []string{
 				soa("open.test"),
-				"open.test. NS ns1.open.test.",
-				"ns1.open.test. A 127.0.0.1",
 				"vpn-internal.open.test. A 10.1.2.3",
 				`secret.open.test. TXT "api-key-not-for-you"`,
 			}),
@@ -291,10 +301,8 @@ func TestZoneChecks(t *testing.T) {
 			// The scan's domain is a subdomain without NS records: the
 			// zone comes from the SOA of the negative NS answer.
 			name: "AXFR of the enclosing zone", scope: "open2.test", domain: "www.open2.test",
-			records: join(clean("open2.test"), []string{
+			records: join(clean("open2.test"), nsRecords("open2.test", "ns1.open2.test"), []string{
 				soa("open2.test"),
-				"open2.test. NS ns1.open2.test.",
-				"ns1.open2.test. A 127.0.0.1",
 				`www.open2.test. A 192.0.2.3`,
 				`www.open2.test. TXT "v=spf1 -all"`,
 			}),
@@ -306,7 +314,7 @@ func TestZoneChecks(t *testing.T) {
 		},
 		{
 			name: "AXFR of a big zone reads one message", scope: "big.test",
-			records:   join(clean("big.test"), []string{"big.test. NS ns1.big.test.", "ns1.big.test. A 127.0.0.1"}, manyHosts("big.test", 450)),
+			records:   join(clean("big.test"), nsRecords("big.test", "ns1.big.test"), manyHosts("big.test", 450)),
 			transfers: map[string]bool{"big.test": true},
 			want:      map[string]findingWant{axfrTitle: high("ns1.big.test", true, "100 records seen")},
 			tcp:       1,
@@ -314,12 +322,7 @@ func TestZoneChecks(t *testing.T) {
 		},
 		{
 			name: "AXFR refused", scope: "closed.test",
-			records: join(clean("closed.test"), []string{
-				"closed.test. NS ns1.closed.test.",
-				"closed.test. NS ns2.closed.test.",
-				"ns1.closed.test. A 127.0.0.1",
-				"ns2.closed.test. A 127.0.0.1",
-			}),
+			records:        join(clean("closed.test"), nsRecords("closed.test", "ns1.closed.test", "ns2.closed.test")),
 			want:           map[string]findingWant{},
 			notes:          []string{"ns1.closed.test refused (REFUSED)", "ns2.closed.test refused (REFUSED)"},
 			tcp:            2,
@@ -329,12 +332,7 @@ func TestZoneChecks(t *testing.T) {
 			// Name servers outside the scan's domain are never contacted,
 			// even though this one would hand the zone over.
 			name: "AXFR name server out of scope", scope: "hosted.test",
-			records: join(clean("hosted.test"), []string{
-				"hosted.test. NS ns1.provider.test.",
-				"hosted.test. NS ns2.provider.test.",
-				"ns1.provider.test. A 127.0.0.1",
-				"ns2.provider.test. A 127.0.0.1",
-			}),
+			records:        join(clean("hosted.test"), nsRecords("hosted.test", "ns1.provider.test", "ns2.provider.test")),
 			transfers:      map[string]bool{"hosted.test": true},
 			want:           map[string]findingWant{},
 			notes:          []string{"zone transfer (hosted.test): skipped as out of scope: ns1.provider.test, ns2.provider.test"},
@@ -354,10 +352,7 @@ func TestZoneChecks(t *testing.T) {
 			// Without ALLOW_PRIVATE_NETWORKS the guarded dialer refuses the
 			// name server's loopback address before connecting.
 			name: "AXFR refused by the network policy", scope: "private.test", strictPolicy: true,
-			records: join(clean("private.test"), []string{
-				"private.test. NS ns1.private.test.",
-				"ns1.private.test. A 127.0.0.1",
-			}),
+			records:   join(clean("private.test"), nsRecords("private.test", "ns1.private.test")),
 			transfers: map[string]bool{"private.test": true},
 			want:      map[string]findingWant{},
 			// The shared wording of a refusal, naming the server and never
@@ -368,7 +363,7 @@ func TestZoneChecks(t *testing.T) {
 		},
 		{
 			name: "no dialer", scope: "nodialer.test", noDialer: true,
-			records:   join(clean("nodialer.test"), []string{"nodialer.test. NS ns1.nodialer.test.", "ns1.nodialer.test. A 127.0.0.1"}),
+			records:   join(clean("nodialer.test"), nsRecords("nodialer.test", "ns1.nodialer.test")),
 			transfers: map[string]bool{"nodialer.test": true},
 			want:      map[string]findingWant{},
 			notes:     []string{"zone transfer: not checked (no guarded dialer"},
@@ -421,9 +416,7 @@ func TestZoneChecks(t *testing.T) {
 		},
 		{
 			name: "timeouts prove nothing", scope: "slow.test", timeout: 200 * time.Millisecond,
-			records: join(without(clean("slow.test"), "CAA", "DS", "DNSKEY"), []string{
-				"slow.test. NS ns1.slow.test.",
-				"ns1.slow.test. A 127.0.0.1",
+			records: join(without(clean("slow.test"), "CAA", "DS", "DNSKEY"), nsRecords("slow.test", "ns1.slow.test"), []string{
 				"www.slow.test. CNAME slow.herokuapp.com.",
 			}),
 			hang:  []string{"slow.test", "slow.herokuapp.com"},
@@ -447,12 +440,25 @@ func manyHosts(zone string, n int) []string {
 	return out
 }
 
+// manyNS are n name servers of zone, ns0 to ns<n-1>, in the zone (see
+// nsRecords).
 func manyNS(zone string, n int) []string {
-	var out []string
+	servers := make([]string, n)
 	for i := range n {
-		out = append(out, fmt.Sprintf("%s. NS ns%d.%s.", zone, i, zone), fmt.Sprintf("ns%d.%s. A 127.0.0.1", i, zone))
+		servers[i] = fmt.Sprintf("ns%d.%s", i, zone)
 	}
-	return out
+	return nsRecords(zone, servers...)
+}
+
+// nsRecords are zone's NS records naming servers, in order, and an
+// address on the loopback (the test name server) for each server.
+func nsRecords(zone string, servers ...string) []string {
+	var ns, addrs []string
+	for _, s := range servers {
+		ns = append(ns, zone+". NS "+s+".")
+		addrs = append(addrs, s+". A 127.0.0.1")
+	}
+	return append(ns, addrs...)
 }
 
 func TestTakeoverServiceOf(t *testing.T) {
