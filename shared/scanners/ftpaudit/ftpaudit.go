@@ -136,36 +136,60 @@ type entry struct {
 	dir  bool
 }
 
+// shown is the entry's path for evidence, a directory's with a trailing
+// slash.
+func (e entry) shown() string {
+	if e.dir {
+		return httpprobe.Clean(e.path+"/", 200)
+	}
+	return httpprobe.Clean(e.path, 200)
+}
+
 func (a *audit) run(ctx context.Context) error {
 	c, err := a.dial(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.close()
+	if err := a.greet(c); err != nil || a.notFTP {
+		return err
+	}
+	if err := a.features(c); err != nil {
+		return err
+	}
+	if err := a.anonymousSession(ctx, c); err != nil {
+		return err
+	}
+	_, _, _ = c.cmd("QUIT")
+	c.close()
+	if a.authTLS == "" {
+		a.probeAuthTLS(ctx)
+	}
+	return nil
+}
+
+// greet reads the server's greeting; anything but 220 means the service
+// is not FTP.
+func (a *audit) greet(c *control) error {
 	code, text, err := c.reply()
 	if err != nil {
 		return fmt.Errorf("no greeting: %w", err)
 	}
 	a.greeting = httpprobe.Clean(text, 160)
-	if code != 220 {
-		a.notFTP = true
-		return nil
-	}
-	if err := a.features(c); err != nil {
-		return err
-	}
-	code, err = a.loginAnonymous(c)
+	a.notFTP = code != 220
+	return nil
+}
+
+// anonymousSession tries the anonymous login and, when it is accepted,
+// lists what it can see.
+func (a *audit) anonymousSession(ctx context.Context, c *control) error {
+	code, err := a.loginAnonymous(c)
 	if err != nil {
 		return err
 	}
 	if code == 230 {
 		a.anonymous = true
 		a.list(ctx, c)
-	}
-	_, _, _ = c.cmd("QUIT")
-	c.close()
-	if a.authTLS == "" {
-		a.probeAuthTLS(ctx)
 	}
 	return nil
 }
@@ -309,13 +333,19 @@ func (a *audit) listDir(ctx context.Context, c *control, dir string) ([]entry, b
 	if !ok {
 		return nil, false
 	}
+	return nameEntries(dir, lines), true
+}
+
+// nameEntries are the entries of dir that the lines of an NLST answer
+// name (no directory flags).
+func nameEntries(dir string, lines []string) []entry {
 	var out []entry
 	for _, l := range lines {
 		if name := path.Base(strings.TrimSpace(l)); listedName(name) {
 			out = append(out, entry{path: path.Join(dir, name)})
 		}
 	}
-	return out, true
+	return out
 }
 
 // longEntries are the entries of dir that the lines of a LIST answer name.
@@ -367,13 +397,19 @@ func (a *audit) transfer(ctx context.Context, c *control, command string) ([]str
 	// The transfer's completion (226), or an error: either way the control
 	// connection is in step again.
 	_, _, _ = c.reply()
+	return nonBlankLines(body), true
+}
+
+// nonBlankLines are the lines of a listing that are not blank, without
+// their line ends.
+func nonBlankLines(body []byte) []string {
 	var lines []string
 	for l := range strings.SplitSeq(string(body), "\n") {
 		if l = strings.TrimRight(l, "\r"); strings.TrimSpace(l) != "" {
 			lines = append(lines, l)
 		}
 	}
-	return lines, true
+	return lines
 }
 
 // readListing reads a listing from data, within what is left of the byte
@@ -405,6 +441,12 @@ func (a *audit) passivePort(c *control) (int, error) {
 		}
 		c.noEPSV = true
 	}
+	return a.pasvPort(c)
+}
+
+// pasvPort asks for passive mode with PASV and returns the port its reply
+// names; the address is only noted.
+func (a *audit) pasvPort(c *control) (int, error) {
 	code, text, err := c.cmd("PASV")
 	if err != nil {
 		return 0, err
@@ -469,14 +511,9 @@ func parseListLine(line string) (name string, dir, ok bool) {
 	f := strings.Fields(line)
 	switch {
 	case len(f) >= 9 && len(f[0]) >= 10 && strings.ContainsRune("-dlbcps", rune(f[0][0])):
-		name = afterFields(line, 8)
-		dir = f[0][0] == 'd'
-		if f[0][0] == 'l' {
-			name, _, _ = strings.Cut(name, " -> ")
-		}
+		name, dir = unixListName(line, f[0][0])
 	case len(f) >= 4 && isDOSDate(f[0]):
-		name = afterFields(line, 3)
-		dir = strings.EqualFold(f[2], "<DIR>")
+		name, dir = afterFields(line, 3), strings.EqualFold(f[2], "<DIR>")
 	default:
 		return "", false, false
 	}
@@ -485,6 +522,16 @@ func parseListLine(line string) (name string, dir, ok bool) {
 		return "", false, false
 	}
 	return name, dir, true
+}
+
+// unixListName reads the name of an `ls -l` line whose mode starts with
+// kind (a link's name without its target), and whether it is a directory.
+func unixListName(line string, kind byte) (string, bool) {
+	name := afterFields(line, 8)
+	if kind == 'l' {
+		name, _, _ = strings.Cut(name, " -> ")
+	}
+	return name, kind == 'd'
 }
 
 var dosDate = lazyre.New(`^[0-9]{2}-[0-9]{2}-[0-9]{2,4}$`)
@@ -585,18 +632,30 @@ func (c *control) readReply() (int, string, error) {
 	if len(line) == 3 || line[3] != '-' {
 		return code, strings.TrimSpace(line[3:]), nil
 	}
-	// A multi-line reply: its text is every line, the first included.
+	text, err := c.readMultiLine(code, line)
+	if err != nil {
+		return 0, "", err
+	}
+	return code, text, nil
+}
+
+// readMultiLine reads the rest of a multi-line reply that first opened:
+// its text is every line, the first included, up to the "code " line that
+// closes it.
+func (c *control) readMultiLine(code int, first string) (string, error) {
 	var b strings.Builder
 	end := strconv.Itoa(code) + " "
+	line := first
 	for b.WriteString(line + "\n"); b.Len() < maxReplyBytes; b.WriteString(line + "\n") {
+		var err error
 		if line, err = c.readLine(); err != nil {
-			return 0, "", err
+			return "", err
 		}
 		if strings.HasPrefix(line, end) {
-			return code, b.String() + line + "\n", nil
+			return b.String() + line + "\n", nil
 		}
 	}
-	return 0, "", errors.New("reply too long")
+	return "", errors.New("reply too long")
 }
 
 // readLine reads one line of a reply, without its line end. A last line
@@ -667,15 +726,10 @@ func (a *audit) result() (res tools.Result) {
 	if a.notFTP {
 		return tools.Result{Outcome: fmt.Sprintf("%s is not FTP: it greeted %q", where, a.greeting)}
 	}
-	tls := "AUTH TLS not offered"
-	switch {
-	case a.authTLS != "":
-		tls = "AUTH TLS offered (" + a.authTLS + ")"
-	case a.noTLS != "":
+	tls := a.tlsSupport()
+	if a.authTLS == "" && a.noTLS != "" {
 		res.Findings = append(res.Findings, checks.FTPNoTLS.Finding(a.host, &port,
 			fmt.Sprintf("%s greeted %q; %s", where, a.greeting, a.noTLS)))
-	default:
-		tls = "AUTH TLS support unknown"
 	}
 	res.Outcome = fmt.Sprintf("%s: %s", where, a.loginReply)
 	if !a.anonymous {
@@ -687,36 +741,45 @@ func (a *audit) result() (res tools.Result) {
 		fmt.Sprintf("%s greeted %q; %s; %s; %s", where, a.greeting, a.loginReply, listing, tls)))
 	hits := a.sensitiveNames()
 	if len(hits) > 0 {
-		listed := strings.Join(hits[:min(len(hits), maxHitsShown)], ", ")
-		if len(hits) > maxHitsShown {
-			listed += fmt.Sprintf(" and %d more", len(hits)-maxHitsShown)
-		}
 		f := checks.FTPAnonymousSensitiveFile.Finding(a.host, &port,
-			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), listed))
+			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), firstOf(hits, maxHitsShown)))
 		res.Findings = append(res.Findings, f)
 	}
 	res.Outcome += fmt.Sprintf("; anonymous login accepted; %s; %d sensitive-looking names; %s; %d TCP connections", listing, len(hits), tls, a.conns)
 	return res
 }
 
+// tlsSupport says what is known of AUTH TLS: offered (and how that was
+// learned), not offered, or unknown.
+func (a *audit) tlsSupport() string {
+	switch {
+	case a.authTLS != "":
+		return "AUTH TLS offered (" + a.authTLS + ")"
+	case a.noTLS != "":
+		return "AUTH TLS not offered"
+	}
+	return "AUTH TLS support unknown"
+}
+
+// firstOf joins the first n items, with how many more there are.
+func firstOf(items []string, n int) string {
+	s := strings.Join(items[:min(len(items), n)], ", ")
+	if len(items) > n {
+		s += fmt.Sprintf(" and %d more", len(items)-n)
+	}
+	return s
+}
+
 // listing describes what the anonymous listing read: how many entries in
 // how many directories, the first 20 names, and where it stopped.
 func (a *audit) listing() string {
-	var names []string
-	for _, e := range a.entries {
-		n := e.path
-		if e.dir {
-			n += "/"
+	listing := fmt.Sprintf("%d entries in %d directories read (names only, nothing downloaded)", len(a.entries), len(a.listed))
+	if len(a.entries) > 0 {
+		var names []string
+		for _, e := range a.entries {
+			names = append(names, e.shown())
 		}
-		names = append(names, httpprobe.Clean(n, 200))
-	}
-	shown := names[:min(len(names), 20)]
-	listing := fmt.Sprintf("%d entries in %d directories read (names only, nothing downloaded)", len(names), len(a.listed))
-	if len(shown) > 0 {
-		listing += ": " + strings.Join(shown, ", ")
-		if len(names) > len(shown) {
-			listing += fmt.Sprintf(" and %d more", len(names)-len(shown))
-		}
+		listing += ": " + firstOf(names, 20)
 	}
 	if a.truncated != "" {
 		listing += "; listing stopped at " + a.truncated
@@ -732,11 +795,7 @@ func (a *audit) sensitiveNames() []string {
 	var hits []string
 	for _, e := range a.entries {
 		if r := sensitiveReason(e.path); r != "" {
-			p := e.path
-			if e.dir {
-				p += "/"
-			}
-			hits = append(hits, fmt.Sprintf("%s (%s)", httpprobe.Clean(p, 200), r))
+			hits = append(hits, fmt.Sprintf("%s (%s)", e.shown(), r))
 		}
 	}
 	return hits
