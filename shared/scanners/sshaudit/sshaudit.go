@@ -236,20 +236,13 @@ func (a *audited) askNone(conn net.Conn, cfg *ssh.ClientConfig) {
 // unless a 1024-bit group is among them.
 func (a *audited) kexFinding(where string) (f scans.Finding, ok bool) {
 	port := a.port
-	var kexBad []string
-	severe := false
-	for _, k := range a.kex.Kex {
-		if why, s := kexWeakness(k); why != "" {
-			kexBad = append(kexBad, k+" ("+why+")")
-			severe = severe || s
-		}
-	}
+	kexBad, worst := judge(a.kex.Kex, kexPolicy.weakness)
 	if len(kexBad) == 0 {
 		return f, false
 	}
 	f = checks.SSHKexWeak.Finding(a.host, &port, fmt.Sprintf("%s offered in its KEXINIT key exchange algorithms: %s. Full list: %s.",
 		where, list(kexBad), list(a.kex.Kex)))
-	if !severe {
+	if worst == scans.Low {
 		f.Severity = scans.Low
 		f.Evidence += " Lowered to low: no 1024-bit group is offered, only SHA-1 exchange hashes."
 	}
@@ -260,12 +253,7 @@ func (a *audited) kexFinding(where string) (f scans.Finding, ok bool) {
 // when no strong one is.
 func (a *audited) hostKeyFinding(where string) (f scans.Finding, ok bool) {
 	port := a.port
-	var hkBad []string
-	for _, h := range a.kex.HostKey {
-		if why := hostKeyWeakness(h); why != "" {
-			hkBad = append(hkBad, h+" ("+why+")")
-		}
-	}
+	hkBad, _ := judge(a.kex.HostKey, hostKeyPolicy.weakness)
 	if len(hkBad) == 0 {
 		return f, false
 	}
@@ -294,12 +282,12 @@ func (a *audited) result() tools.Result {
 
 // cipherFinding reports the weak ciphers offered.
 func (a *audited) cipherFinding(where string) (scans.Finding, bool) {
-	return a.algorithmFinding(checks.SSHCipherWeak, where+" offered in its KEXINIT ciphers", a.kex.Ciphers(), cipherWeakness)
+	return a.algorithmFinding(checks.SSHCipherWeak, where+" offered in its KEXINIT ciphers", a.kex.Ciphers(), cipherPolicy.weakness)
 }
 
 // macFinding reports the weak MACs offered.
 func (a *audited) macFinding(where string) (scans.Finding, bool) {
-	return a.algorithmFinding(checks.SSHMACWeak, where+" offered in its KEXINIT MAC algorithms", a.kex.MACs(), macWeakness)
+	return a.algorithmFinding(checks.SSHMACWeak, where+" offered in its KEXINIT MAC algorithms", a.kex.MACs(), macPolicy.weakness)
 }
 
 // algorithmFinding reports the names offered that weakness judges weak,

@@ -346,41 +346,62 @@ func TestTerrapinPolicy(t *testing.T) {
 func TestPolicy(t *testing.T) {
 	for _, n := range []string{"diffie-hellman-group1-sha1", "diffie-hellman-group14-sha1", "diffie-hellman-group-exchange-sha1",
 		"rsa1024-sha1", "gss-group1-sha1-toWM5Slw5Ew8Mqkay+al2g=="} {
-		if why, _ := kexWeakness(n); why == "" {
+		if why, _ := kexPolicy.weakness(n); why == "" {
 			t.Errorf("kex %s judged acceptable", n)
 		}
 	}
 	for _, n := range []string{"curve25519-sha256", "curve25519-sha256@libssh.org", "sntrup761x25519-sha512@openssh.com",
 		"mlkem768x25519-sha256", "ecdh-sha2-nistp256", "diffie-hellman-group14-sha256", "diffie-hellman-group16-sha512",
 		"diffie-hellman-group-exchange-sha256", "ext-info-s", "kex-strict-s-v00@openssh.com"} {
-		if why, _ := kexWeakness(n); why != "" {
+		if why, _ := kexPolicy.weakness(n); why != "" {
 			t.Errorf("kex %s judged weak: %s", n, why)
 		}
 	}
 	for n, sev := range map[string]scans.Severity{"aes128-cbc": scans.Low, "aes256-cbc": scans.Low, "rijndael-cbc@lysator.liu.se": scans.Low,
 		"3des-cbc": scans.Medium, "blowfish-cbc": scans.Medium, "arcfour": scans.Medium, "arcfour256": scans.Medium, "none": scans.High} {
-		if why, s := cipherWeakness(n); why == "" || s != sev {
+		if why, s := cipherPolicy.weakness(n); why == "" || s != sev {
 			t.Errorf("cipher %s: %q %s, want %s", n, why, s, sev)
 		}
 	}
 	for _, n := range []string{"chacha20-poly1305@openssh.com", "aes128-gcm@openssh.com", "aes256-ctr"} {
-		if why, _ := cipherWeakness(n); why != "" {
+		if why, _ := cipherPolicy.weakness(n); why != "" {
 			t.Errorf("cipher %s judged weak", n)
 		}
 	}
 	for _, n := range []string{"hmac-sha1", "hmac-sha1-etm@openssh.com", "hmac-md5", "hmac-sha1-96", "umac-64@openssh.com", "umac-64-etm@openssh.com"} {
-		if why, _ := macWeakness(n); why == "" {
+		if why, _ := macPolicy.weakness(n); why == "" {
 			t.Errorf("mac %s judged acceptable", n)
 		}
 	}
 	for _, n := range []string{"hmac-sha2-256", "hmac-sha2-512-etm@openssh.com", "umac-128-etm@openssh.com", "umac-128@openssh.com"} {
-		if why, _ := macWeakness(n); why != "" {
+		if why, _ := macPolicy.weakness(n); why != "" {
 			t.Errorf("mac %s judged weak", n)
 		}
 	}
 	for n, weak := range map[string]bool{"ssh-rsa": true, "ssh-dss": true, "rsa-sha2-512": false, "ssh-ed25519": false, "ecdsa-sha2-nistp256": false} {
-		if (hostKeyWeakness(n) != "") != weak {
+		if why, _ := hostKeyPolicy.weakness(n); (why != "") != weak {
 			t.Errorf("host key %s: weak %v", n, !weak)
+		}
+	}
+}
+
+// TestKexFindingSeverity: weak key exchange is medium while a 1024-bit
+// group or key is offered, low (and says so) when only SHA-1 exchange
+// hashes are.
+func TestKexFindingSeverity(t *testing.T) {
+	for _, tc := range []struct {
+		kex     string
+		want    scans.Severity
+		lowered bool
+	}{
+		{"curve25519-sha256,diffie-hellman-group14-sha1", scans.Low, true},
+		{"diffie-hellman-group14-sha1,diffie-hellman-group1-sha1", scans.Medium, false},
+		{"rsa1024-sha1", scans.Medium, false},
+	} {
+		a := &audited{host: "ssh.test", port: 22, server: "SSH-2.0-Test", kex: KexInit{Kex: strings.Split(tc.kex, ",")}}
+		f, ok := a.kexFinding("ssh.test:22")
+		if !ok || f.Severity != tc.want || strings.Contains(f.Evidence, "Lowered to low") != tc.lowered {
+			t.Errorf("%s: finding %v, severity %s, evidence %q; want %s", tc.kex, ok, f.Severity, f.Evidence, tc.want)
 		}
 	}
 }
