@@ -350,26 +350,47 @@ type matchCounts struct{ cves, eols, dists int }
 // product's): its CVEs (one grouped finding for several), its end of life,
 // or for a distribution build one finding listing the upstream matches.
 func (s *scan) componentFindings(c *component, name string, now time.Time, n *matchCounts) []scans.Finding {
-	matches := s.data.Match(c.product, c.version)
-	e, eol := s.data.EndOfLifeAt(c.product, c.version, now)
-	if c.build != nil && eol {
+	m := componentMatch{cves: s.data.Match(c.product, c.version)}
+	m.branch, m.eol = s.data.EndOfLifeAt(c.product, c.version, now)
+	if c.build != nil && m.eol {
 		// The distribution decides the support of the branch it ships.
 		s.notes = append(s.notes, fmt.Sprintf("%s %s: upstream branch end of life (%s) not reported for a %s build",
-			name, c.version, e.EOL, c.build.Distribution))
+			name, c.version, m.branch.EOL, c.build.Distribution))
 	}
 	if c.build != nil && c.build.HasRevision() {
-		// Distributions backport fixes without changing the upstream
-		// version: the upstream ranges are listed for reference only.
-		if len(matches) > 0 || eol {
-			n.dists++
-			return []scans.Finding{distributionFinding(name, c, matches, e, eol)}
-		}
+		return buildFindings(name, c, m, n)
+	}
+	return upstreamFindings(name, s.data.ProductKind(c.product), c, m, n)
+}
+
+// componentMatch is what the dataset says of a component's version: the
+// CVEs whose ranges hold it, and the end-of-life branch it is on (eol:
+// one whose end of life has passed).
+type componentMatch struct {
+	cves   []Matched
+	branch EndOfLife
+	eol    bool
+}
+
+// buildFindings are the findings of a distribution build with a package
+// revision: distributions backport fixes without changing the upstream
+// version, so one finding lists the upstream ranges for reference only.
+func buildFindings(name string, c *component, m componentMatch, n *matchCounts) []scans.Finding {
+	if len(m.cves) == 0 && !m.eol {
 		return nil
 	}
-	n.cves += len(matches)
-	findings := cveFindings(name, s.data.ProductKind(c.product), c, matches)
-	if eol && c.build == nil {
-		findings = append(findings, eolFinding(name, c, e))
+	n.dists++
+	return []scans.Finding{distributionFinding(name, c, m.cves, m.branch, m.eol)}
+}
+
+// upstreamFindings are the findings of an upstream build (or one that
+// names a distribution without a revision): its CVEs, and its end of life
+// unless a distribution ships it.
+func upstreamFindings(name, kind string, c *component, m componentMatch, n *matchCounts) []scans.Finding {
+	n.cves += len(m.cves)
+	findings := cveFindings(name, kind, c, m.cves)
+	if m.eol && c.build == nil {
+		findings = append(findings, eolFinding(name, c, m.branch))
 		n.eols++
 	}
 	return findings
@@ -457,8 +478,7 @@ func vulnFinding(product, kind string, c *component, m Matched) scans.Finding {
 // (upgrade the component), not one per CVE. The most severe CVE is the
 // finding's cve, every CVE is in the evidence and the references.
 func groupFinding(product, kind string, c *component, ms []Matched) scans.Finding {
-	ms = slices.Clone(ms)
-	slices.SortStableFunc(ms, func(a, b Matched) int { return cmp.Compare(b.CVSS, a.CVSS) })
+	ms = mostSevereFirst(ms)
 	top := vulnFinding(product, kind, c, ms[0])
 	var lines []string
 	refs := []string{}
@@ -505,24 +525,13 @@ func eolFinding(product string, c *component, e EndOfLife) scans.Finding {
 // the CVEs matched (listed for reference, most severe first), but the
 // package revision decides whether the distribution fixed them.
 func distributionFinding(product string, c *component, ms []Matched, e EndOfLife, eol bool) scans.Finding {
-	ms = slices.Clone(ms)
-	slices.SortStableFunc(ms, func(a, b Matched) int { return cmp.Compare(b.CVSS, a.CVSS) })
+	ms = mostSevereFirst(ms)
 	port := c.port
-	var lines, cveIDs []string
+	var cveIDs []string
 	for _, m := range ms {
-		lines = append(lines, fmt.Sprintf("%s (CVSS %.1f, %s; upstream affected %s)", m.CVE, m.CVSS, m.Title, m.Range))
 		cveIDs = append(cveIDs, m.CVE)
 	}
-	evidence := fmt.Sprintf("%s %s seen in %s. Distribution build: %s (%s).", product, c.version,
-		strings.Join(c.where, "; "), c.build.Revision, c.build.Distribution)
-	if len(lines) > 0 {
-		evidence += fmt.Sprintf(" Upstream CVEs whose version range includes %s, for reference only (the package revision decides): %s.",
-			c.version, strings.Join(lines, "; "))
-	}
-	if eol {
-		evidence += fmt.Sprintf(" The upstream %s branch reached end of life on %s; %s may still support it.", e.Branch, e.EOL, c.build.Distribution)
-	}
-	f := checks.DistributionBuild.Finding(c.host, &port, httpprobe.Clean(evidence, 3000))
+	f := checks.DistributionBuild.Finding(c.host, &port, httpprobe.Clean(distributionEvidence(product, c, ms, e, eol), 3000))
 	f.Title = fmt.Sprintf("%s %s, %s build %s: CVE status depends on the package version", product, c.version,
 		c.build.Distribution, c.build.Revision)
 	if len(cveIDs) > 0 {
@@ -535,6 +544,34 @@ func distributionFinding(product string, c *component, ms []Matched, e EndOfLife
 	}
 	f.Confidence = scans.Tentative // from the announced version; no fix status is claimed either way
 	return f
+}
+
+// distributionEvidence says where a distribution build was seen, which
+// upstream CVEs (ms) its upstream version is in the range of, and whether
+// its upstream branch reached end of life (eol, branch e).
+func distributionEvidence(product string, c *component, ms []Matched, e EndOfLife, eol bool) string {
+	evidence := fmt.Sprintf("%s %s seen in %s. Distribution build: %s (%s).", product, c.version,
+		strings.Join(c.where, "; "), c.build.Revision, c.build.Distribution)
+	var lines []string
+	for _, m := range ms {
+		lines = append(lines, fmt.Sprintf("%s (CVSS %.1f, %s; upstream affected %s)", m.CVE, m.CVSS, m.Title, m.Range))
+	}
+	if len(lines) > 0 {
+		evidence += fmt.Sprintf(" Upstream CVEs whose version range includes %s, for reference only (the package revision decides): %s.",
+			c.version, strings.Join(lines, "; "))
+	}
+	if eol {
+		evidence += fmt.Sprintf(" The upstream %s branch reached end of life on %s; %s may still support it.", e.Branch, e.EOL, c.build.Distribution)
+	}
+	return evidence
+}
+
+// mostSevereFirst returns a copy of ms sorted by CVSS, highest first
+// (stable: equal scores keep the dataset's order).
+func mostSevereFirst(ms []Matched) []Matched {
+	ms = slices.Clone(ms)
+	slices.SortStableFunc(ms, func(a, b Matched) int { return cmp.Compare(b.CVSS, a.CVSS) })
+	return ms
 }
 
 // countNoun is "1 component" or "n components".
