@@ -133,7 +133,17 @@ func audit(ctx context.Context, env tools.Env, host string, port int) (*audited,
 		return nil, err
 	}
 	rec := &recorder{r: conn}
-	br := bufio.NewReaderSize(rec, 4096)
+	a, err := readServerHello(bufio.NewReaderSize(rec, 4096), host, port)
+	if err != nil {
+		return nil, err
+	}
+	a.queryAuth(ctx, &replayConn{Conn: conn, replay: rec.buf, swallow: []byte(line)})
+	return a, nil
+}
+
+// readServerHello reads what an SSH 2 server at host and port sends first:
+// its identification line and its key exchange init.
+func readServerHello(br *bufio.Reader, host string, port int) (*audited, error) {
 	id, err := readIdentification(br)
 	if err != nil {
 		return nil, fmt.Errorf("not an SSH server: %w", err)
@@ -146,7 +156,6 @@ func audit(ctx context.Context, env tools.Env, host string, port int) (*audited,
 	if err != nil {
 		return nil, err
 	}
-	a.queryAuth(ctx, &replayConn{Conn: conn, replay: rec.buf, swallow: []byte(line)})
 	return a, nil
 }
 
