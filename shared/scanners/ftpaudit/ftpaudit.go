@@ -18,16 +18,13 @@
 package ftpaudit
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/netip"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,9 +58,6 @@ const (
 	// anonymous password (RFC 1635), in a reserved domain (RFC 2606).
 	AnonymousPassword = "secscan@example.com"
 )
-
-// allowedCommands are the only commands the tool sends.
-var allowedCommands = []string{"FEAT", "AUTH", "USER", "PASS", "EPSV", "PASV", "TYPE", "LIST", "NLST", "QUIT"}
 
 // Tool is the ftp_audit tool.
 type Tool struct{ tooldef.Base }
@@ -136,36 +130,60 @@ type entry struct {
 	dir  bool
 }
 
+// shown is the entry's path for evidence, a directory's with a trailing
+// slash.
+func (e entry) shown() string {
+	if e.dir {
+		return httpprobe.Clean(e.path+"/", 200)
+	}
+	return httpprobe.Clean(e.path, 200)
+}
+
 func (a *audit) run(ctx context.Context) error {
 	c, err := a.dial(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.close()
+	if err := a.greet(c); err != nil || a.notFTP {
+		return err
+	}
+	if err := a.features(c); err != nil {
+		return err
+	}
+	if err := a.anonymousSession(ctx, c); err != nil {
+		return err
+	}
+	_, _, _ = c.cmd("QUIT")
+	c.close()
+	if a.authTLS == "" {
+		a.probeAuthTLS(ctx)
+	}
+	return nil
+}
+
+// greet reads the server's greeting; anything but 220 means the service
+// is not FTP.
+func (a *audit) greet(c *control) error {
 	code, text, err := c.reply()
 	if err != nil {
 		return fmt.Errorf("no greeting: %w", err)
 	}
 	a.greeting = httpprobe.Clean(text, 160)
-	if code != 220 {
-		a.notFTP = true
-		return nil
-	}
-	if err := a.features(c); err != nil {
-		return err
-	}
-	code, err = a.loginAnonymous(c)
+	a.notFTP = code != 220
+	return nil
+}
+
+// anonymousSession tries the anonymous login and, when it is accepted,
+// lists what it can see.
+func (a *audit) anonymousSession(ctx context.Context, c *control) error {
+	code, err := a.loginAnonymous(c)
 	if err != nil {
 		return err
 	}
 	if code == 230 {
 		a.anonymous = true
 		a.list(ctx, c)
-	}
-	_, _, _ = c.cmd("QUIT")
-	c.close()
-	if a.authTLS == "" {
-		a.probeAuthTLS(ctx)
 	}
 	return nil
 }
@@ -309,13 +327,19 @@ func (a *audit) listDir(ctx context.Context, c *control, dir string) ([]entry, b
 	if !ok {
 		return nil, false
 	}
+	return nameEntries(dir, lines), true
+}
+
+// nameEntries are the entries of dir that the lines of an NLST answer
+// name (no directory flags).
+func nameEntries(dir string, lines []string) []entry {
 	var out []entry
 	for _, l := range lines {
 		if name := path.Base(strings.TrimSpace(l)); listedName(name) {
 			out = append(out, entry{path: path.Join(dir, name)})
 		}
 	}
-	return out, true
+	return out
 }
 
 // longEntries are the entries of dir that the lines of a LIST answer name.
@@ -367,13 +391,19 @@ func (a *audit) transfer(ctx context.Context, c *control, command string) ([]str
 	// The transfer's completion (226), or an error: either way the control
 	// connection is in step again.
 	_, _, _ = c.reply()
+	return nonBlankLines(body), true
+}
+
+// nonBlankLines are the lines of a listing that are not blank, without
+// their line ends.
+func nonBlankLines(body []byte) []string {
 	var lines []string
 	for l := range strings.SplitSeq(string(body), "\n") {
 		if l = strings.TrimRight(l, "\r"); strings.TrimSpace(l) != "" {
 			lines = append(lines, l)
 		}
 	}
-	return lines, true
+	return lines
 }
 
 // readListing reads a listing from data, within what is left of the byte
@@ -405,6 +435,12 @@ func (a *audit) passivePort(c *control) (int, error) {
 		}
 		c.noEPSV = true
 	}
+	return a.pasvPort(c)
+}
+
+// pasvPort asks for passive mode with PASV and returns the port its reply
+// names; the address is only noted.
+func (a *audit) pasvPort(c *control) (int, error) {
 	code, text, err := c.cmd("PASV")
 	if err != nil {
 		return 0, err
@@ -469,14 +505,9 @@ func parseListLine(line string) (name string, dir, ok bool) {
 	f := strings.Fields(line)
 	switch {
 	case len(f) >= 9 && len(f[0]) >= 10 && strings.ContainsRune("-dlbcps", rune(f[0][0])):
-		name = afterFields(line, 8)
-		dir = f[0][0] == 'd'
-		if f[0][0] == 'l' {
-			name, _, _ = strings.Cut(name, " -> ")
-		}
+		name, dir = unixListName(line, f[0][0])
 	case len(f) >= 4 && isDOSDate(f[0]):
-		name = afterFields(line, 3)
-		dir = strings.EqualFold(f[2], "<DIR>")
+		name, dir = afterFields(line, 3), strings.EqualFold(f[2], "<DIR>")
 	default:
 		return "", false, false
 	}
@@ -485,6 +516,16 @@ func parseListLine(line string) (name string, dir, ok bool) {
 		return "", false, false
 	}
 	return name, dir, true
+}
+
+// unixListName reads the name of an `ls -l` line whose mode starts with
+// kind (a link's name without its target), and whether it is a directory.
+func unixListName(line string, kind byte) (string, bool) {
+	name := afterFields(line, 8)
+	if kind == 'l' {
+		name, _, _ = strings.Cut(name, " -> ")
+	}
+	return name, kind == 'd'
 }
 
 var dosDate = lazyre.New(`^[0-9]{2}-[0-9]{2}-[0-9]{2,4}$`)
@@ -508,117 +549,6 @@ func afterFields(line string, n int) string {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return strings.TrimSpace(l)
-}
-
-// dial opens a control connection through the guarded dialer.
-func (a *audit) dial(ctx context.Context) (*control, error) {
-	conn, err := a.env.Dialer.DialContext(ctx, "tcp", net.JoinHostPort(a.host, strconv.Itoa(a.port)))
-	if err != nil {
-		return nil, err
-	}
-	a.conns++
-	c := &control{conn: conn, r: bufio.NewReaderSize(conn, 4096), log: &a.log}
-	a.log.connect(a.host, a.port)
-	c.stop = context.AfterFunc(ctx, func() { conn.Close() })
-	if d, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(d)
-	}
-	if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
-		c.addr, _ = netip.AddrFromSlice(ta.IP)
-		c.addr = c.addr.Unmap()
-	}
-	if !c.addr.IsValid() {
-		conn.Close()
-		return nil, errors.New("the control connection has no IP address")
-	}
-	return c, nil
-}
-
-// control is one FTP control connection.
-type control struct {
-	conn   net.Conn
-	r      *bufio.Reader
-	addr   netip.Addr // the server's address: the only one data connections go to
-	stop   func() bool
-	noEPSV bool
-	log    *transcript
-}
-
-func (c *control) close() {
-	c.stop()
-	c.conn.Close()
-}
-
-// cmd sends one command (of allowedCommands) and reads its reply.
-func (c *control) cmd(line string) (int, string, error) {
-	verb, _, _ := strings.Cut(line, " ")
-	if !slices.Contains(allowedCommands, verb) {
-		return 0, "", fmt.Errorf("command %s is not one ftp_audit sends", verb)
-	}
-	if _, err := io.WriteString(c.conn, line+"\r\n"); err != nil {
-		return 0, "", err
-	}
-	c.log.sent(line)
-	return c.reply()
-}
-
-// reply reads one reply and records it in the transcript.
-func (c *control) reply() (int, string, error) {
-	code, text, err := c.readReply()
-	if err == nil {
-		c.log.received(code, text)
-	}
-	return code, text, err
-}
-
-// readReply reads one reply (RFC 959 section 4.2: "123-" opens a multi-line
-// reply that "123 " closes), at most maxReplyBytes.
-func (c *control) readReply() (int, string, error) {
-	line, err := c.readLine()
-	if err != nil {
-		return 0, "", err
-	}
-	code, err := replyCode(line)
-	if err != nil {
-		return 0, "", err
-	}
-	if len(line) == 3 || line[3] != '-' {
-		return code, strings.TrimSpace(line[3:]), nil
-	}
-	// A multi-line reply: its text is every line, the first included.
-	var b strings.Builder
-	end := strconv.Itoa(code) + " "
-	for b.WriteString(line + "\n"); b.Len() < maxReplyBytes; b.WriteString(line + "\n") {
-		if line, err = c.readLine(); err != nil {
-			return 0, "", err
-		}
-		if strings.HasPrefix(line, end) {
-			return code, b.String() + line + "\n", nil
-		}
-	}
-	return 0, "", errors.New("reply too long")
-}
-
-// readLine reads one line of a reply, without its line end. A last line
-// without one is a line; only a read that got nothing fails.
-func (c *control) readLine() (string, error) {
-	line, err := c.r.ReadString('\n')
-	if err != nil && line == "" {
-		return "", err
-	}
-	return strings.TrimRight(line, "\r\n"), nil
-}
-
-// replyCode reads the code that starts a reply's first line.
-func replyCode(line string) (int, error) {
-	if len(line) < 3 {
-		return 0, fmt.Errorf("malformed reply %q", httpprobe.Clean(line, 40))
-	}
-	n, err := strconv.Atoi(line[:3])
-	if err != nil || n < 100 || n > 599 {
-		return 0, fmt.Errorf("malformed reply %q", httpprobe.Clean(line, 40))
-	}
-	return n, nil
 }
 
 // sensitive are the name patterns that look like data nobody meant to
@@ -667,15 +597,10 @@ func (a *audit) result() (res tools.Result) {
 	if a.notFTP {
 		return tools.Result{Outcome: fmt.Sprintf("%s is not FTP: it greeted %q", where, a.greeting)}
 	}
-	tls := "AUTH TLS not offered"
-	switch {
-	case a.authTLS != "":
-		tls = "AUTH TLS offered (" + a.authTLS + ")"
-	case a.noTLS != "":
+	tls := a.tlsSupport()
+	if a.authTLS == "" && a.noTLS != "" {
 		res.Findings = append(res.Findings, checks.FTPNoTLS.Finding(a.host, &port,
 			fmt.Sprintf("%s greeted %q; %s", where, a.greeting, a.noTLS)))
-	default:
-		tls = "AUTH TLS support unknown"
 	}
 	res.Outcome = fmt.Sprintf("%s: %s", where, a.loginReply)
 	if !a.anonymous {
@@ -687,36 +612,45 @@ func (a *audit) result() (res tools.Result) {
 		fmt.Sprintf("%s greeted %q; %s; %s; %s", where, a.greeting, a.loginReply, listing, tls)))
 	hits := a.sensitiveNames()
 	if len(hits) > 0 {
-		listed := strings.Join(hits[:min(len(hits), maxHitsShown)], ", ")
-		if len(hits) > maxHitsShown {
-			listed += fmt.Sprintf(" and %d more", len(hits)-maxHitsShown)
-		}
 		f := checks.FTPAnonymousSensitiveFile.Finding(a.host, &port,
-			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), listed))
+			fmt.Sprintf("anonymous FTP on %s lists %d sensitive-looking names (not downloaded): %s", where, len(hits), firstOf(hits, maxHitsShown)))
 		res.Findings = append(res.Findings, f)
 	}
 	res.Outcome += fmt.Sprintf("; anonymous login accepted; %s; %d sensitive-looking names; %s; %d TCP connections", listing, len(hits), tls, a.conns)
 	return res
 }
 
+// tlsSupport says what is known of AUTH TLS: offered (and how that was
+// learned), not offered, or unknown.
+func (a *audit) tlsSupport() string {
+	switch {
+	case a.authTLS != "":
+		return "AUTH TLS offered (" + a.authTLS + ")"
+	case a.noTLS != "":
+		return "AUTH TLS not offered"
+	}
+	return "AUTH TLS support unknown"
+}
+
+// firstOf joins the first n items, with how many more there are.
+func firstOf(items []string, n int) string {
+	s := strings.Join(items[:min(len(items), n)], ", ")
+	if len(items) > n {
+		s += fmt.Sprintf(" and %d more", len(items)-n)
+	}
+	return s
+}
+
 // listing describes what the anonymous listing read: how many entries in
 // how many directories, the first 20 names, and where it stopped.
 func (a *audit) listing() string {
-	var names []string
-	for _, e := range a.entries {
-		n := e.path
-		if e.dir {
-			n += "/"
+	listing := fmt.Sprintf("%d entries in %d directories read (names only, nothing downloaded)", len(a.entries), len(a.listed))
+	if len(a.entries) > 0 {
+		var names []string
+		for _, e := range a.entries {
+			names = append(names, e.shown())
 		}
-		names = append(names, httpprobe.Clean(n, 200))
-	}
-	shown := names[:min(len(names), 20)]
-	listing := fmt.Sprintf("%d entries in %d directories read (names only, nothing downloaded)", len(names), len(a.listed))
-	if len(shown) > 0 {
-		listing += ": " + strings.Join(shown, ", ")
-		if len(names) > len(shown) {
-			listing += fmt.Sprintf(" and %d more", len(names)-len(shown))
-		}
+		listing += ": " + firstOf(names, 20)
 	}
 	if a.truncated != "" {
 		listing += "; listing stopped at " + a.truncated
@@ -732,11 +666,7 @@ func (a *audit) sensitiveNames() []string {
 	var hits []string
 	for _, e := range a.entries {
 		if r := sensitiveReason(e.path); r != "" {
-			p := e.path
-			if e.dir {
-				p += "/"
-			}
-			hits = append(hits, fmt.Sprintf("%s (%s)", httpprobe.Clean(p, 200), r))
+			hits = append(hits, fmt.Sprintf("%s (%s)", e.shown(), r))
 		}
 	}
 	return hits

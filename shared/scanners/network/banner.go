@@ -439,16 +439,21 @@ func mysqlHandshake(rest []byte) (observation, bool) {
 	if !utf8.ValidString(version) || version[0] < '0' || version[0] > '9' {
 		return observation{}, false
 	}
-	obs := observation{Name: "mysql", Product: "MySQL", Version: version}
-	// MariaDB announces "5.5.5-<real version>-MariaDB" for old clients.
-	if i := strings.Index(version, "-MariaDB"); i >= 0 {
-		obs.Product = "MariaDB"
-		obs.Version = strings.TrimPrefix(version[:i], "5.5.5-")
-	} else if v, _, ok := strings.Cut(version, "-"); ok {
-		obs.Version = v
-	}
+	obs := observation{Name: "mysql"}
+	obs.Product, obs.Version = mysqlProduct(version)
 	obs.Banner = safetext.Line("MySQL protocol 10 greeting, server version "+version, maxBannerShown)
 	return obs, true
+}
+
+// mysqlProduct reads the product and its version from the server version
+// of a handshake: MariaDB announces "5.5.5-<real version>-MariaDB" for old
+// clients; MySQL's build suffix ("-log", "-0ubuntu…") is dropped.
+func mysqlProduct(version string) (product, v string) {
+	if i := strings.Index(version, "-MariaDB"); i >= 0 {
+		return "MariaDB", strings.TrimPrefix(version[:i], "5.5.5-")
+	}
+	v, _, _ = strings.Cut(version, "-")
+	return "MySQL", v
 }
 
 // mysqlError recognises the message of an error packet as MySQL's.
@@ -461,23 +466,29 @@ func mysqlError(msg string) (observation, bool) {
 
 // telnetText shows a Telnet greeting without its option negotiation bytes.
 func telnetText(raw []byte) string {
-	var b []byte
-	for i := 0; i < len(raw); i++ {
-		if raw[i] == 0xff && i+1 < len(raw) {
-			if raw[i+1] >= 0xfb && raw[i+1] <= 0xfe {
-				i += 2 // IAC, verb, option
-			} else {
-				i++
-			}
-			continue
-		}
-		b = append(b, raw[i])
-	}
-	text := safetext.Line(string(b), maxBannerShown)
+	text := safetext.Line(string(withoutIAC(raw)), maxBannerShown)
 	if text == "" {
 		return "Telnet option negotiation (IAC)"
 	}
 	return "Telnet option negotiation, then: " + text
+}
+
+// withoutIAC is raw without its Telnet commands: IAC with an option verb
+// (WILL, WONT, DO, DONT) and its option, or IAC and one other byte.
+func withoutIAC(raw []byte) []byte {
+	var b []byte
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != 0xff || i+1 == len(raw) {
+			b = append(b, raw[i])
+			continue
+		}
+		if raw[i+1] >= 0xfb && raw[i+1] <= 0xfe {
+			i += 2 // IAC, verb, option
+		} else {
+			i++
+		}
+	}
+	return b
 }
 
 func firstField(s string) string {

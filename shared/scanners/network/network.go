@@ -274,26 +274,28 @@ func parseInput(env tools.Env, raw json.RawMessage) (string, []int, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	ports, err := in.ports()
+	return host, ports, err
+}
+
+// ports are the ports the input selects with the one of ports, range and
+// preset it gives (the top100 preset when none).
+func (in input) ports() ([]int, error) {
 	given := 0
 	for _, set := range []bool{in.Ports != nil, in.Preset != "", in.Range != nil} {
 		if set {
 			given++
 		}
 	}
-	if given > 1 {
-		return "", nil, tools.Refuse("give only one of ports, preset and range")
-	}
 	switch {
+	case given > 1:
+		return nil, tools.Refuse("give only one of ports, preset and range")
 	case in.Ports != nil:
-		ports, err := portList(in.Ports)
-		return host, ports, err
+		return portList(in.Ports)
 	case in.Range != nil:
-		ports, err := in.Range.ports()
-		return host, ports, err
-	default:
-		ports, err := preset(in.Preset)
-		return host, ports, err
+		return in.Range.ports()
 	}
+	return preset(in.Preset)
 }
 
 func portList(list []int) ([]int, error) {
@@ -318,20 +320,29 @@ func portList(list []int) ([]int, error) {
 }
 
 func (r portRange) ports() ([]int, error) {
-	if r.From < 1 || r.From > MaxPort || r.To < 1 || r.To > MaxPort {
-		return nil, tools.Refuse("range %d-%d is out of range (1-%d)", r.From, r.To, MaxPort)
-	}
-	if r.From > r.To {
-		return nil, tools.Refuse("range %d-%d is empty: from is above to", r.From, r.To)
-	}
-	if n := r.To - r.From + 1; n > MaxRangePerCall {
-		return nil, tools.Refuse("range %d-%d has %d ports; one call scans at most %d", r.From, r.To, n, MaxRangePerCall)
+	if err := r.check(); err != nil {
+		return nil, err
 	}
 	out := make([]int, 0, r.To-r.From+1)
 	for p := r.From; p <= r.To; p++ {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// check refuses a range outside 1-MaxPort, empty, or longer than
+// MaxRangePerCall.
+func (r portRange) check() error {
+	if r.From < 1 || r.From > MaxPort || r.To < 1 || r.To > MaxPort {
+		return tools.Refuse("range %d-%d is out of range (1-%d)", r.From, r.To, MaxPort)
+	}
+	if r.From > r.To {
+		return tools.Refuse("range %d-%d is empty: from is above to", r.From, r.To)
+	}
+	if n := r.To - r.From + 1; n > MaxRangePerCall {
+		return tools.Refuse("range %d-%d has %d ports; one call scans at most %d", r.From, r.To, n, MaxRangePerCall)
+	}
+	return nil
 }
 
 // exposurePorts are the default ports of the services whose exposure is a
@@ -356,16 +367,21 @@ func preset(name string) ([]int, error) {
 		// One call per address instead of two (the playbook's port scan):
 		// the top list, then the exposure ports it lacks.
 		top, _ := preset(strings.TrimSuffix(name, "+exposures"))
-		for _, p := range exposurePorts {
-			if !slices.Contains(top, p) {
-				top = append(top, p)
-			}
-		}
-		return top, nil
+		return appendMissing(top, exposurePorts), nil
 	case "web":
 		return nil, nil // resolved against the environment in Run
 	}
 	return nil, tools.Refuse("preset %q is unknown; use top100, top1000, exposures, top100+exposures, top1000+exposures or web", name)
+}
+
+// appendMissing appends the ports of more that list lacks, in order.
+func appendMissing(list, more []int) []int {
+	for _, p := range more {
+		if !slices.Contains(list, p) {
+			list = append(list, p)
+		}
+	}
+	return list
 }
 
 // withWebHints returns the scanner with the environment's web ports named
@@ -497,10 +513,7 @@ func (s *Scanner) feed(ctx context.Context, jobs chan<- int, n int, lastStart ti
 	defer timer.Stop()
 	for i := range n {
 		if interval > 0 && i > 0 {
-			next = next.Add(interval)
-			if floor := time.Now().Add(-rateBurst * interval); next.Before(floor) {
-				next = floor
-			}
+			next = nextStart(next, interval)
 			if !sleepUntil(ctx, timer, next) {
 				return // the rest stay skipped
 			}
@@ -510,6 +523,17 @@ func (s *Scanner) feed(ctx context.Context, jobs chan<- int, n int, lastStart ti
 		}
 		jobs <- i
 	}
+}
+
+// nextStart is when the attempt after one due at prev may start: interval
+// later, but never more than rateBurst intervals in the past (a late
+// schedule catches up in a bounded burst, not all at once).
+func nextStart(prev time.Time, interval time.Duration) time.Time {
+	next := prev.Add(interval)
+	if floor := time.Now().Add(-rateBurst * interval); next.Before(floor) {
+		return floor
+	}
+	return next
 }
 
 // sleepUntil waits on timer until t; false when ctx ended first.

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,33 +33,15 @@ func testEnv(t testing.TB, allowPrivate bool) tools.Env {
 // and counts them.
 type server struct {
 	port     int
-	accepted atomic.Int64
+	accepted *atomic.Int64
 	received chan []byte // first bytes each connection sent (buffered)
 }
 
 func startServer(t testing.TB, handle func(c net.Conn, s *server)) *server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := scantest.LocalListener(t)
 	s := &server{port: ln.Addr().(*net.TCPAddr).Port, received: make(chan []byte, 16)}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.accepted.Add(1)
-			wg.Go(func() {
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-				handle(c, s)
-			})
-		}
-	})
+	s.accepted = scantest.Serve(t, ln, func(c net.Conn) { handle(c, s) })
 	return s
 }
 
@@ -429,16 +409,7 @@ func TestRunRefusesPrivateAddresses(t *testing.T) {
 	env := testEnv(t, false)
 	listener := startServer(t, silent)
 	_, err := New().Run(context.Background(), env, mustJSON(t, map[string]any{"host": "ports.scan.test", "ports": []int{listener.port}}))
-	// The refusal is worded as verification and webhooks word it: the name,
-	// never the address it resolved to, nor its class.
-	var ie *tools.InputError
-	want := (&netguard.AddressError{Host: "ports.scan.test", Private: true}).Plain()
-	if !errors.As(err, &ie) || ie.Reason != want {
-		t.Fatalf("error = %v, want an input error %q", err, want)
-	}
-	if strings.Contains(ie.Reason, "127.0.0.1") || strings.Contains(ie.Reason, "loopback") {
-		t.Errorf("refusal %q reveals the address", ie.Reason)
-	}
+	scantest.WantAddressRefusal(t, err, "ports.scan.test")
 	if n := listener.accepted.Load(); n != 0 {
 		t.Errorf("refused scan made %d connections", n)
 	}

@@ -12,69 +12,74 @@ import (
 // is weak when one of them retires it; the finding's severity follows the
 // worst algorithm of its class (see the catalogue's rationale).
 
-// kexWeakness judges a key exchange algorithm: "" when acceptable, else
-// why, and whether it is the severe kind (a 1024-bit group).
-func kexWeakness(name string) (why string, severe bool) {
-	n := strings.ToLower(name)
-	switch {
-	case n == "diffie-hellman-group1-sha1", strings.HasPrefix(n, "gss-group1-sha1-"):
-		return "1024-bit Oakley group 2 (RFC 9142: SHOULD NOT; Logjam-class precomputation)", true
-	case n == "rsa1024-sha1":
-		return "1024-bit RSA key transport (RFC 9142: MUST NOT)", true
-	case strings.HasSuffix(n, "-sha1") || strings.Contains(n, "-sha1-") || strings.HasSuffix(n, "-sha1@openssh.com"):
-		return "SHA-1 exchange hash (RFC 9142: SHOULD NOT or MAY; not in Mozilla's list)", false
-	}
-	return "", false
+// nameRule judges the algorithm names it matches (lowercase): one of
+// exact, or one that starts with a prefix, ends with a suffix or contains
+// one of contains.
+type nameRule struct {
+	why                             string
+	severity                        scans.Severity
+	exact, prefix, suffix, contains []string
 }
 
-// cipherWeakness judges a cipher: "" when acceptable, else why, and the
-// severity it alone calls for.
-func cipherWeakness(name string) (string, scans.Severity) {
+func (r nameRule) matches(n string) bool {
+	return slices.Contains(r.exact, n) ||
+		slices.ContainsFunc(r.prefix, func(p string) bool { return strings.HasPrefix(n, p) }) ||
+		slices.ContainsFunc(r.suffix, func(s string) bool { return strings.HasSuffix(n, s) }) ||
+		slices.ContainsFunc(r.contains, func(s string) bool { return strings.Contains(n, s) })
+}
+
+// policy is one algorithm class's rules, the first that matches deciding.
+type policy []nameRule
+
+// weakness judges an algorithm name: "" when acceptable, else why, and
+// the severity it alone calls for.
+func (p policy) weakness(name string) (string, scans.Severity) {
 	n := strings.ToLower(name)
-	switch {
-	case n == "none":
-		return "no encryption", scans.High
-	case strings.HasPrefix(n, "arcfour"):
-		return "RC4 (biased keystream, RFC 8758)", scans.Medium
-	case strings.HasPrefix(n, "3des"), strings.HasPrefix(n, "blowfish"), strings.HasPrefix(n, "cast128"),
-		strings.HasPrefix(n, "idea"), n == "des-cbc@ssh.com", n == "des-cbc":
-		return "64-bit block cipher (SWEET32-class collisions)", scans.Medium
-	case strings.HasSuffix(n, "-cbc"), strings.HasSuffix(n, "-cbc@lysator.liu.se"), strings.Contains(n, "-cbc@"):
-		return "CBC mode (CVE-2008-5161 plaintext recovery)", scans.Low
+	for _, r := range p {
+		if r.matches(n) {
+			return r.why, r.severity
+		}
 	}
 	return "", ""
 }
 
-// macWeakness judges a MAC: "" when acceptable, else why and severity.
-func macWeakness(name string) (string, scans.Severity) {
-	n := strings.ToLower(name)
-	switch {
-	case n == "none":
-		return "no integrity protection", scans.High
-	case strings.Contains(n, "md5"):
-		return "MD5", scans.Low
-	case strings.Contains(n, "-96"):
-		return "96-bit truncated tag", scans.Low
-	case strings.HasPrefix(n, "umac-64"):
-		return "64-bit tag", scans.Low
-	case strings.HasPrefix(n, "hmac-sha1"):
-		return "SHA-1", scans.Low
-	case strings.HasPrefix(n, "hmac-ripemd160"):
-		return "RIPEMD-160 (not in Mozilla's list)", scans.Low
-	}
-	return "", ""
+// kexPolicy judges key exchange algorithms: medium (the check's default)
+// for the severe kind, a 1024-bit group or key; low for a SHA-1 exchange
+// hash alone.
+var kexPolicy = policy{
+	{why: "1024-bit Oakley group 2 (RFC 9142: SHOULD NOT; Logjam-class precomputation)", severity: scans.Medium,
+		exact: []string{"diffie-hellman-group1-sha1"}, prefix: []string{"gss-group1-sha1-"}},
+	{why: "1024-bit RSA key transport (RFC 9142: MUST NOT)", severity: scans.Medium, exact: []string{"rsa1024-sha1"}},
+	{why: "SHA-1 exchange hash (RFC 9142: SHOULD NOT or MAY; not in Mozilla's list)", severity: scans.Low,
+		suffix: []string{"-sha1", "-sha1@openssh.com"}, contains: []string{"-sha1-"}},
 }
 
-// hostKeyWeakness judges a host key signature algorithm.
-func hostKeyWeakness(name string) string {
-	n := strings.ToLower(name)
-	switch {
-	case n == "ssh-rsa", n == "ssh-rsa-cert-v01@openssh.com", n == "x509v3-sign-rsa":
-		return "RSA with SHA-1 signatures (RFC 8332; disabled by default since OpenSSH 8.8)"
-	case strings.Contains(n, "ssh-dss"), n == "x509v3-sign-dss":
-		return "1024-bit DSA (disabled by default since OpenSSH 7.0)"
-	}
-	return ""
+// cipherPolicy judges ciphers.
+var cipherPolicy = policy{
+	{why: "no encryption", severity: scans.High, exact: []string{"none"}},
+	{why: "RC4 (biased keystream, RFC 8758)", severity: scans.Medium, prefix: []string{"arcfour"}},
+	{why: "64-bit block cipher (SWEET32-class collisions)", severity: scans.Medium,
+		prefix: []string{"3des", "blowfish", "cast128", "idea"}, exact: []string{"des-cbc@ssh.com", "des-cbc"}},
+	{why: "CBC mode (CVE-2008-5161 plaintext recovery)", severity: scans.Low,
+		suffix: []string{"-cbc", "-cbc@lysator.liu.se"}, contains: []string{"-cbc@"}},
+}
+
+// macPolicy judges MACs.
+var macPolicy = policy{
+	{why: "no integrity protection", severity: scans.High, exact: []string{"none"}},
+	{why: "MD5", severity: scans.Low, contains: []string{"md5"}},
+	{why: "96-bit truncated tag", severity: scans.Low, contains: []string{"-96"}},
+	{why: "64-bit tag", severity: scans.Low, prefix: []string{"umac-64"}},
+	{why: "SHA-1", severity: scans.Low, prefix: []string{"hmac-sha1"}},
+	{why: "RIPEMD-160 (not in Mozilla's list)", severity: scans.Low, prefix: []string{"hmac-ripemd160"}},
+}
+
+// hostKeyPolicy judges host key signature algorithms; the finding's
+// severity depends on whether a strong one is offered, not on these.
+var hostKeyPolicy = policy{
+	{why: "RSA with SHA-1 signatures (RFC 8332; disabled by default since OpenSSH 8.8)",
+		exact: []string{"ssh-rsa", "ssh-rsa-cert-v01@openssh.com", "x509v3-sign-rsa"}},
+	{why: "1024-bit DSA (disabled by default since OpenSSH 7.0)", contains: []string{"ssh-dss"}, exact: []string{"x509v3-sign-dss"}},
 }
 
 // strictKex is the server's strict key exchange marker (OpenSSH 9.6), the

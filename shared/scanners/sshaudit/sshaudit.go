@@ -133,7 +133,17 @@ func audit(ctx context.Context, env tools.Env, host string, port int) (*audited,
 		return nil, err
 	}
 	rec := &recorder{r: conn}
-	br := bufio.NewReaderSize(rec, 4096)
+	a, err := readServerHello(bufio.NewReaderSize(rec, 4096), host, port)
+	if err != nil {
+		return nil, err
+	}
+	a.queryAuth(ctx, &replayConn{Conn: conn, replay: rec.buf, swallow: []byte(line)})
+	return a, nil
+}
+
+// readServerHello reads what an SSH 2 server at host and port sends first:
+// its identification line and its key exchange init.
+func readServerHello(br *bufio.Reader, host string, port int) (*audited, error) {
 	id, err := readIdentification(br)
 	if err != nil {
 		return nil, fmt.Errorf("not an SSH server: %w", err)
@@ -146,7 +156,6 @@ func audit(ctx context.Context, env tools.Env, host string, port int) (*audited,
 	if err != nil {
 		return nil, err
 	}
-	a.queryAuth(ctx, &replayConn{Conn: conn, replay: rec.buf, swallow: []byte(line)})
 	return a, nil
 }
 
@@ -232,52 +241,6 @@ func (a *audited) askNone(conn net.Conn, cfg *ssh.ClientConfig) {
 	}
 }
 
-// kexFinding reports the weak key exchange algorithms offered; low
-// unless a 1024-bit group is among them.
-func (a *audited) kexFinding(where string) (f scans.Finding, ok bool) {
-	port := a.port
-	var kexBad []string
-	severe := false
-	for _, k := range a.kex.Kex {
-		if why, s := kexWeakness(k); why != "" {
-			kexBad = append(kexBad, k+" ("+why+")")
-			severe = severe || s
-		}
-	}
-	if len(kexBad) == 0 {
-		return f, false
-	}
-	f = checks.SSHKexWeak.Finding(a.host, &port, fmt.Sprintf("%s offered in its KEXINIT key exchange algorithms: %s. Full list: %s.",
-		where, list(kexBad), list(a.kex.Kex)))
-	if !severe {
-		f.Severity = scans.Low
-		f.Evidence += " Lowered to low: no 1024-bit group is offered, only SHA-1 exchange hashes."
-	}
-	return f, true
-}
-
-// hostKeyFinding reports the weak host key algorithms offered; medium
-// when no strong one is.
-func (a *audited) hostKeyFinding(where string) (f scans.Finding, ok bool) {
-	port := a.port
-	var hkBad []string
-	for _, h := range a.kex.HostKey {
-		if why := hostKeyWeakness(h); why != "" {
-			hkBad = append(hkBad, h+" ("+why+")")
-		}
-	}
-	if len(hkBad) == 0 {
-		return f, false
-	}
-	f = checks.SSHHostKeyWeak.Finding(a.host, &port, fmt.Sprintf("%s offered host key signature algorithms: %s. Full list: %s.",
-		where, list(hkBad), list(a.kex.HostKey)))
-	if len(hkBad) == len(a.kex.HostKey) {
-		f.Severity = scans.Medium
-		f.Evidence += " Raised to medium: the server offers no SHA-2 or EdDSA host key signature at all."
-	}
-	return f, true
-}
-
 // result builds the findings and the outcome line.
 func (a *audited) result() tools.Result {
 	where := fmt.Sprintf("%s:%d (%s)", a.host, a.port, a.server)
@@ -292,26 +255,39 @@ func (a *audited) result() tools.Result {
 	return tools.Result{Outcome: a.outcome(len(findings)), Findings: proven(findings, a.proof(time.Now()))}
 }
 
+// kexFinding reports the weak key exchange algorithms offered; low
+// unless a 1024-bit group is among them.
+func (a *audited) kexFinding(where string) (scans.Finding, bool) {
+	return a.algorithmFinding(checks.SSHKexWeak, where+" offered in its KEXINIT key exchange algorithms", a.kex.Kex, kexPolicy, lowerUnlessSevere)
+}
+
+// hostKeyFinding reports the weak host key algorithms offered; medium
+// when no strong one is.
+func (a *audited) hostKeyFinding(where string) (scans.Finding, bool) {
+	return a.algorithmFinding(checks.SSHHostKeyWeak, where+" offered host key signature algorithms", a.kex.HostKey, hostKeyPolicy, raiseWhenNoneStrong)
+}
+
 // cipherFinding reports the weak ciphers offered.
 func (a *audited) cipherFinding(where string) (scans.Finding, bool) {
-	return a.algorithmFinding(checks.SSHCipherWeak, where+" offered in its KEXINIT ciphers", a.kex.Ciphers(), cipherWeakness)
+	return a.algorithmFinding(checks.SSHCipherWeak, where+" offered in its KEXINIT ciphers", a.kex.Ciphers(), cipherPolicy, raiseToWorst)
 }
 
 // macFinding reports the weak MACs offered.
 func (a *audited) macFinding(where string) (scans.Finding, bool) {
-	return a.algorithmFinding(checks.SSHMACWeak, where+" offered in its KEXINIT MAC algorithms", a.kex.MACs(), macWeakness)
+	return a.algorithmFinding(checks.SSHMACWeak, where+" offered in its KEXINIT MAC algorithms", a.kex.MACs(), macPolicy, raiseToWorst)
 }
 
-// algorithmFinding reports the names offered that weakness judges weak,
-// at the severity of the worst.
-func (a *audited) algorithmFinding(c *checks.Check, offered string, names []string, weakness func(string) (string, scans.Severity)) (f scans.Finding, ok bool) {
-	bad, sev := judge(names, weakness)
+// algorithmFinding reports the names offered that p judges weak; adjust
+// sets the finding's severity from the worst of them and from whether
+// every name offered is weak.
+func (a *audited) algorithmFinding(c *checks.Check, offered string, names []string, p policy, adjust severityRule) (f scans.Finding, ok bool) {
+	bad, worst := judge(names, p.weakness)
 	if len(bad) == 0 {
 		return f, false
 	}
 	port := a.port
 	f = c.Finding(a.host, &port, fmt.Sprintf("%s: %s. Full list: %s.", offered, list(bad), list(names)))
-	raise(&f, sev)
+	adjust(&f, worst, len(bad) == len(names))
 	return f, true
 }
 
@@ -389,12 +365,35 @@ func judge(names []string, weakness func(string) (string, scans.Severity)) ([]st
 	return bad, worst
 }
 
-// raise sets a finding's severity to sev when sev is worse than the
-// catalogue's default, saying so in the evidence.
-func raise(f *scans.Finding, sev scans.Severity) {
-	if sev != "" && sev.Rank() < f.Severity.Rank() {
-		f.Severity = sev
-		f.Evidence += fmt.Sprintf(" Raised to %s by the worst algorithm offered.", sev)
+// severityRule sets a finding's severity from the worst severity its
+// weak algorithms call for and whether every algorithm offered is weak,
+// saying so in the evidence when it changes it.
+type severityRule func(f *scans.Finding, worst scans.Severity, allWeak bool)
+
+// raiseToWorst raises a finding's severity to worst when worst is worse
+// than the catalogue's default.
+func raiseToWorst(f *scans.Finding, worst scans.Severity, _ bool) {
+	if worst != "" && worst.Rank() < f.Severity.Rank() {
+		f.Severity = worst
+		f.Evidence += fmt.Sprintf(" Raised to %s by the worst algorithm offered.", worst)
+	}
+}
+
+// lowerUnlessSevere lowers a weak key exchange finding to low when no
+// 1024-bit group is offered, only SHA-1 exchange hashes.
+func lowerUnlessSevere(f *scans.Finding, worst scans.Severity, _ bool) {
+	if worst == scans.Low {
+		f.Severity = scans.Low
+		f.Evidence += " Lowered to low: no 1024-bit group is offered, only SHA-1 exchange hashes."
+	}
+}
+
+// raiseWhenNoneStrong raises a weak host key finding to medium when the
+// server offers no strong host key algorithm at all.
+func raiseWhenNoneStrong(f *scans.Finding, _ scans.Severity, allWeak bool) {
+	if allWeak {
+		f.Severity = scans.Medium
+		f.Evidence += " Raised to medium: the server offers no SHA-2 or EdDSA host key signature at all."
 	}
 }
 

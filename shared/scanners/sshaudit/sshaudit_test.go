@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,47 +29,26 @@ import (
 // the TCP connections it accepts and the secrets it was offered.
 type sshServer struct {
 	ln          net.Listener
-	conns       atomic.Int32
+	conns       *atomic.Int64
 	passwords   atomic.Int32 // password callback calls
 	kbdInteract atomic.Int32 // keyboard-interactive callback calls
 	pubkeys     atomic.Int32 // public key callback calls
-	wg          sync.WaitGroup
 }
 
 func startSSH(t *testing.T, s *sshServer, cfg *ssh.ServerConfig) *sshServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.ln = ln
-	t.Cleanup(func() { ln.Close(); s.wg.Wait() })
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.conns.Add(1)
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-				sc, chans, reqs, err := ssh.NewServerConn(c, cfg)
-				if err != nil {
-					return
-				}
-				go ssh.DiscardRequests(reqs)
-				for ch := range chans {
-					_ = ch.Reject(ssh.Prohibited, "test")
-				}
-				sc.Close()
-			}()
+	s.ln = scantest.LocalListener(t)
+	s.conns = scantest.Serve(t, s.ln, func(c net.Conn) {
+		sc, chans, reqs, err := ssh.NewServerConn(c, cfg)
+		if err != nil {
+			return
 		}
-	}()
+		go ssh.DiscardRequests(reqs)
+		for ch := range chans {
+			_ = ch.Reject(ssh.Prohibited, "test")
+		}
+		sc.Close()
+	})
 	return s
 }
 
@@ -166,6 +144,18 @@ func run(t *testing.T, env tools.Env, port int) (tools.Result, time.Duration) {
 	return res, wall
 }
 
+// auditServer runs the tool against srv (described by label in the log)
+// and fails t unless it made exactly one TCP connection.
+func auditServer(t *testing.T, srv *sshServer, label string) tools.Result {
+	t.Helper()
+	res, wall := run(t, newEnv(t), srv.port())
+	t.Logf("%s: %v wall time, %d TCP connection(s); outcome: %s", label, wall, srv.conns.Load(), res.Outcome)
+	if n := srv.conns.Load(); n != 1 {
+		t.Errorf("%d TCP connections, want 1", n)
+	}
+	return res
+}
+
 // TestLegacyServer: a real x/crypto/ssh server with legacy algorithms and
 // password logins gives one finding per weakness class, the algorithm
 // names as evidence, ssh.auth.password from a "none" request, and no
@@ -173,10 +163,8 @@ func run(t *testing.T, env tools.Env, port int) (tools.Result, time.Duration) {
 // keyboard-interactive callbacks are never called.
 func TestLegacyServer(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
 	srv := legacyServer(t)
-	res, wall := run(t, env, srv.port())
-	t.Logf("legacy server: %v wall time, %d TCP connection(s); outcome: %s", wall, srv.conns.Load(), res.Outcome)
+	res := auditServer(t, srv, "legacy server")
 
 	want := map[*checks.Check][]string{
 		checks.SSHKexWeak:      {"diffie-hellman-group1-sha1", "diffie-hellman-group14-sha1", "diffie-hellman-group-exchange-sha1"},
@@ -218,9 +206,6 @@ func TestLegacyServer(t *testing.T) {
 	if n := srv.passwords.Load() + srv.kbdInteract.Load(); n != 0 {
 		t.Errorf("the server's password/keyboard-interactive callbacks were called %d times", n)
 	}
-	if n := srv.conns.Load(); n != 1 {
-		t.Errorf("%d TCP connections, want 1", n)
-	}
 	if !strings.Contains(res.Outcome, "strict kex advertised") || !strings.Contains(res.Outcome, "password") {
 		t.Errorf("outcome: %s", res.Outcome)
 	}
@@ -229,10 +214,8 @@ func TestLegacyServer(t *testing.T) {
 // TestModernServer: only modern algorithms and public keys: no findings.
 func TestModernServer(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
 	srv := modernServer(t)
-	res, wall := run(t, env, srv.port())
-	t.Logf("modern server: %v wall time, %d TCP connection(s); outcome: %s", wall, srv.conns.Load(), res.Outcome)
+	res := auditServer(t, srv, "modern server")
 	if len(res.Findings) != 0 {
 		t.Errorf("findings on a modern server: %+v", res.Findings)
 	}
@@ -241,9 +224,6 @@ func TestModernServer(t *testing.T) {
 	}
 	if srv.pubkeys.Load() != 0 {
 		t.Errorf("a public key was offered")
-	}
-	if n := srv.conns.Load(); n != 1 {
-		t.Errorf("%d TCP connections, want 1", n)
 	}
 }
 
@@ -346,41 +326,62 @@ func TestTerrapinPolicy(t *testing.T) {
 func TestPolicy(t *testing.T) {
 	for _, n := range []string{"diffie-hellman-group1-sha1", "diffie-hellman-group14-sha1", "diffie-hellman-group-exchange-sha1",
 		"rsa1024-sha1", "gss-group1-sha1-toWM5Slw5Ew8Mqkay+al2g=="} {
-		if why, _ := kexWeakness(n); why == "" {
+		if why, _ := kexPolicy.weakness(n); why == "" {
 			t.Errorf("kex %s judged acceptable", n)
 		}
 	}
 	for _, n := range []string{"curve25519-sha256", "curve25519-sha256@libssh.org", "sntrup761x25519-sha512@openssh.com",
 		"mlkem768x25519-sha256", "ecdh-sha2-nistp256", "diffie-hellman-group14-sha256", "diffie-hellman-group16-sha512",
 		"diffie-hellman-group-exchange-sha256", "ext-info-s", "kex-strict-s-v00@openssh.com"} {
-		if why, _ := kexWeakness(n); why != "" {
+		if why, _ := kexPolicy.weakness(n); why != "" {
 			t.Errorf("kex %s judged weak: %s", n, why)
 		}
 	}
 	for n, sev := range map[string]scans.Severity{"aes128-cbc": scans.Low, "aes256-cbc": scans.Low, "rijndael-cbc@lysator.liu.se": scans.Low,
 		"3des-cbc": scans.Medium, "blowfish-cbc": scans.Medium, "arcfour": scans.Medium, "arcfour256": scans.Medium, "none": scans.High} {
-		if why, s := cipherWeakness(n); why == "" || s != sev {
+		if why, s := cipherPolicy.weakness(n); why == "" || s != sev {
 			t.Errorf("cipher %s: %q %s, want %s", n, why, s, sev)
 		}
 	}
 	for _, n := range []string{"chacha20-poly1305@openssh.com", "aes128-gcm@openssh.com", "aes256-ctr"} {
-		if why, _ := cipherWeakness(n); why != "" {
+		if why, _ := cipherPolicy.weakness(n); why != "" {
 			t.Errorf("cipher %s judged weak", n)
 		}
 	}
 	for _, n := range []string{"hmac-sha1", "hmac-sha1-etm@openssh.com", "hmac-md5", "hmac-sha1-96", "umac-64@openssh.com", "umac-64-etm@openssh.com"} {
-		if why, _ := macWeakness(n); why == "" {
+		if why, _ := macPolicy.weakness(n); why == "" {
 			t.Errorf("mac %s judged acceptable", n)
 		}
 	}
 	for _, n := range []string{"hmac-sha2-256", "hmac-sha2-512-etm@openssh.com", "umac-128-etm@openssh.com", "umac-128@openssh.com"} {
-		if why, _ := macWeakness(n); why != "" {
+		if why, _ := macPolicy.weakness(n); why != "" {
 			t.Errorf("mac %s judged weak", n)
 		}
 	}
 	for n, weak := range map[string]bool{"ssh-rsa": true, "ssh-dss": true, "rsa-sha2-512": false, "ssh-ed25519": false, "ecdsa-sha2-nistp256": false} {
-		if (hostKeyWeakness(n) != "") != weak {
+		if why, _ := hostKeyPolicy.weakness(n); (why != "") != weak {
 			t.Errorf("host key %s: weak %v", n, !weak)
+		}
+	}
+}
+
+// TestKexFindingSeverity: weak key exchange is medium while a 1024-bit
+// group or key is offered, low (and says so) when only SHA-1 exchange
+// hashes are.
+func TestKexFindingSeverity(t *testing.T) {
+	for _, tc := range []struct {
+		kex     string
+		want    scans.Severity
+		lowered bool
+	}{
+		{"curve25519-sha256,diffie-hellman-group14-sha1", scans.Low, true},
+		{"diffie-hellman-group14-sha1,diffie-hellman-group1-sha1", scans.Medium, false},
+		{"rsa1024-sha1", scans.Medium, false},
+	} {
+		a := &audited{host: "ssh.test", port: 22, server: "SSH-2.0-Test", kex: KexInit{Kex: strings.Split(tc.kex, ",")}}
+		f, ok := a.kexFinding("ssh.test:22")
+		if !ok || f.Severity != tc.want || strings.Contains(f.Evidence, "Lowered to low") != tc.lowered {
+			t.Errorf("%s: finding %v, severity %s, evidence %q; want %s", tc.kex, ok, f.Severity, f.Evidence, tc.want)
 		}
 	}
 }

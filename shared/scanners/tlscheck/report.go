@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"iter"
 	"net"
 	"net/http"
 	"strconv"
@@ -84,10 +85,7 @@ func (r *report) evidence(what string) string {
 // not count); dated says whether any is out of its validity.
 func (r *report) validityDates(chain []*x509.Certificate, now time.Time) (dated bool) {
 	var expired, notYet []string
-	for i, c := range chain {
-		if i > 0 && selfSigned(c) {
-			continue
-		}
+	for i, c := range usedCertificates(chain) {
 		switch {
 		case now.After(c.NotAfter):
 			expired = append(expired, fmt.Sprintf("%s %q expired on %s (%d day(s) ago)",
@@ -168,14 +166,24 @@ func reportedElsewhere(err error, dated, weakHash bool) bool {
 	return weakHash && strings.Contains(err.Error(), "insecure algorithm")
 }
 
+// usedCertificates yields the certificates of the chain clients use, with
+// their positions: the leaf and the intermediates, not a self-signed root
+// sent along.
+func usedCertificates(chain []*x509.Certificate) iter.Seq2[int, *x509.Certificate] {
+	return func(yield func(int, *x509.Certificate) bool) {
+		for i, c := range chain {
+			if (i == 0 || !selfSigned(c)) && !yield(i, c) {
+				return
+			}
+		}
+	}
+}
+
 // weakRSAKeys lists the certificates of the chain with an RSA key shorter
 // than minRSABits; self-signed roots are skipped.
 func weakRSAKeys(chain []*x509.Certificate) []string {
 	var out []string
-	for i, c := range chain {
-		if i > 0 && selfSigned(c) {
-			continue
-		}
+	for i, c := range usedCertificates(chain) {
 		if key, ok := c.PublicKey.(*rsa.PublicKey); ok && key.N.BitLen() < minRSABits {
 			out = append(out, fmt.Sprintf("%s %q has a %d-bit RSA key",
 				position(i), safetext.Line(c.Subject.String(), maxShown), key.N.BitLen()))
@@ -225,10 +233,7 @@ func selfSigned(c *x509.Certificate) bool {
 // or SHA-1; self-signed roots are skipped, their signature is never checked.
 func weakHashSignatures(chain []*x509.Certificate) []string {
 	var out []string
-	for i, c := range chain {
-		if i > 0 && selfSigned(c) {
-			continue
-		}
+	for i, c := range usedCertificates(chain) {
 		switch c.SignatureAlgorithm {
 		case x509.SHA1WithRSA, x509.ECDSAWithSHA1, x509.DSAWithSHA1, x509.MD5WithRSA, x509.MD2WithRSA:
 			out = append(out, fmt.Sprintf("%s %q is signed with %s", position(i),

@@ -11,7 +11,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -21,7 +20,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -167,25 +165,8 @@ func startTLS(t testing.TB, cfg *tls.Config, hsts string) int {
 // completes handshakes and closes.
 func startPlainTLS(t testing.TB, cfg *tls.Config) int {
 	t.Helper()
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() {
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-				_ = c.(*tls.Conn).Handshake()
-			})
-		}
-	})
+	ln := tls.NewListener(scantest.LocalListener(t), cfg)
+	scantest.Serve(t, ln, func(c net.Conn) { _ = c.(*tls.Conn).Handshake() })
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
@@ -422,11 +403,7 @@ func TestRunDefaults(t *testing.T) {
 func TestRunNotTLS(t *testing.T) {
 	t.Parallel()
 	env := testEnv(t, true)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln := scantest.LocalListener(t)
 	scantest.Greet(ln, "SSH-2.0-OpenSSH_9.6\r\n", 0)
 	port := ln.Addr().(*net.TCPAddr).Port
 	res, err := New(Options{}).Run(context.Background(), env, json.RawMessage(fmt.Sprintf(`{"host": "good.scan.test", "port": %d}`, port)))
@@ -441,22 +418,8 @@ func TestRunRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	env := testEnv(t, true)
 	privateEnv := testEnv(t, false)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var accepted atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			c.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
+	ln := scantest.LocalListener(t)
+	accepted := scantest.Serve(t, ln, func(net.Conn) {})
 	p := ln.Addr().(*net.TCPAddr).Port
 
 	cases := []struct {
@@ -493,14 +456,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 func TestRunRefusalHidesTheAddress(t *testing.T) {
 	t.Parallel()
 	_, err := New(Options{}).Run(context.Background(), testEnv(t, false), json.RawMessage(`{"host": "good.scan.test", "port": 443}`))
-	var ie *tools.InputError
-	want := (&netguard.AddressError{Host: "good.scan.test", Private: true}).Plain()
-	if !errors.As(err, &ie) || ie.Reason != want {
-		t.Fatalf("error = %v, want an input error %q", err, want)
-	}
-	if strings.Contains(ie.Reason, "127.0.0.1") || strings.Contains(ie.Reason, "loopback") {
-		t.Errorf("refusal %q reveals the address", ie.Reason)
-	}
+	scantest.WantAddressRefusal(t, err, "good.scan.test")
 }
 
 func TestToolContract(t *testing.T) {

@@ -184,9 +184,16 @@ func (v Vulnerability) contentProblems() []error {
 	if err := checkReferences(v.References); err != nil {
 		errs = append(errs, err)
 	}
+	return append(errs, v.rangeProblems()...)
+}
+
+// rangeProblems are what is wrong with the entry's affected ranges: none,
+// or ones that do not validate.
+func (v Vulnerability) rangeProblems() []error {
 	if len(v.Affected) == 0 {
-		errs = append(errs, errors.New("no affected range"))
+		return []error{errors.New("no affected range")}
 	}
+	var errs []error
 	for _, r := range v.Affected {
 		if err := r.validate(); err != nil {
 			errs = append(errs, err)
@@ -244,13 +251,21 @@ func (r Range) validate() error {
 	if err != nil {
 		return err
 	}
-	if in, ok := parsed["introduced"]; ok {
-		if f, ok := parsed["fixed"]; ok && in.Compare(f) >= 0 {
-			return fmt.Errorf("introduced %s is not before fixed %s", in, f)
-		}
-		if l, ok := parsed["last_affected"]; ok && in.Compare(l) > 0 {
-			return fmt.Errorf("introduced %s is after last_affected %s", in, l)
-		}
+	return checkOrder(parsed)
+}
+
+// checkOrder errs when a range's parsed bounds (by name) are out of order:
+// introduced must come before fixed, and not after last_affected.
+func checkOrder(parsed map[string]Version) error {
+	in, ok := parsed["introduced"]
+	if !ok {
+		return nil
+	}
+	if f, ok := parsed["fixed"]; ok && in.Compare(f) >= 0 {
+		return fmt.Errorf("introduced %s is not before fixed %s", in, f)
+	}
+	if l, ok := parsed["last_affected"]; ok && in.Compare(l) > 0 {
+		return fmt.Errorf("introduced %s is after last_affected %s", in, l)
 	}
 	return nil
 }

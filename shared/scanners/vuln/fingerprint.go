@@ -134,30 +134,52 @@ func bannerSightings(svc scans.Service) []sighting {
 	// product's ("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u10", a MySQL
 	// greeting's "5.5.62-0ubuntu0.14.04.1").
 	build := buildOf(banner)
-	add := func(product, version string) {
-		if v, err := ParseVersion(version); err == nil {
-			out = append(out, sighting{product: product, version: v, host: svc.Host, port: svc.Port, where: where, build: build})
-		}
-	}
-	mariadb := false
-	for _, p := range bannerPatterns {
-		if m := p.re.FindStringSubmatch(banner); m != nil {
-			add(p.product, m[1])
-			mariadb = mariadb || p.product == "mariadb"
-		}
-	}
-	if svc.Name == "elasticsearch" {
-		if m := esVersion.FindStringSubmatch(banner); m != nil {
-			add("elasticsearch", m[1])
-		}
-	}
-	// A MySQL greeting carries the bare server version ("5.5.62-0ubuntu…").
-	if strings.Contains(strings.ToLower(svc.Name), "mysql") && !mariadb {
-		if m := mysqlVersion.FindStringSubmatch(banner); m != nil {
-			add("mysql", m[1])
+	for _, pv := range bannerVersions(svc.Name, banner) {
+		if v, err := ParseVersion(pv.version); err == nil {
+			out = append(out, sighting{product: pv.product, version: v, host: svc.Host, port: svc.Port, where: where, build: build})
 		}
 	}
 	return append(out, headerSightings(banner, svc.Host, svc.Port, fmt.Sprintf("banner of %s on %s:%d", svc.Name, svc.Host, svc.Port))...)
+}
+
+// productVersion is a product id and the version text announced for it.
+type productVersion struct{ product, version string }
+
+// bannerVersions are the product versions a banner of the named service
+// announces, in bannerPatterns order, then Elasticsearch's and MySQL's.
+func bannerVersions(service, banner string) []productVersion {
+	var out []productVersion
+	mariadb := false
+	for _, p := range bannerPatterns {
+		if m := p.re.FindStringSubmatch(banner); m != nil {
+			out = append(out, productVersion{p.product, m[1]})
+			mariadb = mariadb || p.product == "mariadb"
+		}
+	}
+	for _, p := range serviceVersions {
+		if !p.applies(service, mariadb) {
+			continue
+		}
+		if m := p.re.FindStringSubmatch(banner); m != nil {
+			out = append(out, productVersion{p.product, m[1]})
+		}
+	}
+	return out
+}
+
+// serviceVersions read versions whose text is only a version in banners of
+// some services: Elasticsearch's copied GET / answer, and a MySQL
+// greeting's bare server version ("5.5.62-0ubuntu…") unless it is
+// MariaDB's.
+var serviceVersions = []struct {
+	product string
+	re      *lazyre.Regexp
+	applies func(service string, mariadb bool) bool
+}{
+	{"elasticsearch", esVersion, func(service string, _ bool) bool { return service == "elasticsearch" }},
+	{"mysql", mysqlVersion, func(service string, mariadb bool) bool {
+		return strings.Contains(strings.ToLower(service), "mysql") && !mariadb
+	}},
 }
 
 // scriptNamePatterns recognise library versions in script URLs: file

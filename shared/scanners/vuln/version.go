@@ -37,29 +37,47 @@ var preReleaseRank = map[string]int{"dev": 1, "snapshot": 1, "alpha": 2, "beta":
 func ParseVersion(s string) (Version, error) {
 	raw := strings.TrimSpace(s)
 	s = strings.TrimPrefix(strings.TrimPrefix(raw, "v"), "V")
-	if len(s) > maxVersionLength {
-		return Version{}, fmt.Errorf("version %q is too long", s[:maxVersionLength])
-	}
-	if s == "" || s[0] < '0' || s[0] > '9' {
-		return Version{}, fmt.Errorf("version %q does not start with a digit", raw)
+	if err := checkVersionText(raw, s); err != nil {
+		return Version{}, err
 	}
 	core, rest := splitCore(s)
 	parts, err := splitParts(core)
 	if err != nil {
 		return Version{}, fmt.Errorf("version %q: %w", raw, err)
 	}
-	// After "-" or "+", only a pre-release word belongs to the version
-	// ("-rc.1", "-beta2"); anything else is a distribution's build label.
-	if rest != "" && rest[0] == '-' {
-		tail, _ := splitCore(rest[1:])
-		if pre, err := splitParts(tail); err == nil && len(pre) > 0 && !pre[0].isNum && preReleaseRank[pre[0].str] > 0 {
-			parts = append(parts, pre...)
-		}
-	}
+	parts = append(parts, preRelease(rest)...)
 	if len(parts) > maxVersionParts {
 		return Version{}, fmt.Errorf("version %q has too many parts", raw)
 	}
 	return Version{raw: raw, parts: parts}, nil
+}
+
+// checkVersionText errs on version text s (raw as given) that is too long
+// or does not start with a digit.
+func checkVersionText(raw, s string) error {
+	if len(s) > maxVersionLength {
+		return fmt.Errorf("version %q is too long", s[:maxVersionLength])
+	}
+	if s == "" || !isDigit(s[0]) {
+		return fmt.Errorf("version %q does not start with a digit", raw)
+	}
+	return nil
+}
+
+// preRelease returns the pre-release parts of what follows a version's
+// core: after "-", only a pre-release word belongs to the version
+// ("-rc.1", "-beta2"); anything else ("+…" too) is a distribution's build
+// label.
+func preRelease(rest string) []part {
+	if !strings.HasPrefix(rest, "-") {
+		return nil
+	}
+	tail, _ := splitCore(rest[1:])
+	pre, err := splitParts(tail)
+	if err != nil || len(pre) == 0 || pre[0].isNum || preReleaseRank[pre[0].str] == 0 {
+		return nil
+	}
+	return pre
 }
 
 // MustParseVersion is ParseVersion for constants; it panics on error.
@@ -74,14 +92,20 @@ func MustParseVersion(s string) Version {
 // splitCore returns the leading run of digits, letters and dots, and the
 // rest.
 func splitCore(s string) (string, string) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '.') {
-			return strings.TrimRight(s[:i], "."), s[i:]
-		}
+	i := strings.IndexFunc(s, func(r rune) bool { return !isCoreRune(r) })
+	if i < 0 {
+		i = len(s)
 	}
-	return strings.TrimRight(s, "."), ""
+	return strings.TrimRight(s[:i], "."), s[i:]
 }
+
+// isCoreRune reports whether r belongs in a version's core: an ASCII
+// digit, letter or dot.
+func isCoreRune(r rune) bool {
+	return r < 0x80 && (isDigit(byte(r)) || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.')
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // splitParts cuts "2p2.10rc1" into 2, "p", 2, 10, "rc", 1.
 func splitParts(s string) ([]part, error) {
@@ -91,24 +115,32 @@ func splitParts(s string) ([]part, error) {
 			return nil, fmt.Errorf("empty component")
 		}
 		for seg != "" {
-			i := 0
-			digits := seg[0] >= '0' && seg[0] <= '9'
-			for i < len(seg) && (seg[i] >= '0' && seg[i] <= '9') == digits {
-				i++
+			p, n, err := leadingPart(seg)
+			if err != nil {
+				return nil, err
 			}
-			if digits {
-				if i > 18 {
-					return nil, fmt.Errorf("number %q is too long", seg[:i])
-				}
-				n, _ := strconv.ParseInt(seg[:i], 10, 64)
-				out = append(out, part{num: n, isNum: true})
-			} else {
-				out = append(out, part{str: strings.ToLower(seg[:i])})
-			}
-			seg = seg[i:]
+			out, seg = append(out, p), seg[n:]
 		}
 	}
 	return out, nil
+}
+
+// leadingPart reads the run of digits or of letters seg starts with, and
+// its length.
+func leadingPart(seg string) (part, int, error) {
+	digits := isDigit(seg[0])
+	i := 1
+	for i < len(seg) && isDigit(seg[i]) == digits {
+		i++
+	}
+	if !digits {
+		return part{str: strings.ToLower(seg[:i])}, i, nil
+	}
+	if i > 18 {
+		return part{}, 0, fmt.Errorf("number %q is too long", seg[:i])
+	}
+	n, _ := strconv.ParseInt(seg[:i], 10, 64)
+	return part{num: n, isNum: true}, i, nil
 }
 
 // String returns the version as given.

@@ -203,7 +203,7 @@ func (s *scan) readScripts(ctx context.Context, client *httpprobe.Client, page *
 	fetched := 0
 	for _, script := range httpprobe.ScriptSources(page.Body, page.URL, 50) {
 		s.sightings = append(s.sightings, scriptNameSightings(script, page.URL)...)
-		if fetched == maxScripts || ctx.Err() != nil || !httpprobe.SameHost(script, page.URL) || httpprobe.CheckURL(s.env, script) != nil {
+		if fetched == maxScripts || ctx.Err() != nil || !s.fetchable(script, page.URL) {
 			continue
 		}
 		fetched++
@@ -213,6 +213,12 @@ func (s *scan) readScripts(ctx context.Context, client *httpprobe.Client, page *
 		}
 		s.sightings = append(s.sightings, scriptBodySightings(resp.Body, script, page.URL)...)
 	}
+}
+
+// fetchable reports whether a script may be fetched: on the page's host
+// and allowed by the scope.
+func (s *scan) fetchable(script, page *url.URL) bool {
+	return httpprobe.SameHost(script, page) && httpprobe.CheckURL(s.env, script) == nil
 }
 
 // readNotFound asks the page's origin for a path that does not exist and
@@ -273,22 +279,31 @@ type component struct {
 func (s *scan) components() []*component {
 	var out []*component
 	for _, si := range s.sightings {
-		i := slices.IndexFunc(out, func(c *component) bool {
-			return c.product == si.product && c.version.Compare(si.version) == 0 && c.host == si.host && c.port == si.port
-		})
+		i := slices.IndexFunc(out, func(c *component) bool { return c.sameAs(si) })
 		if i < 0 {
 			out = append(out, &component{product: si.product, version: si.version, host: si.host, port: si.port})
 			i = len(out) - 1
 		}
-		c := out[i]
-		if len(c.where) < maxWhere && !slices.Contains(c.where, si.where) {
-			c.where = append(c.where, si.where)
-		}
-		if si.build != nil && (c.build == nil || !c.build.HasRevision() && si.build.HasRevision()) {
-			c.build = si.build
-		}
+		out[i].add(si)
 	}
 	return out
+}
+
+// sameAs reports whether si is a sighting of c: the same product version
+// on the same service.
+func (c *component) sameAs(si sighting) bool {
+	return c.product == si.product && c.version.Compare(si.version) == 0 && c.host == si.host && c.port == si.port
+}
+
+// add records a sighting of c: its place (up to maxWhere) and its build
+// (one with a revision wins over a name alone).
+func (c *component) add(si sighting) {
+	if len(c.where) < maxWhere && !slices.Contains(c.where, si.where) {
+		c.where = append(c.where, si.where)
+	}
+	if si.build != nil && (c.build == nil || !c.build.HasRevision() && si.build.HasRevision()) {
+		c.build = si.build
+	}
 }
 
 func (s *scan) result(now time.Time) tools.Result {
@@ -306,6 +321,12 @@ func (s *scan) result(now time.Time) tools.Result {
 	slices.SortStableFunc(findings, func(a, b scans.Finding) int {
 		return cmp.Compare(a.Severity.Rank(), b.Severity.Rank())
 	})
+	return tools.Result{Outcome: s.outcome(seen, n), Findings: findings, Services: s.services}
+}
+
+// outcome sums up the call: the components seen (by label), what they
+// matched, the dataset's edition and the notes.
+func (s *scan) outcome(seen []string, n matchCounts) string {
 	outcome := "no versions fingerprinted"
 	if len(seen) > 0 {
 		outcome = fmt.Sprintf("fingerprinted %s (%s); %d known vulnerabilities, %d end-of-life",
@@ -318,7 +339,7 @@ func (s *scan) result(now time.Time) tools.Result {
 	for _, note := range s.notes {
 		outcome += "; " + note
 	}
-	return tools.Result{Outcome: outcome, Findings: findings, Services: s.services}
+	return outcome
 }
 
 // matchCounts count what the components matched: CVEs, end-of-life
@@ -329,34 +350,61 @@ type matchCounts struct{ cves, eols, dists int }
 // product's): its CVEs (one grouped finding for several), its end of life,
 // or for a distribution build one finding listing the upstream matches.
 func (s *scan) componentFindings(c *component, name string, now time.Time, n *matchCounts) []scans.Finding {
-	var findings []scans.Finding
-	matches := s.data.Match(c.product, c.version)
-	e, eol := s.data.EndOfLifeAt(c.product, c.version, now)
-	if c.build != nil && eol {
+	m := componentMatch{cves: s.data.Match(c.product, c.version)}
+	m.branch, m.eol = s.data.EndOfLifeAt(c.product, c.version, now)
+	if c.build != nil && m.eol {
 		// The distribution decides the support of the branch it ships.
 		s.notes = append(s.notes, fmt.Sprintf("%s %s: upstream branch end of life (%s) not reported for a %s build",
-			name, c.version, e.EOL, c.build.Distribution))
+			name, c.version, m.branch.EOL, c.build.Distribution))
 	}
 	if c.build != nil && c.build.HasRevision() {
-		// Distributions backport fixes without changing the upstream
-		// version: the upstream ranges are listed for reference only.
-		if len(matches) > 0 || eol {
-			n.dists++
-			return []scans.Finding{distributionFinding(name, c, matches, e, eol)}
-		}
+		return buildFindings(name, c, m, n)
+	}
+	return upstreamFindings(name, s.data.ProductKind(c.product), c, m, n)
+}
+
+// componentMatch is what the dataset says of a component's version: the
+// CVEs whose ranges hold it, and the end-of-life branch it is on (eol:
+// one whose end of life has passed).
+type componentMatch struct {
+	cves   []Matched
+	branch EndOfLife
+	eol    bool
+}
+
+// buildFindings are the findings of a distribution build with a package
+// revision: distributions backport fixes without changing the upstream
+// version, so one finding lists the upstream ranges for reference only.
+func buildFindings(name string, c *component, m componentMatch, n *matchCounts) []scans.Finding {
+	if len(m.cves) == 0 && !m.eol {
 		return nil
 	}
-	n.cves += len(matches)
-	if len(matches) > 1 {
-		findings = append(findings, groupFinding(name, s.data.ProductKind(c.product), c, matches))
-	} else {
-		for _, m := range matches {
-			findings = append(findings, vulnFinding(name, s.data.ProductKind(c.product), c, m))
-		}
-	}
-	if eol && c.build == nil {
-		findings = append(findings, eolFinding(name, c, e))
+	n.dists++
+	return []scans.Finding{distributionFinding(name, c, m.cves, m.branch, m.eol)}
+}
+
+// upstreamFindings are the findings of an upstream build (or one that
+// names a distribution without a revision): its CVEs, and its end of life
+// unless a distribution ships it.
+func upstreamFindings(name, kind string, c *component, m componentMatch, n *matchCounts) []scans.Finding {
+	n.cves += len(m.cves)
+	findings := cveFindings(name, kind, c, m.cves)
+	if m.eol && c.build == nil {
+		findings = append(findings, eolFinding(name, c, m.branch))
 		n.eols++
+	}
+	return findings
+}
+
+// cveFindings are the findings of a component's CVE matches: one grouped
+// finding for several, else one per match.
+func cveFindings(product, kind string, c *component, matches []Matched) []scans.Finding {
+	if len(matches) > 1 {
+		return []scans.Finding{groupFinding(product, kind, c, matches)}
+	}
+	var findings []scans.Finding
+	for _, m := range matches {
+		findings = append(findings, vulnFinding(product, kind, c, m))
 	}
 	return findings
 }
@@ -389,23 +437,26 @@ func severityOf(cvss float64) scans.Severity {
 	return scans.Info
 }
 
-func vulnFinding(product, kind string, c *component, m Matched) scans.Finding {
-	desc := m.Summary
+// explainMatch returns the description and remediation of a CVE match on
+// a product of kind (a JavaScript library or server software).
+func explainMatch(product, kind string, c *component, m Matched) (desc, remediation string) {
+	desc = m.Summary
 	if m.Condition != "" {
 		desc += " Applies only when: " + m.Condition + "."
 	}
-	remediation := m.Remediation
+	fix := orLater(m.Range, c.version)
 	if kind == KindJavaScript {
 		desc += " Found from the library version the site serves (script file name or license header); whether the page uses the affected function is not checked."
-		if remediation == "" {
-			remediation = fmt.Sprintf("Upgrade %s to %s and redeploy the site's scripts.", product, orLater(m.Range, c.version))
-		}
+		remediation = fmt.Sprintf("Upgrade %s to %s and redeploy the site's scripts.", product, fix)
 	} else {
 		desc += " This finding rests on the version the software announces; distributions often backport fixes without changing it, so confirm with the installed package's changelog."
-		if remediation == "" {
-			remediation = fmt.Sprintf("Upgrade %s to %s (or a distribution package that includes the fix for %s).", product, orLater(m.Range, c.version), m.CVE)
-		}
+		remediation = fmt.Sprintf("Upgrade %s to %s (or a distribution package that includes the fix for %s).", product, fix, m.CVE)
 	}
+	return desc, cmp.Or(m.Remediation, remediation)
+}
+
+func vulnFinding(product, kind string, c *component, m Matched) scans.Finding {
+	desc, remediation := explainMatch(product, kind, c, m)
 	cve, cvss, port := m.CVE, m.CVSS, c.port
 	f := checks.KnownCVE.Finding(c.host, &port, httpprobe.Clean(fmt.Sprintf("%s %s seen in %s. Affected versions: %s (CVSS %s %.1f).",
 		product, c.version, strings.Join(c.where, "; "), m.Range, m.CVSSVersion, m.CVSS), 1500))
@@ -427,8 +478,7 @@ func vulnFinding(product, kind string, c *component, m Matched) scans.Finding {
 // (upgrade the component), not one per CVE. The most severe CVE is the
 // finding's cve, every CVE is in the evidence and the references.
 func groupFinding(product, kind string, c *component, ms []Matched) scans.Finding {
-	ms = slices.Clone(ms)
-	slices.SortStableFunc(ms, func(a, b Matched) int { return cmp.Compare(b.CVSS, a.CVSS) })
+	ms = mostSevereFirst(ms)
 	top := vulnFinding(product, kind, c, ms[0])
 	var lines []string
 	refs := []string{}
@@ -475,24 +525,13 @@ func eolFinding(product string, c *component, e EndOfLife) scans.Finding {
 // the CVEs matched (listed for reference, most severe first), but the
 // package revision decides whether the distribution fixed them.
 func distributionFinding(product string, c *component, ms []Matched, e EndOfLife, eol bool) scans.Finding {
-	ms = slices.Clone(ms)
-	slices.SortStableFunc(ms, func(a, b Matched) int { return cmp.Compare(b.CVSS, a.CVSS) })
+	ms = mostSevereFirst(ms)
 	port := c.port
-	var lines, cveIDs []string
+	var cveIDs []string
 	for _, m := range ms {
-		lines = append(lines, fmt.Sprintf("%s (CVSS %.1f, %s; upstream affected %s)", m.CVE, m.CVSS, m.Title, m.Range))
 		cveIDs = append(cveIDs, m.CVE)
 	}
-	evidence := fmt.Sprintf("%s %s seen in %s. Distribution build: %s (%s).", product, c.version,
-		strings.Join(c.where, "; "), c.build.Revision, c.build.Distribution)
-	if len(lines) > 0 {
-		evidence += fmt.Sprintf(" Upstream CVEs whose version range includes %s, for reference only (the package revision decides): %s.",
-			c.version, strings.Join(lines, "; "))
-	}
-	if eol {
-		evidence += fmt.Sprintf(" The upstream %s branch reached end of life on %s; %s may still support it.", e.Branch, e.EOL, c.build.Distribution)
-	}
-	f := checks.DistributionBuild.Finding(c.host, &port, httpprobe.Clean(evidence, 3000))
+	f := checks.DistributionBuild.Finding(c.host, &port, httpprobe.Clean(distributionEvidence(product, c, ms, e, eol), 3000))
 	f.Title = fmt.Sprintf("%s %s, %s build %s: CVE status depends on the package version", product, c.version,
 		c.build.Distribution, c.build.Revision)
 	if len(cveIDs) > 0 {
@@ -505,6 +544,34 @@ func distributionFinding(product string, c *component, ms []Matched, e EndOfLife
 	}
 	f.Confidence = scans.Tentative // from the announced version; no fix status is claimed either way
 	return f
+}
+
+// distributionEvidence says where a distribution build was seen, which
+// upstream CVEs (ms) its upstream version is in the range of, and whether
+// its upstream branch reached end of life (eol, branch e).
+func distributionEvidence(product string, c *component, ms []Matched, e EndOfLife, eol bool) string {
+	evidence := fmt.Sprintf("%s %s seen in %s. Distribution build: %s (%s).", product, c.version,
+		strings.Join(c.where, "; "), c.build.Revision, c.build.Distribution)
+	var lines []string
+	for _, m := range ms {
+		lines = append(lines, fmt.Sprintf("%s (CVSS %.1f, %s; upstream affected %s)", m.CVE, m.CVSS, m.Title, m.Range))
+	}
+	if len(lines) > 0 {
+		evidence += fmt.Sprintf(" Upstream CVEs whose version range includes %s, for reference only (the package revision decides): %s.",
+			c.version, strings.Join(lines, "; "))
+	}
+	if eol {
+		evidence += fmt.Sprintf(" The upstream %s branch reached end of life on %s; %s may still support it.", e.Branch, e.EOL, c.build.Distribution)
+	}
+	return evidence
+}
+
+// mostSevereFirst returns a copy of ms sorted by CVSS, highest first
+// (stable: equal scores keep the dataset's order).
+func mostSevereFirst(ms []Matched) []Matched {
+	ms = slices.Clone(ms)
+	slices.SortStableFunc(ms, func(a, b Matched) int { return cmp.Compare(b.CVSS, a.CVSS) })
+	return ms
 }
 
 // countNoun is "1 component" or "n components".
