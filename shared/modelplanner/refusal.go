@@ -53,11 +53,17 @@ func schemaRefusal(raw json.RawMessage, in map[string]any) string {
 
 // ranBefore names the step that already made the call use ("" when none).
 func ranBefore(steps []scans.Step, use ToolUse) string {
-	key := planner.CallKey(use.Name, use.Input)
-	if i := slices.IndexFunc(steps, func(st scans.Step) bool { return planner.CallKey(st.Tool, st.Input) == key }); i >= 0 {
+	if i := stepOfCall(steps, use.Name, use.Input); i >= 0 {
 		return fmt.Sprintf("the same call already ran as step %d", steps[i].Seq)
 	}
 	return ""
+}
+
+// stepOfCall is the index of the step that made the call of tool with
+// input (the same call key), -1 when none did.
+func stepOfCall(steps []scans.Step, tool string, input json.RawMessage) int {
+	key := planner.CallKey(tool, input)
+	return slices.IndexFunc(steps, func(st scans.Step) bool { return planner.CallKey(st.Tool, st.Input) == key })
 }
 
 // outOfScope checks the fields that name where a tool connects: host, url
