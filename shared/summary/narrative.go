@@ -404,16 +404,21 @@ func toolsRun(c coverage, listTools bool) string {
 	}
 	s := "It ran " + plural(len(c.tools), "tool", "tools")
 	if listTools {
-		names := c.tools[:min(len(c.tools), 6)]
-		if rest := len(c.tools) - len(names); rest > 0 {
-			names = append(slices.Clip(names), plural(rest, "other", "others"))
-		}
-		s += " (" + joinAnd(names) + ")"
+		s += " (" + toolNames(c.tools) + ")"
 	}
 	if c.steps != len(c.tools) {
 		s += " in " + plural(c.steps, "step", "steps")
 	}
 	return s
+}
+
+// toolNames names the first six tools, and how many others there are.
+func toolNames(tools []string) string {
+	names := tools[:min(len(tools), 6)]
+	if rest := len(tools) - len(names); rest > 0 {
+		names = append(slices.Clip(names), plural(rest, "other", "others"))
+	}
+	return joinAnd(names)
 }
 
 // partialSentence notes cut-short coverage and steps that did not complete.
