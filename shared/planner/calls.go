@@ -390,7 +390,7 @@ func continuation(st scans.Step) (Call, bool) {
 	if st.Tool != PortScan || st.Status != scans.StepOK {
 		return Call{}, false
 	}
-	in, ok := rangeInput(st.Input)
+	host, start, end, ok := rangeInput(st.Input)
 	if !ok {
 		return Call{}, false
 	}
@@ -399,27 +399,25 @@ func continuation(st scans.Step) (Call, bool) {
 		return Call{}, false
 	}
 	from, err := strconv.Atoi(m[1])
-	if err != nil || from <= in.Range.From || from > in.Range.To {
+	if err != nil || from <= start || from > end {
 		return Call{}, false // no progress: never plan the same range again
 	}
-	return rangeCall(in.Host, fmt.Sprintf("ports %d-%d of %s, which the range call starting at %d had no time for", from, in.Range.To, in.Host, in.Range.From),
-		from, in.Range.To), true
+	return rangeCall(host, fmt.Sprintf("ports %d-%d of %s, which the range call starting at %d had no time for", from, end, host, start),
+		from, end), true
 }
 
-// portRange is the input of a port_scan range call.
-type portRange struct {
-	Host  string `json:"host"`
-	Range *struct {
-		From int `json:"from"`
-		To   int `json:"to"`
-	} `json:"range"`
-}
-
-// rangeInput reads a port_scan input; not ok unless it is a range call.
-func rangeInput(raw json.RawMessage) (portRange, bool) {
-	var in portRange
-	if json.Unmarshal(raw, &in) != nil || in.Range == nil {
-		return portRange{}, false
+// rangeInput reads a port_scan input: its host and range; not ok unless
+// it is a range call.
+func rangeInput(raw json.RawMessage) (host string, from, to int, ok bool) {
+	var in struct {
+		Host  string `json:"host"`
+		Range *struct {
+			From int `json:"from"`
+			To   int `json:"to"`
+		} `json:"range"`
 	}
-	return in, true
+	if json.Unmarshal(raw, &in) != nil || in.Range == nil {
+		return "", 0, 0, false
+	}
+	return in.Host, in.Range.From, in.Range.To, true
 }
