@@ -106,6 +106,7 @@ type ended struct {
 	FindingsCount int          `json:"findings_count"`
 }
 
+// endedOf are the shared fields of an ended scan's payload.
 func endedOf(sc scans.Scan) ended {
 	return ended{sc.ID, sc.Status, sc.Target, sc.Tier, sc.CreditsUsed, sc.FindingsCount}
 }
@@ -211,6 +212,7 @@ func notToSend(sc scans.Scan) string {
 	return ""
 }
 
+// deliveredBefore is why a scan whose webhook was claimed is skipped.
 func deliveredBefore(sc scans.Scan) string { return "delivered before (" + sc.WebhookDelivery + ")" }
 
 // send posts the claimed delivery to callback, retrying after each
