@@ -269,11 +269,17 @@ func (n narrative) why(e *entry) (reason string, viaChain bool) {
 func partnerOf(c chain, e *entry) *entry {
 	var partner *entry
 	for _, m := range c.members {
-		if m != e && !m.synthetic && m.titleKey != e.titleKey && (partner == nil || m.host == e.host && partner.host != e.host) {
+		if otherFinding(m, e) && (partner == nil || m.host == e.host && partner.host != e.host) {
 			partner = m
 		}
 	}
 	return partner
+}
+
+// otherFinding reports whether m is a finding (not a service) of another
+// title than e.
+func otherFinding(m, e *entry) bool {
+	return m != e && !m.synthetic && m.titleKey != e.titleKey
 }
 
 func (n narrative) reasonByKind(e *entry) string {
