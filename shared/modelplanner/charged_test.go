@@ -7,7 +7,6 @@ import (
 	"secscan/infra/local/modeltest"
 	"secscan/shared/modelplanner"
 	"secscan/shared/planner"
-	"secscan/shared/plans"
 	"secscan/shared/scanners"
 	"secscan/shared/scans"
 )
@@ -19,16 +18,13 @@ import (
 // end_turn step charged its tokens only.
 func TestEveryModelCallIsCharged(t *testing.T) {
 	reg := scanners.Registry(nil)
-	model := "anthropic.claude-3-haiku-20240307-v1:0"
 	replies := []modeltest.Reply{
 		modeltest.Call("check the www origin", "http_check", map[string]any{"url": "https://www.example.com/"}),
 		modeltest.End("nothing more to verify"),
 	}
 	srv := modeltest.StartBedrock(t, func(i int, _ modeltest.Request) modeltest.Reply { return replies[min(i, len(replies)-1)] })
-	p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Quick: model}, Tools: reg,
-		Playbook: planner.Playbook{Tools: reg}}
-	st := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.SSL, Tier: plans.Quick, Plan: plans.Starter, MaxCredits: 200}}
-	st.Steps = planScan(t, p, st)
+	st := quickSSLScan(200)
+	st.Steps = planScan(t, quickPlanner(t, srv, reg), st)
 	calls, in, out := 0, 0, 0
 	for _, s := range st.Steps {
 		if s.Model != nil {

@@ -16,6 +16,7 @@ import (
 	"secscan/shared/plans"
 	"secscan/shared/scanners"
 	"secscan/shared/scans"
+	"secscan/shared/tools"
 )
 
 // bedrockAt points the SDK's standard endpoint variable at srv, with dummy
@@ -32,6 +33,23 @@ func bedrockAt(t *testing.T, srv *modeltest.Server) *modelplanner.Bedrock {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// haiku is the model the tests' quick scans ask.
+const haiku = "anthropic.claude-3-haiku-20240307-v1:0"
+
+// quickPlanner asks haiku for quick scans through the Bedrock client at
+// srv, with reg's tools and playbook.
+func quickPlanner(t *testing.T, srv *modeltest.Server, reg *tools.Registry) *modelplanner.Planner {
+	return &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Quick: haiku}, Tools: reg,
+		Playbook: planner.Playbook{Tools: reg}}
+}
+
+// quickSSLScan is a fresh quick SSL scan of example.com on the starter
+// plan with maxCredits.
+func quickSSLScan(maxCredits int) planner.State {
+	return planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.SSL, Tier: plans.Quick, Plan: plans.Starter,
+		MaxCredits: maxCredits}}
 }
 
 // request is a turn with two steps run, built by the planner's own code.
@@ -167,7 +185,7 @@ func TestBedrockThrottlingThenSuccess(t *testing.T) {
 		}
 		return modeltest.End("done")
 	})
-	resp, err := bedrockAt(t, srv).Converse(context.Background(), request("anthropic.claude-3-haiku-20240307-v1:0"))
+	resp, err := bedrockAt(t, srv).Converse(context.Background(), request(haiku))
 	if err != nil {
 		t.Fatal(err)
 	}

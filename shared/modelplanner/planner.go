@@ -170,11 +170,17 @@ func withoutCall(ctx context.Context, s planner.State, spare int) string {
 	if refusedInARow(s.Steps) >= MaxRefusedInARow {
 		return Stopped + fmt.Sprintf("its last %d proposals were refused)", MaxRefusedInARow)
 	}
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < CallBudget.Operation {
-		// A call that could outlive the action's bound is not started.
+	if tooLittleTime(ctx) {
 		return Overruled + "too little time left in this step for a model call)"
 	}
 	return ""
+}
+
+// tooLittleTime reports whether the action has too little time left for a
+// model call: a call that could outlive the action's bound is not started.
+func tooLittleTime(ctx context.Context) bool {
+	deadline, ok := ctx.Deadline()
+	return ok && time.Until(deadline) < CallBudget.Operation
 }
 
 // proposal is the decision of the model's tool call, with its reasoning

@@ -23,17 +23,15 @@ import (
 // garbage hands the scan to the playbook for good.
 func TestPlannerDecisions(t *testing.T) {
 	reg := scanners.Registry(nil)
-	fresh := planner.State{Scan: scans.Scan{ID: "scn_1", Target: "example.com", Type: scans.SSL, Tier: plans.Quick, Plan: plans.Starter, MaxCredits: 50}}
+	fresh := quickSSLScan(50)
 	playbook := planner.Playbook{Tools: reg}
 	first, err := playbook.Next(context.Background(), fresh)
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := "anthropic.claude-3-haiku-20240307-v1:0"
-
 	// The floor asks no model.
 	srv := modeltest.StartBedrock(t, func(int, modeltest.Request) modeltest.Reply { return modeltest.End("unused") })
-	p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Quick: model}, Tools: reg, Playbook: playbook}
+	p := quickPlanner(t, srv, reg)
 	if d, err := p.Next(context.Background(), fresh); err != nil || d.Tool != first.Tool || d.Model != nil || len(srv.Requests()) != 0 {
 		t.Errorf("floor: %s %s model %+v, %d model requests (%v)", d.Tool, d.Input, d.Model, len(srv.Requests()), err)
 	}
@@ -73,13 +71,13 @@ func TestPlannerDecisions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := modeltest.StartBedrock(t, func(int, modeltest.Request) modeltest.Reply { return tc.reply })
-			p := &modelplanner.Planner{Client: bedrockAt(t, srv), Models: map[plans.Tier]string{plans.Quick: model}, Tools: reg, Playbook: playbook}
+			p := quickPlanner(t, srv, reg)
 			st := state
 			if strings.HasPrefix(tc.name, "after refused") {
 				st.Steps = slices.Clone(state.Steps)
 				for i := range modelplanner.MaxRefusedInARow {
 					st.Steps = append(st.Steps, scans.Step{Seq: i + 2, Tool: "shell", Input: json.RawMessage(`{}`), Status: scans.StepRefused,
-						Model: &scans.ModelUsage{ID: model}, Reasoning: "again"})
+						Model: &scans.ModelUsage{ID: haiku}, Reasoning: "again"})
 				}
 			}
 			d, err := p.Next(context.Background(), st)
@@ -178,7 +176,7 @@ func TestSummaryValidation(t *testing.T) {
 func TestFreePlanNeverUsesTheModel(t *testing.T) {
 	reg := scanners.Registry(nil)
 	playbook := planner.Playbook{Tools: reg}
-	models := map[plans.Tier]string{plans.Quick: "anthropic.claude-3-haiku-20240307-v1:0", plans.Standard: "anthropic.claude-3-5-sonnet"}
+	models := map[plans.Tier]string{plans.Quick: haiku, plans.Standard: "anthropic.claude-3-5-sonnet"}
 	rules := scans.Summary{RiskRating: scans.RiskLow, Summary: "rules", AttackChains: []string{}}
 	for _, tc := range []struct {
 		plan  plans.Plan

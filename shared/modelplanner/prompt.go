@@ -281,8 +281,7 @@ func verifier(s planner.State, f scans.Finding) string {
 	if !strings.HasPrefix(input, "{") {
 		return call
 	}
-	key := planner.CallKey(tool, json.RawMessage(input))
-	if i := slices.IndexFunc(s.Steps, func(st scans.Step) bool { return planner.CallKey(st.Tool, st.Input) == key }); i >= 0 {
+	if i := stepOfCall(s.Steps, tool, json.RawMessage(input)); i >= 0 {
 		return fmt.Sprintf("already checked by step %d (%s)", s.Steps[i].Seq, tool)
 	}
 	return call
@@ -294,12 +293,21 @@ func verifyCall(s planner.State, f scans.Finding) string {
 	if f.CVE != nil && slices.Contains(planner.Confirmable, *f.CVE) {
 		return "confirm_cve " + in(fmt.Sprintf(`,"cve":%q`, *f.CVE))
 	}
-	for _, v := range s.Surface.Services {
-		if tool := verifierOf[v.Protocol]; tool != "" && v.Port == *f.Port && strings.EqualFold(v.Host, f.Host) {
-			return tool + " " + in("")
-		}
+	if tool := serviceVerifier(s.Surface.Services, f.Host, *f.Port); tool != "" {
+		return tool + " " + in("")
 	}
 	return "no confirmation tool; a version_check of the service's origin may refine it"
+}
+
+// serviceVerifier is the tool that audits the service on host:port, ""
+// when none does.
+func serviceVerifier(services []scans.ServiceInfo, host string, port int) string {
+	for _, v := range services {
+		if tool := verifierOf[v.Protocol]; tool != "" && v.Port == port && strings.EqualFold(v.Host, host) {
+			return tool
+		}
+	}
+	return ""
 }
 
 // verifierOf is the tool that audits a service, by its protocol.

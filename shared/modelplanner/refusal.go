@@ -1,6 +1,7 @@
 package modelplanner
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -37,20 +38,32 @@ func refusal(reg *tools.Registry, s planner.State, use ToolUse) string {
 	if json.Unmarshal(use.Input, &in) != nil || in == nil {
 		return "the input is not a JSON object"
 	}
+	return cmp.Or(schemaRefusal(tool.InputSchema(), in), outOfScope(s.Scan.Target, in), ranBefore(s.Steps, use))
+}
+
+// schemaRefusal says where the input in breaks the tool's input schema
+// ("" when it does not, or the schema cannot be read).
+func schemaRefusal(raw json.RawMessage, in map[string]any) string {
 	var schema jsonSchema
-	if err := json.Unmarshal(tool.InputSchema(), &schema); err == nil {
-		if why := schema.check("input", in, 0); why != "" {
-			return why
-		}
+	if json.Unmarshal(raw, &schema) != nil {
+		return ""
 	}
-	if why := outOfScope(s.Scan.Target, in); why != "" {
-		return why
-	}
-	key := planner.CallKey(use.Name, use.Input)
-	if i := slices.IndexFunc(s.Steps, func(st scans.Step) bool { return planner.CallKey(st.Tool, st.Input) == key }); i >= 0 {
-		return fmt.Sprintf("the same call already ran as step %d", s.Steps[i].Seq)
+	return schema.check("input", in, 0)
+}
+
+// ranBefore names the step that already made the call use ("" when none).
+func ranBefore(steps []scans.Step, use ToolUse) string {
+	if i := stepOfCall(steps, use.Name, use.Input); i >= 0 {
+		return fmt.Sprintf("the same call already ran as step %d", steps[i].Seq)
 	}
 	return ""
+}
+
+// stepOfCall is the index of the step that made the call of tool with
+// input (the same call key), -1 when none did.
+func stepOfCall(steps []scans.Step, tool string, input json.RawMessage) int {
+	key := planner.CallKey(tool, input)
+	return slices.IndexFunc(steps, func(st scans.Step) bool { return planner.CallKey(st.Tool, st.Input) == key })
 }
 
 // outOfScope checks the fields that name where a tool connects: host, url
@@ -139,10 +152,15 @@ func (s jsonSchema) check(path string, v any, depth int) string {
 
 // checkRange says whether the number x lies outside the schema's bounds.
 func (s jsonSchema) checkRange(path string, x float64) string {
-	if (s.Minimum != nil && x < *s.Minimum) || (s.Maximum != nil && x > *s.Maximum) {
+	if outside(x, s.Minimum, s.Maximum) {
 		return path + " is out of range"
 	}
 	return ""
+}
+
+// outside reports whether x lies below lo or above hi (nil: no bound).
+func outside[T cmp.Ordered](x T, lo, hi *T) bool {
+	return (lo != nil && x < *lo) || (hi != nil && x > *hi)
 }
 
 // checkLength says whether the string x is longer than the schema allows.
@@ -199,7 +217,7 @@ func (s jsonSchema) checkField(path, k string, v any, depth int) string {
 }
 
 func (s jsonSchema) checkArray(path string, a []any, depth int) string {
-	if (s.MinItems != nil && len(a) < *s.MinItems) || (s.MaxItems != nil && len(a) > *s.MaxItems) {
+	if outside(len(a), s.MinItems, s.MaxItems) {
 		return path + " has too few or too many items"
 	}
 	if s.Items == nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"secscan/shared/lazyre"
 	"secscan/shared/planner"
@@ -44,8 +43,7 @@ func (p *Planner) Summarize(ctx context.Context, s planner.State, rules scans.Su
 	}
 	reason := ""
 	for attempt := 1; attempt <= 2; attempt++ {
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < CallBudget.Operation {
-			// A call that could outlive the action's bound is not started.
+		if tooLittleTime(ctx) {
 			return c.rulesStand("Too little time was left for a second model call; the rule-based summary is used")
 		}
 		resp, err := p.Client.Converse(ctx, req)

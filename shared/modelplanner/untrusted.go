@@ -228,11 +228,20 @@ func (k known) refersToFinding(sentence string) bool {
 // namedIn reports whether a sentence, in lower case and as its words, names
 // the finding: one of its references whole, or enough of its title's words.
 func (r findingRef) namedIn(lower string, words []string) bool {
-	for _, s := range []string{r.id, r.host, r.cve, r.cwe, r.port, r.title} {
-		if s != "" && strings.Contains(lower, strings.ToLower(s)) {
-			return true
-		}
-	}
+	return r.referencedIn(lower) || r.titleIn(words)
+}
+
+// referencedIn reports whether a sentence in lower case contains one of
+// the finding's references whole: id, host, CVE, CWE, port or title.
+func (r findingRef) referencedIn(lower string) bool {
+	return slices.ContainsFunc([]string{r.id, r.host, r.cve, r.cwe, r.port, r.title}, func(s string) bool {
+		return s != "" && strings.Contains(lower, strings.ToLower(s))
+	})
+}
+
+// titleIn reports whether a sentence's words include two of the title's
+// significant words (one when the title has only one).
+func (r findingRef) titleIn(words []string) bool {
 	need := min(2, len(r.titleWords))
 	for _, tw := range r.titleWords {
 		if need > 0 && slices.ContainsFunc(words, func(w string) bool { return sameWord(w, tw) }) {

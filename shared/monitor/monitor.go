@@ -55,25 +55,30 @@ func NewCoverage(domain string, steps []scans.Step, toolChecks map[string][]scan
 			continue
 		}
 		for _, code := range codes {
-			hosts := c.byCheck[code]
-			if hosts == nil {
-				hosts = map[string]*ports{}
-				c.byCheck[code] = hosts
-			}
-			p := hosts[host]
-			if p == nil {
-				p = &ports{set: map[int]bool{}}
-				hosts[host] = p
-			}
-			if portList == nil {
-				p.all = true
-			}
-			for _, n := range portList {
-				p.set[n] = true
-			}
+			c.add(code, host, portList)
 		}
 	}
 	return c
+}
+
+// add records that check was tested at host on portList (nil: every port).
+func (c Coverage) add(check scans.CheckCode, host string, portList []int) {
+	hosts := c.byCheck[check]
+	if hosts == nil {
+		hosts = map[string]*ports{}
+		c.byCheck[check] = hosts
+	}
+	p := hosts[host]
+	if p == nil {
+		p = &ports{set: map[int]bool{}}
+		hosts[host] = p
+	}
+	if portList == nil {
+		p.all = true
+	}
+	for _, n := range portList {
+		p.set[n] = true
+	}
 }
 
 // Covers reports whether check was tested at host (and port).
@@ -95,7 +100,21 @@ func normHost(h string) string { return strings.TrimSuffix(strings.ToLower(strin
 func locationOf(raw json.RawMessage, domain string) (string, []int) {
 	var in map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &in) // not an object (a refused input): the domain
-	host := ""
+	host := hostOf(in)
+	if host == "" {
+		host = domain
+	}
+	host = normHost(host)
+	if _, ranged := in["range"]; ranged {
+		return host, nil
+	}
+	return host, portsOf(in)
+}
+
+// hostOf is the host named by the first of an input's location fields
+// that holds a string: a URL's host, a "host:port"'s host, or the string
+// itself; "" when none does.
+func hostOf(in map[string]json.RawMessage) string {
 	for _, k := range []string{"host", "url", "base_url", "origin", "domain", "target"} {
 		var s string
 		if json.Unmarshal(in[k], &s) != nil || s == "" {
@@ -103,20 +122,19 @@ func locationOf(raw json.RawMessage, domain string) (string, []int) {
 		}
 		if strings.Contains(s, "://") {
 			if u, err := url.Parse(s); err == nil {
-				s = u.Hostname()
+				return u.Hostname()
 			}
 		} else if h, _, err := net.SplitHostPort(s); err == nil {
-			s = h
+			return h
 		}
-		host = s
-		break
+		return s
 	}
-	if host == "" {
-		host = domain
-	}
-	if _, ranged := in["range"]; ranged {
-		return normHost(host), nil
-	}
+	return ""
+}
+
+// portsOf are the ports an input names in port and ports; nil (every
+// port) when it names none.
+func portsOf(in map[string]json.RawMessage) []int {
 	var list []int
 	var one int
 	if json.Unmarshal(in["port"], &one) == nil && one > 0 {
@@ -127,9 +145,9 @@ func locationOf(raw json.RawMessage, domain string) (string, []int) {
 		list = append(list, many...)
 	}
 	if len(list) == 0 {
-		return normHost(host), nil
+		return nil
 	}
-	return normHost(host), list
+	return list
 }
 
 // Baseline is the scan a completed scan is compared with.
@@ -164,10 +182,8 @@ func Compare(in Input) scans.Comparison {
 	seen := map[string]bool{}
 	for _, is := range in.Issues {
 		seen[is.Key] = true
-		if le, ok := in.Ledger[is.Key]; ok {
-			if t := le.Triage.Effective(in.Now); t != nil {
-				out.Triage[is.Key] = *t
-			}
+		if t := triageOf(in, is.Key); t != nil {
+			out.Triage[is.Key] = *t
 		}
 	}
 	if in.Baseline != nil {
@@ -179,6 +195,15 @@ func Compare(in Input) scans.Comparison {
 		out.NewHosts, out.NewServices = newAssets(in)
 	}
 	return out
+}
+
+// triageOf is the ledger's triage of an issue in effect now, if any.
+func triageOf(in Input, key string) *scans.Triage {
+	le, ok := in.Ledger[key]
+	if !ok {
+		return nil
+	}
+	return le.Triage.Effective(in.Now)
 }
 
 // changes sets how each issue of the scan compares with the baseline and
@@ -214,40 +239,54 @@ func fixedSince(in Input, seen map[string]bool) (fixed []scans.FixedIssue, notRe
 			notRetested = append(notRetested, is.Key)
 			continue
 		}
-		last := in.Baseline.ScanID
-		if le, ok := in.Ledger[is.Key]; ok && le.LastScanID != "" {
-			last = le.LastScanID
-		}
 		fixed = append(fixed, scans.FixedIssue{Key: is.Key, Check: is.Check, CVE: is.CVE, Title: is.Title,
-			Severity: is.Severity, LastSeenScanID: last})
+			Severity: is.Severity, LastSeenScanID: lastSeen(in, is.Key)})
 	}
-	slices.SortStableFunc(fixed, func(a, b scans.FixedIssue) int {
-		if a.Severity.Rank() != b.Severity.Rank() {
-			return a.Severity.Rank() - b.Severity.Rank()
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
+	slices.SortStableFunc(fixed, bySeverityThenKey)
 	return fixed, notRetested
+}
+
+// lastSeen is the scan that last saw a baseline issue: the ledger's, else
+// the baseline.
+func lastSeen(in Input, key string) string {
+	if le, ok := in.Ledger[key]; ok && le.LastScanID != "" {
+		return le.LastScanID
+	}
+	return in.Baseline.ScanID
+}
+
+// bySeverityThenKey orders fixed issues most severe first, then by key.
+func bySeverityThenKey(a, b scans.FixedIssue) int {
+	if a.Severity.Rank() != b.Severity.Rank() {
+		return a.Severity.Rank() - b.Severity.Rank()
+	}
+	return strings.Compare(a.Key, b.Key)
 }
 
 // newAssets are the hosts and services ("host:port") of the surface not in
 // the inventory before, each once, sorted.
 func newAssets(in Input) (hosts, services []string) {
-	hosts, services = []string{}, []string{}
+	hostKeys := make([]string, 0, len(in.Surface.Hosts))
 	for _, h := range in.Surface.Hosts {
-		if n := normHost(h.Name); !in.KnownHosts[n] && !slices.Contains(hosts, n) {
-			hosts = append(hosts, n)
-		}
+		hostKeys = append(hostKeys, normHost(h.Name))
 	}
+	serviceKeys := make([]string, 0, len(in.Surface.Services))
 	for _, v := range in.Surface.Services {
-		k := ServiceKey(v.Host, v.Port)
-		if !in.KnownServices[k] && !slices.Contains(services, k) {
-			services = append(services, k)
+		serviceKeys = append(serviceKeys, ServiceKey(v.Host, v.Port))
+	}
+	return unknown(hostKeys, in.KnownHosts), unknown(serviceKeys, in.KnownServices)
+}
+
+// unknown are the keys not in known, each once, sorted (never nil).
+func unknown(keys []string, known map[string]bool) []string {
+	out := []string{}
+	for _, k := range keys {
+		if !known[k] && !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
-	slices.Sort(hosts)
-	slices.Sort(services)
-	return hosts, services
+	slices.Sort(out)
+	return out
 }
 
 // ServiceKey names a service of the inventory: "host:port".

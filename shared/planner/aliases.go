@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"net/url"
 	"slices"
 	"strings"
@@ -51,26 +52,29 @@ func siteIdentity(s State, h scans.Host) string {
 	if err != nil {
 		return ""
 	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"https": "443", "http": "80"}[u.Scheme]
-	}
+	port := cmp.Or(u.Port(), map[string]string{"https": "443", "http": "80"}[u.Scheme])
 	cert := "plain"
 	if u.Scheme == "https" {
 		cert = certificateOf(s.Steps, h.Name, port)
-		if cert == "" {
-			return ""
-		}
 	}
-	i := slices.IndexFunc(s.Surface.Web, func(w scans.WebOrigin) bool { return w.Origin == strings.TrimSuffix(o, "/") || w.Origin == o })
-	if i < 0 {
+	w, found := homePage(s.Surface, o)
+	if cert == "" || !found {
 		return ""
 	}
-	w := s.Surface.Web[i]
 	addrs := slices.Clone(h.Addresses)
 	slices.Sort(addrs)
 	return strings.Join([]string{strings.Join(addrs, ","), u.Scheme, port, cert,
 		w.Title, w.Server, strings.Join(w.Technologies, ",")}, "\x00")
+}
+
+// homePage is what http_check saw on origin o (with or without its
+// trailing slash).
+func homePage(sf scans.Surface, o string) (scans.WebOrigin, bool) {
+	i := slices.IndexFunc(sf.Web, func(w scans.WebOrigin) bool { return w.Origin == strings.TrimSuffix(o, "/") || w.Origin == o })
+	if i < 0 {
+		return scans.WebOrigin{}, false
+	}
+	return sf.Web[i], true
 }
 
 // tlsCertificate finds the certificate in a tls_check outcome

@@ -25,23 +25,29 @@ type scope struct {
 	webOnlyPorts bool
 }
 
+// scopes are the scope of each scan type, given whether the tier is above
+// quick.
+var scopes = map[scans.Type]func(std bool) scope{
+	scans.Full: func(std bool) scope {
+		return scope{dns: true, ports: true, tls: true, web: true, exposed: true, code: true, version: true, crawl: std, ssh: true, fingerprint: true}
+	},
+	scans.Network: func(bool) scope { return scope{dns: true, ports: true, ssh: true, fingerprint: true} },
+	scans.Web: func(std bool) scope {
+		return scope{ports: true, webOnlyPorts: true, web: true, exposed: true, tls: std, code: std, crawl: std, fingerprint: true}
+	},
+	scans.SSL:  func(std bool) scope { return scope{ports: true, webOnlyPorts: true, tls: true, web: std} },
+	scans.Vuln: func(bool) scope { return scope{ports: true, version: true} },
+	scans.Code: func(bool) scope {
+		return scope{ports: true, webOnlyPorts: true, exposed: true, code: true, version: true}
+	},
+}
+
 func scopeOf(t scans.Type, tier plans.Tier) (scope, error) {
-	std := tier != plans.Quick
-	switch t {
-	case scans.Full:
-		return scope{dns: true, ports: true, tls: true, web: true, exposed: true, code: true, version: true, crawl: std, ssh: true, fingerprint: true}, nil
-	case scans.Network:
-		return scope{dns: true, ports: true, ssh: true, fingerprint: true}, nil
-	case scans.Web:
-		return scope{ports: true, webOnlyPorts: true, web: true, exposed: true, tls: std, code: std, crawl: std, fingerprint: true}, nil
-	case scans.SSL:
-		return scope{ports: true, webOnlyPorts: true, tls: true, web: std}, nil
-	case scans.Vuln:
-		return scope{ports: true, version: true}, nil
-	case scans.Code:
-		return scope{ports: true, webOnlyPorts: true, exposed: true, code: true, version: true}, nil
+	of, ok := scopes[t]
+	if !ok {
+		return scope{}, fmt.Errorf("no playbook for scan type %q", t)
 	}
-	return scope{}, fmt.Errorf("no playbook for scan type %q", t)
+	return of(tier != plans.Quick), nil
 }
 
 // Calls derives the ordered plan of a scan from its state: the domain-wide
@@ -125,11 +131,18 @@ func (p *plan) hostBasics(hosts []scans.Host, h scans.Host) {
 	if sc.fingerprint {
 		p.fingerprints(h, svcs)
 	}
-	if o := webOrigin(h.Name, svcs); o != "" && sc.web {
-		p.add(h.Name, "web origin "+o, HTTPCheck, map[string]any{"url": o})
+	if sc.web {
+		p.originCheck(h, svcs)
 	}
 	if sc.ports && auditsServices(p.s.Scan.Type) {
 		p.calls = append(p.calls, ftpAudits(h, svcs, p.ftpAudited)...)
+	}
+}
+
+// originCheck is the http_check of h's web origin, if it serves one.
+func (p *plan) originCheck(h scans.Host, svcs []scans.ServiceInfo) {
+	if o := webOrigin(h.Name, svcs); o != "" {
+		p.add(h.Name, "web origin "+o, HTTPCheck, map[string]any{"url": o})
 	}
 }
 
@@ -209,18 +222,13 @@ func (p *plan) fingerprints(h scans.Host, svcs []scans.ServiceInfo) {
 func originLast(host string, svcs []scans.ServiceInfo) []scans.ServiceInfo {
 	origin := webOrigin(host, svcs)
 	ordered := slices.Clone(svcs)
-	slices.SortStableFunc(ordered, func(a, b scans.ServiceInfo) int {
-		isOrigin := func(v scans.ServiceInfo) bool {
-			return Origin(httpScheme(v.Protocol), host, v.Port) == origin || v.Port == 80 || v.Port == 443
-		}
-		switch ia, ib := isOrigin(a), isOrigin(b); {
-		case ia && !ib:
+	last := func(v scans.ServiceInfo) int { // 1 for the origin and the web ports
+		if Origin(httpScheme(v.Protocol), host, v.Port) == origin || v.Port == 80 || v.Port == 443 {
 			return 1
-		case ib && !ia:
-			return -1
 		}
 		return 0
-	})
+	}
+	slices.SortStableFunc(ordered, func(a, b scans.ServiceInfo) int { return cmp.Compare(last(a), last(b)) })
 	return ordered
 }
 
@@ -382,14 +390,8 @@ func continuation(st scans.Step) (Call, bool) {
 	if st.Tool != PortScan || st.Status != scans.StepOK {
 		return Call{}, false
 	}
-	var in struct {
-		Host  string `json:"host"`
-		Range *struct {
-			From int `json:"from"`
-			To   int `json:"to"`
-		} `json:"range"`
-	}
-	if json.Unmarshal(st.Input, &in) != nil || in.Range == nil {
+	host, start, end, ok := rangeInput(st.Input)
+	if !ok {
 		return Call{}, false
 	}
 	m := stoppedAt.FindStringSubmatch(st.Outcome)
@@ -397,9 +399,25 @@ func continuation(st scans.Step) (Call, bool) {
 		return Call{}, false
 	}
 	from, err := strconv.Atoi(m[1])
-	if err != nil || from <= in.Range.From || from > in.Range.To {
+	if err != nil || from <= start || from > end {
 		return Call{}, false // no progress: never plan the same range again
 	}
-	return rangeCall(in.Host, fmt.Sprintf("ports %d-%d of %s, which the range call starting at %d had no time for", from, in.Range.To, in.Host, in.Range.From),
-		from, in.Range.To), true
+	return rangeCall(host, fmt.Sprintf("ports %d-%d of %s, which the range call starting at %d had no time for", from, end, host, start),
+		from, end), true
+}
+
+// rangeInput reads a port_scan input: its host and range; not ok unless
+// it is a range call.
+func rangeInput(raw json.RawMessage) (host string, from, to int, ok bool) {
+	var in struct {
+		Host  string `json:"host"`
+		Range *struct {
+			From int `json:"from"`
+			To   int `json:"to"`
+		} `json:"range"`
+	}
+	if json.Unmarshal(raw, &in) != nil || in.Range == nil {
+		return "", 0, 0, false
+	}
+	return in.Host, in.Range.From, in.Range.To, true
 }

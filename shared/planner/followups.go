@@ -43,15 +43,14 @@ type followUpCalls struct {
 
 // finding adds the follow-up the finding f calls for, if any.
 func (fc *followUpCalls) finding(f scans.Finding) {
-	switch followUpOf(f) {
-	case followListing:
+	kind := followUpOf(f)
+	if read, ok := urlFollowUps[kind]; ok {
 		if u := evidenceURL(f, fc.domain); u != "" {
-			fc.add(f.Host, "classify the files the directory listing shows", ListingFiles, map[string]any{"url": u})
+			fc.add(f.Host, read.why, read.tool, map[string]any{"url": u})
 		}
-	case followSecrets:
-		if u := evidenceURL(f, fc.domain); u != "" {
-			fc.add(f.Host, "which credentials the exposed file leaks", FileSecrets, map[string]any{"url": u})
-		}
+		return
+	}
+	switch kind {
 	case followServiceInfo:
 		fc.addService(f, "read the version of the unauthenticated service", ServiceInfo, map[string]any{})
 	case followConfirm:
@@ -60,6 +59,13 @@ func (fc *followUpCalls) finding(f scans.Finding) {
 			fc.addService(f, "safe read-only confirmation of "+cve, ConfirmCVE, map[string]any{"cve": cve})
 		}
 	}
+}
+
+// urlFollowUps are the follow-ups that read the URL a finding's evidence
+// names.
+var urlFollowUps = map[followUp]struct{ why, tool string }{
+	followListing: {"classify the files the directory listing shows", ListingFiles},
+	followSecrets: {"which credentials the exposed file leaks", FileSecrets},
 }
 
 // add adds a call unless the same call is there.

@@ -198,10 +198,8 @@ func (p Playbook) Baseline(s State) (pending []Call, floorCost, totalCost int, e
 		if done[callKey(c.Tool, c.Input)] {
 			continue
 		}
-		if p.Tools != nil {
-			if _, ok := p.Tools.Get(c.Tool); !ok {
-				continue // a tool this deployment does not have
-			}
+		if !p.has(c.Tool) {
+			continue // a tool this deployment does not have
 		}
 		pending = append(pending, c)
 		totalCost += p.cost(c)
@@ -210,6 +208,15 @@ func (p Playbook) Baseline(s State) (pending []Call, floorCost, totalCost int, e
 		}
 	}
 	return pending, floorCost, totalCost, nil
+}
+
+// has reports whether the registry has tool (any tool without one).
+func (p Playbook) has(tool string) bool {
+	if p.Tools == nil {
+		return true
+	}
+	_, ok := p.Tools.Get(tool)
+	return ok
 }
 
 // IsFloor reports whether c is one of the domain's own checks.

@@ -21,6 +21,25 @@ const domain = "example.com"
 // charging each call's cost, and returns the steps.
 func run(t *testing.T, p planner.Playbook, st planner.State) []scans.Step {
 	t.Helper()
+	return runWith(t, p, st, nil)
+}
+
+// addWordlistHosts adds n subdomains found by the wordlist to sf, each on
+// an address of its own with an HTTPS service.
+func addWordlistHosts(sf *scans.Surface, n int) {
+	for i := range n {
+		name := fmt.Sprintf("h%02d.%s", i, domain)
+		addr := fmt.Sprintf("192.0.2.%d", 100+i)
+		sf.Hosts = append(sf.Hosts, scans.Host{Name: name, Addresses: []string{addr}, Sources: []scans.HostSource{scans.SourceWordlist}})
+		sf.Services = append(sf.Services, scans.ServiceInfo{Host: name, Address: addr, Port: 443, Protocol: "https"})
+	}
+}
+
+// runWith plans st to its end, each decision checked (a known tool, valid
+// input, within the budget) and recorded as an ok step charged its tool's
+// cost; complete, when given, adds what the tool found to the step.
+func runWith(t *testing.T, p planner.Playbook, st planner.State, complete func(*testing.T, *scans.Step)) []scans.Step {
+	t.Helper()
 	for i := range 1000 {
 		d, err := p.Next(context.Background(), st)
 		if err != nil {
@@ -40,7 +59,11 @@ func run(t *testing.T, p planner.Playbook, st planner.State) []scans.Step {
 			t.Fatalf("step %d (%s) costs %d with %d of %d credits used", i+1, d.Tool, tool.Cost(), st.Scan.CreditsUsed, st.Scan.MaxCredits)
 		}
 		st.Scan.CreditsUsed += tool.Cost()
-		st.Steps = append(st.Steps, scans.Step{Seq: i + 1, Tool: d.Tool, Input: d.Input, Status: scans.StepOK})
+		step := scans.Step{Seq: i + 1, Tool: d.Tool, Input: d.Input, Status: scans.StepOK, Credits: tool.Cost()}
+		if complete != nil {
+			complete(t, &step)
+		}
+		st.Steps = append(st.Steps, step)
 	}
 	t.Fatal("the plan does not end")
 	return nil
@@ -168,12 +191,7 @@ func TestPlanBoundsHostsAndBudget(t *testing.T) {
 	t.Parallel()
 	p := planner.Playbook{Tools: scanners.Registry()}
 	sf := scans.Surface{Hosts: []scans.Host{{Name: domain, Addresses: []string{"192.0.2.1"}, Sources: []scans.HostSource{scans.SourceApex}}}}
-	for i := range 20 {
-		name := fmt.Sprintf("h%02d.%s", i, domain)
-		addr := fmt.Sprintf("192.0.2.%d", 100+i)
-		sf.Hosts = append(sf.Hosts, scans.Host{Name: name, Addresses: []string{addr}, Sources: []scans.HostSource{scans.SourceWordlist}})
-		sf.Services = append(sf.Services, scans.ServiceInfo{Host: name, Address: addr, Port: 443, Protocol: "https"})
-	}
+	addWordlistHosts(&sf, 20)
 	st := stateOf(scans.Full, plans.Standard, 200, sf)
 	st.Steps = run(t, p, st)
 	notScanned := p.NotScanned(st)
@@ -294,12 +312,7 @@ func TestBudgetFloorIsTheDomainsOwnChecks(t *testing.T) {
 	p := planner.Playbook{Tools: scanners.Registry()}
 	sf := scans.Surface{Hosts: []scans.Host{{Name: domain, Addresses: []string{"192.0.2.1"}, Sources: []scans.HostSource{scans.SourceApex}}},
 		Services: []scans.ServiceInfo{{Host: domain, Address: "192.0.2.1", Port: 443, Protocol: "https"}}}
-	for i := range 10 {
-		name := fmt.Sprintf("h%02d.%s", i, domain)
-		addr := fmt.Sprintf("192.0.2.%d", 100+i)
-		sf.Hosts = append(sf.Hosts, scans.Host{Name: name, Addresses: []string{addr}, Sources: []scans.HostSource{scans.SourceWordlist}})
-		sf.Services = append(sf.Services, scans.ServiceInfo{Host: name, Address: addr, Port: 443, Protocol: "https"})
-	}
+	addWordlistHosts(&sf, 10)
 	full := stateOf(scans.Full, plans.Standard, 200, sf)
 	domainCost := 0
 	for _, st := range run(t, p, full) {

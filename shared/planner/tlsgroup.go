@@ -31,15 +31,7 @@ func tlsCalls(s State, hosts []scans.Host, h scans.Host, port int) []Call {
 	}
 	covered, ran, input := tlsCovered(s.Steps, group[0], h.Name, port)
 	if group[0] == h.Name {
-		if ran { // the call made stands; names that joined the group since get their own
-			own.Input = input
-			return []Call{own}
-		}
-		also := group[1:min(len(group), maxTLSAlso+1)]
-		own.Why = fmt.Sprintf("TLS service on %s:%d, once for the names on the same address that present the same certificate (%s)",
-			h.Name, port, strings.Join(also, ", "))
-		own.Input = encode(map[string]any{"host": h.Name, "port": port, "also": also})
-		return []Call{own}
+		return []Call{leaderCall(own, group, port, ran, input)}
 	}
 	if slices.Index(group, h.Name) > maxTLSAlso {
 		return []Call{own}
@@ -48,6 +40,21 @@ func tlsCalls(s State, hosts []scans.Host, h scans.Host, port int) []Call {
 		return nil
 	}
 	return []Call{own}
+}
+
+// leaderCall is the group leader's call own: the call made, when it ran
+// (names that joined the group since get their own), else one for the
+// names of the group as "also".
+func leaderCall(own Call, group []string, port int, ran bool, input json.RawMessage) Call {
+	if ran {
+		own.Input = input
+		return own
+	}
+	also := group[1:min(len(group), maxTLSAlso+1)]
+	own.Why = fmt.Sprintf("TLS service on %s:%d, once for the names on the same address that present the same certificate (%s)",
+		own.Host, port, strings.Join(also, ", "))
+	own.Input = encode(map[string]any{"host": own.Host, "port": port, "also": also})
+	return own
 }
 
 // tlsGroup is the names of hosts (in order) that share h's address and
@@ -62,13 +69,16 @@ func tlsGroup(s State, hosts []scans.Host, h scans.Host, port int) []string {
 		if o.CNAME != "" || firstAddress(o) != addr {
 			continue
 		}
-		if slices.ContainsFunc(servicesOf(s.Surface, o), func(v scans.ServiceInfo) bool {
-			return v.Port == port && scans.TLSProtocol(v.Protocol)
-		}) {
+		if servesTLS(servicesOf(s.Surface, o), port) {
 			group = append(group, o.Name)
 		}
 	}
 	return group
+}
+
+// servesTLS reports whether one of svcs is a TLS service on port.
+func servesTLS(svcs []scans.ServiceInfo, port int) bool {
+	return slices.ContainsFunc(svcs, func(v scans.ServiceInfo) bool { return v.Port == port && scans.TLSProtocol(v.Protocol) })
 }
 
 // tlsCovered reports whether a tls_check of the group leader's port has
@@ -81,9 +91,7 @@ func tlsCovered(steps []scans.Step, leader, name string, port int) (covered, ran
 			continue
 		}
 		ran, input = true, st.Input
-		covered = covered || st.Status == scans.StepOK && slices.ContainsFunc(st.Services, func(v scans.Service) bool {
-			return strings.EqualFold(v.Host, name) && v.Port == port
-		})
+		covered = covered || coversService(st, name, port)
 	}
 	return covered, ran, input
 }
@@ -108,12 +116,17 @@ func coveringTLSStep(steps []scans.Step, host, port string) string {
 		return ""
 	}
 	for _, st := range steps {
-		if st.Tool != TLSCheck || st.Status != scans.StepOK {
-			continue
-		}
-		if slices.ContainsFunc(st.Services, func(v scans.Service) bool { return strings.EqualFold(v.Host, host) && v.Port == p }) {
+		if st.Tool == TLSCheck && coversService(st, host, p) {
 			return st.Outcome
 		}
 	}
 	return ""
+}
+
+// coversService reports whether st ended ok with a service entry for
+// host:port.
+func coversService(st scans.Step, host string, port int) bool {
+	return st.Status == scans.StepOK && slices.ContainsFunc(st.Services, func(v scans.Service) bool {
+		return strings.EqualFold(v.Host, host) && v.Port == port
+	})
 }

@@ -1,7 +1,6 @@
 package planner_test
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"testing"
@@ -17,34 +16,26 @@ import (
 // service entry per name.
 func runCovering(t *testing.T, p planner.Playbook, st planner.State) []scans.Step {
 	t.Helper()
-	for i := range 1000 {
-		d, err := p.Next(context.Background(), st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.Done {
-			return st.Steps
-		}
-		tool, _ := p.Tools.Get(d.Tool)
-		st.Scan.CreditsUsed += tool.Cost()
-		step := scans.Step{Seq: i + 1, Tool: d.Tool, Input: d.Input, Status: scans.StepOK, Credits: tool.Cost()}
-		if d.Tool == planner.TLSCheck {
-			var in struct {
-				Host string   `json:"host"`
-				Port int      `json:"port"`
-				Also []string `json:"also"`
-			}
-			if err := json.Unmarshal(d.Input, &in); err != nil {
-				t.Fatal(err)
-			}
-			for _, h := range append([]string{in.Host}, in.Also...) {
-				step.Services = append(step.Services, scans.Service{Host: h, Port: in.Port, Name: "https"})
-			}
-		}
-		st.Steps = append(st.Steps, step)
+	return runWith(t, p, st, coverTLS)
+}
+
+// coverTLS adds to a tls_check step a service entry for its host and each
+// name of its "also".
+func coverTLS(t *testing.T, step *scans.Step) {
+	if step.Tool != planner.TLSCheck {
+		return
 	}
-	t.Fatal("the plan does not end")
-	return nil
+	var in struct {
+		Host string   `json:"host"`
+		Port int      `json:"port"`
+		Also []string `json:"also"`
+	}
+	if err := json.Unmarshal(step.Input, &in); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range append([]string{in.Host}, in.Also...) {
+		step.Services = append(step.Services, scans.Service{Host: h, Port: in.Port, Name: "https"})
+	}
 }
 
 func credits(steps []scans.Step) (n int) {
@@ -67,13 +58,7 @@ func TestTLSCheckOncePerAddressAndCertificate(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("tls_check calls %v, want %v", got, want)
 	}
-	var plain []scans.Step
-	for _, s := range run(t, p, st) {
-		tool, _ := p.Tools.Get(s.Tool)
-		s.Credits = tool.Cost()
-		plain = append(plain, s)
-	}
-	if c, n := credits(covering), credits(plain); c != n-2*5 {
+	if c, n := credits(covering), credits(run(t, p, st)); c != n-2*5 {
 		t.Errorf("%d credits with the aliases covered, %d without; want two tls_check calls (10 credits) fewer", c, n)
 	}
 }

@@ -3,7 +3,6 @@ package proof
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"unicode"
 )
@@ -17,37 +16,45 @@ func Curl(method string, u *url.URL, h http.Header, insecure bool) string {
 	if insecure {
 		args = append(args, "--insecure")
 	}
+	args = append(args, methodArgs(method)...)
+	args = append(args, headerArgs(h)...)
+	args = append(args, targetArgs(u)...)
+	return strings.Join(args, " ")
+}
+
+// methodArgs are curl's arguments for a request method: none for GET.
+func methodArgs(method string) []string {
 	switch method {
 	case "", http.MethodGet:
+		return nil
 	case http.MethodHead:
-		args = append(args, "--head")
-	default:
-		args = append(args, "-X", shellQuote(method))
+		return []string{"--head"}
 	}
-	names := make([]string, 0, len(h))
-	for name := range h {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	return []string{"-X", shellQuote(method)}
+}
+
+// headerArgs are a -H argument for every header value, by name.
+func headerArgs(h http.Header) []string {
+	var args []string
+	for _, name := range headerNames(h, nil) {
 		for _, v := range h[name] {
 			args = append(args, "-H", shellQuote(http.CanonicalHeaderKey(name)+": "+v))
 		}
 	}
-	target := ""
-	if u != nil {
-		if u.Opaque != "" {
-			// A request target sent verbatim (not valid percent-encoding on
-			// purpose) is given to curl as is.
-			base := url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}
-			args = append(args, "--request-target", shellQuote(strings.TrimPrefix(u.Opaque, "//"+u.Host)))
-			target = base.String()
-		} else {
-			target = u.String()
-		}
+	return args
+}
+
+// targetArgs name the URL to curl: a request target sent verbatim (not
+// valid percent-encoding on purpose) is given as is, after its origin.
+func targetArgs(u *url.URL) []string {
+	switch {
+	case u == nil:
+		return []string{shellQuote("")}
+	case u.Opaque != "":
+		base := url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}
+		return []string{"--request-target", shellQuote(strings.TrimPrefix(u.Opaque, "//"+u.Host)), shellQuote(base.String())}
 	}
-	args = append(args, shellQuote(target))
-	return strings.Join(args, " ")
+	return []string{shellQuote(u.String())}
 }
 
 // shellQuote quotes s for a POSIX shell.

@@ -128,15 +128,8 @@ func responseHead(x HTTPExchange) string {
 // writeHeaders writes h sorted by name (only the names in only, when
 // given), each value bounded, at most maxHeaders lines.
 func writeHeaders(b *strings.Builder, h http.Header, only []string) {
-	names := make([]string, 0, len(h))
-	for name := range h {
-		if only == nil || slices.ContainsFunc(only, func(o string) bool { return strings.EqualFold(o, name) }) {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
 	lines := 0
-	for _, name := range names {
+	for _, name := range headerNames(h, only) {
 		for _, v := range h[name] {
 			if lines == maxHeaders {
 				b.WriteString("…\n")
@@ -148,19 +141,25 @@ func writeHeaders(b *strings.Builder, h http.Header, only []string) {
 	}
 }
 
+// headerNames are h's names, sorted; only those in only (any case), when
+// given.
+func headerNames(h http.Header, only []string) []string {
+	names := make([]string, 0, len(h))
+	for name := range h {
+		if only == nil || slices.ContainsFunc(only, func(o string) bool { return strings.EqualFold(o, name) }) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 // excerpt is at most budget characters of body around needle, redacted.
 func excerpt(body []byte, size int, needle string, budget int, secrets []string) string {
 	if size < len(body) {
 		size = len(body)
 	}
-	start := 0
-	if needle != "" {
-		if i := bytes.Index(body, []byte(needle)); i >= 0 {
-			start = max(0, i-excerptBefore)
-		} else if i := bytes.Index(bytes.ToLower(body), bytes.ToLower([]byte(needle))); i >= 0 {
-			start = max(0, i-excerptBefore)
-		}
-	}
+	start := excerptStart(body, needle)
 	if binary(body[start:min(len(body), start+512)]) {
 		return describeBinary(body[start:], size)
 	}
@@ -175,4 +174,20 @@ func excerpt(body []byte, size int, needle string, budget int, secrets []string)
 		text += "…"
 	}
 	return Bound(text, budget)
+}
+
+// excerptStart is where an excerpt of body begins: a little before the
+// first needle (exact, else in any case), or at the start.
+func excerptStart(body []byte, needle string) int {
+	if needle == "" {
+		return 0
+	}
+	i := bytes.Index(body, []byte(needle))
+	if i < 0 {
+		i = bytes.Index(bytes.ToLower(body), bytes.ToLower([]byte(needle)))
+	}
+	if i < 0 {
+		return 0
+	}
+	return max(0, i-excerptBefore)
 }

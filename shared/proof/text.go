@@ -18,19 +18,25 @@ func Clean(s string) string {
 	b.Grow(len(s))
 	for _, r := range s {
 		switch {
-		case r == '\n' || r == '\t':
+		case !shownEscaped(r):
 			b.WriteRune(r)
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r):
-			if r < 0x100 {
-				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
 		default:
-			b.WriteRune(r)
+			fmt.Fprintf(&b, `\u%04x`, r)
 		}
 	}
 	return b.String()
+}
+
+// shownEscaped reports the runes Clean shows as escapes: control
+// characters other than newline and tab, line and paragraph separators,
+// and bidirectional controls.
+func shownEscaped(r rune) bool {
+	if r == '\n' || r == '\t' {
+		return false
+	}
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
 }
 
 // Bound cuts s to at most limit characters, marking the cut with "…".

@@ -369,18 +369,27 @@ func corsChain(ix *index) (chain, bool) {
 	}
 	sortMatches(ms)
 	m := ms[0]
-	trust := "accepts untrusted origins in its CORS policy"
-	if c := m.links[0].check(); c == checks.CORSCredentials.Code || c == checks.CORSReflected.Code {
-		trust = "reflects any Origin in Access-Control-Allow-Origin"
-	}
-	cookies := "sets cookies"
-	if name := cookieName(m.links[1]); name != "" && m.links[1] != m.links[0] {
-		cookies = "sets cookies such as " + quote(name)
-	}
-	text := "Cross-site data theft: " + m.host + " " + trust + " with credentials allowed and " + cookies +
+	text := "Cross-site data theft: " + m.host + " " + corsTrust(m.links[0]) + " with credentials allowed and " + setsCookies(m.links[0], m.links[1]) +
 		", so any web page a logged-in user visits can read their data from " + m.host + " using their own session" + alsoOn(ms) + "."
 	members, rank := membersOf(ms)
 	return chain{text: text, impact: "cross-site data theft", rank: rank, members: members}, true
+}
+
+// corsTrust is what the CORS finding c says the policy trusts.
+func corsTrust(c *entry) string {
+	if code := c.check(); code == checks.CORSCredentials.Code || code == checks.CORSReflected.Code {
+		return "reflects any Origin in Access-Control-Allow-Origin"
+	}
+	return "accepts untrusted origins in its CORS policy"
+}
+
+// setsCookies says the host sets cookies, naming the cookie of the cookie
+// finding when it is not the CORS finding c itself.
+func setsCookies(c, cookie *entry) string {
+	if name := cookieName(cookie); name != "" && cookie != c {
+		return "sets cookies such as " + quote(name)
+	}
+	return "sets cookies"
 }
 
 // corsMatch is the first CORS finding with credentials among a host's
@@ -562,22 +571,33 @@ func spoofingChain(ix *index) (chain, bool) {
 	}
 	var parts []string
 	var members []*entry
-	rank := len(scans.Severities)
 	if part, e := spfPart(ix, spfMissing); e != nil {
 		parts, members = append(parts, part), append(members, e)
 	}
 	if len(dmarc) > 0 {
 		parts, members = append(parts, dmarcPart(dmarc[0])), append(members, dmarc[0])
 	}
-	for _, m := range members {
-		rank = min(rank, m.rank)
-	}
+	rank := topRank(members)
 	domain := cmp.Or(ix.domain, members[0].host)
-	verb := joinAnd(parts)
-	if !strings.HasPrefix(verb, "publishes") && !strings.HasPrefix(verb, "has") {
-		verb = "has " + verb
-	}
-	text := "Email spoofing: " + domain + " " + verb + ", so anyone can send mail that appears to come from @" + domain +
+	text := "Email spoofing: " + domain + " " + withVerb(joinAnd(parts)) + ", so anyone can send mail that appears to come from @" + domain +
 		", a ready-made tool for phishing your customers and staff."
 	return chain{text: text, impact: "email spoofing", rank: rank, members: members}, true
+}
+
+// topRank is the rank of the most severe of entries.
+func topRank(entries []*entry) int {
+	rank := len(scans.Severities)
+	for _, e := range entries {
+		rank = min(rank, e.rank)
+	}
+	return rank
+}
+
+// withVerb makes the spoofing chain's parts a predicate: "has" before
+// those that do not start with their own verb.
+func withVerb(parts string) string {
+	if strings.HasPrefix(parts, "publishes") || strings.HasPrefix(parts, "has") {
+		return parts
+	}
+	return "has " + parts
 }

@@ -127,34 +127,39 @@ func validPort(p int) int {
 	return 0
 }
 
+// valueOf is *p, the zero value for nil.
+func valueOf[T any](p *T) T {
+	var v T
+	if p != nil {
+		v = *p
+	}
+	return v
+}
+
+// cvssOf is a finding's CVSS score when it is one (0 to 10), else -1.
+func cvssOf(p *float64) float64 {
+	if p != nil && *p >= 0 && *p <= 10 { // NaN too is no score
+		return *p
+	}
+	return -1
+}
+
+// newEntry is the entry of finding f, the i-th.
 func newEntry(i int, f *scans.Finding, domain string) *entry {
 	e := &entry{
 		order:    i,
 		sev:      normalSeverity(f.Severity),
-		cvss:     -1,
 		category: scans.Category(lower(string(f.Category), 16)),
-		title:    safetext.Line(f.Title, maxTitle),
+		title:    cmp.Or(safetext.Line(f.Title, maxTitle), "Untitled finding"),
 		host:     cleanHost(f.Host, domain),
+		port:     validPort(valueOf(f.Port)),
+		cvss:     cvssOf(f.CVSS),
+		cve:      strings.ToUpper(safetext.Line(valueOf(f.CVE), maxToken)),
 		src:      f,
 	}
 	e.rank = e.sev.Rank()
-	if e.title == "" {
-		e.title = "Untitled finding"
-	}
 	e.titleKey = strings.ToLower(e.title)
-	if f.Port != nil {
-		e.port = validPort(*f.Port)
-	}
-	if f.CVSS != nil && *f.CVSS >= 0 && *f.CVSS <= 10 {
-		e.cvss = *f.CVSS
-	}
-	var cwe string
-	if f.CWE != nil {
-		cwe = lower(*f.CWE, maxToken)
-	}
-	if f.CVE != nil {
-		e.cve = strings.ToUpper(safetext.Line(*f.CVE, maxToken))
-	}
+	cwe := lower(valueOf(f.CWE), maxToken)
 	// Match on the title as a tool wrote it, a little longer than the
 	// display cap so a keyword at the end of a long title still counts.
 	e.text = lower(f.Title, 2*maxTitle) + " " + cwe + " " + strings.ToLower(e.cve)

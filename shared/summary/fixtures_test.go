@@ -27,6 +27,20 @@ func finding(sev scans.Severity, cat scans.Category, title, host string, port in
 	return f
 }
 
+// The web findings the chain tests combine, on www.example.com (the
+// SameSite one on api.example.com).
+var (
+	noHSTS          = finding(scans.Medium, scans.CategoryWeb, "Missing Strict-Transport-Security header", "www.example.com", 443)
+	noHTTPSRedirect = finding(scans.Medium, scans.CategoryWeb, "HTTP does not redirect to HTTPS", "www.example.com", 80)
+	noCSP           = finding(scans.Medium, scans.CategoryWeb, "Missing Content-Security-Policy header", "www.example.com", 443)
+	noSameSite      = finding(scans.Low, scans.CategoryWeb, "Cookie without SameSite attribute", "api.example.com", 443)
+)
+
+// insecureCookie is a cookie without the Secure flag on host:443.
+func insecureCookie(host string) scans.Finding {
+	return finding(scans.Low, scans.CategoryWeb, "Cookie without Secure flag", host, 443)
+}
+
 func withCVE(f scans.Finding, cve string) scans.Finding       { f.CVE = ptr(cve); return f }
 func withCWE(f scans.Finding, cwe string) scans.Finding       { f.CWE = ptr(cwe); return f }
 func withEvidence(f scans.Finding, ev string) scans.Finding   { f.Evidence = ev; return f }

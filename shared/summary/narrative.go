@@ -51,12 +51,7 @@ func (n narrative) write() string {
 	default:
 		sentences = n.issuesFound(issues)
 	}
-	var kept []string
-	for _, s := range sentences {
-		if s != "" {
-			kept = append(kept, s)
-		}
-	}
+	kept := slices.DeleteFunc(sentences, func(s string) bool { return s == "" })
 	return boundText(strings.Join(kept, " "), maxSummary)
 }
 
@@ -181,12 +176,7 @@ func (o opening) verdictOf(scope string, worst int) string {
 
 func (n narrative) issuesFound(issues []*entry) []string {
 	top := issues[0]
-	worst := 0
-	for _, e := range issues {
-		if e.sev == top.sev {
-			worst++
-		}
-	}
+	worst := countSeverity(issues, top.sev)
 	o, ok := openings[top.sev]
 	if !ok {
 		o = openingLow
@@ -208,6 +198,17 @@ func (n narrative) issuesFound(issues []*entry) []string {
 	}
 	out = append(out, n.partialSentence(false))
 	return out
+}
+
+// countSeverity is how many entries have severity sev.
+func countSeverity(entries []*entry, sev scans.Severity) int {
+	n := 0
+	for _, e := range entries {
+		if e.sev == sev {
+			n++
+		}
+	}
+	return n
 }
 
 // topIssues names the top groups of issues: the first after lead, the
@@ -268,11 +269,17 @@ func (n narrative) why(e *entry) (reason string, viaChain bool) {
 func partnerOf(c chain, e *entry) *entry {
 	var partner *entry
 	for _, m := range c.members {
-		if m != e && !m.synthetic && m.titleKey != e.titleKey && (partner == nil || m.host == e.host && partner.host != e.host) {
+		if otherFinding(m, e) && (partner == nil || m.host == e.host && partner.host != e.host) {
 			partner = m
 		}
 	}
 	return partner
+}
+
+// otherFinding reports whether m is a finding (not a service) of another
+// title than e.
+func otherFinding(m, e *entry) bool {
+	return m != e && !m.synthetic && m.titleKey != e.titleKey
 }
 
 func (n narrative) reasonByKind(e *entry) string {
@@ -284,7 +291,13 @@ func (n narrative) reasonByKind(e *entry) string {
 			return r.reason
 		}
 	}
-	switch e.sev {
+	return severityReason(e.sev)
+}
+
+// severityReason says why the top finding matters when no kind of it
+// does: its severity.
+func severityReason(sev scans.Severity) string {
+	switch sev {
 	case scans.Critical, scans.High:
 		return "it is the most severe finding of this scan"
 	case scans.Medium:
@@ -349,6 +362,19 @@ func countsSentence(entries []*entry) string {
 	if len(entries) < 2 {
 		return ""
 	}
+	parts := severityCounts(entries)
+	if len(parts) == 1 && len(entries) == 2 {
+		return "Both findings are rated " + severityWords[entries[0].sev] + "."
+	}
+	if len(parts) == 1 {
+		return "All " + plural(len(entries), "finding", "findings") + " are rated " + severityWords[entries[0].sev] + "."
+	}
+	return "Altogether the scan recorded " + plural(len(entries), "finding", "findings") + ": " + joinAnd(parts) + "."
+}
+
+// severityCounts are "<n> <severity>" for each severity that occurs, most
+// severe first.
+func severityCounts(entries []*entry) []string {
 	counts := map[scans.Severity]int{}
 	for _, e := range entries {
 		counts[e.sev]++
@@ -359,35 +385,14 @@ func countsSentence(entries []*entry) string {
 			parts = append(parts, strconv.Itoa(counts[s])+" "+severityWords[s])
 		}
 	}
-	if len(parts) == 1 && len(entries) == 2 {
-		return "Both findings are rated " + severityWords[entries[0].sev] + "."
-	}
-	if len(parts) == 1 {
-		return "All " + plural(len(entries), "finding", "findings") + " are rated " + severityWords[entries[0].sev] + "."
-	}
-	return "Altogether the scan recorded " + plural(len(entries), "finding", "findings") + ": " + joinAnd(parts) + "."
+	return parts
 }
 
 // coverageSentence says what the audit trail shows was done; listTools adds
 // the tools by name (for results without issues, where coverage is the point).
 func (n narrative) coverageSentence(listTools bool) string {
 	c := n.cov
-	var s string
-	if len(c.tools) > 0 {
-		s = "It ran " + plural(len(c.tools), "tool", "tools")
-		if listTools {
-			names := c.tools[:min(len(c.tools), 6)]
-			if rest := len(c.tools) - len(names); rest > 0 {
-				names = append(slices.Clip(names), plural(rest, "other", "others"))
-			}
-			s += " (" + joinAnd(names) + ")"
-		}
-		if c.steps != len(c.tools) {
-			s += " in " + plural(c.steps, "step", "steps")
-		}
-	} else {
-		s = "It took " + plural(c.steps, "step", "steps")
-	}
+	s := toolsRun(c, listTools)
 	if c.hosts > 0 {
 		s += " across " + plural(c.hosts, "host", "hosts")
 	}
@@ -395,6 +400,31 @@ func (n narrative) coverageSentence(listTools bool) string {
 		s += " and found " + plural(c.services, "listening service", "listening services")
 	}
 	return s + "."
+}
+
+// toolsRun begins the coverage sentence: the tools run (by name when
+// listTools, the first six) and the steps, or the steps alone.
+func toolsRun(c coverage, listTools bool) string {
+	if len(c.tools) == 0 {
+		return "It took " + plural(c.steps, "step", "steps")
+	}
+	s := "It ran " + plural(len(c.tools), "tool", "tools")
+	if listTools {
+		s += " (" + toolNames(c.tools) + ")"
+	}
+	if c.steps != len(c.tools) {
+		s += " in " + plural(c.steps, "step", "steps")
+	}
+	return s
+}
+
+// toolNames names the first six tools, and how many others there are.
+func toolNames(tools []string) string {
+	names := tools[:min(len(tools), 6)]
+	if rest := len(tools) - len(names); rest > 0 {
+		names = append(slices.Clip(names), plural(rest, "other", "others"))
+	}
+	return joinAnd(names)
 }
 
 // partialSentence notes cut-short coverage and steps that did not complete.

@@ -56,19 +56,29 @@ func firstSentence(s string, max int) string {
 	if s == "" {
 		return ""
 	}
+	if i := sentenceEnd(s); i >= 0 {
+		return s[:i+1]
+	}
+	return withFullStop(s)
+}
+
+// sentenceEnd is where the first sentence of s ends: punctuation followed
+// by a space (dots inside names like ".git" or "example.com" are not
+// followed by one), except after an abbreviation such as "e.g." or "etc.";
+// -1 when s is one sentence.
+func sentenceEnd(s string) int {
 	for i := 0; i+1 < len(s); i++ {
-		switch s[i] {
-		case '.', '!', '?':
-			// A sentence ends at punctuation followed by a space (dots inside
-			// names like ".git" or "example.com" are not followed by one),
-			// except after an abbreviation such as "e.g." or "etc.".
-			if s[i+1] == ' ' && !abbreviation(s[:i]) {
-				return s[:i+1]
-			}
+		if strings.IndexByte(".!?", s[i]) >= 0 && s[i+1] == ' ' && !abbreviation(s[:i]) {
+			return i
 		}
 	}
+	return -1
+}
+
+// withFullStop ends s with terminal punctuation.
+func withFullStop(s string) string {
 	if r, _ := utf8.DecodeLastRuneInString(s); !strings.ContainsRune(".!?…", r) {
-		s += "."
+		return s + "."
 	}
 	return s
 }

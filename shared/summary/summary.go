@@ -197,10 +197,7 @@ func (r *coverageReader) step(s *scans.Step) {
 	if s.Tool == scans.EndTurnTool {
 		return
 	}
-	if tool := lower(s.Tool, maxToolName); tool != "" && !r.seenTools[tool] {
-		r.seenTools[tool] = true
-		r.c.tools = append(r.c.tools, toolWords.Replace(tool))
-	}
+	r.tool(lower(s.Tool, maxToolName))
 	if s.Status != scans.StepOK && s.Status != "" {
 		r.c.incomplete++
 	}
@@ -210,6 +207,14 @@ func (r *coverageReader) step(s *scans.Step) {
 		}
 		r.readServices++
 		r.service(&s.Services[j])
+	}
+}
+
+// tool notes a tool the scan ran, in words, the first time it is seen.
+func (r *coverageReader) tool(name string) {
+	if name != "" && !r.seenTools[name] {
+		r.seenTools[name] = true
+		r.c.tools = append(r.c.tools, toolWords.Replace(name))
 	}
 }
 
@@ -269,16 +274,9 @@ func serviceEntry(order int, svc *scans.Service, host string) *entry {
 	}
 	e.port = validPort(svc.Port)
 	e.text = name
-	if hasWord(name, "ftp", "telnet") || e.port == 21 || e.port == 23 {
-		e.kinds |= kindCleartextLogin
-	}
-	if db := serviceDatabase(name, e.port); db != "" {
-		e.kinds |= kindDatabase
-		e.db = db
-		e.text += " " + strings.ToLower(db)
-	}
-	if hasAny(e.detail, "vsftpd 2.3.4", "proftpd 1.3.3c", "unrealircd 3.2.8.1") {
-		e.kinds |= kindBackdoor | kindOutdated
+	e.kinds, e.db = serviceKinds(name, e.port, e.detail)
+	if e.db != "" {
+		e.text += " " + strings.ToLower(e.db)
 	}
 	if e.kinds == 0 {
 		return nil
@@ -289,4 +287,20 @@ func serviceEntry(order int, svc *scans.Service, host string) *entry {
 	}
 	e.titleKey = strings.ToLower(e.title)
 	return e
+}
+
+// serviceKinds are what a service named name on port, with the lower-case
+// banner detail, is as chain evidence (none: 0), and its database if it is
+// one.
+func serviceKinds(name string, port int, detail string) (k kind, db string) {
+	if hasWord(name, "ftp", "telnet") || port == 21 || port == 23 {
+		k |= kindCleartextLogin
+	}
+	if db = serviceDatabase(name, port); db != "" {
+		k |= kindDatabase
+	}
+	if hasAny(detail, "vsftpd 2.3.4", "proftpd 1.3.3c", "unrealircd 3.2.8.1") {
+		k |= kindBackdoor | kindOutdated
+	}
+	return k, db
 }

@@ -160,33 +160,33 @@ func TestAttackChains(t *testing.T) {
 		{
 			name: "session hijacking (web scanner titles)",
 			findings: []scans.Finding{
-				finding(scans.Medium, web, "Missing Strict-Transport-Security header", "www.example.com", 443),
-				finding(scans.Medium, web, "HTTP does not redirect to HTTPS", "www.example.com", 80),
-				withEvidence(finding(scans.Low, web, "Cookie without Secure flag", "www.example.com", 443), "cookie sid set by https://www.example.com/ with flags: Path=/"),
+				noHSTS,
+				noHTTPSRedirect,
+				withEvidence(insecureCookie("www.example.com"), "cookie sid set by https://www.example.com/ with flags: Path=/"),
 			},
 			want: []string{"Session hijacking", "www.example.com", "“sid”", "Secure flag"},
 		},
 		{
 			name: "HSTS and cookie but HTTP redirects",
 			findings: []scans.Finding{
-				withCWE(finding(scans.Medium, web, "Missing Strict-Transport-Security header", "www.example.com", 443), "CWE-319"),
-				finding(scans.Low, web, "Cookie without Secure flag", "www.example.com", 443),
+				withCWE(noHSTS, "CWE-319"),
+				insecureCookie("www.example.com"),
 			},
 		},
 		{
 			name: "session links split over two hosts",
 			findings: []scans.Finding{
-				finding(scans.Medium, web, "Missing Strict-Transport-Security header", "www.example.com", 443),
-				finding(scans.Medium, web, "HTTP does not redirect to HTTPS", "www.example.com", 80),
-				finding(scans.Low, web, "Cookie without Secure flag", "app.example.com", 443),
+				noHSTS,
+				noHTTPSRedirect,
+				insecureCookie("app.example.com"),
 			},
 		},
 		{
 			name: "an informational HSTS observation is not a missing header",
 			findings: []scans.Finding{
 				finding(scans.Info, web, "Strict-Transport-Security header present", "www.example.com", 443),
-				finding(scans.Medium, web, "HTTP does not redirect to HTTPS", "www.example.com", 80),
-				finding(scans.Low, web, "Cookie without Secure flag", "www.example.com", 443),
+				noHTTPSRedirect,
+				insecureCookie("www.example.com"),
 			},
 		},
 		{
@@ -194,7 +194,7 @@ func TestAttackChains(t *testing.T) {
 			findings: []scans.Finding{
 				withEvidence(finding(scans.High, web, "CORS reflects arbitrary origins with credentials", "api.example.com", 443),
 					"GET https://api.example.com/ → 200; Access-Control-Allow-Origin: https://evil.example; Access-Control-Allow-Credentials: true"),
-				finding(scans.Low, web, "Cookie without SameSite attribute", "api.example.com", 443),
+				noSameSite,
 			},
 			want: []string{"Cross-site data theft", "api.example.com", "reflects any Origin"},
 		},
@@ -203,7 +203,7 @@ func TestAttackChains(t *testing.T) {
 			findings: []scans.Finding{
 				withEvidence(finding(scans.Low, web, "CORS reflects arbitrary origins", "api.example.com", 443),
 					"Access-Control-Allow-Origin: https://evil.example; Access-Control-Allow-Credentials: (none)"),
-				finding(scans.Low, web, "Cookie without SameSite attribute", "api.example.com", 443),
+				noSameSite,
 			},
 		},
 		{
@@ -215,7 +215,7 @@ func TestAttackChains(t *testing.T) {
 			findings: []scans.Finding{
 				withEvidence(finding(scans.Medium, web, "Open redirect", "www.example.com", 443),
 					"GET https://www.example.com/login?next=https://example.invalid/ → 302 (0 bytes) redirects to https://example.invalid/"),
-				finding(scans.Medium, web, "Missing Content-Security-Policy header", "www.example.com", 443),
+				noCSP,
 			},
 			want: []string{"Phishing", "www.example.com (/login?next=)", "example.com links"},
 		},
@@ -227,7 +227,7 @@ func TestAttackChains(t *testing.T) {
 			name: "vulnerable jQuery and missing CSP",
 			findings: []scans.Finding{
 				withCVE(finding(scans.Medium, web, "Vulnerable JavaScript library: jQuery 1.12.4", "www.example.com", 443), "CVE-2020-11022"),
-				finding(scans.Medium, web, "Missing Content-Security-Policy header", "www.example.com", 443),
+				noCSP,
 			},
 			want: []string{"Cross-site scripting", "www.example.com", "jQuery 1.12.4", "CVE-2020-11022"},
 		},
@@ -235,7 +235,7 @@ func TestAttackChains(t *testing.T) {
 			name: "library without XSS flaws and missing CSP",
 			findings: []scans.Finding{
 				withCVE(finding(scans.High, web, "Outdated lodash 4.17.4 (prototype pollution)", "www.example.com", 443), "CVE-2019-10744"),
-				finding(scans.Medium, web, "Missing Content-Security-Policy header", "www.example.com", 443),
+				noCSP,
 			},
 		},
 		{
@@ -375,12 +375,12 @@ func allChainsInput() Input {
 			finding(scans.Medium, scans.CategoryCode, "Secret key in .env", "www.example.com", 443),
 			finding(scans.Medium, netw, "MySQL database exposed to the network", "db.example.com", 3306),
 			finding(scans.Medium, netw, "End-of-life MySQL version", "db.example.com", 3306),
-			finding(scans.Medium, web, "Missing Strict-Transport-Security header", "www.example.com", 443),
-			finding(scans.Medium, web, "HTTP does not redirect to HTTPS", "www.example.com", 80),
-			finding(scans.Low, web, "Cookie without Secure flag", "www.example.com", 443),
+			noHSTS,
+			noHTTPSRedirect,
+			insecureCookie("www.example.com"),
 			finding(scans.High, web, "CORS reflects arbitrary origins with credentials", "www.example.com", 443),
 			finding(scans.Medium, web, "Open redirect", "www.example.com", 443),
-			finding(scans.Medium, web, "Missing Content-Security-Policy header", "www.example.com", 443),
+			noCSP,
 			withCVE(finding(scans.Medium, web, "Outdated jQuery 1.8.1", "www.example.com", 443), "CVE-2020-11022"),
 			finding(scans.Medium, netw, "FTP service exposed (cleartext credentials)", "example.com", 21),
 			finding(scans.Low, netw, "Outdated ProFTPD 1.3.5", "example.com", 21),

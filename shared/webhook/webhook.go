@@ -82,37 +82,7 @@ func Sign(secret string, timestamp int64, body []byte) string {
 func Payload(sc scans.Scan) ([]byte, error) {
 	switch sc.Status {
 	case scans.Completed:
-		summary := scans.Summary{RiskRating: scans.RiskNone, AttackChains: []string{}}
-		if sc.Summary != nil {
-			summary = *sc.Summary
-		}
-		if summary.AttackChains == nil {
-			summary.AttackChains = []string{}
-		}
-		// The counts leave out issues triaged away (false positives,
-		// unexpired accepted risks) when the scan was completed.
-		issues := sc.IssuesCount
-		if sc.ActiveIssuesCount != nil {
-			issues = *sc.ActiveIssuesCount
-		}
-		var schedule *string
-		if sc.ScheduleID != "" {
-			schedule = &sc.ScheduleID
-		}
-		return json.Marshal(struct {
-			ScanID           string        `json:"scan_id"`
-			Status           scans.Status  `json:"status"`
-			Target           string        `json:"target"`
-			Tier             plans.Tier    `json:"tier"`
-			CreditsUsed      int           `json:"credits_used"`
-			FindingsCount    int           `json:"findings_count"`
-			IssuesCount      int           `json:"issues_count"`
-			NewIssuesCount   int           `json:"new_issues_count"`
-			FixedIssuesCount int           `json:"fixed_issues_count"`
-			ScheduleID       *string       `json:"schedule_id"`
-			Summary          scans.Summary `json:"summary"`
-		}{sc.ID, sc.Status, sc.Target, sc.Tier, sc.CreditsUsed, sc.FindingsCount, issues, sc.NewIssuesCount,
-			sc.FixedIssuesCount, schedule, summary})
+		return json.Marshal(completedPayload(sc))
 	case scans.Failed:
 		return json.Marshal(struct {
 			ScanID string       `json:"scan_id"`
@@ -120,16 +90,59 @@ func Payload(sc scans.Scan) ([]byte, error) {
 			Error  string       `json:"error"`
 		}{sc.ID, sc.Status, sc.Error})
 	case scans.Cancelled:
-		return json.Marshal(struct {
-			ScanID        string       `json:"scan_id"`
-			Status        scans.Status `json:"status"`
-			Target        string       `json:"target"`
-			Tier          plans.Tier   `json:"tier"`
-			CreditsUsed   int          `json:"credits_used"`
-			FindingsCount int          `json:"findings_count"`
-		}{sc.ID, sc.Status, sc.Target, sc.Tier, sc.CreditsUsed, sc.FindingsCount})
+		return json.Marshal(endedOf(sc))
 	}
 	return nil, fmt.Errorf("webhook payload: scan %s has not ended (%s)", sc.ID, sc.Status)
+}
+
+// ended are the fields the completion and cancellation payloads share,
+// first and in this order.
+type ended struct {
+	ScanID        string       `json:"scan_id"`
+	Status        scans.Status `json:"status"`
+	Target        string       `json:"target"`
+	Tier          plans.Tier   `json:"tier"`
+	CreditsUsed   int          `json:"credits_used"`
+	FindingsCount int          `json:"findings_count"`
+}
+
+// endedOf are the shared fields of an ended scan's payload.
+func endedOf(sc scans.Scan) ended {
+	return ended{sc.ID, sc.Status, sc.Target, sc.Tier, sc.CreditsUsed, sc.FindingsCount}
+}
+
+// completed is the completion payload.
+type completed struct {
+	ended
+	IssuesCount      int           `json:"issues_count"`
+	NewIssuesCount   int           `json:"new_issues_count"`
+	FixedIssuesCount int           `json:"fixed_issues_count"`
+	ScheduleID       *string       `json:"schedule_id"`
+	Summary          scans.Summary `json:"summary"`
+}
+
+// completedPayload fills the completion payload: the summary with its
+// attack chains never null, the counts without issues triaged away, the
+// schedule null when none started the scan.
+func completedPayload(sc scans.Scan) completed {
+	summary := scans.Summary{RiskRating: scans.RiskNone, AttackChains: []string{}}
+	if sc.Summary != nil {
+		summary = *sc.Summary
+	}
+	if summary.AttackChains == nil {
+		summary.AttackChains = []string{}
+	}
+	// The counts leave out issues triaged away (false positives,
+	// unexpired accepted risks) when the scan was completed.
+	issues := sc.IssuesCount
+	if sc.ActiveIssuesCount != nil {
+		issues = *sc.ActiveIssuesCount
+	}
+	var schedule *string
+	if sc.ScheduleID != "" {
+		schedule = &sc.ScheduleID
+	}
+	return completed{endedOf(sc), issues, sc.NewIssuesCount, sc.FixedIssuesCount, schedule, summary}
 }
 
 // Deliverer sends scans' webhooks.
@@ -161,13 +174,8 @@ func (d *Deliverer) Deliver(ctx context.Context, userID, scanID string) (Outcome
 	if err != nil {
 		return Outcome{}, fmt.Errorf("webhook for %s: %w", scanID, err)
 	}
-	switch {
-	case sc.CallbackURL == "":
-		return Outcome{Skipped: "no callback_url"}, nil
-	case !sc.Status.Terminal():
-		return Outcome{Skipped: "scan has not ended"}, nil
-	case sc.WebhookDelivery != "":
-		return Outcome{Skipped: "delivered before (" + sc.WebhookDelivery + ")"}, nil
+	if why := notToSend(sc); why != "" {
+		return Outcome{Skipped: why}, nil
 	}
 	user, err := d.Store.GetUser(ctx, userID)
 	if err != nil {
@@ -186,10 +194,26 @@ func (d *Deliverer) Deliver(ctx context.Context, userID, scanID string) (Outcome
 		return Outcome{}, fmt.Errorf("webhook for %s: %w", scanID, err)
 	}
 	if !claimed {
-		return Outcome{Skipped: "delivered before (" + sc.WebhookDelivery + ")"}, nil
+		return Outcome{Skipped: deliveredBefore(sc)}, nil
 	}
 	return d.send(ctx, userID, scanID, deliveryID, sc.CallbackURL, body)
 }
+
+// notToSend says why a scan has no webhook to send now, or "".
+func notToSend(sc scans.Scan) string {
+	switch {
+	case sc.CallbackURL == "":
+		return "no callback_url"
+	case !sc.Status.Terminal():
+		return "scan has not ended"
+	case sc.WebhookDelivery != "":
+		return deliveredBefore(sc)
+	}
+	return ""
+}
+
+// deliveredBefore is why a scan whose webhook was claimed is skipped.
+func deliveredBefore(sc scans.Scan) string { return "delivered before (" + sc.WebhookDelivery + ")" }
 
 // send posts the claimed delivery to callback, retrying after each
 // Backoff, recording every attempt; it stops at the first success.
@@ -250,17 +274,9 @@ func (d *Deliverer) attempt(ctx context.Context, client *http.Client, callback, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, cmpOr(d.AttemptTimeout, DefaultAttemptTimeout))
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, callback, strings.NewReader(string(body)))
+	req, err := signedRequest(ctx, callback, deliveryID, secret, body, now.Unix())
 	if err != nil {
 		return fail("invalid callback_url")
-	}
-	ts := now.Unix()
-	req.Header = http.Header{
-		"Content-Type":  {"application/json"},
-		"User-Agent":    {UserAgent},
-		HeaderTimestamp: {strconv.FormatInt(ts, 10)},
-		HeaderSignature: {Sign(secret, ts, body)},
-		HeaderDelivery:  {deliveryID},
 	}
 	res, err := client.Do(req)
 	if err != nil {
@@ -277,6 +293,22 @@ func (d *Deliverer) attempt(ctx context.Context, client *http.Client, callback, 
 		return fail("timed out after %s reading the answer", cmpOr(d.AttemptTimeout, DefaultAttemptTimeout))
 	}
 	return rec
+}
+
+// signedRequest is the POST of body to callback, signed at ts.
+func signedRequest(ctx context.Context, callback, deliveryID, secret string, body []byte, ts int64) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, callback, strings.NewReader(string(body)))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = http.Header{
+		"Content-Type":  {"application/json"},
+		"User-Agent":    {UserAgent},
+		HeaderTimestamp: {strconv.FormatInt(ts, 10)},
+		HeaderSignature: {Sign(secret, ts, body)},
+		HeaderDelivery:  {deliveryID},
+	}
+	return req, nil
 }
 
 // client posts through the guarded dialer and never follows redirects: a

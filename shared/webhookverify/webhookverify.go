@@ -46,24 +46,35 @@ var (
 // Verify checks the signature header of a delivery against its raw body
 // (the bytes received, not re-serialised JSON) at time now.
 func Verify(secret string, header http.Header, body []byte, now time.Time) error {
-	ts, sigs, ok := parse(header.Get(HeaderSignature))
-	if !ok {
-		return ErrMissing
-	}
-	if h := header.Get(HeaderTimestamp); h != "" && h != ts {
-		return ErrMismatch // the timestamp header must be the signed one
-	}
-	t, err := strconv.ParseInt(ts, 10, 64)
+	ts, t, sigs, err := signature(header)
 	if err != nil {
-		return ErrMissing
+		return err
 	}
-	if d := now.Sub(time.Unix(t, 0)); d > Tolerance || d < -Tolerance {
+	if d := now.Sub(t); d > Tolerance || d < -Tolerance {
 		return ErrStale
 	}
 	if !signed(secret, ts, body, sigs) {
 		return ErrMismatch
 	}
 	return nil
+}
+
+// signature reads a delivery's signature header: the signed timestamp as
+// sent and as a time, and the v1 signatures. The timestamp header, when
+// present, must be the signed one.
+func signature(header http.Header) (ts string, t time.Time, sigs []string, err error) {
+	ts, sigs, ok := parse(header.Get(HeaderSignature))
+	if !ok {
+		return "", time.Time{}, nil, ErrMissing
+	}
+	if h := header.Get(HeaderTimestamp); h != "" && h != ts {
+		return "", time.Time{}, nil, ErrMismatch
+	}
+	sec, perr := strconv.ParseInt(ts, 10, 64)
+	if perr != nil {
+		return "", time.Time{}, nil, ErrMissing
+	}
+	return ts, time.Unix(sec, 0), sigs, nil
 }
 
 // signed reports whether one of the hex signatures sigs is the HMAC-SHA256,
@@ -133,26 +144,39 @@ func Handler(secret string, handle func(Delivery)) http.Handler {
 			http.Error(w, "POST only", http.StatusMethodNotAllowed)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-		if err != nil {
-			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		d, status, msg := receive(secret, w, r)
+		if status != 0 {
+			http.Error(w, msg, status)
 			return
 		}
-		switch err := Verify(secret, r.Header, body, time.Now()); {
-		case errors.Is(err, ErrMismatch):
-			http.Error(w, err.Error(), http.StatusUnauthorized)
-			return
-		case err != nil:
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		var d Delivery
-		if err := json.Unmarshal(body, &d); err != nil {
-			http.Error(w, "body is not a scan webhook", http.StatusBadRequest)
-			return
-		}
-		d.ID, d.Raw = r.Header.Get(HeaderDelivery), body
 		handle(d)
 		w.WriteHeader(http.StatusNoContent)
 	})
+}
+
+// receive reads and verifies a POSTed delivery; on refusal it returns the
+// status and message to answer with instead.
+func receive(secret string, w http.ResponseWriter, r *http.Request) (Delivery, int, string) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		return Delivery{}, http.StatusRequestEntityTooLarge, "body too large"
+	}
+	if err := Verify(secret, r.Header, body, time.Now()); err != nil {
+		return Delivery{}, refusalStatus(err), err.Error()
+	}
+	var d Delivery
+	if err := json.Unmarshal(body, &d); err != nil {
+		return Delivery{}, http.StatusBadRequest, "body is not a scan webhook"
+	}
+	d.ID, d.Raw = r.Header.Get(HeaderDelivery), body
+	return d, 0, ""
+}
+
+// refusalStatus is the status a verification error is answered with: 401
+// for a mismatch, 400 otherwise.
+func refusalStatus(err error) int {
+	if errors.Is(err, ErrMismatch) {
+		return http.StatusUnauthorized
+	}
+	return http.StatusBadRequest
 }
