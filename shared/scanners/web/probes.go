@@ -76,17 +76,9 @@ func (s *scan) probeTrace(ctx context.Context) []scans.Finding {
 
 // probeHTTPS checks that plain HTTP on the page's host redirects to https.
 func (s *scan) probeHTTPS(ctx context.Context) []scans.Finding {
-	chain := s.chain
-	if s.chain[0].URL.Scheme != "http" {
-		host, _ := httpprobe.HostPort(s.page.URL)
-		httpURL := httpprobe.SiteURL("http", host, s.env.Ports.HTTPPort())
-		var err error
-		chain, err = s.client.Follow(ctx, httpURL, smallBody)
-		if len(chain) == 0 {
-			s.note(fmt.Sprintf("plain HTTP (%s) not reachable: %s", httpURL, httpprobe.Describe(err)))
-			return nil
-		}
-		s.addService(chain[0])
+	chain := s.plainHTTPChain(ctx)
+	if len(chain) == 0 {
+		return nil
 	}
 	var hops []string
 	for _, r := range chain {
@@ -109,6 +101,24 @@ func (s *scan) probeHTTPS(ctx context.Context) []scans.Finding {
 	return []scans.Finding{f}
 }
 
+// plainHTTPChain is the redirect chain from plain HTTP on the page's host:
+// the page's own when it was asked over http, else asked for now (nil, and
+// a note, when it does not answer).
+func (s *scan) plainHTTPChain(ctx context.Context) []*httpprobe.Response {
+	if s.chain[0].URL.Scheme == "http" {
+		return s.chain
+	}
+	host, _ := httpprobe.HostPort(s.page.URL)
+	httpURL := httpprobe.SiteURL("http", host, s.env.Ports.HTTPPort())
+	chain, err := s.client.Follow(ctx, httpURL, smallBody)
+	if len(chain) == 0 {
+		s.note(fmt.Sprintf("plain HTTP (%s) not reachable: %s", httpURL, httpprobe.Describe(err)))
+		return nil
+	}
+	s.addService(chain[0])
+	return chain
+}
+
 var (
 	contactLine = lazyre.New(`(?im)^[ \t]*contact[ \t]*:[ \t]*\S+`)
 	expiresLine = lazyre.New(`(?im)^[ \t]*expires[ \t]*:[ \t]*(\S+)`)
@@ -126,13 +136,7 @@ func (s *scan) probeSecurityTxt(ctx context.Context) []scans.Finding {
 	}
 	last := chain[len(chain)-1]
 	if last.Status == http.StatusOK && !isHTML(last) && contactLine.Match(last.Body) {
-		if m := expiresLine.FindSubmatch(last.Body); m != nil {
-			if exp, err := time.Parse(time.RFC3339, string(m[1])); err == nil && exp.Before(time.Now()) {
-				evidence := fmt.Sprintf("%s; Expires: %s", last.Summary(), httpprobe.Clean(string(m[1]), 60))
-				return []scans.Finding{findingOf(checks.SecurityTxtExpired, last, evidence)}
-			}
-		}
-		return nil
+		return expiredSecurityTxt(last)
 	}
 	evidence := last.Summary()
 	if last.Status == http.StatusOK {
@@ -141,6 +145,19 @@ func (s *scan) probeSecurityTxt(ctx context.Context) []scans.Finding {
 	f := finding(checks.SecurityTxt, u, evidence)
 	f.Proof = last.Proof("")
 	return []scans.Finding{f}
+}
+
+// expiredSecurityTxt reports a security.txt whose Expires field is past.
+func expiredSecurityTxt(r *httpprobe.Response) []scans.Finding {
+	m := expiresLine.FindSubmatch(r.Body)
+	if m == nil {
+		return nil
+	}
+	if exp, err := time.Parse(time.RFC3339, string(m[1])); err == nil && exp.Before(time.Now()) {
+		evidence := fmt.Sprintf("%s; Expires: %s", r.Summary(), httpprobe.Clean(string(m[1]), 60))
+		return []scans.Finding{findingOf(checks.SecurityTxtExpired, r, evidence)}
+	}
+	return nil
 }
 
 // probeOpenRedirect asks common redirect endpoints to send the browser to
