@@ -248,8 +248,19 @@ func matchEnvFile(body []byte) (string, bool) {
 	if looksLikeMarkup(body) || !utf8.Valid(body) {
 		return "", false
 	}
-	total, assignments := 0, 0
-	evidence, secret := "", false
+	evidence, total, assignments := envAssignments(body)
+	if assignments < 2 || assignments*5 < total*4 {
+		return "", false
+	}
+	return fmt.Sprintf("%s (%d variables in the file, values redacted)", evidence, assignments), true
+}
+
+// envAssignments counts the meaningful lines of body (not blank, not a
+// comment) and the KEY=VALUE assignments among them, and shows one
+// assignment with its value redacted: the first with a secret-looking key,
+// else the first.
+func envAssignments(body []byte) (evidence string, total, assignments int) {
+	secret := false
 	for _, l := range lines(body, 500) {
 		t := strings.TrimSpace(l)
 		if t == "" || strings.HasPrefix(t, "#") {
@@ -266,10 +277,7 @@ func matchEnvFile(body []byte) (string, bool) {
 			secret = secretKey.MatchString(m[1])
 		}
 	}
-	if assignments < 2 || assignments*5 < total*4 {
-		return "", false
-	}
-	return fmt.Sprintf("%s (%d variables in the file, values redacted)", evidence, assignments), true
+	return evidence, total, assignments
 }
 
 func matchDirectoryListing(body []byte) (string, bool) {

@@ -238,23 +238,36 @@ func sizeOf(r *httpprobe.Response) string {
 	return "size unknown"
 }
 
+// magics name a file's type by its first bytes.
+var magics = []struct{ prefix, kind string }{
+	{"\x1f\x8b", "gzip-compressed data"},
+	{"PK\x03\x04", "ZIP archive"},
+	{"SQLite format 3", "SQLite database"},
+}
+
 // sniff names a file's type from its first bytes.
 func sniff(b []byte) string {
 	s := string(b)
+	for _, m := range magics {
+		if strings.HasPrefix(s, m.prefix) {
+			return m.kind
+		}
+	}
 	switch {
-	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b:
-		return "gzip-compressed data"
-	case strings.HasPrefix(s, "PK\x03\x04"):
-		return "ZIP archive"
-	case strings.HasPrefix(s, "SQLite format 3"):
-		return "SQLite database"
 	case strings.Contains(s, "-----BEGIN") && strings.Contains(s, "PRIVATE KEY"):
 		return "PEM private key (not shown)"
-	case strings.Contains(s, "-- MySQL dump") || strings.Contains(s, "PostgreSQL database dump") ||
-		strings.Contains(strings.ToUpper(s), "CREATE TABLE") || strings.Contains(strings.ToUpper(s), "INSERT INTO"):
+	case looksLikeSQLDump(s):
 		return "SQL dump text (\"" + httpprobe.Clean(firstLine(s), 80) + "\")"
 	}
 	return httpprobe.Clean(http.DetectContentType(b), 60)
+}
+
+// looksLikeSQLDump reports whether s is the start of a SQL dump: a dump
+// tool's header or DDL/DML statements.
+func looksLikeSQLDump(s string) bool {
+	upper := strings.ToUpper(s)
+	return strings.Contains(s, "-- MySQL dump") || strings.Contains(s, "PostgreSQL database dump") ||
+		strings.Contains(upper, "CREATE TABLE") || strings.Contains(upper, "INSERT INTO")
 }
 
 func firstLine(s string) string {

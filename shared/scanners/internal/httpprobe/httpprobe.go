@@ -105,12 +105,20 @@ func checkURLShape(u *url.URL) error {
 	case u.Hostname() == "":
 		return fmt.Errorf("%q has no host", shown)
 	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("%q has an invalid port", shown)
-		}
+	if !validPort(u.Port()) {
+		return fmt.Errorf("%q has an invalid port", shown)
 	}
 	return nil
+}
+
+// validPort reports whether p, a URL's port, is absent or a number from 1
+// to 65535.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // HostPort returns u's host name (lowercase, no trailing dot) and port,
