@@ -44,7 +44,7 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 		return tools.Result{}, err
 	}
 	toGitConfig(u)
-	ctx, client, done, err := t.session(ctx, env)
+	ctx, client, done, err := httpprobe.Session(ctx, env, t.opts, t.timeout)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -147,7 +147,7 @@ func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessa
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path, u.RawPath = path.Dir(u.Path)+"/", ""
 	}
-	ctx, client, done, err := t.session(ctx, env)
+	ctx, client, done, err := httpprobe.Session(ctx, env, t.opts, t.timeout)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -331,7 +331,7 @@ func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage
 	if err != nil {
 		return tools.Result{}, err
 	}
-	ctx, client, done, err := t.session(ctx, env)
+	ctx, client, done, err := httpprobe.Session(ctx, env, t.opts, t.timeout)
 	if err != nil {
 		return tools.Result{}, err
 	}
