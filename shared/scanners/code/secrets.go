@@ -364,12 +364,8 @@ func classify(f report.Finding, doc document) (sighting, dropReason) {
 		raw:         f.Secret,
 		severity:    scans.High,
 	}
-	exampleAWS := f.RuleID == ruleAWSKey && strings.HasSuffix(f.Secret, "EXAMPLE")
-	if placeholder.MatchString(f.Secret) && !exampleAWS {
-		return s, dropPlaceholder
-	}
-	if publicIdentifiers[f.RuleID] {
-		return s, dropPublic
+	if reason := setAside(f); reason != keep {
+		return s, reason
 	}
 	if note, ok := browserKeys[f.RuleID]; ok {
 		s.severity, s.note = scans.Low, note
@@ -377,7 +373,7 @@ func classify(f report.Finding, doc document) (sighting, dropReason) {
 	}
 	switch f.RuleID {
 	case ruleAWSKey:
-		if exampleAWS {
+		if awsExample(f) {
 			s.note = awsExampleNote(f.Secret)
 		}
 	case ruleGeneric:
@@ -386,6 +382,25 @@ func classify(f report.Finding, doc document) (sighting, dropReason) {
 		return classifyJWT(f.Secret, s), keep
 	}
 	return s, keep
+}
+
+// setAside says why f is not reported whatever its rule says: its value is
+// a placeholder (AWS's documentation keys excepted: see buildDetector), or
+// its rule finds public identifiers. keep when neither.
+func setAside(f report.Finding) dropReason {
+	if placeholder.MatchString(f.Secret) && !awsExample(f) {
+		return dropPlaceholder
+	}
+	if publicIdentifiers[f.RuleID] {
+		return dropPublic
+	}
+	return keep
+}
+
+// awsExample reports an AWS access key id with the documentation's EXAMPLE
+// suffix.
+func awsExample(f report.Finding) bool {
+	return f.RuleID == ruleAWSKey && strings.HasSuffix(f.Secret, "EXAMPLE")
 }
 
 // classifyJWT marks a JWT whose role claim is anon or public as a low

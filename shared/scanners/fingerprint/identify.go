@@ -437,16 +437,11 @@ var (
 func idPrometheus(s *scan) []sighting {
 	landing, isLanding := machine.Landing(s.root)
 	r := s.response(pathMetrics)
-	switch {
-	case r == nil:
-		return nil
-	case denied(r) && isLanding:
+	if r != nil && denied(r) && isLanding {
 		return []sighting{{product: landing, resp: r, auth: true}}
-	case r.Status != http.StatusOK || machine.ServesPages(r):
-		return nil
 	}
-	types := promType.FindAllSubmatch(r.Body, -1)
-	if len(types) == 0 || !promHelp.Match(r.Body) {
+	types := exposition(r)
+	if len(types) == 0 {
 		return nil
 	}
 	product, version := promProduct(r.Body)
@@ -455,6 +450,16 @@ func idPrometheus(s *scan) []sighting {
 	}
 	return []sighting{{product: product, version: version, check: checks.ExposedMetrics, resp: r,
 		detail: promDetail(types, r.Truncated)}}
+}
+
+// exposition returns the metric types (# TYPE lines) of r when it is a 200
+// answer in the Prometheus text exposition format (with # HELP lines too,
+// and no page for browsers), else nil.
+func exposition(r *httpprobe.Response) [][][]byte {
+	if r == nil || r.Status != http.StatusOK || machine.ServesPages(r) || !promHelp.Match(r.Body) {
+		return nil
+	}
+	return promType.FindAllSubmatch(r.Body, -1)
 }
 
 // promProduct names what serves the metrics body from its *_build_info
