@@ -340,18 +340,13 @@ func TestMatchers(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	t.Parallel()
-	tests := map[string]string{
+	scantest.CheckMapping(t, "redact", redact, map[string]string{
 		"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "wJal… (40 chars)",
 		`"quoted-secret-value"`:                    "quot… (19 chars)",
 		"abc":                                      "a… (3 chars)",
 		"ab":                                       "… (2 chars)",
 		"":                                         "… (0 chars)",
-	}
-	for in, want := range tests {
-		if got := redact(in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 }
 
 func TestExposedFilesDebugModeOnNotFound(t *testing.T) {

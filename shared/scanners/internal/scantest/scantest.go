@@ -295,14 +295,28 @@ func CheckTranscript(t testing.TB, p *scans.Proof, request, response []string) {
 	if p.Kind != scans.ProofTranscript || p.Curl != nil || p.ObservedAt.IsZero() {
 		t.Errorf("proof %+v", p)
 	}
-	for _, want := range request {
-		if !strings.Contains(p.Request, want) {
-			t.Errorf("request lacks %q:\n%s", want, p.Request)
+	checkContains(t, "request", p.Request, request)
+	checkContains(t, "response", p.Response, response)
+}
+
+// checkContains fails t for each of wants that text, the part of a proof
+// called part, lacks.
+func checkContains(t testing.TB, part, text string, wants []string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", part, want, text)
 		}
 	}
-	for _, want := range response {
-		if !strings.Contains(p.Response, want) {
-			t.Errorf("response lacks %q:\n%s", want, p.Response)
+}
+
+// CheckMapping fails t for each input in cases whose f(in) is not the
+// output it maps to; name names f in the failures.
+func CheckMapping[In, Out comparable](t testing.TB, name string, f func(In) Out, cases map[In]Out) {
+	t.Helper()
+	for in, want := range cases {
+		if got := f(in); got != want {
+			t.Errorf("%s(%#v) = %#v, want %#v", name, in, got, want)
 		}
 	}
 }
