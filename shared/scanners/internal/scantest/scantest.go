@@ -6,6 +6,7 @@
 package scantest
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -275,6 +276,24 @@ func CheckContract(t testing.TB, tool tools.Tool, name string, cost int) {
 	if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
 		t.Errorf("schema: %v %v", err, schema["type"])
 	}
+}
+
+// RunBounded runs tool with input raw on env under a deadline of budget,
+// as a test against a server that never answers does: it fails t when Run
+// fails or takes more than 5 seconds, and returns Run's result.
+func RunBounded(t testing.TB, tool tools.Tool, env tools.Env, raw json.RawMessage, budget time.Duration) tools.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	start := time.Now()
+	res, err := tool.Run(ctx, env, raw)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("Run took %s on a hanging server", elapsed)
+	}
+	return res
 }
 
 // ByCheck is the first finding of check c, or nil.
