@@ -349,15 +349,22 @@ func TestRedact(t *testing.T) {
 	})
 }
 
-func TestExposedFilesDebugModeOnNotFound(t *testing.T) {
-	t.Parallel()
-	// Django with DEBUG = True answers every unknown path with a 404 debug
-	// page: /debug itself is a 404 too, so only the baseline shows it.
-	django := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// homeAnd serves a small home page at / and every other path with rest.
+func homeAnd(rest http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" {
 			fmt.Fprint(w, "<html>home</html>")
 			return
 		}
+		rest(w, r)
+	})
+}
+
+func TestExposedFilesDebugModeOnNotFound(t *testing.T) {
+	t.Parallel()
+	// Django with DEBUG = True answers every unknown path with a 404 debug
+	// page: /debug itself is a 404 too, so only the baseline shows it.
+	django := homeAnd(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, "<html><body>Page not found (404)<p>You're seeing this error because you have <code>DEBUG = True</code> in your Django settings file.</p></body></html>")
 	})
@@ -374,11 +381,7 @@ func TestExposedFilesDebugModeOnNotFound(t *testing.T) {
 
 func TestExposedFilesBoundedOnHangingServer(t *testing.T) {
 	t.Parallel()
-	hang := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/" {
-			fmt.Fprint(w, "<html>home</html>")
-			return
-		}
+	hang := homeAnd(func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // never answers a probe
 	})
 	site := scantest.NewSite(t, "slow.test", netguard.Policy{AllowPrivate: true}, nil, hang)
