@@ -67,11 +67,11 @@ var builtin = []probe{
 	envProbe("/.env.production"),
 	{
 		path: "/.aws/credentials", title: "Exposed AWS credentials file", check: checks.ExposedAWSCredentials,
-		match: matchAWSCredentials,
+		match: matchCredentialLine(awsKeyLine, " = "),
 	},
 	{
 		path: "/.npmrc", title: "Exposed npm configuration with auth token (/.npmrc)", check: checks.ExposedNpmrc,
-		match: matchNpmrc,
+		match: matchCredentialLine(npmToken, "="),
 	},
 	{
 		path: "/.htpasswd", title: "Exposed password file (/.htpasswd)", check: checks.ExposedHtpasswd,
@@ -375,28 +375,22 @@ func matchActuatorEnv(body []byte) (string, bool) {
 	return "", false
 }
 
-func matchAWSCredentials(body []byte) (string, bool) {
-	if looksLikeMarkup(body) {
+// matchCredentialLine accepts a body (no markup) with a line among its
+// first 200 that line matches, the key and its secret value as the first
+// two groups, and shows the first such line: key, sep and the value
+// redacted.
+func matchCredentialLine(line *lazyre.Regexp, sep string) func([]byte) (string, bool) {
+	return func(body []byte) (string, bool) {
+		if looksLikeMarkup(body) {
+			return "", false
+		}
+		for _, l := range lines(body, 200) {
+			if m := line.FindStringSubmatch(l); m != nil {
+				return m[1] + sep + redact(m[2]), true
+			}
+		}
 		return "", false
 	}
-	for _, l := range lines(body, 200) {
-		if m := awsKeyLine.FindStringSubmatch(l); m != nil {
-			return m[1] + " = " + redact(m[2]), true
-		}
-	}
-	return "", false
-}
-
-func matchNpmrc(body []byte) (string, bool) {
-	if looksLikeMarkup(body) {
-		return "", false
-	}
-	for _, l := range lines(body, 200) {
-		if m := npmToken.FindStringSubmatch(l); m != nil {
-			return m[1] + "=" + redact(m[2]), true
-		}
-	}
-	return "", false
 }
 
 func matchHtpasswd(body []byte) (string, bool) {
