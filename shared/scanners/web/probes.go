@@ -80,16 +80,9 @@ func (s *scan) probeHTTPS(ctx context.Context) []scans.Finding {
 	if len(chain) == 0 {
 		return nil
 	}
-	var hops []string
-	for _, r := range chain {
-		if r.IsRedirect() && r.Location.Scheme == "https" {
-			return nil
-		}
-		hop := r.Summary()
-		if r.IsRedirect() {
-			hop += " Location: " + httpprobe.Clean(r.Location.String(), 200)
-		}
-		hops = append(hops, hop)
+	hops, toHTTPS := plainHops(chain)
+	if toHTTPS {
+		return nil
 	}
 	last := chain[len(chain)-1]
 	if last.URL.Scheme != "http" || last.Status < 200 || last.Status > 299 {
@@ -99,6 +92,22 @@ func (s *scan) probeHTTPS(ctx context.Context) []scans.Finding {
 	f := finding(checks.HTTPSRedirect, chain[0].URL, httpprobe.Clean(evidence, 1500))
 	f.Proof = last.Proof("")
 	return []scans.Finding{f}
+}
+
+// plainHops describes the hops of a chain from plain HTTP, up to a
+// redirect to https (toHTTPS) if there is one.
+func plainHops(chain []*httpprobe.Response) (hops []string, toHTTPS bool) {
+	for _, r := range chain {
+		if r.IsRedirect() && r.Location.Scheme == "https" {
+			return hops, true
+		}
+		hop := r.Summary()
+		if r.IsRedirect() {
+			hop += " Location: " + httpprobe.Clean(r.Location.String(), 200)
+		}
+		hops = append(hops, hop)
+	}
+	return hops, false
 }
 
 // plainHTTPChain is the redirect chain from plain HTTP on the page's host:
