@@ -179,22 +179,16 @@ func (s *scan) probeOpenRedirect(ctx context.Context) []scans.Finding {
 		first *httpprobe.Response
 	)
 	for _, p := range redirectProbes {
-		u, err := origin.Parse(p + url.QueryEscape(redirectTarget))
-		if err != nil {
+		if ctx.Err() != nil {
+			break
+		}
+		resp, dest := s.redirectAway(ctx, origin, p)
+		if resp == nil {
 			continue
 		}
-		resp, err := s.client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 4 << 10})
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			continue
-		}
-		if dest := redirectDestination(resp); dest != nil && strings.EqualFold(dest.Hostname(), "example.invalid") {
-			hits = append(hits, fmt.Sprintf("%s redirects to %s", resp.Summary(), httpprobe.Clean(dest.String(), 200)))
-			if first == nil {
-				first = resp
-			}
+		hits = append(hits, fmt.Sprintf("%s redirects to %s", resp.Summary(), httpprobe.Clean(dest.String(), 200)))
+		if first == nil {
+			first = resp
 		}
 	}
 	if len(hits) == 0 {
@@ -203,6 +197,25 @@ func (s *scan) probeOpenRedirect(ctx context.Context) []scans.Finding {
 	f := finding(checks.OpenRedirect, origin, strings.Join(hits, "; "))
 	f.Proof = first.Proof("example.invalid")
 	return []scans.Finding{f}
+}
+
+// redirectAway asks origin's redirect endpoint probe (a path and query up
+// to the parameter's value) to send the browser to redirectTarget; it
+// returns the response and where it sends the browser when that is the
+// target's host, else nil.
+func (s *scan) redirectAway(ctx context.Context, origin *url.URL, probe string) (*httpprobe.Response, *url.URL) {
+	u, err := origin.Parse(probe + url.QueryEscape(redirectTarget))
+	if err != nil {
+		return nil, nil
+	}
+	resp, err := s.client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 4 << 10})
+	if err != nil {
+		return nil, nil
+	}
+	if dest := redirectDestination(resp); dest != nil && strings.EqualFold(dest.Hostname(), "example.invalid") {
+		return resp, dest
+	}
+	return nil, nil
 }
 
 // redirectDestination returns where a response sends the browser: the
