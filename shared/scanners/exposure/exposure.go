@@ -90,6 +90,22 @@ type input struct {
 	Paths   []string `json:"paths"`
 }
 
+// decodeInput decodes the input strictly: the probes of the paths it
+// selects, and its base URL, validated with ParseTarget (nil when none was
+// given).
+func decodeInput(env tools.Env, raw json.RawMessage) ([]probe, *url.URL, error) {
+	var in input
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return nil, nil, err
+	}
+	probes, err := selectProbes(in.Paths)
+	if err != nil || in.BaseURL == "" {
+		return probes, nil, err
+	}
+	target, err := httpprobe.ParseTarget(env, in.BaseURL)
+	return probes, target, err
+}
+
 // Checks implements checks.Emitter.
 func (*Tool) Checks() []*checks.Check {
 	out := []*checks.Check{rootListing.check}
@@ -103,19 +119,9 @@ func (*Tool) Checks() []*checks.Check {
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in input
-	if err := tools.DecodeInput(raw, &in); err != nil {
-		return tools.Result{}, err
-	}
-	probes, err := selectProbes(in.Paths)
+	probes, target, err := decodeInput(env, raw)
 	if err != nil {
 		return tools.Result{}, err
-	}
-	var target *url.URL
-	if in.BaseURL != "" {
-		if target, err = httpprobe.ParseTarget(env, in.BaseURL); err != nil {
-			return tools.Result{}, err
-		}
 	}
 	ctx, client, done, err := t.Session(ctx, env)
 	if err != nil {

@@ -41,16 +41,22 @@ func (s *scan) probeSourceMaps(ctx context.Context, p probe) {
 			first = resp
 		}
 		if len(evidence) < maxMapEvidence {
-			line := resp.Summary() + ": source map version 3"
-			if src := mapFirstSource.FindSubmatch(resp.Body); src != nil {
-				line += fmt.Sprintf(", first source %q", httpprobe.Clean(string(src[1]), 120))
-			}
-			evidence = append(evidence, line)
+			evidence = append(evidence, mapEvidence(resp))
 		}
 	}
 	if first != nil {
 		s.report(p, first, `"mappings"`, strings.Join(evidence, "; "))
 	}
+}
+
+// mapEvidence describes a served source map: the answer and its first
+// source.
+func mapEvidence(resp *httpprobe.Response) string {
+	line := resp.Summary() + ": source map version 3"
+	if src := mapFirstSource.FindSubmatch(resp.Body); src != nil {
+		line += fmt.Sprintf(", first source %q", httpprobe.Clean(string(src[1]), 120))
+	}
+	return line
 }
 
 // announcedMaps are the distinct source maps the home page's first

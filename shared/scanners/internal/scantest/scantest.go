@@ -218,6 +218,12 @@ func findingProblems(name string, declared []*checks.Check, f scans.Finding) []s
 	if serious && f.DefaultConfidence() == scans.Certain && f.Proof == nil {
 		out = append(out, fmt.Sprintf("a %s finding with confidence certain has no proof", f.Severity))
 	}
+	return append(out, titleProblems(f, c)...)
+}
+
+// titleProblems says which other checks than f's own, c, have f's title.
+func titleProblems(f scans.Finding, c *checks.Check) []string {
+	var out []string
 	for _, other := range checks.All() {
 		if other.Title == f.Title && other != c {
 			out = append(out, fmt.Sprintf("check %s, but that is the title of %s", f.Check, other.Code))
