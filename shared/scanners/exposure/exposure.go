@@ -323,12 +323,14 @@ func (s *scan) isSoft404(resp *httpprobe.Response) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	ta, tb := titlePattern.FindSubmatch(a), titlePattern.FindSubmatch(b)
-	if ta == nil || tb == nil || !bytes.Equal(ta[1], tb[1]) {
-		return false
-	}
 	la, lb := len(a), len(b)
-	return la > 0 && abs(la-lb)*20 <= la // within 5%
+	return sameTitle(a, b) && la > 0 && abs(la-lb)*20 <= la // within 5%
+}
+
+// sameTitle reports whether pages a and b both have a title, the same.
+func sameTitle(a, b []byte) bool {
+	ta, tb := titlePattern.FindSubmatch(a), titlePattern.FindSubmatch(b)
+	return ta != nil && tb != nil && bytes.Equal(ta[1], tb[1])
 }
 
 func abs(n int) int {
