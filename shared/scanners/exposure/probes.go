@@ -184,24 +184,28 @@ func matchGitConfig(body []byte) (string, bool) {
 	if looksLikeMarkup(body) {
 		return "", false
 	}
-	found := false
-	remote := ""
-	for _, l := range lines(body, 200) {
-		t := strings.TrimSpace(l)
-		if t == "[core]" {
-			found = true
-		}
-		if m := remoteURL.FindStringSubmatch(l); m != nil && remote == "" {
-			remote = credInURL.ReplaceAllString(m[1], "${1}[credentials redacted]@")
-		}
-	}
-	if !found {
+	core, remote := gitConfigLines(body)
+	if !core {
 		return "", false
 	}
 	if remote != "" {
 		return "[core] section; remote url = " + remote, true
 	}
 	return "[core] section", true
+}
+
+// gitConfigLines reads the first lines of a git config: whether it has a
+// [core] section, and its first remote URL, credentials redacted.
+func gitConfigLines(body []byte) (core bool, remote string) {
+	for _, l := range lines(body, 200) {
+		if strings.TrimSpace(l) == "[core]" {
+			core = true
+		}
+		if m := remoteURL.FindStringSubmatch(l); m != nil && remote == "" {
+			remote = credInURL.ReplaceAllString(m[1], "${1}[credentials redacted]@")
+		}
+	}
+	return core, remote
 }
 
 func matchSVNEntries(body []byte) (string, bool) {
@@ -224,21 +228,27 @@ var hgRequirements = map[string]bool{
 }
 
 func matchHgRequires(body []byte) (string, bool) {
-	var seen []string
+	seen, ok := hgTokens(body)
+	if !ok || len(seen) < 2 || (!slices.Contains(seen, "revlogv1") && !slices.Contains(seen, "store")) {
+		return "", false
+	}
+	return strings.Join(seen, " "), true
+}
+
+// hgTokens are the requirement tokens on the first lines of body; ok is
+// false when a line holds anything else.
+func hgTokens(body []byte) (tokens []string, ok bool) {
 	for _, l := range lines(body, 50) {
 		t := strings.TrimSpace(l)
 		if t == "" {
 			continue
 		}
 		if !hgRequirements[t] && !strings.HasPrefix(t, "exp-") {
-			return "", false
+			return nil, false
 		}
-		seen = append(seen, t)
+		tokens = append(tokens, t)
 	}
-	if len(seen) < 2 || (!slices.Contains(seen, "revlogv1") && !slices.Contains(seen, "store")) {
-		return "", false
-	}
-	return strings.Join(seen, " "), true
+	return tokens, true
 }
 
 // matchEnvFile accepts a body whose meaningful lines are KEY=VALUE
