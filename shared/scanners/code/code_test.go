@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"secscan/shared/scanners/internal/httpprobe"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/internal/refusals"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
