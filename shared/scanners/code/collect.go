@@ -196,32 +196,10 @@ func (c *collector) readMapsAndRepository(ctx context.Context, scripts []*file, 
 // runTasks runs tasks on the worker pool; tasks not started before the
 // deadline are counted, not run.
 func (c *collector) runTasks(ctx context.Context, tasks []func(context.Context)) {
-	jobs := make(chan func(context.Context))
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for task := range jobs {
-				task(ctx)
-			}
-		})
-	}
-	for _, task := range tasks {
-		if ctx.Err() != nil {
-			c.mu.Lock()
-			c.notRun++
-			c.mu.Unlock()
-			continue
-		}
-		select {
-		case jobs <- task:
-		case <-ctx.Done():
-			c.mu.Lock()
-			c.notRun++
-			c.mu.Unlock()
-		}
-	}
-	close(jobs)
-	wg.Wait()
+	notRun := httpprobe.RunEach(ctx, workers, tasks, func(ctx context.Context, task func(context.Context)) { task(ctx) })
+	c.mu.Lock()
+	c.notRun += notRun
+	c.mu.Unlock()
 }
 
 // reserve takes one file and up to limit bytes of the call's budget; ok

@@ -230,26 +230,7 @@ func (s *scan) debugOnNotFound(probes []probe) {
 }
 
 func (s *scan) run(ctx context.Context, probes []probe) {
-	jobs := make(chan probe)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for p := range jobs {
-				s.runProbe(ctx, p)
-			}
-		})
-	}
-	for _, p := range probes {
-		if ctx.Err() != nil {
-			s.mu.Lock()
-			s.skipped++
-			s.mu.Unlock()
-			continue
-		}
-		jobs <- p
-	}
-	close(jobs)
-	wg.Wait()
+	s.skipped = httpprobe.RunEach(ctx, workers, probes, s.runProbe)
 	// Findings in the built-in order, whatever order probes finished in.
 	slices.SortStableFunc(s.findings, func(a, b scans.Finding) int {
 		return indexOfTitle(a.Title) - indexOfTitle(b.Title)
