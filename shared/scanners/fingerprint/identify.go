@@ -217,9 +217,8 @@ func idEtcd(s *scan) []sighting {
 // allowed more than public information.
 func idKubernetes(s *scan) []sighting {
 	v := jsonObject(s.ok200(pathVersion))
-	isK8s := strings.HasPrefix(str(v, "gitVersion"), "v") && str(v, "platform") != "" && str(v, "major") != ""
 	root := jsonObject(s.root)
-	if !isK8s && !(str(root, "kind") == "Status" && str(root, "apiVersion") == "v1" && denied(s.root)) {
+	if !kubeVersion(v) && !kubeDenial(s.root, root) {
 		return nil
 	}
 	sg := sighting{product: machine.KubernetesAPI, version: str(v, "gitVersion"), resp: s.root}
@@ -231,6 +230,17 @@ func idKubernetes(s *scan) []sighting {
 		sg.auth = denied(s.root)
 	}
 	return []sighting{sg}
+}
+
+// kubeVersion reports the Kubernetes API server's /version document.
+func kubeVersion(v map[string]json.RawMessage) bool {
+	return strings.HasPrefix(str(v, "gitVersion"), "v") && str(v, "platform") != "" && str(v, "major") != ""
+}
+
+// kubeDenial reports the API server's v1 Status refusing a request at the
+// root (r, whose JSON object is root).
+func kubeDenial(r *httpprobe.Response, root map[string]json.RawMessage) bool {
+	return str(root, "kind") == "Status" && str(root, "apiVersion") == "v1" && denied(r)
 }
 
 // apiPaths are the API paths the Kubernetes API server listed at the root
