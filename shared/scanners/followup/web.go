@@ -53,7 +53,7 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("file_secrets: %s", httpprobe.Describe(err))
 	}
-	if resp.Status != http.StatusOK || strings.Contains(resp.ContentType(), "html") || !utf8.Valid(resp.Body) {
+	if !servesText(resp) {
 		return tools.Result{Outcome: resp.Summary() + ": not a configuration file, nothing scanned"}, nil
 	}
 	findings, err := code.ScanConfigFile(ctx, u, string(resp.Body), resp)
@@ -62,6 +62,12 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	}
 	// The credential types of one file are one code.secret finding there.
 	return tools.Result{Outcome: credentialTypes(resp.Summary(), findings), Findings: checks.Merge(findings)}, nil
+}
+
+// servesText reports whether resp serves a text file: a 200 answer that
+// is no HTML page and is valid UTF-8.
+func servesText(resp *httpprobe.Response) bool {
+	return resp.Status == http.StatusOK && !strings.Contains(resp.ContentType(), "html") && utf8.Valid(resp.Body)
 }
 
 // toGitConfig points u, when it is in an exposed repository, at the

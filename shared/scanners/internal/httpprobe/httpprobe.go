@@ -286,12 +286,8 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 // earlier request to the host found its certificate not accepted; then,
 // and when this request finds so, without (the response says which).
 func (c *Client) doTrusting(ctx context.Context, r Request) (*Response, error) {
-	key := r.URL.Host
 	https := r.URL.Scheme == "https"
-	c.mu.Lock()
-	skipVerify := https && c.badCert[key]
-	c.mu.Unlock()
-
+	skipVerify := https && c.knownBadCert(r.URL.Host)
 	client := c.verified
 	if skipVerify {
 		client = c.unverified
@@ -299,9 +295,7 @@ func (c *Client) doTrusting(ctx context.Context, r Request) (*Response, error) {
 	resp, err := c.do(ctx, client, r)
 	var certErr *tls.CertificateVerificationError
 	if err != nil && !skipVerify && https && errors.As(err, &certErr) {
-		c.mu.Lock()
-		c.badCert[key] = true
-		c.mu.Unlock()
+		c.setBadCert(r.URL.Host)
 		skipVerify = true
 		resp, err = c.do(ctx, c.unverified, r)
 	}
@@ -310,6 +304,21 @@ func (c *Client) doTrusting(ctx context.Context, r Request) (*Response, error) {
 	}
 	resp.Unverified = skipVerify
 	return resp, nil
+}
+
+// knownBadCert reports whether an earlier request found the certificate of
+// hostPort not accepted.
+func (c *Client) knownBadCert(hostPort string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.badCert[hostPort]
+}
+
+// setBadCert remembers that the certificate of hostPort was not accepted.
+func (c *Client) setBadCert(hostPort string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.badCert[hostPort] = true
 }
 
 func (c *Client) do(ctx context.Context, client *http.Client, r Request) (*Response, error) {
