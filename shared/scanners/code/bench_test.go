@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"secscan/shared/scanners/internal/httpprobe"
 	"strings"
 	"testing"
 
+	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/internal/scantest"
 )
 

@@ -87,13 +87,11 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
-	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
+	ctx, client, done, err := t.Session(ctx, env)
 	if err != nil {
-		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+		return tools.Result{}, err
 	}
-	defer client.Close()
-	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
-	defer cancel()
+	defer done()
 
 	c := newCollector(env, client, det)
 	if err := c.run(ctx, target); err != nil {

@@ -135,17 +135,8 @@ func (c *collector) readScriptsAndHEAD(ctx context.Context, page *file) (scripts
 		tasks = append(tasks, func(ctx context.Context) { c.scanInline(ctx, page) })
 	}
 	if page.kind == kindPage && !home.IsRedirect() {
-		for _, src := range httpprobe.ScriptSources(home.Body, home.URL, maxScriptRefs) {
-			if httpprobe.CheckURL(c.env, src) != nil {
-				c.noteOutOfScope(src)
-				continue
-			}
-			if len(fetched) == maxScripts {
-				c.extra++
-				continue
-			}
-			f := &file{kind: kindScript, url: src}
-			fetched = append(fetched, f)
+		fetched = c.pageScripts(home)
+		for _, f := range fetched {
 			tasks = append(tasks, func(ctx context.Context) { c.readScript(ctx, f) })
 		}
 		scripts = fetched
@@ -154,6 +145,24 @@ func (c *collector) readScriptsAndHEAD(ctx context.Context, page *file) (scripts
 	c.files = append(c.files, head)
 	c.runTasks(ctx, tasks)
 	return scripts, head
+}
+
+// pageScripts are the script bundles of the home page to read: in scope,
+// at most maxScripts. Scripts outside the scope are noted, those past the
+// bound counted.
+func (c *collector) pageScripts(home *httpprobe.Response) []*file {
+	var scripts []*file
+	for _, src := range httpprobe.ScriptSources(home.Body, home.URL, maxScriptRefs) {
+		switch {
+		case httpprobe.CheckURL(c.env, src) != nil:
+			c.noteOutOfScope(src)
+		case len(scripts) == maxScripts:
+			c.extra++
+		default:
+			scripts = append(scripts, &file{kind: kindScript, url: src})
+		}
+	}
+	return scripts
 }
 
 // readMapsAndRepository is the second phase: the rest of the repository's
@@ -187,32 +196,10 @@ func (c *collector) readMapsAndRepository(ctx context.Context, scripts []*file, 
 // runTasks runs tasks on the worker pool; tasks not started before the
 // deadline are counted, not run.
 func (c *collector) runTasks(ctx context.Context, tasks []func(context.Context)) {
-	jobs := make(chan func(context.Context))
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for task := range jobs {
-				task(ctx)
-			}
-		})
-	}
-	for _, task := range tasks {
-		if ctx.Err() != nil {
-			c.mu.Lock()
-			c.notRun++
-			c.mu.Unlock()
-			continue
-		}
-		select {
-		case jobs <- task:
-		case <-ctx.Done():
-			c.mu.Lock()
-			c.notRun++
-			c.mu.Unlock()
-		}
-	}
-	close(jobs)
-	wg.Wait()
+	notRun := httpprobe.RunEach(ctx, workers, tasks, func(ctx context.Context, task func(context.Context)) { task(ctx) })
+	c.mu.Lock()
+	c.notRun += notRun
+	c.mu.Unlock()
 }
 
 // reserve takes one file and up to limit bytes of the call's budget; ok

@@ -99,6 +99,28 @@ func (g *group) finding() scans.Finding {
 	}
 
 	s := g.first
+	description := fmt.Sprintf("%s %s. %s", exposure[g.file.kind], strings.TrimSuffix(s.description, "."), consequence(g))
+	if g.note != "" {
+		description += " " + g.note
+	}
+	f := checks.Secret.Finding(host, &port, httpprobe.Clean(g.evidence(), 1500))
+	if g.file.resp != nil {
+		f.Proof = g.file.resp.Proof(s.raw, g.file.secrets()...)
+	}
+	f.Title = fmt.Sprintf("%s exposed %s", name, where)
+	f.Severity = g.severity
+	f.Description = description
+	f.Remediation = remediation(g)
+	if g.rule == ruleAWSKey {
+		f.References = append(f.References, "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html")
+	}
+	return f
+}
+
+// evidence places the group's first sighting (and its AWS pair) and lists
+// the group's other places.
+func (g *group) evidence() string {
+	s := g.first
 	evidence := fmt.Sprintf("%s line %d, column %d: %s (gitleaks rule %s: %s)", s.where, s.line, s.col, s.redacted, s.rule, s.description)
 	if s.pair != "" {
 		evidence += fmt.Sprintf(", with a secret access key %s on line %d", s.pair, s.pairLine)
@@ -112,23 +134,7 @@ func (g *group) finding() scans.Finding {
 	if g.unlisted > 0 {
 		evidence += fmt.Sprintf(" (+%d more)", g.unlisted)
 	}
-
-	description := fmt.Sprintf("%s %s. %s", exposure[g.file.kind], strings.TrimSuffix(s.description, "."), consequence(g))
-	if g.note != "" {
-		description += " " + g.note
-	}
-	f := checks.Secret.Finding(host, &port, httpprobe.Clean(evidence, 1500))
-	if g.file.resp != nil {
-		f.Proof = g.file.resp.Proof(s.raw, g.file.secrets()...)
-	}
-	f.Title = fmt.Sprintf("%s exposed %s", name, where)
-	f.Severity = g.severity
-	f.Description = description
-	f.Remediation = remediation(g)
-	if g.rule == ruleAWSKey {
-		f.References = append(f.References, "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html")
-	}
-	return f
+	return evidence
 }
 
 // exposure says how the site hands out the file, by kind.
@@ -277,20 +283,27 @@ func (c *collector) tally() fileTally {
 		t.limited += count(f.limited)
 		t.cut += count(f.cut)
 		t.truncated += count(f.truncated && f.valid)
-		switch {
-		case f.kind == kindPage:
-			t.inline += f.inline
-		case f.kind == kindScript && f.valid:
-			t.scripts++
-			t.sources += f.sources
-		case f.kind == kindMap && f.valid:
-			t.maps++
-			t.sources += f.sources
-		case f.kind == kindGit && f.valid:
-			t.git = append(t.git, strings.TrimPrefix(f.url.Path, "/.git/"))
-		}
+		t.addContent(f)
 	}
 	return t
+}
+
+// addContent counts what f brought by its kind: the page's inline
+// scripts, a valid script's or map's sources, a valid git file.
+func (t *fileTally) addContent(f *file) {
+	switch {
+	case f.kind == kindPage:
+		t.inline += f.inline
+	case !f.valid:
+	case f.kind == kindScript:
+		t.scripts++
+		t.sources += f.sources
+	case f.kind == kindMap:
+		t.maps++
+		t.sources += f.sources
+	case f.kind == kindGit:
+		t.git = append(t.git, strings.TrimPrefix(f.url.Path, "/.git/"))
+	}
 }
 
 // count is 1 for true.

@@ -160,14 +160,10 @@ func (d *dropped) add(o dropped) {
 // scanDocument runs the detector over doc and returns what is reported and
 // what was set aside.
 func scanDocument(ctx context.Context, det *detect.Detector, doc document) ([]sighting, dropped) {
-	var out []sighting
-	var skip dropped
 	if strings.TrimSpace(doc.text) == "" {
-		return nil, skip
+		return nil, dropped{}
 	}
-	lines := newlines(doc.text)
-	var paired [][32]byte
-	seen := map[string]bool{} // rule and offset: pieces of long lines overlap
+	d := &docScan{doc: doc, lines: newlines(doc.text), seen: map[string]bool{}}
 	for _, seg := range segments(doc.text) {
 		if ctx.Err() != nil {
 			break
@@ -177,30 +173,48 @@ func scanDocument(ctx context.Context, det *detect.Detector, doc document) ([]si
 			if f.Secret == "" || strings.HasPrefix(f.Match, "file detected:") {
 				continue // a path-only rule: the file's name, not a secret in it
 			}
-			offset := seg.start + segLines.offset(f.StartLine, f.StartColumn)
-			key := fmt.Sprintf("%s\x00%d", f.RuleID, offset)
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			s, reason := classify(f, doc)
-			if skip.count(reason) {
-				continue
-			}
-			s.where = doc.where
-			s.line, s.col = doc.position(lines, offset)
-			if f.RuleID == ruleAWSKey && s.pairAWS(doc, lines, offset, len(f.Match)) {
-				paired = append(paired, sha256.Sum256([]byte(s.pairRaw)))
-			}
-			out = append(out, s)
+			d.add(f, seg.start+segLines.offset(f.StartLine, f.StartColumn))
 		}
 	}
 	// A paired AWS secret key is part of the AWS finding, not a second,
 	// generic one.
-	out = slices.DeleteFunc(out, func(s sighting) bool {
-		return s.rule == ruleGeneric && slices.Contains(paired, s.id)
+	out := slices.DeleteFunc(d.out, func(s sighting) bool {
+		return s.rule == ruleGeneric && slices.Contains(d.paired, s.id)
 	})
-	return out, skip
+	return out, d.skip
+}
+
+// docScan is the state of scanning one document.
+type docScan struct {
+	doc   document
+	lines lineIndex
+	// seen holds rule and offset of what was added: pieces of long lines
+	// overlap.
+	seen map[string]bool
+	// paired are the ids of AWS secret keys paired with their key id.
+	paired [][32]byte
+	out    []sighting
+	skip   dropped
+}
+
+// add records gitleaks' finding f at offset in the document, once per rule
+// and offset, unless classify sets it aside.
+func (d *docScan) add(f report.Finding, offset int) {
+	key := fmt.Sprintf("%s\x00%d", f.RuleID, offset)
+	if d.seen[key] {
+		return
+	}
+	d.seen[key] = true
+	s, reason := classify(f, d.doc)
+	if d.skip.count(reason) {
+		return
+	}
+	s.where = d.doc.where
+	s.line, s.col = d.doc.position(d.lines, offset)
+	if f.RuleID == ruleAWSKey && s.pairAWS(d.doc, d.lines, offset, len(f.Match)) {
+		d.paired = append(d.paired, sha256.Sum256([]byte(s.pairRaw)))
+	}
+	d.out = append(d.out, s)
 }
 
 // lineIndex holds the offsets of a text's newlines.
@@ -350,12 +364,8 @@ func classify(f report.Finding, doc document) (sighting, dropReason) {
 		raw:         f.Secret,
 		severity:    scans.High,
 	}
-	exampleAWS := f.RuleID == ruleAWSKey && strings.HasSuffix(f.Secret, "EXAMPLE")
-	if placeholder.MatchString(f.Secret) && !exampleAWS {
-		return s, dropPlaceholder
-	}
-	if publicIdentifiers[f.RuleID] {
-		return s, dropPublic
+	if reason := setAside(f); reason != keep {
+		return s, reason
 	}
 	if note, ok := browserKeys[f.RuleID]; ok {
 		s.severity, s.note = scans.Low, note
@@ -363,18 +373,44 @@ func classify(f report.Finding, doc document) (sighting, dropReason) {
 	}
 	switch f.RuleID {
 	case ruleAWSKey:
-		if exampleAWS {
+		if awsExample(f) {
 			s.note = awsExampleNote(f.Secret)
 		}
 	case ruleGeneric:
 		return classifyGeneric(f, doc, s)
 	case ruleJWT:
-		if role := jwtRole(f.Secret); role == "anon" || role == "public" {
-			s.severity = scans.Low
-			s.note = fmt.Sprintf("The token's role claim is %q: Supabase and similar services issue such keys for browser use; they are safe only when row-level security guards every table.", role)
-		}
+		return classifyJWT(f.Secret, s), keep
 	}
 	return s, keep
+}
+
+// setAside says why f is not reported whatever its rule says: its value is
+// a placeholder (AWS's documentation keys excepted: see buildDetector), or
+// its rule finds public identifiers. keep when neither.
+func setAside(f report.Finding) dropReason {
+	if placeholder.MatchString(f.Secret) && !awsExample(f) {
+		return dropPlaceholder
+	}
+	if publicIdentifiers[f.RuleID] {
+		return dropPublic
+	}
+	return keep
+}
+
+// awsExample reports an AWS access key id with the documentation's EXAMPLE
+// suffix.
+func awsExample(f report.Finding) bool {
+	return f.RuleID == ruleAWSKey && strings.HasSuffix(f.Secret, "EXAMPLE")
+}
+
+// classifyJWT marks a JWT whose role claim is anon or public as a low
+// finding: a key issued for browser use.
+func classifyJWT(token string, s sighting) sighting {
+	if role := jwtRole(token); role == "anon" || role == "public" {
+		s.severity = scans.Low
+		s.note = fmt.Sprintf("The token's role claim is %q: Supabase and similar services issue such keys for browser use; they are safe only when row-level security guards every table.", role)
+	}
+	return s
 }
 
 // classifyGeneric judges a finding of gitleaks' generic rule: a reCAPTCHA

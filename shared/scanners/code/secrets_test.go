@@ -13,6 +13,7 @@ import (
 	"github.com/zricethezav/gitleaks/v8/logging"
 
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 )
 
@@ -234,32 +235,22 @@ func TestAnnouncedMap(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	t.Parallel()
-	tests := map[string]string{
+	scantest.CheckMapping(t, "redact", redact, map[string]string{
 		fakeAWSKeyID:  "AKIA… (20 chars)",
 		fakeSlackHook: "http… (82 chars)",
 		"abcdef":      "ab… (6 chars)",
 		"ab":          "… (2 chars)",
-	}
-	for in, want := range tests {
-		if got := redact(in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 }
 
 func TestRuleNames(t *testing.T) {
 	t.Parallel()
-	tests := map[string]string{
+	scantest.CheckMapping(t, "ruleName", ruleName, map[string]string{
 		"slack-webhook-url":     "Slack webhook URL",
 		"digitalocean-pat":      "Digitalocean personal access token",
 		"gitlab-cicd-job-token": "Gitlab CI/CD job token",
 		"aws-access-token":      "AWS access key",
-	}
-	for id, want := range tests {
-		if got := ruleName(id); got != want {
-			t.Errorf("ruleName(%q) = %q, want %q", id, got, want)
-		}
-	}
+	})
 }
 
 func TestDetectorIsQuiet(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strings"
 
-	"secscan/shared/lazyre"
 	"secscan/shared/scanners/internal/httpprobe"
 )
 
@@ -18,43 +17,16 @@ const (
 	maxSections = 100
 )
 
-var sourceMappingURL = lazyre.New(`//[#@][ \t]*sourceMappingURL[ \t]*=[ \t]*(\S+)`)
-
-// announcedMap returns the source map a script names (SourceMap header or
-// the last sourceMappingURL comment), or the conventional "<script>.map"
-// beside it when it names none. A map embedded as a data: URL is returned
-// decoded instead, to be read without a request.
+// announcedMap returns the source map a script names, or the conventional
+// "<script>.map" beside it when it names none (httpprobe.AnnouncedMap). A
+// map embedded as a data: URL is returned decoded instead, to be read
+// without a request.
 func announcedMap(resp *httpprobe.Response) (ref *url.URL, inline []byte) {
-	raw := ""
-	for _, h := range []string{"SourceMap", "X-SourceMap"} {
-		if v := strings.TrimSpace(resp.Header.Get(h)); v != "" {
-			raw = v
-			break
-		}
+	ref, dataURL := httpprobe.AnnouncedMap(resp)
+	if dataURL != "" {
+		return nil, decodeDataURL(dataURL)
 	}
-	if raw == "" {
-		// The comment ends the file: look at the last one only.
-		if i := bytes.LastIndex(resp.Body, []byte("sourceMappingURL")); i >= 0 {
-			if m := sourceMappingURL.FindSubmatch(resp.Body[max(0, i-8):]); m != nil {
-				raw = string(m[1])
-			}
-		}
-	}
-	if strings.HasPrefix(strings.ToLower(raw), "data:") {
-		return nil, decodeDataURL(raw)
-	}
-	if raw == "" {
-		u := *resp.URL
-		u.RawQuery, u.RawPath, u.Fragment = "", "", ""
-		u.Path += ".map"
-		return &u, nil
-	}
-	u, err := resp.URL.Parse(raw)
-	if err != nil {
-		return nil, nil
-	}
-	u.Fragment = ""
-	return u, nil
+	return ref, nil
 }
 
 // decodeDataURL returns the content of a data: URL (base64 or

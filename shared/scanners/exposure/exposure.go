@@ -90,6 +90,22 @@ type input struct {
 	Paths   []string `json:"paths"`
 }
 
+// decodeInput decodes the input strictly: the probes of the paths it
+// selects, and its base URL, validated with ParseTarget (nil when none was
+// given).
+func decodeInput(env tools.Env, raw json.RawMessage) ([]probe, *url.URL, error) {
+	var in input
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return nil, nil, err
+	}
+	probes, err := selectProbes(in.Paths)
+	if err != nil || in.BaseURL == "" {
+		return probes, nil, err
+	}
+	target, err := httpprobe.ParseTarget(env, in.BaseURL)
+	return probes, target, err
+}
+
 // Checks implements checks.Emitter.
 func (*Tool) Checks() []*checks.Check {
 	out := []*checks.Check{rootListing.check}
@@ -103,27 +119,15 @@ func (*Tool) Checks() []*checks.Check {
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var in input
-	if err := tools.DecodeInput(raw, &in); err != nil {
-		return tools.Result{}, err
-	}
-	probes, err := selectProbes(in.Paths)
+	probes, target, err := decodeInput(env, raw)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	var target *url.URL
-	if in.BaseURL != "" {
-		if target, err = httpprobe.ParseTarget(env, in.BaseURL); err != nil {
-			return tools.Result{}, err
-		}
-	}
-	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
+	ctx, client, done, err := t.Session(ctx, env)
 	if err != nil {
-		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+		return tools.Result{}, err
 	}
-	defer client.Close()
-	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
-	defer cancel()
+	defer done()
 
 	chain, err := client.Open(ctx, target, maxBody)
 	if err != nil {
@@ -226,26 +230,7 @@ func (s *scan) debugOnNotFound(probes []probe) {
 }
 
 func (s *scan) run(ctx context.Context, probes []probe) {
-	jobs := make(chan probe)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for p := range jobs {
-				s.runProbe(ctx, p)
-			}
-		})
-	}
-	for _, p := range probes {
-		if ctx.Err() != nil {
-			s.mu.Lock()
-			s.skipped++
-			s.mu.Unlock()
-			continue
-		}
-		jobs <- p
-	}
-	close(jobs)
-	wg.Wait()
+	s.skipped = httpprobe.RunEach(ctx, workers, probes, s.runProbe)
 	// Findings in the built-in order, whatever order probes finished in.
 	slices.SortStableFunc(s.findings, func(a, b scans.Finding) int {
 		return indexOfTitle(a.Title) - indexOfTitle(b.Title)
@@ -319,12 +304,14 @@ func (s *scan) isSoft404(resp *httpprobe.Response) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	ta, tb := titlePattern.FindSubmatch(a), titlePattern.FindSubmatch(b)
-	if ta == nil || tb == nil || !bytes.Equal(ta[1], tb[1]) {
-		return false
-	}
 	la, lb := len(a), len(b)
-	return la > 0 && abs(la-lb)*20 <= la // within 5%
+	return sameTitle(a, b) && la > 0 && abs(la-lb)*20 <= la // within 5%
+}
+
+// sameTitle reports whether pages a and b both have a title, the same.
+func sameTitle(a, b []byte) bool {
+	ta, tb := titlePattern.FindSubmatch(a), titlePattern.FindSubmatch(b)
+	return ta != nil && tb != nil && bytes.Equal(ta[1], tb[1])
 }
 
 func abs(n int) int {

@@ -67,11 +67,11 @@ var builtin = []probe{
 	envProbe("/.env.production"),
 	{
 		path: "/.aws/credentials", title: "Exposed AWS credentials file", check: checks.ExposedAWSCredentials,
-		match: matchAWSCredentials,
+		match: matchCredentialLine(awsKeyLine, " = "),
 	},
 	{
 		path: "/.npmrc", title: "Exposed npm configuration with auth token (/.npmrc)", check: checks.ExposedNpmrc,
-		match: matchNpmrc,
+		match: matchCredentialLine(npmToken, "="),
 	},
 	{
 		path: "/.htpasswd", title: "Exposed password file (/.htpasswd)", check: checks.ExposedHtpasswd,
@@ -184,24 +184,28 @@ func matchGitConfig(body []byte) (string, bool) {
 	if looksLikeMarkup(body) {
 		return "", false
 	}
-	found := false
-	remote := ""
-	for _, l := range lines(body, 200) {
-		t := strings.TrimSpace(l)
-		if t == "[core]" {
-			found = true
-		}
-		if m := remoteURL.FindStringSubmatch(l); m != nil && remote == "" {
-			remote = credInURL.ReplaceAllString(m[1], "${1}[credentials redacted]@")
-		}
-	}
-	if !found {
+	core, remote := gitConfigLines(body)
+	if !core {
 		return "", false
 	}
 	if remote != "" {
 		return "[core] section; remote url = " + remote, true
 	}
 	return "[core] section", true
+}
+
+// gitConfigLines reads the first lines of a git config: whether it has a
+// [core] section, and its first remote URL, credentials redacted.
+func gitConfigLines(body []byte) (core bool, remote string) {
+	for _, l := range lines(body, 200) {
+		if strings.TrimSpace(l) == "[core]" {
+			core = true
+		}
+		if m := remoteURL.FindStringSubmatch(l); m != nil && remote == "" {
+			remote = credInURL.ReplaceAllString(m[1], "${1}[credentials redacted]@")
+		}
+	}
+	return core, remote
 }
 
 func matchSVNEntries(body []byte) (string, bool) {
@@ -224,21 +228,27 @@ var hgRequirements = map[string]bool{
 }
 
 func matchHgRequires(body []byte) (string, bool) {
-	var seen []string
+	seen, ok := hgTokens(body)
+	if !ok || len(seen) < 2 || (!slices.Contains(seen, "revlogv1") && !slices.Contains(seen, "store")) {
+		return "", false
+	}
+	return strings.Join(seen, " "), true
+}
+
+// hgTokens are the requirement tokens on the first lines of body; ok is
+// false when a line holds anything else.
+func hgTokens(body []byte) (tokens []string, ok bool) {
 	for _, l := range lines(body, 50) {
 		t := strings.TrimSpace(l)
 		if t == "" {
 			continue
 		}
 		if !hgRequirements[t] && !strings.HasPrefix(t, "exp-") {
-			return "", false
+			return nil, false
 		}
-		seen = append(seen, t)
+		tokens = append(tokens, t)
 	}
-	if len(seen) < 2 || (!slices.Contains(seen, "revlogv1") && !slices.Contains(seen, "store")) {
-		return "", false
-	}
-	return strings.Join(seen, " "), true
+	return tokens, true
 }
 
 // matchEnvFile accepts a body whose meaningful lines are KEY=VALUE
@@ -248,8 +258,19 @@ func matchEnvFile(body []byte) (string, bool) {
 	if looksLikeMarkup(body) || !utf8.Valid(body) {
 		return "", false
 	}
-	total, assignments := 0, 0
-	evidence, secret := "", false
+	evidence, total, assignments := envAssignments(body)
+	if assignments < 2 || assignments*5 < total*4 {
+		return "", false
+	}
+	return fmt.Sprintf("%s (%d variables in the file, values redacted)", evidence, assignments), true
+}
+
+// envAssignments counts the meaningful lines of body (not blank, not a
+// comment) and the KEY=VALUE assignments among them, and shows one
+// assignment with its value redacted: the first with a secret-looking key,
+// else the first.
+func envAssignments(body []byte) (evidence string, total, assignments int) {
+	secret := false
 	for _, l := range lines(body, 500) {
 		t := strings.TrimSpace(l)
 		if t == "" || strings.HasPrefix(t, "#") {
@@ -266,10 +287,7 @@ func matchEnvFile(body []byte) (string, bool) {
 			secret = secretKey.MatchString(m[1])
 		}
 	}
-	if assignments < 2 || assignments*5 < total*4 {
-		return "", false
-	}
-	return fmt.Sprintf("%s (%d variables in the file, values redacted)", evidence, assignments), true
+	return evidence, total, assignments
 }
 
 func matchDirectoryListing(body []byte) (string, bool) {
@@ -367,28 +385,22 @@ func matchActuatorEnv(body []byte) (string, bool) {
 	return "", false
 }
 
-func matchAWSCredentials(body []byte) (string, bool) {
-	if looksLikeMarkup(body) {
+// matchCredentialLine accepts a body (no markup) with a line among its
+// first 200 that line matches, the key and its secret value as the first
+// two groups, and shows the first such line: key, sep and the value
+// redacted.
+func matchCredentialLine(line *lazyre.Regexp, sep string) func([]byte) (string, bool) {
+	return func(body []byte) (string, bool) {
+		if looksLikeMarkup(body) {
+			return "", false
+		}
+		for _, l := range lines(body, 200) {
+			if m := line.FindStringSubmatch(l); m != nil {
+				return m[1] + sep + redact(m[2]), true
+			}
+		}
 		return "", false
 	}
-	for _, l := range lines(body, 200) {
-		if m := awsKeyLine.FindStringSubmatch(l); m != nil {
-			return m[1] + " = " + redact(m[2]), true
-		}
-	}
-	return "", false
-}
-
-func matchNpmrc(body []byte) (string, bool) {
-	if looksLikeMarkup(body) {
-		return "", false
-	}
-	for _, l := range lines(body, 200) {
-		if m := npmToken.FindStringSubmatch(l); m != nil {
-			return m[1] + "=" + redact(m[2]), true
-		}
-	}
-	return "", false
 }
 
 func matchHtpasswd(body []byte) (string, bool) {

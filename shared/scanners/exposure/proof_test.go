@@ -3,11 +3,11 @@ package exposure
 import (
 	"context"
 	"encoding/json"
-	"secscan/shared/scanners/internal/httpprobe"
 	"strings"
 	"testing"
 
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 )

@@ -20,10 +20,9 @@ const (
 )
 
 var (
-	sourceMappingURL = lazyre.New(`//[#@][ \t]*sourceMappingURL[ \t]*=[ \t]*(\S+)`)
-	mapVersion       = lazyre.New(`"version"\s*:\s*3\b`)
-	mapMappings      = lazyre.New(`"(?:mappings|sources|sections)"\s*:`)
-	mapFirstSource   = lazyre.New(`"sources"\s*:\s*\[\s*"([^"]{1,120})"`)
+	mapVersion     = lazyre.New(`"version"\s*:\s*3\b`)
+	mapMappings    = lazyre.New(`"(?:mappings|sources|sections)"\s*:`)
+	mapFirstSource = lazyre.New(`"sources"\s*:\s*\[\s*"([^"]{1,120})"`)
 )
 
 // probeSourceMaps fetches the home page's same-host scripts, finds the
@@ -42,16 +41,22 @@ func (s *scan) probeSourceMaps(ctx context.Context, p probe) {
 			first = resp
 		}
 		if len(evidence) < maxMapEvidence {
-			line := resp.Summary() + ": source map version 3"
-			if src := mapFirstSource.FindSubmatch(resp.Body); src != nil {
-				line += fmt.Sprintf(", first source %q", httpprobe.Clean(string(src[1]), 120))
-			}
-			evidence = append(evidence, line)
+			evidence = append(evidence, mapEvidence(resp))
 		}
 	}
 	if first != nil {
 		s.report(p, first, `"mappings"`, strings.Join(evidence, "; "))
 	}
+}
+
+// mapEvidence describes a served source map: the answer and its first
+// source.
+func mapEvidence(resp *httpprobe.Response) string {
+	line := resp.Summary() + ": source map version 3"
+	if src := mapFirstSource.FindSubmatch(resp.Body); src != nil {
+		line += fmt.Sprintf(", first source %q", httpprobe.Clean(string(src[1]), 120))
+	}
+	return line
 }
 
 // announcedMaps are the distinct source maps the home page's first
@@ -71,7 +76,7 @@ func (s *scan) announcedMaps(ctx context.Context) []*url.URL {
 		if resp == nil {
 			continue
 		}
-		if m := announcedMap(resp); m != nil && !seen[m.String()] {
+		if m, _ := httpprobe.AnnouncedMap(resp); m != nil && !seen[m.String()] {
 			seen[m.String()] = true
 			maps = append(maps, m)
 		}
@@ -101,40 +106,6 @@ func (s *scan) countFailure() {
 	s.mu.Lock()
 	s.failed++
 	s.mu.Unlock()
-}
-
-// announcedMap returns the source map URL a script names, or the
-// conventional "<script path>.map" when it names none; inline (data:) maps
-// are not fetched.
-func announcedMap(resp *httpprobe.Response) *url.URL {
-	ref := ""
-	for _, h := range []string{"SourceMap", "X-SourceMap"} {
-		if v := strings.TrimSpace(resp.Header.Get(h)); v != "" {
-			ref = v
-			break
-		}
-	}
-	if ref == "" {
-		// The comment ends the file: take the last one.
-		if all := sourceMappingURL.FindAllSubmatch(resp.Body, -1); len(all) > 0 {
-			ref = string(all[len(all)-1][1])
-		}
-	}
-	if strings.HasPrefix(strings.ToLower(ref), "data:") {
-		return nil
-	}
-	if ref == "" {
-		u := *resp.URL
-		u.RawQuery, u.RawPath = "", ""
-		u.Path += ".map"
-		return &u
-	}
-	u, err := resp.URL.Parse(ref)
-	if err != nil {
-		return nil
-	}
-	u.Fragment = ""
-	return u
 }
 
 // isSourceMap reports a body that starts like a version 3 source map

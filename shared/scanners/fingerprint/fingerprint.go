@@ -79,13 +79,11 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
-	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
+	ctx, client, done, err := t.Session(ctx, env)
 	if err != nil {
-		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+		return tools.Result{}, err
 	}
-	defer client.Close()
-	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
-	defer cancel()
+	defer done()
 
 	s := &scan{client: client, got: map[string]*httpprobe.Response{}}
 	if err := s.findRoot(ctx, candidates(env, target)); err != nil {
@@ -199,21 +197,29 @@ func (s *scan) run(ctx context.Context) {
 	// Round 1: the fixed set, plus a product's own API when the root hints
 	// at the product.
 	s.getAll(ctx, roundOne(s.root))
-	for _, id := range identifiers {
-		s.seen = append(s.seen, id(s)...)
-	}
+	s.identify(identifiers)
 	// Round 2: one more GET for a product round 1 identified, to learn
 	// whether it answers anonymous requests.
+	if more := nextPaths(s.seen); len(more) > 0 && ctx.Err() == nil {
+		s.getAll(ctx, more)
+		s.identify(followers)
+	}
+}
+
+// identify adds what ids see in the answers so far.
+func (s *scan) identify(ids []identifier) {
+	for _, id := range ids {
+		s.seen = append(s.seen, id(s)...)
+	}
+}
+
+// nextPaths are the distinct paths the sightings ask to GET next.
+func nextPaths(seen []sighting) []string {
 	var more []string
-	for _, sg := range s.seen {
+	for _, sg := range seen {
 		if sg.next != "" && !slices.Contains(more, sg.next) {
 			more = append(more, sg.next)
 		}
 	}
-	if len(more) > 0 && ctx.Err() == nil {
-		s.getAll(ctx, more)
-		for _, id := range followers {
-			s.seen = append(s.seen, id(s)...)
-		}
-	}
+	return more
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/pprof"
-	"secscan/shared/scanners/internal/httpprobe"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/internal/machine"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scanners/web"

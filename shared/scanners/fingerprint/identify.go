@@ -217,9 +217,8 @@ func idEtcd(s *scan) []sighting {
 // allowed more than public information.
 func idKubernetes(s *scan) []sighting {
 	v := jsonObject(s.ok200(pathVersion))
-	isK8s := strings.HasPrefix(str(v, "gitVersion"), "v") && str(v, "platform") != "" && str(v, "major") != ""
 	root := jsonObject(s.root)
-	if !isK8s && !(str(root, "kind") == "Status" && str(root, "apiVersion") == "v1" && denied(s.root)) {
+	if !kubeVersion(v) && !kubeDenial(s.root, root) {
 		return nil
 	}
 	sg := sighting{product: machine.KubernetesAPI, version: str(v, "gitVersion"), resp: s.root}
@@ -231,6 +230,17 @@ func idKubernetes(s *scan) []sighting {
 		sg.auth = denied(s.root)
 	}
 	return []sighting{sg}
+}
+
+// kubeVersion reports the Kubernetes API server's /version document.
+func kubeVersion(v map[string]json.RawMessage) bool {
+	return strings.HasPrefix(str(v, "gitVersion"), "v") && str(v, "platform") != "" && str(v, "major") != ""
+}
+
+// kubeDenial reports the API server's v1 Status refusing a request at the
+// root (r, whose JSON object is root).
+func kubeDenial(r *httpprobe.Response, root map[string]json.RawMessage) bool {
+	return str(root, "kind") == "Status" && str(root, "apiVersion") == "v1" && denied(r)
 }
 
 // apiPaths are the API paths the Kubernetes API server listed at the root
@@ -437,16 +447,11 @@ var (
 func idPrometheus(s *scan) []sighting {
 	landing, isLanding := machine.Landing(s.root)
 	r := s.response(pathMetrics)
-	switch {
-	case r == nil:
-		return nil
-	case denied(r) && isLanding:
+	if r != nil && denied(r) && isLanding {
 		return []sighting{{product: landing, resp: r, auth: true}}
-	case r.Status != http.StatusOK || machine.ServesPages(r):
-		return nil
 	}
-	types := promType.FindAllSubmatch(r.Body, -1)
-	if len(types) == 0 || !promHelp.Match(r.Body) {
+	types := exposition(r)
+	if len(types) == 0 {
 		return nil
 	}
 	product, version := promProduct(r.Body)
@@ -455,6 +460,16 @@ func idPrometheus(s *scan) []sighting {
 	}
 	return []sighting{{product: product, version: version, check: checks.ExposedMetrics, resp: r,
 		detail: promDetail(types, r.Truncated)}}
+}
+
+// exposition returns the metric types (# TYPE lines) of r when it is a 200
+// answer in the Prometheus text exposition format (with # HELP lines too,
+// and no page for browsers), else nil.
+func exposition(r *httpprobe.Response) [][][]byte {
+	if r == nil || r.Status != http.StatusOK || machine.ServesPages(r) || !promHelp.Match(r.Body) {
+		return nil
+	}
+	return promType.FindAllSubmatch(r.Body, -1)
 }
 
 // promProduct names what serves the metrics body from its *_build_info

@@ -17,13 +17,11 @@
 package followup
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
 	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/httpprobe"
-	"secscan/shared/tools"
 )
 
 // meta is what every follow-up tool declares.
@@ -50,18 +48,6 @@ func (m meta) Checks() []*checks.Check { return m.emits }
 type webTool struct {
 	meta
 	opts httpprobe.Options
-}
-
-// session bounds the call by the tool's budget and opens the guarded
-// client; done closes the client and ends the bound.
-func (t *webTool) session(ctx context.Context, env tools.Env) (_ context.Context, _ *httpprobe.Client, done func(), _ error) {
-	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(t.timeout))
-	client, err := httpprobe.NewClient(env, t.opts.RootCAs)
-	if err != nil {
-		cancel()
-		return nil, nil, nil, err
-	}
-	return ctx, client, func() { client.Close(); cancel() }, nil
 }
 
 const hostPortSchema = `{

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"secscan/shared/scanners/internal/httpprobe"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/internal/scantest"
 	"secscan/shared/scans"
 	"secscan/shared/tools"

@@ -44,7 +44,7 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 		return tools.Result{}, err
 	}
 	toGitConfig(u)
-	ctx, client, done, err := t.session(ctx, env)
+	ctx, client, done, err := httpprobe.Session(ctx, env, t.opts, t.timeout)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -53,7 +53,7 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("file_secrets: %s", httpprobe.Describe(err))
 	}
-	if resp.Status != http.StatusOK || strings.Contains(resp.ContentType(), "html") || !utf8.Valid(resp.Body) {
+	if !servesText(resp) {
 		return tools.Result{Outcome: resp.Summary() + ": not a configuration file, nothing scanned"}, nil
 	}
 	findings, err := code.ScanConfigFile(ctx, u, string(resp.Body), resp)
@@ -62,6 +62,12 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 	}
 	// The credential types of one file are one code.secret finding there.
 	return tools.Result{Outcome: credentialTypes(resp.Summary(), findings), Findings: checks.Merge(findings)}, nil
+}
+
+// servesText reports whether resp serves a text file: a 200 answer that
+// is no HTML page and is valid UTF-8.
+func servesText(resp *httpprobe.Response) bool {
+	return resp.Status == http.StatusOK && !strings.Contains(resp.ContentType(), "html") && utf8.Valid(resp.Body)
 }
 
 // toGitConfig points u, when it is in an exposed repository, at the
@@ -147,7 +153,7 @@ func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessa
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path, u.RawPath = path.Dir(u.Path)+"/", ""
 	}
-	ctx, client, done, err := t.session(ctx, env)
+	ctx, client, done, err := httpprobe.Session(ctx, env, t.opts, t.timeout)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -160,15 +166,7 @@ func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessa
 		return tools.Result{Outcome: page.Summary() + ": no listing"}, nil
 	}
 	entries, listed := listedFiles(page.Body, u)
-	var findings []scans.Finding
-	for _, e := range entries {
-		if ctx.Err() != nil {
-			break
-		}
-		if f, ok := servedFile(ctx, client, u, e); ok {
-			findings = append(findings, f)
-		}
-	}
+	findings := servedFiles(ctx, client, u, entries)
 	return tools.Result{
 		Outcome:  fmt.Sprintf("%s lists %d files; %d look sensitive by name; %d served", httpprobe.Clean(u.String(), 300), listed, len(entries), len(findings)),
 		Findings: checks.Merge(findings),
@@ -201,6 +199,21 @@ func listedFiles(body []byte, u *url.URL) (entries []listedEntry, listed int) {
 		}
 	}
 	return entries, listed
+}
+
+// servedFiles asks for the listed entries of directory dir in turn, while
+// the call has time, and reports those served.
+func servedFiles(ctx context.Context, client *httpprobe.Client, dir *url.URL, entries []listedEntry) []scans.Finding {
+	var findings []scans.Finding
+	for _, e := range entries {
+		if ctx.Err() != nil {
+			break
+		}
+		if f, ok := servedFile(ctx, client, dir, e); ok {
+			findings = append(findings, f)
+		}
+	}
+	return findings
 }
 
 // servedFile reads the first bytes of a listed file; a finding when the
@@ -238,23 +251,36 @@ func sizeOf(r *httpprobe.Response) string {
 	return "size unknown"
 }
 
+// magics name a file's type by its first bytes.
+var magics = []struct{ prefix, kind string }{
+	{"\x1f\x8b", "gzip-compressed data"},
+	{"PK\x03\x04", "ZIP archive"},
+	{"SQLite format 3", "SQLite database"},
+}
+
 // sniff names a file's type from its first bytes.
 func sniff(b []byte) string {
 	s := string(b)
+	for _, m := range magics {
+		if strings.HasPrefix(s, m.prefix) {
+			return m.kind
+		}
+	}
 	switch {
-	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b:
-		return "gzip-compressed data"
-	case strings.HasPrefix(s, "PK\x03\x04"):
-		return "ZIP archive"
-	case strings.HasPrefix(s, "SQLite format 3"):
-		return "SQLite database"
 	case strings.Contains(s, "-----BEGIN") && strings.Contains(s, "PRIVATE KEY"):
 		return "PEM private key (not shown)"
-	case strings.Contains(s, "-- MySQL dump") || strings.Contains(s, "PostgreSQL database dump") ||
-		strings.Contains(strings.ToUpper(s), "CREATE TABLE") || strings.Contains(strings.ToUpper(s), "INSERT INTO"):
+	case looksLikeSQLDump(s):
 		return "SQL dump text (\"" + httpprobe.Clean(firstLine(s), 80) + "\")"
 	}
 	return httpprobe.Clean(http.DetectContentType(b), 60)
+}
+
+// looksLikeSQLDump reports whether s is the start of a SQL dump: a dump
+// tool's header or DDL/DML statements.
+func looksLikeSQLDump(s string) bool {
+	upper := strings.ToUpper(s)
+	return strings.Contains(s, "-- MySQL dump") || strings.Contains(s, "PostgreSQL database dump") ||
+		strings.Contains(upper, "CREATE TABLE") || strings.Contains(upper, "INSERT INTO")
 }
 
 func firstLine(s string) string {
@@ -318,36 +344,56 @@ func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage
 	if err != nil {
 		return tools.Result{}, err
 	}
-	ctx, client, done, err := t.session(ctx, env)
+	ctx, client, done, err := httpprobe.Session(ctx, env, t.opts, t.timeout)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	defer done()
-	var tried []string
+	c := &confirmer{env: env, client: client, host: host, port: in.Port}
 	for _, scheme := range []string{"https", "http"} {
-		for _, tr := range paths {
-			u := httpprobe.SiteURL(scheme, host, in.Port)
-			if err := httpprobe.CheckURL(env, u); err != nil {
-				return tools.Result{}, tools.Refuse("%v", err)
-			}
-			// Opaque "//host/path" is sent as the request target verbatim.
-			u.Path, u.Opaque = "", "//"+u.Host+tr.path
-			resp, err := client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 8 << 10})
-			shown := scheme + "://" + u.Host + tr.path
-			if err != nil {
-				tried = append(tried, "GET "+shown+": "+httpprobe.Describe(err))
-				break // this scheme does not answer
-			}
-			tried = append(tried, fmt.Sprintf("GET %s → %d", shown, resp.Status))
-			if resp.Status == http.StatusOK && passwdRoot.Match(resp.Body) {
-				return tools.Result{
-					Outcome:  fmt.Sprintf("%s confirmed on %s:%d: the server returned /etc/passwd from outside the document root", tr.cve, host, in.Port),
-					Findings: []scans.Finding{confirmedTraversal(tr.cve, host, in.Port, shown, resp)},
-				}, nil
-			}
+		res, confirmed, err := c.try(ctx, scheme, paths)
+		if confirmed || err != nil {
+			return res, err
 		}
 	}
-	return tools.Result{Outcome: in.CVE + " not confirmed (the version may be patched or the paths protected): " + strings.Join(tried, "; ")}, nil
+	return tools.Result{Outcome: in.CVE + " not confirmed (the version may be patched or the paths protected): " + strings.Join(c.tried, "; ")}, nil
+}
+
+// confirmer sends one host:port the traversal requests of a CVE.
+type confirmer struct {
+	env    tools.Env
+	client *httpprobe.Client
+	host   string
+	port   int
+	// tried lists the requests sent and their answers, for the outcome.
+	tried []string
+}
+
+// try sends the traversal requests over scheme in turn, until one
+// confirms the CVE (its result) or the scheme does not answer.
+func (c *confirmer) try(ctx context.Context, scheme string, paths []traversal) (_ tools.Result, confirmed bool, _ error) {
+	for _, tr := range paths {
+		u := httpprobe.SiteURL(scheme, c.host, c.port)
+		if err := httpprobe.CheckURL(c.env, u); err != nil {
+			return tools.Result{}, false, tools.Refuse("%v", err)
+		}
+		// Opaque "//host/path" is sent as the request target verbatim.
+		u.Path, u.Opaque = "", "//"+u.Host+tr.path
+		resp, err := c.client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 8 << 10})
+		shown := scheme + "://" + u.Host + tr.path
+		if err != nil {
+			c.tried = append(c.tried, "GET "+shown+": "+httpprobe.Describe(err))
+			return tools.Result{}, false, nil // this scheme does not answer
+		}
+		c.tried = append(c.tried, fmt.Sprintf("GET %s → %d", shown, resp.Status))
+		if resp.Status == http.StatusOK && passwdRoot.Match(resp.Body) {
+			return tools.Result{
+				Outcome:  fmt.Sprintf("%s confirmed on %s:%d: the server returned /etc/passwd from outside the document root", tr.cve, c.host, c.port),
+				Findings: []scans.Finding{confirmedTraversal(tr.cve, c.host, c.port, shown, resp)},
+			}, true, nil
+		}
+	}
+	return tools.Result{}, false, nil
 }
 
 // confirmInput is confirm_cve's input, the host in scope, and the

@@ -38,35 +38,51 @@ func isHTML(r *httpprobe.Response) bool {
 func headerFindings(r *httpprobe.Response) []scans.Finding {
 	evidence := headerEvidence(r)
 	var out []scans.Finding
-	h := r.Header
-	csp := strings.Join(h.Values("Content-Security-Policy"), ", ")
 	if isHTML(r) {
-		if strings.TrimSpace(csp) == "" {
-			out = append(out, findingOf(checks.HeaderCSP, r, evidence))
-		}
-		if !framingProtected(h.Get("X-Frame-Options"), csp) {
-			out = append(out, findingOf(checks.HeaderFrameOptions, r, evidence))
-		}
-		if strings.TrimSpace(h.Get("Referrer-Policy")) == "" {
-			out = append(out, findingOf(checks.HeaderReferrerPolicy, r, evidence))
-		}
-		if strings.TrimSpace(h.Get("Permissions-Policy")) == "" {
-			out = append(out, findingOf(checks.HeaderPermissionsPolicy, r, evidence))
-		}
+		out = browserHeaderFindings(r, evidence)
 	}
-	if !strings.EqualFold(strings.TrimSpace(h.Get("X-Content-Type-Options")), "nosniff") {
+	if !strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Content-Type-Options")), "nosniff") {
 		out = append(out, findingOf(checks.HeaderNoSniff, r, evidence))
 	}
 	if r.URL.Scheme == "https" {
-		hsts := h.Get("Strict-Transport-Security")
-		switch age, ok := hstsMaxAge(hsts); {
-		case strings.TrimSpace(hsts) == "":
-			out = append(out, findingOf(checks.HeaderHSTS, r, evidence))
-		case !ok || age < 180*24*3600:
-			out = append(out, findingOf(checks.HeaderHSTSMaxAge, r, "Strict-Transport-Security: "+httpprobe.Clean(hsts, 200)+"; "+evidence))
+		out = append(out, hstsFindings(r, evidence)...)
+	}
+	return out
+}
+
+// browserHeaderFindings checks the headers that protect an HTML page in
+// the browser: CSP, framing, referrer and permissions policies.
+func browserHeaderFindings(r *httpprobe.Response, evidence string) []scans.Finding {
+	h := r.Header
+	csp := strings.Join(h.Values("Content-Security-Policy"), ", ")
+	var out []scans.Finding
+	for _, header := range []struct {
+		check   *checks.Check
+		missing bool
+	}{
+		{checks.HeaderCSP, strings.TrimSpace(csp) == ""},
+		{checks.HeaderFrameOptions, !framingProtected(h.Get("X-Frame-Options"), csp)},
+		{checks.HeaderReferrerPolicy, strings.TrimSpace(h.Get("Referrer-Policy")) == ""},
+		{checks.HeaderPermissionsPolicy, strings.TrimSpace(h.Get("Permissions-Policy")) == ""},
+	} {
+		if header.missing {
+			out = append(out, findingOf(header.check, r, evidence))
 		}
 	}
 	return out
+}
+
+// hstsFindings checks the Strict-Transport-Security header of an HTTPS
+// response: present, with a max-age of at least 180 days.
+func hstsFindings(r *httpprobe.Response, evidence string) []scans.Finding {
+	hsts := r.Header.Get("Strict-Transport-Security")
+	switch age, ok := hstsMaxAge(hsts); {
+	case strings.TrimSpace(hsts) == "":
+		return []scans.Finding{findingOf(checks.HeaderHSTS, r, evidence)}
+	case !ok || age < 180*24*3600:
+		return []scans.Finding{findingOf(checks.HeaderHSTSMaxAge, r, "Strict-Transport-Security: "+httpprobe.Clean(hsts, 200)+"; "+evidence)}
+	}
+	return nil
 }
 
 // framingProtected reports whether X-Frame-Options or a CSP frame-ancestors
@@ -239,6 +255,15 @@ func (l *cookieLack) add(where *url.URL, desc string) {
 	}
 }
 
+// sameSiteValues shows a cookie's SameSite attribute; a cookie without
+// one has none of these.
+var sameSiteValues = map[http.SameSite]string{
+	http.SameSiteLaxMode:     "Lax",
+	http.SameSiteStrictMode:  "Strict",
+	http.SameSiteNoneMode:    "None",
+	http.SameSiteDefaultMode: "(unrecognised value)",
+}
+
 // cookieFlags describes the attributes of c, never its value.
 func cookieFlags(c *http.Cookie) string {
 	var flags []string
@@ -254,15 +279,8 @@ func cookieFlags(c *http.Cookie) string {
 	if c.HttpOnly {
 		flags = append(flags, "HttpOnly")
 	}
-	switch c.SameSite {
-	case http.SameSiteLaxMode:
-		flags = append(flags, "SameSite=Lax")
-	case http.SameSiteStrictMode:
-		flags = append(flags, "SameSite=Strict")
-	case http.SameSiteNoneMode:
-		flags = append(flags, "SameSite=None")
-	case http.SameSiteDefaultMode:
-		flags = append(flags, "SameSite=(unrecognised value)")
+	if v, ok := sameSiteValues[c.SameSite]; ok {
+		flags = append(flags, "SameSite="+v)
 	}
 	if len(flags) == 0 {
 		return "none"

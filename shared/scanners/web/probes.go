@@ -76,28 +76,13 @@ func (s *scan) probeTrace(ctx context.Context) []scans.Finding {
 
 // probeHTTPS checks that plain HTTP on the page's host redirects to https.
 func (s *scan) probeHTTPS(ctx context.Context) []scans.Finding {
-	chain := s.chain
-	if s.chain[0].URL.Scheme != "http" {
-		host, _ := httpprobe.HostPort(s.page.URL)
-		httpURL := httpprobe.SiteURL("http", host, s.env.Ports.HTTPPort())
-		var err error
-		chain, err = s.client.Follow(ctx, httpURL, smallBody)
-		if len(chain) == 0 {
-			s.note(fmt.Sprintf("plain HTTP (%s) not reachable: %s", httpURL, httpprobe.Describe(err)))
-			return nil
-		}
-		s.addService(chain[0])
+	chain := s.plainHTTPChain(ctx)
+	if len(chain) == 0 {
+		return nil
 	}
-	var hops []string
-	for _, r := range chain {
-		if r.IsRedirect() && r.Location.Scheme == "https" {
-			return nil
-		}
-		hop := r.Summary()
-		if r.IsRedirect() {
-			hop += " Location: " + httpprobe.Clean(r.Location.String(), 200)
-		}
-		hops = append(hops, hop)
+	hops, toHTTPS := plainHops(chain)
+	if toHTTPS {
+		return nil
 	}
 	last := chain[len(chain)-1]
 	if last.URL.Scheme != "http" || last.Status < 200 || last.Status > 299 {
@@ -107,6 +92,40 @@ func (s *scan) probeHTTPS(ctx context.Context) []scans.Finding {
 	f := finding(checks.HTTPSRedirect, chain[0].URL, httpprobe.Clean(evidence, 1500))
 	f.Proof = last.Proof("")
 	return []scans.Finding{f}
+}
+
+// plainHops describes the hops of a chain from plain HTTP, up to a
+// redirect to https (toHTTPS) if there is one.
+func plainHops(chain []*httpprobe.Response) (hops []string, toHTTPS bool) {
+	for _, r := range chain {
+		if r.IsRedirect() && r.Location.Scheme == "https" {
+			return hops, true
+		}
+		hop := r.Summary()
+		if r.IsRedirect() {
+			hop += " Location: " + httpprobe.Clean(r.Location.String(), 200)
+		}
+		hops = append(hops, hop)
+	}
+	return hops, false
+}
+
+// plainHTTPChain is the redirect chain from plain HTTP on the page's host:
+// the page's own when it was asked over http, else asked for now (nil, and
+// a note, when it does not answer).
+func (s *scan) plainHTTPChain(ctx context.Context) []*httpprobe.Response {
+	if s.chain[0].URL.Scheme == "http" {
+		return s.chain
+	}
+	host, _ := httpprobe.HostPort(s.page.URL)
+	httpURL := httpprobe.SiteURL("http", host, s.env.Ports.HTTPPort())
+	chain, err := s.client.Follow(ctx, httpURL, smallBody)
+	if len(chain) == 0 {
+		s.note(fmt.Sprintf("plain HTTP (%s) not reachable: %s", httpURL, httpprobe.Describe(err)))
+		return nil
+	}
+	s.addService(chain[0])
+	return chain
 }
 
 var (
@@ -126,13 +145,7 @@ func (s *scan) probeSecurityTxt(ctx context.Context) []scans.Finding {
 	}
 	last := chain[len(chain)-1]
 	if last.Status == http.StatusOK && !isHTML(last) && contactLine.Match(last.Body) {
-		if m := expiresLine.FindSubmatch(last.Body); m != nil {
-			if exp, err := time.Parse(time.RFC3339, string(m[1])); err == nil && exp.Before(time.Now()) {
-				evidence := fmt.Sprintf("%s; Expires: %s", last.Summary(), httpprobe.Clean(string(m[1]), 60))
-				return []scans.Finding{findingOf(checks.SecurityTxtExpired, last, evidence)}
-			}
-		}
-		return nil
+		return expiredSecurityTxt(last)
 	}
 	evidence := last.Summary()
 	if last.Status == http.StatusOK {
@@ -141,6 +154,19 @@ func (s *scan) probeSecurityTxt(ctx context.Context) []scans.Finding {
 	f := finding(checks.SecurityTxt, u, evidence)
 	f.Proof = last.Proof("")
 	return []scans.Finding{f}
+}
+
+// expiredSecurityTxt reports a security.txt whose Expires field is past.
+func expiredSecurityTxt(r *httpprobe.Response) []scans.Finding {
+	m := expiresLine.FindSubmatch(r.Body)
+	if m == nil {
+		return nil
+	}
+	if exp, err := time.Parse(time.RFC3339, string(m[1])); err == nil && exp.Before(time.Now()) {
+		evidence := fmt.Sprintf("%s; Expires: %s", r.Summary(), httpprobe.Clean(string(m[1]), 60))
+		return []scans.Finding{findingOf(checks.SecurityTxtExpired, r, evidence)}
+	}
+	return nil
 }
 
 // probeOpenRedirect asks common redirect endpoints to send the browser to
@@ -153,22 +179,16 @@ func (s *scan) probeOpenRedirect(ctx context.Context) []scans.Finding {
 		first *httpprobe.Response
 	)
 	for _, p := range redirectProbes {
-		u, err := origin.Parse(p + url.QueryEscape(redirectTarget))
-		if err != nil {
+		if ctx.Err() != nil {
+			break
+		}
+		resp, dest := s.redirectAway(ctx, origin, p)
+		if resp == nil {
 			continue
 		}
-		resp, err := s.client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 4 << 10})
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			continue
-		}
-		if dest := redirectDestination(resp); dest != nil && strings.EqualFold(dest.Hostname(), "example.invalid") {
-			hits = append(hits, fmt.Sprintf("%s redirects to %s", resp.Summary(), httpprobe.Clean(dest.String(), 200)))
-			if first == nil {
-				first = resp
-			}
+		hits = append(hits, fmt.Sprintf("%s redirects to %s", resp.Summary(), httpprobe.Clean(dest.String(), 200)))
+		if first == nil {
+			first = resp
 		}
 	}
 	if len(hits) == 0 {
@@ -177,6 +197,25 @@ func (s *scan) probeOpenRedirect(ctx context.Context) []scans.Finding {
 	f := finding(checks.OpenRedirect, origin, strings.Join(hits, "; "))
 	f.Proof = first.Proof("example.invalid")
 	return []scans.Finding{f}
+}
+
+// redirectAway asks origin's redirect endpoint probe (a path and query up
+// to the parameter's value) to send the browser to redirectTarget; it
+// returns the response and where it sends the browser when that is the
+// target's host, else nil.
+func (s *scan) redirectAway(ctx context.Context, origin *url.URL, probe string) (*httpprobe.Response, *url.URL) {
+	u, err := origin.Parse(probe + url.QueryEscape(redirectTarget))
+	if err != nil {
+		return nil, nil
+	}
+	resp, err := s.client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 4 << 10})
+	if err != nil {
+		return nil, nil
+	}
+	if dest := redirectDestination(resp); dest != nil && strings.EqualFold(dest.Hostname(), "example.invalid") {
+		return resp, dest
+	}
+	return nil, nil
 }
 
 // redirectDestination returns where a response sends the browser: the

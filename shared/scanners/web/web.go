@@ -72,13 +72,11 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
-	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
+	ctx, client, done, err := t.Session(ctx, env)
 	if err != nil {
-		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
+		return tools.Result{}, err
 	}
-	defer client.Close()
-	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
-	defer cancel()
+	defer done()
 
 	chain, err := client.Open(ctx, target, maxBody)
 	if err != nil {
@@ -129,6 +127,17 @@ type scan struct {
 
 func (s *scan) run(ctx context.Context) {
 	s.addService(s.page)
+	s.checkPage()
+	s.add(cookieFindings(s.chain)...)
+	s.runProbes(ctx)
+	if ctx.Err() != nil {
+		s.note("the call's time ran out before every probe finished")
+	}
+}
+
+// checkPage checks the headers of the page the chain ended on, unless it
+// is a redirect that was not followed.
+func (s *scan) checkPage() {
 	switch {
 	case s.page.IsRedirect() && s.page.NextError != nil:
 		s.note(fmt.Sprintf("the page redirects to %s, which failed (%s); header checks skipped",
@@ -138,21 +147,21 @@ func (s *scan) run(ctx context.Context) {
 			httpprobe.Clean(s.page.Location.String(), 200), httpprobe.MaxRedirects))
 	default:
 		endpoint, why := machineEndpoint(s.env, s.page)
-		switch {
-		case why != "":
+		if why != "" {
 			s.note(why + "; browser hardening header checks skipped")
-		default:
+		} else {
 			s.add(headerFindings(s.page)...)
 		}
 		s.endpoint = endpoint
 		s.add(VersionDisclosure(s.page)...)
 	}
-	s.add(cookieFindings(s.chain)...)
+}
 
-	// The probes are independent; the client bounds how many requests are
-	// in flight at once. A machine endpoint (a metrics exporter, a search
-	// or container API) is not a site: no security.txt, no redirect to
-	// https for browsers.
+// runProbes runs the probes at once; the client bounds how many requests
+// are in flight. A machine endpoint (a metrics exporter, a search or
+// container API) is not a site: no security.txt, no redirect to https for
+// browsers.
+func (s *scan) runProbes(ctx context.Context) {
 	probes := []func(context.Context) []scans.Finding{s.probeCORS, s.probeTrace, s.probeOpenRedirect}
 	if !s.endpoint {
 		probes = append(probes, s.probeHTTPS, s.probeSecurityTxt)
@@ -165,9 +174,6 @@ func (s *scan) run(ctx context.Context) {
 	wg.Wait()
 	for _, r := range results {
 		s.add(r...)
-	}
-	if ctx.Err() != nil {
-		s.note("the call's time ran out before every probe finished")
 	}
 }
 
@@ -224,16 +230,6 @@ func (s *scan) addService(r *httpprobe.Response) {
 }
 
 func (s *scan) result() tools.Result {
-	counts := map[scans.Severity]int{}
-	for _, f := range s.findings {
-		counts[f.Severity]++
-	}
-	var parts []string
-	for _, sev := range scans.Severities {
-		if counts[sev] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[sev], sev))
-		}
-	}
 	outcome := fmt.Sprintf("%s answered %d", httpprobe.Clean(s.page.URL.String(), 200), s.page.Status)
 	if server := s.page.Header.Get("Server"); server != "" {
 		outcome += " (Server: " + httpprobe.Clean(server, 60) + ")"
@@ -244,10 +240,26 @@ func (s *scan) result() tools.Result {
 	if len(s.findings) == 0 {
 		outcome += "; no findings"
 	} else {
-		outcome += fmt.Sprintf("; %d findings: %s", len(s.findings), strings.Join(parts, ", "))
+		outcome += fmt.Sprintf("; %d findings: %s", len(s.findings), severityCounts(s.findings))
 	}
 	for _, n := range s.notes {
 		outcome += "; " + n
 	}
 	return tools.Result{Outcome: outcome, Findings: s.findings, Services: s.services}
+}
+
+// severityCounts counts findings by severity, most severe first, e.g.
+// "1 high, 3 low".
+func severityCounts(fs []scans.Finding) string {
+	counts := map[scans.Severity]int{}
+	for _, f := range fs {
+		counts[f.Severity]++
+	}
+	var parts []string
+	for _, sev := range scans.Severities {
+		if counts[sev] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[sev], sev))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -90,12 +90,8 @@ func Detect(text string) (Build, bool) {
 	if len(text) > maxText {
 		text = text[:maxText]
 	}
-	if m := sshComment.FindStringSubmatch(text); m != nil {
-		name := m[1]
-		if name == "Raspbian" {
-			name = "Debian"
-		}
-		return Build{Distribution: name, Revision: m[1] + "-" + strings.TrimRight(m[2], ".,;:-")}, true
+	if b, ok := sshBuild(text); ok {
+		return b, true
 	}
 	for _, tok := range versionToken.FindAllString(text, 16) {
 		if b, ok := tokenRevision(tok); ok {
@@ -108,6 +104,20 @@ func Detect(text string) (Build, bool) {
 		}
 	}
 	return Build{}, false
+}
+
+// sshBuild reads the distribution comment of an SSH banner
+// ("OpenSSH_8.4p1 Debian-5+deb11u1"); Raspbian counts as Debian.
+func sshBuild(text string) (Build, bool) {
+	m := sshComment.FindStringSubmatch(text)
+	if m == nil {
+		return Build{}, false
+	}
+	name := m[1]
+	if name == "Raspbian" {
+		name = "Debian"
+	}
+	return Build{Distribution: name, Revision: m[1] + "-" + strings.TrimRight(m[2], ".,;:-")}, true
 }
 
 // tokenRevision finds a distribution revision in one version token.

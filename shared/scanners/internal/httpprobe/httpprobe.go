@@ -105,12 +105,20 @@ func checkURLShape(u *url.URL) error {
 	case u.Hostname() == "":
 		return fmt.Errorf("%q has no host", shown)
 	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("%q has an invalid port", shown)
-		}
+	if !validPort(u.Port()) {
+		return fmt.Errorf("%q has an invalid port", shown)
 	}
 	return nil
+}
+
+// validPort reports whether p, a URL's port, is absent or a number from 1
+// to 65535.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // HostPort returns u's host name (lowercase, no trailing dot) and port,
@@ -278,12 +286,8 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 // earlier request to the host found its certificate not accepted; then,
 // and when this request finds so, without (the response says which).
 func (c *Client) doTrusting(ctx context.Context, r Request) (*Response, error) {
-	key := r.URL.Host
 	https := r.URL.Scheme == "https"
-	c.mu.Lock()
-	skipVerify := https && c.badCert[key]
-	c.mu.Unlock()
-
+	skipVerify := https && c.knownBadCert(r.URL.Host)
 	client := c.verified
 	if skipVerify {
 		client = c.unverified
@@ -291,9 +295,7 @@ func (c *Client) doTrusting(ctx context.Context, r Request) (*Response, error) {
 	resp, err := c.do(ctx, client, r)
 	var certErr *tls.CertificateVerificationError
 	if err != nil && !skipVerify && https && errors.As(err, &certErr) {
-		c.mu.Lock()
-		c.badCert[key] = true
-		c.mu.Unlock()
+		c.setBadCert(r.URL.Host)
 		skipVerify = true
 		resp, err = c.do(ctx, c.unverified, r)
 	}
@@ -302,6 +304,21 @@ func (c *Client) doTrusting(ctx context.Context, r Request) (*Response, error) {
 	}
 	resp.Unverified = skipVerify
 	return resp, nil
+}
+
+// knownBadCert reports whether an earlier request found the certificate of
+// hostPort not accepted.
+func (c *Client) knownBadCert(hostPort string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.badCert[hostPort]
+}
+
+// setBadCert remembers that the certificate of hostPort was not accepted.
+func (c *Client) setBadCert(hostPort string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.badCert[hostPort] = true
 }
 
 func (c *Client) do(ctx context.Context, client *http.Client, r Request) (*Response, error) {

@@ -1,8 +1,10 @@
 package httpprobe
 
 import (
+	"context"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strconv"
 	"time"
@@ -70,4 +72,26 @@ type Tool struct {
 // NewTool returns the shared part of a web tool.
 func NewTool(name string, cost int, timeout time.Duration, opts []Option) Tool {
 	return Tool{Base: tooldef.New(name, cost, timeout), Opts: NewOptions(opts)}
+}
+
+// Session opens the guarded client of one call made with opts and bounds
+// ctx by the call budget of bound (CallBudget); done closes the client and
+// ends the bound.
+func Session(ctx context.Context, env tools.Env, opts Options, bound time.Duration) (_ context.Context, _ *Client, done func(), _ error) {
+	client, err := NewClient(env, opts.RootCAs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, CallBudget(bound))
+	return ctx, client, func() { cancel(); client.Close() }, nil
+}
+
+// Session opens one call of the tool: Session with its options and time
+// bound. Its error names the tool.
+func (t Tool) Session(ctx context.Context, env tools.Env) (_ context.Context, _ *Client, done func(), _ error) {
+	ctx, client, done, err := Session(ctx, env, t.Opts, t.Timeout())
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", t.Name(), err)
+	}
+	return ctx, client, done, nil
 }

@@ -1,8 +1,11 @@
 package httpprobe
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"secscan/shared/tools"
 )
@@ -40,5 +43,16 @@ func TestPageInput(t *testing.T) {
 		} else if tc.want != "" {
 			t.Errorf("%s: no URL, want %s", tc.in, tc.want)
 		}
+	}
+}
+
+// TestToolSessionNamesTheTool: a call that cannot open its client fails
+// with the tool's name in the error, and nothing to close.
+func TestToolSessionNamesTheTool(t *testing.T) {
+	t.Parallel()
+	tool := NewTool("some_tool", 1, 10*time.Second, nil)
+	ctx, client, done, err := tool.Session(context.Background(), tools.Env{Domain: "example.com"})
+	if err == nil || !strings.HasPrefix(err.Error(), "some_tool: ") || ctx != nil || client != nil || done != nil {
+		t.Fatalf("Session without a dialer = %v, %v, done set %v, %v; want an error naming the tool", ctx, client, done != nil, err)
 	}
 }

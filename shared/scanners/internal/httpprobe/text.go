@@ -76,6 +76,10 @@ func webURL(base *url.URL, ref string) (*url.URL, bool) {
 	return u, true
 }
 
+// refAttributes name the attribute of the reference each tag scriptOrBase
+// reads holds.
+var refAttributes = map[string]string{"script": "src", "base": "href"}
+
 // scriptOrBase reads a <script src> or <base href> start tag: its name and
 // the attribute's value, trimmed (the first such attribute).
 func scriptOrBase(z *html.Tokenizer, tt html.TokenType) (tag, ref string, ok bool) {
@@ -84,12 +88,9 @@ func scriptOrBase(z *html.Tokenizer, tt html.TokenType) (tag, ref string, ok boo
 	}
 	name, hasAttr := z.TagName()
 	tag = string(name)
-	if (tag != "script" && tag != "base") || !hasAttr {
+	want, known := refAttributes[tag]
+	if !known || !hasAttr {
 		return "", "", false
-	}
-	want := "src"
-	if tag == "base" {
-		want = "href"
 	}
 	for more := true; more; {
 		var key, val []byte

@@ -6,6 +6,7 @@
 package scantest
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -217,6 +218,12 @@ func findingProblems(name string, declared []*checks.Check, f scans.Finding) []s
 	if serious && f.DefaultConfidence() == scans.Certain && f.Proof == nil {
 		out = append(out, fmt.Sprintf("a %s finding with confidence certain has no proof", f.Severity))
 	}
+	return append(out, titleProblems(f, c)...)
+}
+
+// titleProblems says which other checks than f's own, c, have f's title.
+func titleProblems(f scans.Finding, c *checks.Check) []string {
+	var out []string
 	for _, other := range checks.All() {
 		if other.Title == f.Title && other != c {
 			out = append(out, fmt.Sprintf("check %s, but that is the title of %s", f.Check, other.Code))
@@ -277,6 +284,24 @@ func CheckContract(t testing.TB, tool tools.Tool, name string, cost int) {
 	}
 }
 
+// RunBounded runs tool with input raw on env under a deadline of budget,
+// as a test against a server that never answers does: it fails t when Run
+// fails or takes more than 5 seconds, and returns Run's result.
+func RunBounded(t testing.TB, tool tools.Tool, env tools.Env, raw json.RawMessage, budget time.Duration) tools.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	start := time.Now()
+	res, err := tool.Run(ctx, env, raw)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("Run took %s on a hanging server", elapsed)
+	}
+	return res
+}
+
 // ByCheck is the first finding of check c, or nil.
 func ByCheck(fs []scans.Finding, c *checks.Check) *scans.Finding {
 	for i := range fs {
@@ -295,14 +320,28 @@ func CheckTranscript(t testing.TB, p *scans.Proof, request, response []string) {
 	if p.Kind != scans.ProofTranscript || p.Curl != nil || p.ObservedAt.IsZero() {
 		t.Errorf("proof %+v", p)
 	}
-	for _, want := range request {
-		if !strings.Contains(p.Request, want) {
-			t.Errorf("request lacks %q:\n%s", want, p.Request)
+	checkContains(t, "request", p.Request, request)
+	checkContains(t, "response", p.Response, response)
+}
+
+// checkContains fails t for each of wants that text, the part of a proof
+// called part, lacks.
+func checkContains(t testing.TB, part, text string, wants []string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", part, want, text)
 		}
 	}
-	for _, want := range response {
-		if !strings.Contains(p.Response, want) {
-			t.Errorf("response lacks %q:\n%s", want, p.Response)
+}
+
+// CheckMapping fails t for each input in cases whose f(in) is not the
+// output it maps to; name names f in the failures.
+func CheckMapping[In, Out comparable](t testing.TB, name string, f func(In) Out, cases map[In]Out) {
+	t.Helper()
+	for in, want := range cases {
+		if got := f(in); got != want {
+			t.Errorf("%s(%#v) = %#v, want %#v", name, in, got, want)
 		}
 	}
 }
