@@ -452,15 +452,22 @@ func TestSilentAndTricklingReceiversAreBounded(t *testing.T) {
 		}
 	})
 
-	for _, tt := range []struct{ name, url string }{
-		{"silent", "https://" + silent.Addr().String() + "/hooks"},
-		{"trickling", trickle.url()},
+	// The trickling receiver must answer its headers within the attempt's
+	// time: 300 ms was once too short for a TLS handshake under -race on
+	// a loaded machine (no status recorded); the silent one fails at the
+	// deadline whatever it is.
+	for _, tt := range []struct {
+		name, url string
+		timeout   time.Duration
+	}{
+		{"silent", "https://" + silent.Addr().String() + "/hooks", 300 * time.Millisecond},
+		{"trickling", trickle.url(), 2 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, "pro", true)
 			f.trust(trickle)
-			f.d.AttemptTimeout = 300 * time.Millisecond
+			f.d.AttemptTimeout = tt.timeout
 			sc := f.endedScan(scans.Completed, tt.url)
 			out := f.deliver(sc)
 			rec, _ := f.st.GetScan(context.Background(), f.user.ID, sc.ID)
