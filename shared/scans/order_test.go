@@ -48,3 +48,13 @@ func TestCompareFindingsOrder(t *testing.T) {
 		t.Errorf("order %v, want %s", got, want)
 	}
 }
+
+func TestCountBySeverity(t *testing.T) {
+	fs := []scans.Finding{{Severity: scans.Low}, {Severity: scans.High}, {Severity: scans.Low}, {Severity: "bogus"}}
+	if got := scans.CountBySeverity(fs); got != "1 high, 2 low" {
+		t.Errorf("CountBySeverity = %q, want the known severities, most severe first", got)
+	}
+	if got := scans.CountBySeverity(nil); got != "" {
+		t.Errorf("CountBySeverity(nil) = %q", got)
+	}
+}

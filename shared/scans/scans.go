@@ -72,6 +72,22 @@ const (
 // Severities lists the severities, most severe first.
 var Severities = []Severity{Critical, High, Medium, Low, Info}
 
+// CountBySeverity counts findings by severity, most severe first, as a
+// tool's outcome says it: "1 high, 3 low" ("" for none).
+func CountBySeverity(fs []Finding) string {
+	counts := map[Severity]int{}
+	for _, f := range fs {
+		counts[f.Severity]++
+	}
+	var parts []string
+	for _, sev := range Severities {
+		if counts[sev] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[sev], sev))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Rank orders severities: critical 0 … info 4; unknown values sort last.
 func (s Severity) Rank() int {
 	if i := slices.Index(Severities, s); i >= 0 {

@@ -70,7 +70,7 @@ func findingCounts(findings []scans.Finding) string {
 	if len(findings) == 0 {
 		return "no findings"
 	}
-	return fmt.Sprintf("%s: %s", plural(len(findings), "finding"), severityCounts(findings))
+	return fmt.Sprintf("%s: %s", plural(len(findings), "finding"), scans.CountBySeverity(findings))
 }
 
 func (s skipCounts) describe() string {
@@ -89,20 +89,6 @@ func (s skipCounts) describe() string {
 	} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func severityCounts(fs []scans.Finding) string {
-	counts := map[scans.Severity]int{}
-	for _, f := range fs {
-		counts[f.Severity]++
-	}
-	var parts []string
-	for _, sev := range scans.Severities {
-		if counts[sev] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[sev], sev))
 		}
 	}
 	return strings.Join(parts, ", ")

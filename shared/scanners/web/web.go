@@ -240,26 +240,10 @@ func (s *scan) result() tools.Result {
 	if len(s.findings) == 0 {
 		outcome += "; no findings"
 	} else {
-		outcome += fmt.Sprintf("; %d findings: %s", len(s.findings), severityCounts(s.findings))
+		outcome += fmt.Sprintf("; %d findings: %s", len(s.findings), scans.CountBySeverity(s.findings))
 	}
 	for _, n := range s.notes {
 		outcome += "; " + n
 	}
 	return tools.Result{Outcome: outcome, Findings: s.findings, Services: s.services}
-}
-
-// severityCounts counts findings by severity, most severe first, e.g.
-// "1 high, 3 low".
-func severityCounts(fs []scans.Finding) string {
-	counts := map[scans.Severity]int{}
-	for _, f := range fs {
-		counts[f.Severity]++
-	}
-	var parts []string
-	for _, sev := range scans.Severities {
-		if counts[sev] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[sev], sev))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
