@@ -64,11 +64,7 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 		return nil, err
 	}
 	c := serviceConfig(cfg, demo, idp, p)
-	db, err := store.NewClient(ctx, c.DynamoDBEndpoint)
-	if err != nil {
-		return nil, err
-	}
-	if err := dynamolocal.CreateTables(ctx, db, tpl, c.TableName); err != nil {
+	if err := createTables(ctx, tpl, c); err != nil {
 		return nil, err
 	}
 	runner, err := localstack.StartScans(ctx, cfg.Root, tpl, cfg.Logs)
@@ -95,6 +91,16 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 	}
 	ok = true
 	return s, nil
+}
+
+// createTables creates the template's tables, named after c's, in c's
+// DynamoDB.
+func createTables(ctx context.Context, tpl *samtemplate.Template, c config.Config) error {
+	db, err := store.NewClient(ctx, c.DynamoDBEndpoint)
+	if err != nil {
+		return err
+	}
+	return dynamolocal.CreateTables(ctx, db, tpl, c.TableName)
 }
 
 // serviceConfig is the service's configuration for one planner setup: a

@@ -172,32 +172,52 @@ session); they start with pt_.`,
 			if a.apiURL == "" {
 				return usageError("login needs --api-url (or SECSCAN_API_URL)")
 			}
-			if a.token == "" || !cmd.Flags().Changed("token") && a.env.Getenv("SECSCAN_TOKEN") == "" {
-				tok, err := a.readToken()
-				if err != nil {
-					return usageError("reading the token: %v", err)
-				}
-				a.token = tok
-			}
-			if !strings.HasPrefix(a.token, "pt_") {
-				return usageError("an API token starts with pt_")
+			if err := a.loginToken(cmd.Flags().Changed("token")); err != nil {
+				return err
 			}
 			me, err := call(a, func(c *client.Client) (client.User, error) { return c.Me(a.ctx) })
 			if err != nil {
 				return err
 			}
-			path, err := a.configPath()
+			path, err := a.saveLogin()
 			if err != nil {
-				return withCode(ExitError, err)
-			}
-			if err := saveConfig(path, fileConfig{APIURL: a.apiURL, Token: a.token}); err != nil {
-				return withCode(ExitError, fmt.Errorf("saving %s: %w", path, err))
+				return err
 			}
 			return a.showf(map[string]any{"email": me.Email, "plan": me.Plan, "api_url": a.apiURL, "config": path},
 				"Logged in to %s as %s (plan %s).\nSaved to %s (mode 0600).\n", a.apiURL, me.Email, me.Plan, path)
 		},
 	}
 	return cmd
+}
+
+// loginToken settles the token login checks: the one given by --token or
+// SECSCAN_TOKEN, else one read from the terminal or stdin; it must look
+// like an API token.
+func (a *app) loginToken(flagGiven bool) error {
+	if a.token == "" || !flagGiven && a.env.Getenv("SECSCAN_TOKEN") == "" {
+		tok, err := a.readToken()
+		if err != nil {
+			return usageError("reading the token: %v", err)
+		}
+		a.token = tok
+	}
+	if !strings.HasPrefix(a.token, "pt_") {
+		return usageError("an API token starts with pt_")
+	}
+	return nil
+}
+
+// saveLogin saves the API URL and the token in the configuration file and
+// returns its path.
+func (a *app) saveLogin() (string, error) {
+	path, err := a.configPath()
+	if err != nil {
+		return "", withCode(ExitError, err)
+	}
+	if err := saveConfig(path, fileConfig{APIURL: a.apiURL, Token: a.token}); err != nil {
+		return "", withCode(ExitError, fmt.Errorf("saving %s: %w", path, err))
+	}
+	return path, nil
 }
 
 // readToken reads the token from the terminal (no echo) or stdin.

@@ -221,18 +221,8 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 	defer deadline.Stop()
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
-	poll := time.NewTimer(0)
-	defer poll.Stop()
-	interval := firstPoll
-	// Polls run beside the loop, so that Ctrl-C is answered at once even
-	// while a request is slow or waits out a 429.
-	type polled struct {
-		scan client.Scan
-		err  error
-	}
-	results := make(chan polled, 1)
-	pollCtx, stopPolling := context.WithCancel(a.ctx)
-	defer stopPolling()
+	p := newPoller(a.ctx, c, id)
+	defer p.stop()
 	for {
 		select {
 		case <-a.ctx.Done():
@@ -247,22 +237,63 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 			if err := w.interrupted(); err != nil {
 				return client.Scan{}, err
 			}
-		case <-poll.C:
-			go func() {
-				s, err := c.Scan(pollCtx, id)
-				results <- polled{s, err}
-			}()
-		case res := <-results:
+		case <-p.timer.C:
+			p.fetch()
+		case res := <-p.results:
 			if errors.Is(res.err, context.Canceled) {
 				continue // the ctx.Done case reports it
 			}
 			if s, done, err := w.polled(res.scan, res.err); done {
 				return s, err
 			}
-			poll.Reset(interval)
-			interval = min(interval*3/2, maxPoll)
+			p.later()
 		}
 	}
+}
+
+// polled is the answer of one poll.
+type polled struct {
+	scan client.Scan
+	err  error
+}
+
+// poller reads the scan when its timer fires, beside the wait loop, so
+// that Ctrl-C is answered at once even while a request is slow or waits
+// out a 429; the interval grows from firstPoll to maxPoll.
+type poller struct {
+	c        *client.Client
+	id       string
+	ctx      context.Context
+	stop     context.CancelFunc
+	timer    *time.Timer
+	interval time.Duration
+	results  chan polled
+}
+
+// newPoller is a poller whose first poll is due at once; stop ends it.
+func newPoller(ctx context.Context, c *client.Client, id string) *poller {
+	p := &poller{c: c, id: id, timer: time.NewTimer(0), interval: firstPoll, results: make(chan polled, 1)}
+	var cancel context.CancelFunc
+	p.ctx, cancel = context.WithCancel(ctx)
+	p.stop = func() {
+		p.timer.Stop()
+		cancel()
+	}
+	return p
+}
+
+// fetch starts one poll; its answer arrives on results.
+func (p *poller) fetch() {
+	go func() {
+		s, err := p.c.Scan(p.ctx, p.id)
+		p.results <- polled{s, err}
+	}()
+}
+
+// later schedules the next poll, a little later than the last.
+func (p *poller) later() {
+	p.timer.Reset(p.interval)
+	p.interval = min(p.interval*3/2, maxPoll)
 }
 
 // showProgress makes a progress display the one informational messages
