@@ -18,8 +18,8 @@ import (
 	"secscan/infra/local/devidp"
 	"secscan/infra/local/dynamolocal"
 	"secscan/infra/local/localstack"
+	"secscan/infra/local/testusers"
 	"secscan/shared/app"
-	"secscan/shared/auth"
 	"secscan/shared/config"
 	"secscan/shared/ids"
 	"secscan/shared/samtemplate"
@@ -86,7 +86,7 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 	srv := httptest.NewServer(h) // 127.0.0.1
 	s.close = append(s.close, srv.Close)
 	s.base = srv.URL
-	if s.token, err = newUser(ctx, svc.API.Store); err != nil {
+	if _, s.token, err = testusers.Create(ctx, svc.API.Store, testusers.User{Plan: "pro", EmailDomain: "agent-eval.test", TokenName: "agent-eval"}); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -114,19 +114,6 @@ func serviceConfig(cfg Config, demo *demotarget.Target, idp *devidp.Provider, p 
 		c.AgentModelQuick, c.AgentModelStandard, c.AgentModelDeep = p.model, p.model, p.model
 	}
 	return c
-}
-
-// newUser creates a pro user with an API token (setup, as an admin would).
-func newUser(ctx context.Context, st *store.Store) (string, error) {
-	now := time.Now().UTC()
-	email := strings.ToLower(ids.New("u", now)) + "@agent-eval.test"
-	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: "pro", CreatedAt: now}
-	value, err := auth.NewAPIToken()
-	if err != nil {
-		return "", err
-	}
-	tok := store.Token{ID: ids.New(ids.Token, now), Name: "agent-eval", Prefix: auth.DisplayPrefix(value), Hash: auth.HashToken(value), CreatedAt: now}
-	return value, st.CreateUser(ctx, store.NewUser{User: u, FirstToken: &tok})
 }
 
 // call sends one API request and decodes a 2xx answer into out.
