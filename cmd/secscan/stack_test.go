@@ -15,7 +15,7 @@ import (
 	"secscan/infra/local/devidp"
 	"secscan/infra/local/slowsite"
 	"secscan/infra/local/teststack"
-	"secscan/infra/local/testusers"
+	"secscan/infra/local/testseed"
 	"secscan/shared/app"
 	"secscan/shared/config"
 	"secscan/shared/resolver/resolvertest"
@@ -78,7 +78,7 @@ func (s *stack) newUser(t *testing.T, plan string, expires *time.Time) string {
 // createUser is newUser that also returns the user.
 func (s *stack) createUser(t *testing.T, plan string, expires *time.Time) (store.User, string) {
 	t.Helper()
-	u, value, err := testusers.Create(context.Background(), s.store, testusers.User{Plan: plan, TokenName: "cli",
+	u, value, err := testseed.NewUser(context.Background(), s.store, testseed.User{Plan: plan, TokenName: "cli",
 		TokenCreated: time.Now().UTC().Add(-time.Hour), TokenExpires: expires, Issuer: s.idp.Issuer})
 	if err != nil {
 		t.Fatal(err)

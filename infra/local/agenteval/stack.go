@@ -18,7 +18,7 @@ import (
 	"secscan/infra/local/devidp"
 	"secscan/infra/local/dynamolocal"
 	"secscan/infra/local/localstack"
-	"secscan/infra/local/testusers"
+	"secscan/infra/local/testseed"
 	"secscan/shared/app"
 	"secscan/shared/config"
 	"secscan/shared/ids"
@@ -86,7 +86,7 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 	srv := httptest.NewServer(h) // 127.0.0.1
 	s.close = append(s.close, srv.Close)
 	s.base = srv.URL
-	if _, s.token, err = testusers.Create(ctx, svc.API.Store, testusers.User{Plan: "pro", EmailDomain: "agent-eval.test", TokenName: "agent-eval"}); err != nil {
+	if _, s.token, err = testseed.NewUser(ctx, svc.API.Store, testseed.User{Plan: "pro", EmailDomain: "agent-eval.test", TokenName: "agent-eval"}); err != nil {
 		return nil, err
 	}
 	ok = true

@@ -516,12 +516,7 @@ func seedScan(t *testing.T, s *stack, a account, steps, findings int) string {
 	st := s.api.Store
 	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: a.user.ID, Target: "seed.test", TargetID: ids.New(ids.Target, now),
 		Type: scans.Full, Tier: "deep", Status: scans.Queued, MaxCredits: 1000, CreatedAt: now}
-	if _, _, err := st.CreateScan(ctx, sc, nil, now); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.StartScan(ctx, a.user.ID, sc.ID, now); err != nil {
-		t.Fatal(err)
-	}
+	s.runningScan(sc)
 	perStep := (findings + steps - 1) / steps
 	made := 0
 	for seq := 1; seq <= steps; seq++ {

@@ -17,8 +17,8 @@ import (
 	"secscan/infra/local/devidp"
 	"secscan/infra/local/dynamotest"
 	"secscan/infra/local/localstack"
+	"secscan/infra/local/testseed"
 	"secscan/infra/local/teststack"
-	"secscan/infra/local/testusers"
 	"secscan/shared/api"
 	"secscan/shared/apispec"
 	"secscan/shared/app"
@@ -26,6 +26,7 @@ import (
 	"secscan/shared/dashboard"
 	"secscan/shared/resolver/resolvertest"
 	"secscan/shared/samtemplate"
+	"secscan/shared/scans"
 	"secscan/shared/store"
 	"secscan/shared/tools"
 )
@@ -114,7 +115,7 @@ type account struct {
 // with an API token and an identity the dev provider's sessions map to.
 func (s *stack) newAccount(plan string, admin bool) account {
 	s.t.Helper()
-	u, value, err := testusers.Create(context.Background(), s.api.Store, testusers.User{Plan: plan, Admin: admin, Issuer: s.idp.Issuer})
+	u, value, err := testseed.NewUser(context.Background(), s.api.Store, testseed.User{Plan: plan, Admin: admin, Issuer: s.idp.Issuer})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -123,6 +124,26 @@ func (s *stack) newAccount(plan string, admin bool) account {
 		s.t.Fatal(err)
 	}
 	return account{user: u, token: value, session: session}
+}
+
+// storedTarget writes a's target for domain, verified at verifiedAt,
+// straight to the store (setup, not under test).
+func (s *stack) storedTarget(a account, domain string, verifiedAt time.Time) store.Target {
+	s.t.Helper()
+	tgt, err := testseed.VerifiedTarget(context.Background(), s.api.Store, a.user.ID, domain, verifiedAt)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return tgt
+}
+
+// runningScan writes sc straight to the store and starts it, as the API
+// and the state machine would (setup, not under test).
+func (s *stack) runningScan(sc scans.Scan) {
+	s.t.Helper()
+	if err := testseed.RunningScan(context.Background(), s.api.Store, sc); err != nil {
+		s.t.Fatal(err)
+	}
 }
 
 type response struct {

@@ -1,7 +1,8 @@
-// Package testusers creates users with an API token straight in the store:
-// the set-up of the local stack's tests, the CLI's tests and the agent
-// evaluation, not the sign-up under test.
-package testusers
+// Package testseed writes set-up data straight to the store: users with an
+// API token, verified targets, running scans and a completed scan with a
+// web issue. It is the set-up of the local stack's tests, the CLI's tests
+// and the agent evaluation, not the code under test.
+package testseed
 
 import (
 	"cmp"
@@ -27,9 +28,9 @@ type User struct {
 	Issuer string
 }
 
-// Create creates the user with its first API token and returns the user
+// NewUser creates the user with its first API token and returns the user
 // and the token's value.
-func Create(ctx context.Context, st *store.Store, spec User) (store.User, string, error) {
+func NewUser(ctx context.Context, st *store.Store, spec User) (store.User, string, error) {
 	now := time.Now().UTC()
 	domain := cmp.Or(spec.EmailDomain, "example.com")
 	email := strings.ToLower(ids.New("u", now)) + "@" + domain
