@@ -1,7 +1,6 @@
 package localstack_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -81,15 +80,7 @@ var plantedWeaknesses = []planted{
 // wall times) are the README's recall blocks (recallFigures).
 func TestDemoRecall(t *testing.T) {
 	t.Parallel()
-	demo, err := demotarget.Start(context.Background(), demotarget.Config{
-		Domain: "recall.test", Host: "127.0.0.3", DNSAddr: "127.0.0.3:0",
-		HTTPPort: 8080, HTTPSPort: 8443, MySQLPort: 3306, FTPPort: 2121, SSHPort: 2222, RedisPort: 6379,
-		ExporterPort: demotarget.DefaultExporterPort,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { demo.Close() })
+	demo := startDemo(t, fullDemo("recall.test", "127.0.0.3"))
 	s := startStack(t, withDemo(t, demo))
 	a := s.newAccount("pro", false)
 	s.verifiedTarget(a, demo.Domain(), func(token string) { _ = demo.PublishChallenge(token) })

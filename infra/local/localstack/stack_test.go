@@ -146,6 +146,23 @@ func (s *stack) runningScan(sc scans.Scan) {
 	}
 }
 
+// allPages reads a's list at path page by page, following each page's
+// Link to the next (at most 5 pages), and returns every item in order.
+func allPages[T any](t *testing.T, s *stack, a account, path string) []T {
+	t.Helper()
+	var all []T
+	for range 5 {
+		r := s.call(http.MethodGet, path, a.token, nil)
+		all = append(all, decoded[[]T](t, r, http.StatusOK)...)
+		link := r.header.Get("Link")
+		if link == "" {
+			break
+		}
+		path = strings.TrimSuffix(strings.TrimPrefix(link, "<"), `>; rel="next"`)
+	}
+	return all
+}
+
 type response struct {
 	status int
 	header http.Header
