@@ -49,7 +49,7 @@ func TestDashboardRetriesAfter429(t *testing.T) {
 	t.Parallel()
 	s := startStack(t)
 	b := newBrowser(t, s.base)
-	email := "limited-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+	email := uniqueEmail("limited-")
 	b.signIn(email)
 	userID := mustUserID(t, s, email)
 	now := time.Now().UTC()

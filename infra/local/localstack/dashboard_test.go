@@ -47,6 +47,12 @@ type browserTest struct {
 	failures []string
 }
 
+// uniqueEmail is a new user's email address, prefix and the time in
+// nanoseconds (the tests share one DynamoDB Local).
+func uniqueEmail(prefix string) string {
+	return prefix + fmt.Sprint(time.Now().UnixNano()) + "@example.com"
+}
+
 func newBrowser(t *testing.T, base string) *browserTest {
 	t.Helper()
 	exe := os.Getenv("CHROMIUM")
@@ -255,7 +261,7 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	t.Parallel()
 	s, demo := demoStack(t)
 	admin := s.newAccount("enterprise", true)
-	email := "dash-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+	email := uniqueEmail("dash-")
 
 	// The page and its assets: strict CSP, no inline code, hashed and cached.
 	res, err := http.Get(s.base + "/")
@@ -598,7 +604,7 @@ func TestDashboardSessionExpiry(t *testing.T) {
 	s := startStack(t)
 	s.idp.SetSessionTTL(2 * time.Second)
 	b := newBrowser(t, s.base)
-	email := "expiry-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+	email := uniqueEmail("expiry-")
 
 	b.signIn(email)
 	time.Sleep(3 * time.Second) // past the session's end
@@ -629,7 +635,7 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 	s := startStack(t, withWebPorts(slowsite.Start(t, "127.0.0.1:0", 500*time.Millisecond), closedPort(t)))
 	s.dns.Add(t, "slow.test. 60 IN A 127.0.0.1")
 	b := newBrowser(t, s.base)
-	email := "cancel-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+	email := uniqueEmail("cancel-")
 	b.signIn(email)
 	b.goTo("#/targets", "#add-target")
 	b.run("add target", chromedp.SendKeys("#add-target input[name=target]", "slow.test", chromedp.ByQuery))
@@ -761,7 +767,7 @@ func TestDashboardIssues(t *testing.T) {
 	s, demo := demoStack(t)
 	b := newBrowser(t, s.base)
 	t.Logf("screenshots in %s", b.shots)
-	email := "issues-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+	email := uniqueEmail("issues-")
 	b.signIn(email)
 	b.goTo("#/targets", "#add-target")
 	b.run("add target", chromedp.SendKeys("#add-target input[name=target]", demo.Domain(), chromedp.ByQuery))
