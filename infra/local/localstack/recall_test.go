@@ -14,6 +14,16 @@ import (
 	"secscan/shared/scans"
 )
 
+// recallFinding is what the recall test reads of a finding.
+type recallFinding struct {
+	Title      string `json:"title"`
+	Severity   string `json:"severity"`
+	Category   string `json:"category"`
+	Host       string `json:"host"`
+	Evidence   string `json:"evidence"`
+	Confidence string `json:"confidence"`
+}
+
 // recallView is the part of a full scan record the recall test reads.
 type recallView struct {
 	ID          string `json:"id"`
@@ -22,15 +32,8 @@ type recallView struct {
 	MaxCredits  int    `json:"max_credits"`
 	IssuesCount int    `json:"issues_count"`
 	Error       *string
-	Findings    []struct {
-		Title      string `json:"title"`
-		Severity   string `json:"severity"`
-		Category   string `json:"category"`
-		Host       string `json:"host"`
-		Evidence   string `json:"evidence"`
-		Confidence string `json:"confidence"`
-	} `json:"findings"`
-	AgentSteps []struct {
+	Findings    []recallFinding `json:"findings"`
+	AgentSteps  []struct {
 		Tool    string         `json:"tool"`
 		Input   map[string]any `json:"input"`
 		Status  string         `json:"status"`
@@ -102,14 +105,7 @@ func TestDemoRecall(t *testing.T) {
 		}
 		found := 0
 		for _, p := range plantedWeaknesses {
-			i := slices.IndexFunc(done.Findings, func(f struct {
-				Title      string `json:"title"`
-				Severity   string `json:"severity"`
-				Category   string `json:"category"`
-				Host       string `json:"host"`
-				Evidence   string `json:"evidence"`
-				Confidence string `json:"confidence"`
-			}) bool {
+			i := slices.IndexFunc(done.Findings, func(f recallFinding) bool {
 				// Several secrets of one file are one finding (one check, host
 				// and port): the others are named in its evidence.
 				return f.Host == fqdn(p.label) && slices.ContainsFunc(strings.Split(p.title, "|"), func(t string) bool {
