@@ -460,7 +460,7 @@ func (a *app) writeResult(m findings.Meta, fs []client.Finding, gate findings.Ga
 		return err
 	}
 	if g.output != "" && g.output != "-" {
-		if err := writeFile(g.output, write); err != nil {
+		if err := writeFile(g.output, reportMode, write); err != nil {
 			return withCode(ExitError, fmt.Errorf("writing %s: %w", g.output, err))
 		}
 		return nil
