@@ -224,31 +224,42 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 	p := newPoller(a.ctx, c, id)
 	defer p.stop()
 	for {
+		var err error // a cancellation that could not be asked, or a second interrupt
 		select {
 		case <-a.ctx.Done():
 			return client.Scan{}, withCode(ExitError, a.ctx.Err())
 		case <-ticker.C:
 			rep.Tick()
 		case <-deadline.C:
-			if err := w.timedOut(timeout); err != nil {
-				return client.Scan{}, err
-			}
+			err = w.timedOut(timeout)
 		case <-interrupts:
-			if err := w.interrupted(); err != nil {
-				return client.Scan{}, err
-			}
+			err = w.interrupted()
 		case <-p.timer.C:
 			p.fetch()
 		case res := <-p.results:
-			if errors.Is(res.err, context.Canceled) {
-				continue // the ctx.Done case reports it
-			}
-			if s, done, err := w.polled(res.scan, res.err); done {
+			if s, done, err := w.received(res, p); done {
 				return s, err
 			}
-			p.later()
+		}
+		if err != nil {
+			return client.Scan{}, err
 		}
 	}
+}
+
+// received handles one poll's answer: done with the scan once it is
+// terminal (or the error that ends the wait), else the next poll is
+// scheduled. A poll cut by the wait's end is ignored: the ctx.Done case
+// reports it.
+func (w *waiter) received(res polled, p *poller) (client.Scan, bool, error) {
+	if errors.Is(res.err, context.Canceled) {
+		return client.Scan{}, false, nil
+	}
+	if s, done, err := w.polled(res.scan, res.err); done {
+		return s, true, err
+	}
+	p.later()
+	return client.Scan{}, false, nil
 }
 
 // polled is the answer of one poll.
