@@ -15,8 +15,7 @@ func TestDashboardSessionSurvivesReload(t *testing.T) {
 	t.Parallel()
 	s := startStack(t)
 	b := newBrowser(t, s.base)
-	email := uniqueEmail("reload-")
-	b.signIn(email)
+	email := b.signInAsNew("reload-")
 	b.goTo("#/account", "#reveal-secret")
 
 	var loc string

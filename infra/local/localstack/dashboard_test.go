@@ -224,6 +224,15 @@ func (b *browserTest) page(name string) {
 	b.t.Logf("axe %s: %d violations %v", name, len(violations), counts)
 }
 
+// signInAsNew signs in as a new user (uniqueEmail(prefix)) and returns
+// the email.
+func (b *browserTest) signInAsNew(prefix string) string {
+	b.t.Helper()
+	email := uniqueEmail(prefix)
+	b.signIn(email)
+	return email
+}
+
 // signIn goes through the development identity provider's authorize page.
 func (b *browserTest) signIn(email string) {
 	b.t.Helper()
@@ -635,8 +644,7 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 	s := startStack(t, withWebPorts(slowsite.Start(t, "127.0.0.1:0", 500*time.Millisecond), closedPort(t)))
 	s.dns.Add(t, "slow.test. 60 IN A 127.0.0.1")
 	b := newBrowser(t, s.base)
-	email := uniqueEmail("cancel-")
-	b.signIn(email)
+	email := b.signInAsNew("cancel-")
 	b.goTo("#/targets", "#add-target")
 	b.run("add target", chromedp.SendKeys("#add-target input[name=target]", "slow.test", chromedp.ByQuery))
 	b.click("#add-target button[type=submit]")
@@ -767,8 +775,7 @@ func TestDashboardIssues(t *testing.T) {
 	s, demo := demoStack(t)
 	b := newBrowser(t, s.base)
 	t.Logf("screenshots in %s", b.shots)
-	email := uniqueEmail("issues-")
-	b.signIn(email)
+	email := b.signInAsNew("issues-")
 	b.goTo("#/targets", "#add-target")
 	b.run("add target", chromedp.SendKeys("#add-target input[name=target]", demo.Domain(), chromedp.ByQuery))
 	b.click("#add-target button[type=submit]")
