@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -10,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"secscan/shared/ids"
-	"secscan/shared/scans"
-	"secscan/shared/store"
+	"secscan/infra/local/testseed"
 	"secscan/shared/syncio"
 )
 
@@ -21,32 +18,12 @@ import (
 // over scheme) by its own http_check call, and returns the scan's id.
 func (s *stack) seedWebIssue(t *testing.T, userID, domain, scheme string, port int, hosts ...string) string {
 	t.Helper()
-	ctx, now := context.Background(), time.Now().UTC()
-	tgt := store.Target{ID: ids.New(ids.Target, now), UserID: userID, Domain: domain, Method: "dns_txt",
-		VerificationToken: "service-verify-x", Verified: true, VerifiedAt: &now, CreatedAt: now}
-	if err := s.store.CreateTarget(ctx, tgt); err != nil {
+	id, err := testseed.NewWebIssue(context.Background(), s.store, testseed.WebIssue{UserID: userID, Domain: domain,
+		VerifiedAt: time.Now().UTC(), Scheme: scheme, Port: port, Hosts: hosts})
+	if err != nil {
 		t.Fatal(err)
 	}
-	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: userID, Target: domain, TargetID: tgt.ID, Type: scans.Web,
-		Tier: "quick", Status: scans.Queued, MaxCredits: 50, CreditMonth: store.CreditMonth(now), CreatedAt: now}
-	if _, _, err := s.store.CreateScan(ctx, sc, nil, now); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.store.StartScan(ctx, userID, sc.ID, now); err != nil {
-		t.Fatal(err)
-	}
-	for i, h := range hosts {
-		f := scans.Finding{Check: "web.header.csp", Title: "No CSP", Severity: scans.Low, Category: scans.CategoryWeb, Host: h, Port: &port, Evidence: "e"}
-		input, _ := json.Marshal(map[string]string{"url": fmt.Sprintf("%s://%s:%d/", scheme, h, port)})
-		step := scans.Step{Seq: i + 1, Tool: "http_check", Input: input, Status: scans.StepOK, Outcome: "ok", Credits: 5, StartedAt: now}
-		if _, err := s.store.RecordStep(ctx, userID, sc.ID, step, []scans.Finding{f}, now); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := s.store.EndScan(ctx, userID, sc.ID, scans.Completed, "", nil, now); err != nil {
-		t.Fatal(err)
-	}
-	return sc.ID
+	return id
 }
 
 // Ctrl-C during retest --wait cancels the retest: the calls under way

@@ -1,14 +1,12 @@
 package main_test
 
 import (
-	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"secscan/shared/auth"
 	"secscan/shared/ids"
 )
 
@@ -54,10 +52,6 @@ func TestRetestCommand(t *testing.T) {
 // newUserWithID is newUser that also returns the user's id.
 func (s *stack) newUserWithID(t *testing.T) (string, string) {
 	t.Helper()
-	token := s.newUser(t, "starter", nil)
-	tok, err := s.store.TokenByHash(context.Background(), auth.HashToken(token))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok.UserID, token
+	u, token := s.createUser(t, "starter", nil)
+	return u.ID, token
 }

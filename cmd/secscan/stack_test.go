@@ -4,26 +4,20 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"net"
-	"net/http/httptest"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"secscan/cmd/secscan/internal/cli"
 	"secscan/infra/local/demotarget"
 	"secscan/infra/local/devidp"
-	"secscan/infra/local/dynamotest"
-	"secscan/infra/local/localstack"
 	"secscan/infra/local/slowsite"
+	"secscan/infra/local/testseed"
+	"secscan/infra/local/teststack"
 	"secscan/shared/app"
-	"secscan/shared/auth"
 	"secscan/shared/config"
-	"secscan/shared/dashboard"
-	"secscan/shared/ids"
 	"secscan/shared/resolver/resolvertest"
 	"secscan/shared/store"
 	"secscan/shared/syncio"
@@ -41,7 +35,6 @@ type stack struct {
 	idp   *devidp.Provider
 	demo  *demotarget.Target
 	dns   *resolvertest.Server
-	logs  *syncio.Buffer
 }
 
 // slowHost is where slow.test lives: another loopback address, so that its
@@ -51,16 +44,9 @@ const slowHost = "127.0.0.3"
 
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	ctx := context.Background()
-	_, table := dynamotest.NewTable(t)
-	s := &stack{dns: resolvertest.Start(t), logs: &syncio.Buffer{}}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("stack logs:\n%s", s.logs.String())
-		}
-	})
+	s := &stack{dns: resolvertest.Start(t)}
 	var err error
-	s.demo, err = demotarget.Start(ctx, demotarget.Config{
+	s.demo, err = demotarget.Start(context.Background(), demotarget.Config{
 		Domain: "demo.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0", Upstream: s.dns.Addr,
 		MySQLPort: demotarget.PortDisabled, FTPPort: demotarget.PortDisabled, SSHPort: demotarget.PortDisabled,
 	})
@@ -72,44 +58,12 @@ func startStack(t *testing.T) *stack {
 	slowsite.Start(t, net.JoinHostPort(slowHost, strconv.Itoa(httpPort)), 200*time.Millisecond)
 	s.dns.Add(t, "slow.test. 60 IN A "+slowHost)
 
-	if s.idp, err = devidp.New("https://idp.test/", "secscan-cli-test"); err != nil {
-		t.Fatal(err)
-	}
-	keys, err := s.idp.Keyfunc()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Config{
-		TableName: table, DynamoDBEndpoint: dynamotest.Endpoint(t), DNSServer: s.demo.DNSAddr(),
-		AllowPrivateNetworks: true, JWTIssuer: s.idp.Issuer, JWTAudience: s.idp.Audience, Version: "cli-e2e",
-	}
-	root, tpl := dynamotest.Template(t)
-	scans, err := localstack.StartScans(ctx, root, tpl, s.logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(scans.Close)
-	cfg.StepFunctionsEndpoint, cfg.StateMachineARN = scans.Endpoint(), scans.StateMachineARN()
-	svc, err := app.Build(ctx, cfg, app.Options{
-		SessionKeys: keys, Logger: slog.New(slog.NewJSONHandler(s.logs, nil)),
-		WebPorts: tools.Ports{HTTP: httpPort, HTTPS: httpsPort},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scans.Serve(svc.Agent)
-	s.store = svc.API.Store
-	dash, err := dashboard.New(localstack.DashboardConfig(s.idp, nil, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := localstack.Mount(tpl, svc.API, dash.Handler(), s.idp, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h) // 127.0.0.1
-	t.Cleanup(srv.Close)
-	s.base = srv.URL
+	svc := teststack.Start(t, teststack.Setup{Audience: "secscan-cli-test",
+		Configure: func(cfg *config.Config, opts *app.Options) {
+			cfg.DNSServer, cfg.Version = s.demo.DNSAddr(), "cli-e2e"
+			opts.WebPorts = tools.Ports{HTTP: httpPort, HTTPS: httpsPort}
+		}})
+	s.base, s.store, s.idp = svc.Base, svc.API.Store, svc.IdP
 	return s
 }
 
@@ -117,21 +71,19 @@ func startStack(t *testing.T) *stack {
 // expires, when set, is the token's expiry.
 func (s *stack) newUser(t *testing.T, plan string, expires *time.Time) string {
 	t.Helper()
-	now := time.Now().UTC()
-	email := strings.ToLower(ids.New("u", now)) + "@example.com"
-	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: plan, CreatedAt: now}
-	value, err := auth.NewAPIToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok := store.Token{ID: ids.New(ids.Token, now), Name: "cli", Prefix: auth.DisplayPrefix(value), Hash: auth.HashToken(value),
-		CreatedAt: now.Add(-time.Hour), ExpiresAt: expires}
-	err = s.store.CreateUser(context.Background(), store.NewUser{User: u, ClaimEmail: true,
-		IdentityISS: s.idp.Issuer, IdentitySub: "dev|" + email, FirstToken: &tok})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, value := s.createUser(t, plan, expires)
 	return value
+}
+
+// createUser is newUser that also returns the user.
+func (s *stack) createUser(t *testing.T, plan string, expires *time.Time) (store.User, string) {
+	t.Helper()
+	u, value, err := testseed.NewUser(context.Background(), s.store, testseed.User{Plan: plan, TokenName: "cli",
+		TokenCreated: time.Now().UTC().Add(-time.Hour), TokenExpires: expires, Issuer: s.idp.Issuer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u, value
 }
 
 // result is one run of the CLI.

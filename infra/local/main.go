@@ -72,6 +72,16 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if err := serveUntilStopped(ctx, srv, ln); err != nil {
+		return err
+	}
+	stopped = true
+	return nil
+}
+
+// serveUntilStopped serves on ln until ctx ends (Ctrl-C, SIGTERM), then
+// shuts the server down; a server that fails is an error.
+func serveUntilStopped(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -81,12 +91,11 @@ func run() error {
 			return err
 		}
 	}
-	// s.close then stops the state machine runner, the demo target and
-	// DynamoDB Local; each is bounded, so the whole stops within 10 s.
+	// run's s.close then stops the state machine runner, the demo target
+	// and DynamoDB Local; each is bounded, so the whole stops within 10 s.
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdownCtx) // requests still open after 3 s are cut
-	stopped = true
 	return nil
 }
 

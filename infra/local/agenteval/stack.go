@@ -18,8 +18,8 @@ import (
 	"secscan/infra/local/devidp"
 	"secscan/infra/local/dynamolocal"
 	"secscan/infra/local/localstack"
+	"secscan/infra/local/testseed"
 	"secscan/shared/app"
-	"secscan/shared/auth"
 	"secscan/shared/config"
 	"secscan/shared/ids"
 	"secscan/shared/samtemplate"
@@ -64,11 +64,7 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 		return nil, err
 	}
 	c := serviceConfig(cfg, demo, idp, p)
-	db, err := store.NewClient(ctx, c.DynamoDBEndpoint)
-	if err != nil {
-		return nil, err
-	}
-	if err := dynamolocal.CreateTables(ctx, db, tpl, c.TableName); err != nil {
+	if err := createTables(ctx, tpl, c); err != nil {
 		return nil, err
 	}
 	runner, err := localstack.StartScans(ctx, cfg.Root, tpl, cfg.Logs)
@@ -90,11 +86,21 @@ func startStack(ctx context.Context, cfg Config, demo *demotarget.Target, p plan
 	srv := httptest.NewServer(h) // 127.0.0.1
 	s.close = append(s.close, srv.Close)
 	s.base = srv.URL
-	if s.token, err = newUser(ctx, svc.API.Store); err != nil {
+	if _, s.token, err = testseed.NewUser(ctx, svc.API.Store, testseed.User{Plan: "pro", EmailDomain: "agent-eval.test", TokenName: "agent-eval"}); err != nil {
 		return nil, err
 	}
 	ok = true
 	return s, nil
+}
+
+// createTables creates the template's tables, named after c's, in c's
+// DynamoDB.
+func createTables(ctx context.Context, tpl *samtemplate.Template, c config.Config) error {
+	db, err := store.NewClient(ctx, c.DynamoDBEndpoint)
+	if err != nil {
+		return err
+	}
+	return dynamolocal.CreateTables(ctx, db, tpl, c.TableName)
 }
 
 // serviceConfig is the service's configuration for one planner setup: a
@@ -108,19 +114,6 @@ func serviceConfig(cfg Config, demo *demotarget.Target, idp *devidp.Provider, p 
 		c.AgentModelQuick, c.AgentModelStandard, c.AgentModelDeep = p.model, p.model, p.model
 	}
 	return c
-}
-
-// newUser creates a pro user with an API token (setup, as an admin would).
-func newUser(ctx context.Context, st *store.Store) (string, error) {
-	now := time.Now().UTC()
-	email := strings.ToLower(ids.New("u", now)) + "@agent-eval.test"
-	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: "pro", CreatedAt: now}
-	value, err := auth.NewAPIToken()
-	if err != nil {
-		return "", err
-	}
-	tok := store.Token{ID: ids.New(ids.Token, now), Name: "agent-eval", Prefix: auth.DisplayPrefix(value), Hash: auth.HashToken(value), CreatedAt: now}
-	return value, st.CreateUser(ctx, store.NewUser{User: u, FirstToken: &tok})
 }
 
 // call sends one API request and decodes a 2xx answer into out.

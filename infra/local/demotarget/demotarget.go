@@ -200,11 +200,7 @@ func (c Config) validate() (Config, error) {
 	if err := checkLoopbackIP(c.Host); err != nil {
 		errs = append(errs, fmt.Errorf("Host (%s) %q: %w", EnvHost, c.Host, err))
 	}
-	for _, s := range c.tcpServices() {
-		if s.port < PortDisabled || s.port > 65535 {
-			errs = append(errs, fmt.Errorf("%s port (%s) %d is out of range (0 to 65535, or -1 to turn it off)", s.name, s.env, s.port))
-		}
-	}
+	errs = append(errs, c.portErrors()...)
 	if err := checkLoopbackHostPort(c.DNSAddr, true); err != nil {
 		errs = append(errs, fmt.Errorf("DNSAddr (%s) %q: %w", EnvDNSAddr, c.DNSAddr, err))
 	}
@@ -217,6 +213,17 @@ func (c Config) validate() (Config, error) {
 		return c, fmt.Errorf("demo target configuration: %w", errors.Join(errs...))
 	}
 	return c, nil
+}
+
+// portErrors names each TCP service whose port is out of range.
+func (c Config) portErrors() []error {
+	var errs []error
+	for _, s := range c.tcpServices() {
+		if s.port < PortDisabled || s.port > 65535 {
+			errs = append(errs, fmt.Errorf("%s port (%s) %d is out of range (0 to 65535, or -1 to turn it off)", s.name, s.env, s.port))
+		}
+	}
+	return errs
 }
 
 type tcpService struct {
@@ -355,7 +362,11 @@ func (t *Target) start() error {
 	} else if stop != nil {
 		t.stops = append(t.stops, stop)
 	}
+	return t.startTCPServices()
+}
 
+// startTCPServices listens on and serves each TCP service not turned off.
+func (t *Target) startTCPServices() error {
 	web := newWebHandler(t)
 	for _, s := range t.cfg.tcpServices() {
 		if s.port == PortDisabled {

@@ -21,6 +21,18 @@ import (
 
 const testDomain = "demo.secscan.test"
 
+// dialService connects to one of the demo's TCP services, with 10 s for
+// the whole exchange.
+func dialService(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	return conn
+}
+
 // startTest starts a demo target on 127.0.0.1 with every port chosen by the
 // kernel, and closes it when the test ends.
 func startTest(t *testing.T, edit func(*Config)) *Target {
@@ -710,12 +722,8 @@ func TestTLSIsWeak(t *testing.T) {
 func TestMySQLGreeting(t *testing.T) {
 	t.Parallel()
 	target := startTest(t, nil)
-	conn, err := net.DialTimeout("tcp", target.MySQLAddr(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialService(t, target.MySQLAddr())
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	head := make([]byte, 4)
 	if _, err := io.ReadFull(conn, head); err != nil {
 		t.Fatal(err)
@@ -750,12 +758,8 @@ func TestMySQLGreeting(t *testing.T) {
 func TestSSHBanner(t *testing.T) {
 	t.Parallel()
 	target := startTest(t, nil)
-	conn, err := net.DialTimeout("tcp", target.SSHAddr(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialService(t, target.SSHAddr())
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	r := bufio.NewReader(conn)
 	banner, err := r.ReadString('\n')
 	if err != nil || banner != "SSH-2.0-OpenSSH_7.2p2 Ubuntu-4ubuntu2.8\r\n" {
@@ -782,22 +786,14 @@ func TestBannerConnectionLimit(t *testing.T) {
 	}()
 	// Fill every slot; reading each banner proves the session holds its slot.
 	for range bannerMaxConns {
-		c, err := net.DialTimeout("tcp", target.SSHAddr(), 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := dialService(t, target.SSHAddr())
 		conns = append(conns, c)
-		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 		if _, err := bufio.NewReader(c).ReadString('\n'); err != nil {
 			t.Fatalf("banner %d: %v", len(conns), err)
 		}
 	}
-	extra, err := net.DialTimeout("tcp", target.SSHAddr(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	extra := dialService(t, target.SSHAddr())
 	defer extra.Close()
-	_ = extra.SetDeadline(time.Now().Add(10 * time.Second))
 	if n, err := extra.Read(make([]byte, 64)); err == nil || n != 0 {
 		t.Errorf("connection over the limit got %d bytes, %v; want it closed", n, err)
 	}

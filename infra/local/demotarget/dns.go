@@ -65,24 +65,14 @@ func startDNS(t *Target) (*runningDNS, error) {
 	}
 	for _, srv := range servers {
 		srv.Handler = h
-		srv.MsgAcceptFunc = acceptQuery
-		srv.ReadTimeout = 2 * time.Second
-		srv.WriteTimeout = 2 * time.Second
-		srv.IdleTimeout = func() time.Duration { return 8 * time.Second }
-		srv.MaxTCPQueries = 32
-		up := make(chan struct{})
-		failed := make(chan error, 1)
-		srv.NotifyStartedFunc = func() { close(up) }
-		go func() { failed <- srv.ActivateAndServe() }()
-		select {
-		case <-up:
-			started = append(started, srv)
-		case err := <-failed:
+		limitServer(srv)
+		if err := activate(srv); err != nil {
 			_ = stop()
 			pc.Close()
 			ln.Close()
 			return nil, fmt.Errorf("serve DNS on %s: %w", pc.LocalAddr(), err)
 		}
+		started = append(started, srv)
 	}
 	return &runningDNS{addr: pc.LocalAddr().String(), stop: stop, handler: h}, nil
 }
@@ -100,16 +90,9 @@ func startTransferListener(t *Target, running *runningDNS) (func() error, error)
 	if err != nil {
 		return nil, listenError("DNS (zone transfers)", net.JoinHostPort(t.cfg.Host, port), EnvDNSAddr, err)
 	}
-	srv := &dns.Server{Listener: ln, Handler: running.handler, MsgAcceptFunc: acceptQuery,
-		ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second, MaxTCPQueries: 32,
-		IdleTimeout: func() time.Duration { return 8 * time.Second }}
-	up := make(chan struct{})
-	failed := make(chan error, 1)
-	srv.NotifyStartedFunc = func() { close(up) }
-	go func() { failed <- srv.ActivateAndServe() }()
-	select {
-	case <-up:
-	case err := <-failed:
+	srv := &dns.Server{Listener: ln, Handler: running.handler}
+	limitServer(srv)
+	if err := activate(srv); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("serve zone transfers on %s: %w", ln.Addr(), err)
 	}
@@ -118,6 +101,32 @@ func startTransferListener(t *Target, running *runningDNS) (func() error, error)
 		defer cancel()
 		return srv.ShutdownContext(ctx)
 	}, nil
+}
+
+// limitServer gives a DNS server the demo's limits: queries accepted as
+// acceptQuery says, 2 s to read or write, 8 s idle, 32 queries a TCP
+// connection.
+func limitServer(srv *dns.Server) {
+	srv.MsgAcceptFunc = acceptQuery
+	srv.ReadTimeout = 2 * time.Second
+	srv.WriteTimeout = 2 * time.Second
+	srv.IdleTimeout = func() time.Duration { return 8 * time.Second }
+	srv.MaxTCPQueries = 32
+}
+
+// activate starts srv serving and returns once it is up, or with the error
+// that kept it from starting.
+func activate(srv *dns.Server) error {
+	up := make(chan struct{})
+	failed := make(chan error, 1)
+	srv.NotifyStartedFunc = func() { close(up) }
+	go func() { failed <- srv.ActivateAndServe() }()
+	select {
+	case <-up:
+		return nil
+	case err := <-failed:
+		return err
+	}
 }
 
 // listenDNS binds UDP and TCP on the same address. With port 0 the kernel

@@ -33,12 +33,8 @@ func demoEnv(t *testing.T, target *Target) tools.Env {
 func TestFTPAnonymousArchive(t *testing.T) {
 	t.Parallel()
 	target := startTest(t, func(c *Config) { c.HTTPPort, c.HTTPSPort, c.MySQLPort, c.SSHPort, c.RedisPort = -1, -1, -1, -1, -1 })
-	conn, err := net.DialTimeout("tcp", target.FTPAddr(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialService(t, target.FTPAddr())
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	r := bufio.NewReader(conn)
 	say := func(cmd string) string {
 		if cmd != "" {

@@ -1,11 +1,8 @@
 package devidp
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -18,20 +15,8 @@ import (
 // /dev/logout ends it.
 func TestBrowserSessionSignsInSilently(t *testing.T) {
 	t.Parallel()
-	p, err := New("http://127.0.0.1/dev", "client-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/dev/authorize", p.ServeAuthorize)
-	mux.HandleFunc("GET /dev/logout", p.ServeLogout)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	sum := sha256.Sum256([]byte(strings.Repeat("v", 50)))
-	q := url.Values{"response_type": {"code"}, "client_id": {"client-1"}, "redirect_uri": {srv.URL + "/"},
-		"state": {"s1"}, "code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}}
+	f := newCodeFlow(t, true)
+	p, srv, client, q := f.p, f.srv, f.client, f.query
 	authorize := func() (int, string) {
 		res, err := client.Get(srv.URL + "/dev/authorize?" + q.Encode())
 		if err != nil {

@@ -301,16 +301,7 @@ func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
 		tokenError(w, "invalid_client", "unknown client_id")
 		return
 	}
-	var email, refresh string
-	var gerr *grantError
-	switch f.Get("grant_type") {
-	case "authorization_code":
-		email, refresh, gerr = p.codeGrant(f)
-	case "refresh_token":
-		email, gerr = p.refreshGrant(f)
-	default:
-		gerr = &grantError{"unsupported_grant_type", "grant_type must be authorization_code or refresh_token"}
-	}
+	email, refresh, gerr := p.grant(f)
 	if gerr != nil {
 		tokenError(w, gerr.code, gerr.description)
 		return
@@ -331,6 +322,20 @@ func (p *Provider) ServeToken(w http.ResponseWriter, r *http.Request) {
 // grantError is the OAuth error a token request gets: its code and
 // description.
 type grantError struct{ code, description string }
+
+// grant redeems the token request's grant: the email the session is for
+// and, for a code grant, the new refresh token.
+func (p *Provider) grant(f url.Values) (email, refresh string, _ *grantError) {
+	switch f.Get("grant_type") {
+	case "authorization_code":
+		return p.codeGrant(f)
+	case "refresh_token":
+		email, gerr := p.refreshGrant(f)
+		return email, "", gerr
+	default:
+		return "", "", &grantError{"unsupported_grant_type", "grant_type must be authorization_code or refresh_token"}
+	}
+}
 
 // codeGrant redeems an authorization code (its redirect_uri and PKCE
 // verifier checked): the email it was issued for and, unless refresh tokens

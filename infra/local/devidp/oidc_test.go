@@ -1,12 +1,9 @@
 package devidp
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -19,24 +16,8 @@ import (
 // refusals that keep codes from going anywhere but loopback.
 func TestAuthorizationCodeWithPKCE(t *testing.T) {
 	t.Parallel()
-	p, err := New("http://127.0.0.1/dev", "client-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/dev/authorize", p.ServeAuthorize)
-	mux.HandleFunc("POST /dev/token", p.ServeToken)
-	mux.HandleFunc("GET /dev/logout", p.ServeLogout)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-
-	verifier := strings.Repeat("v", 50)
-	sum := sha256.Sum256([]byte(verifier))
-	challenge := base64.RawURLEncoding.EncodeToString(sum[:])
-	redirect := srv.URL + "/"
-	q := url.Values{"response_type": {"code"}, "client_id": {"client-1"}, "redirect_uri": {redirect},
-		"state": {"s1"}, "code_challenge": {challenge}, "code_challenge_method": {"S256"}}
+	f := newCodeFlow(t, false)
+	p, srv, client, q, redirect, verifier := f.p, f.srv, f.client, f.query, f.redirect, pkceVerifier
 
 	res, err := client.Get(srv.URL + "/dev/authorize?" + q.Encode())
 	if err != nil {

@@ -8,16 +8,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/aws/smithy-go"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/aws/smithy-go"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -280,14 +282,9 @@ func addMissingIndexes(ctx context.Context, db *dynamodb.Client, in *dynamodb.Cr
 func waitIndexActive(ctx context.Context, db *dynamodb.Client, table, index string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &table})
-		if err != nil {
+		active, err := indexActive(ctx, db, table, index)
+		if err != nil || active {
 			return err
-		}
-		for _, g := range desc.Table.GlobalSecondaryIndexes {
-			if aws.ToString(g.IndexName) == index && g.IndexStatus == types.IndexStatusActive {
-				return nil
-			}
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("index %s of %s not active after 30 s", index, table)
@@ -298,6 +295,17 @@ func waitIndexActive(ctx context.Context, db *dynamodb.Client, table, index stri
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// indexActive says whether the table's index can be queried.
+func indexActive(ctx context.Context, db *dynamodb.Client, table, index string) (bool, error) {
+	desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &table})
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(desc.Table.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool {
+		return aws.ToString(g.IndexName) == index && g.IndexStatus == types.IndexStatusActive
+	}), nil
 }
 
 // enableTTL turns TTL on attribute unless it is on already ("" : no TTL).

@@ -49,8 +49,7 @@ func TestDashboardRetriesAfter429(t *testing.T) {
 	t.Parallel()
 	s := startStack(t)
 	b := newBrowser(t, s.base)
-	email := "limited-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
-	b.signIn(email)
+	email := b.signInAsNew("limited-")
 	userID := mustUserID(t, s, email)
 	now := time.Now().UTC()
 	tgt := store.Target{ID: ids.New(ids.Target, now), UserID: userID, Domain: "limited.test", Method: "dns_txt",

@@ -1,10 +1,8 @@
 package localstack_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -17,8 +15,7 @@ func TestDashboardSessionSurvivesReload(t *testing.T) {
 	t.Parallel()
 	s := startStack(t)
 	b := newBrowser(t, s.base)
-	email := "reload-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
-	b.signIn(email)
+	email := b.signInAsNew("reload-")
 	b.goTo("#/account", "#reveal-secret")
 
 	var loc string

@@ -47,6 +47,12 @@ type browserTest struct {
 	failures []string
 }
 
+// uniqueEmail is a new user's email address, prefix and the time in
+// nanoseconds (the tests share one DynamoDB Local).
+func uniqueEmail(prefix string) string {
+	return prefix + fmt.Sprint(time.Now().UnixNano()) + "@example.com"
+}
+
 func newBrowser(t *testing.T, base string) *browserTest {
 	t.Helper()
 	exe := os.Getenv("CHROMIUM")
@@ -218,6 +224,15 @@ func (b *browserTest) page(name string) {
 	b.t.Logf("axe %s: %d violations %v", name, len(violations), counts)
 }
 
+// signInAsNew signs in as a new user (uniqueEmail(prefix)) and returns
+// the email.
+func (b *browserTest) signInAsNew(prefix string) string {
+	b.t.Helper()
+	email := uniqueEmail(prefix)
+	b.signIn(email)
+	return email
+}
+
 // signIn goes through the development identity provider's authorize page.
 func (b *browserTest) signIn(email string) {
 	b.t.Helper()
@@ -255,7 +270,7 @@ func TestDashboardInTheBrowser(t *testing.T) {
 	t.Parallel()
 	s, demo := demoStack(t)
 	admin := s.newAccount("enterprise", true)
-	email := "dash-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+	email := uniqueEmail("dash-")
 
 	// The page and its assets: strict CSP, no inline code, hashed and cached.
 	res, err := http.Get(s.base + "/")
@@ -598,7 +613,7 @@ func TestDashboardSessionExpiry(t *testing.T) {
 	s := startStack(t)
 	s.idp.SetSessionTTL(2 * time.Second)
 	b := newBrowser(t, s.base)
-	email := "expiry-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
+	email := uniqueEmail("expiry-")
 
 	b.signIn(email)
 	time.Sleep(3 * time.Second) // past the session's end
@@ -629,8 +644,7 @@ func TestDashboardCancelsARunningScan(t *testing.T) {
 	s := startStack(t, withWebPorts(slowsite.Start(t, "127.0.0.1:0", 500*time.Millisecond), closedPort(t)))
 	s.dns.Add(t, "slow.test. 60 IN A 127.0.0.1")
 	b := newBrowser(t, s.base)
-	email := "cancel-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
-	b.signIn(email)
+	email := b.signInAsNew("cancel-")
 	b.goTo("#/targets", "#add-target")
 	b.run("add target", chromedp.SendKeys("#add-target input[name=target]", "slow.test", chromedp.ByQuery))
 	b.click("#add-target button[type=submit]")
@@ -761,8 +775,7 @@ func TestDashboardIssues(t *testing.T) {
 	s, demo := demoStack(t)
 	b := newBrowser(t, s.base)
 	t.Logf("screenshots in %s", b.shots)
-	email := "issues-" + strings.ToLower(fmt.Sprint(time.Now().UnixNano())) + "@example.com"
-	b.signIn(email)
+	email := b.signInAsNew("issues-")
 	b.goTo("#/targets", "#add-target")
 	b.run("add target", chromedp.SendKeys("#add-target input[name=target]", demo.Domain(), chromedp.ByQuery))
 	b.click("#add-target button[type=submit]")

@@ -190,18 +190,8 @@ func TestTargetPagination(t *testing.T) {
 		expect(t, s.call(http.MethodPost, "/api/targets", a.token, map[string]any{"target": fmt.Sprintf("site%d.example.test", i), "method": "dns_txt"}), http.StatusCreated)
 	}
 	var seen []string
-	path := "/api/targets?limit=2"
-	for range 5 {
-		r := s.call(http.MethodGet, path, a.token, nil)
-		page := decoded[[]struct{ Target string }](t, r, http.StatusOK)
-		for _, p := range page {
-			seen = append(seen, p.Target)
-		}
-		link := r.header.Get("Link")
-		if link == "" {
-			break
-		}
-		path = strings.TrimSuffix(strings.TrimPrefix(link, "<"), `>; rel="next"`)
+	for _, p := range allPages[struct{ Target string }](t, s, a, "/api/targets?limit=2") {
+		seen = append(seen, p.Target)
 	}
 	want := "site4.example.test site3.example.test site2.example.test site1.example.test site0.example.test"
 	if got := strings.Join(seen, " "); got != want {

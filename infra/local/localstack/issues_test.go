@@ -26,12 +26,7 @@ func TestScanRecordIssues(t *testing.T) {
 	st := s.api.Store
 	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: a.user.ID, Target: "issues.test", TargetID: ids.New(ids.Target, now),
 		Type: scans.Full, Tier: "standard", Status: scans.Queued, MaxCredits: 200, CreatedAt: now}
-	if _, _, err := st.CreateScan(ctx, sc, nil, now); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.StartScan(ctx, a.user.ID, sc.ID, now); err != nil {
-		t.Fatal(err)
-	}
+	s.runningScan(sc)
 	p443, p22 := 443, 22
 	mk := func(check scans.CheckCode, host string, port *int, sev scans.Severity) scans.Finding {
 		return scans.Finding{Check: check, Title: "Title of " + string(check), Severity: sev, Category: scans.CategoryWeb,

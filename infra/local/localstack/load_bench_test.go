@@ -1,7 +1,6 @@
 package localstack_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,8 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"secscan/infra/local/demotarget"
 )
 
 // The load benchmarks drive the local stack as many customers would, over
@@ -28,14 +25,7 @@ import (
 // arrival of its webhook, sent as it ends, so the polling interval (and the
 // records' whole-second timestamps) do not blur it.
 func BenchmarkConcurrentScans(b *testing.B) {
-	demo, err := demotarget.Start(context.Background(), demotarget.Config{
-		Domain: "load.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
-		MySQLPort: demotarget.PortDisabled, FTPPort: demotarget.PortDisabled, SSHPort: demotarget.PortDisabled,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { demo.Close() })
+	demo := startDemo(b, webDemo("load.test"))
 	s := startStack(b, withDNS(demo.DNSAddr()), withWebPorts(demo.HTTPPort(), demo.HTTPSPort()), withInsecureCallbacks())
 	var arrivals sync.Map // scan id → time its webhook arrived
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

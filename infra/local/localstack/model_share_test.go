@@ -1,12 +1,10 @@
 package localstack_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"secscan/infra/local/demotarget"
 	"secscan/infra/local/modeltest"
 	"secscan/shared/app"
 	"secscan/shared/config"
@@ -33,15 +31,7 @@ type shareView struct {
 // one with the step saying why; and every issue the playbook alone finds
 // is found.
 func TestModelShareOfAStandardScan(t *testing.T) {
-	demo, err := demotarget.Start(context.Background(), demotarget.Config{
-		Domain: "share.test", Host: "127.0.0.6", DNSAddr: "127.0.0.6:0",
-		HTTPPort: 8080, HTTPSPort: 8443, MySQLPort: 3306, FTPPort: 2121, SSHPort: 2222, RedisPort: 6379,
-		ExporterPort: demotarget.DefaultExporterPort,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { demo.Close() })
+	demo := startDemo(t, fullDemo("share.test", "127.0.0.6"))
 	verifier := &modeltest.Verifier{InvalidSummary: true, ForeignHost: "attacker.example"}
 	srv := modeltest.StartBedrock(t, verifier.Script())
 	withModel := startStack(t, withDemo(t, demo), withBedrock(t, srv), func(c *config.Config, _ *app.Options) {

@@ -1,7 +1,6 @@
 package localstack_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"secscan/infra/local/demotarget"
 	"secscan/infra/local/modeltest"
 	"secscan/shared/app"
 	"secscan/shared/config"
@@ -156,14 +154,7 @@ func keyOf(tool string, input json.RawMessage) callKey {
 // Every request carries the registry's tools, keeps target text inside the
 // data delimiters and holds no secret.
 func TestModelDrivenScans(t *testing.T) {
-	demo, err := demotarget.Start(context.Background(), demotarget.Config{
-		Domain: "model.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
-		MySQLPort: demotarget.PortDisabled, FTPPort: demotarget.PortDisabled, SSHPort: demotarget.PortDisabled,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { demo.Close() })
+	demo := startDemo(t, webDemo("model.test"))
 	domain := demo.Domain()
 
 	var mu sync.Mutex
@@ -471,14 +462,7 @@ func checkDelimited(t *testing.T, i int, body string) (seen int) {
 // baseline still runs, every call of it, before the model is asked.
 func TestModelDrivenScanOpenAI(t *testing.T) {
 	t.Parallel()
-	demo, err := demotarget.Start(context.Background(), demotarget.Config{
-		Domain: "selfhosted.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
-		MySQLPort: demotarget.PortDisabled, FTPPort: demotarget.PortDisabled, SSHPort: demotarget.PortDisabled,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { demo.Close() })
+	demo := startDemo(t, webDemo("selfhosted.test"))
 	srv := modeltest.StartOpenAI(t, func(n int, r modeltest.Request) modeltest.Reply {
 		return modeltest.End("Nothing to add; the playbook knows this site.")
 	})

@@ -1,7 +1,6 @@
 package localstack_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -15,6 +14,16 @@ import (
 	"secscan/shared/scans"
 )
 
+// recallFinding is what the recall test reads of a finding.
+type recallFinding struct {
+	Title      string `json:"title"`
+	Severity   string `json:"severity"`
+	Category   string `json:"category"`
+	Host       string `json:"host"`
+	Evidence   string `json:"evidence"`
+	Confidence string `json:"confidence"`
+}
+
 // recallView is the part of a full scan record the recall test reads.
 type recallView struct {
 	ID          string `json:"id"`
@@ -23,15 +32,8 @@ type recallView struct {
 	MaxCredits  int    `json:"max_credits"`
 	IssuesCount int    `json:"issues_count"`
 	Error       *string
-	Findings    []struct {
-		Title      string `json:"title"`
-		Severity   string `json:"severity"`
-		Category   string `json:"category"`
-		Host       string `json:"host"`
-		Evidence   string `json:"evidence"`
-		Confidence string `json:"confidence"`
-	} `json:"findings"`
-	AgentSteps []struct {
+	Findings    []recallFinding `json:"findings"`
+	AgentSteps  []struct {
 		Tool    string         `json:"tool"`
 		Input   map[string]any `json:"input"`
 		Status  string         `json:"status"`
@@ -81,15 +83,7 @@ var plantedWeaknesses = []planted{
 // wall times) are the README's recall blocks (recallFigures).
 func TestDemoRecall(t *testing.T) {
 	t.Parallel()
-	demo, err := demotarget.Start(context.Background(), demotarget.Config{
-		Domain: "recall.test", Host: "127.0.0.3", DNSAddr: "127.0.0.3:0",
-		HTTPPort: 8080, HTTPSPort: 8443, MySQLPort: 3306, FTPPort: 2121, SSHPort: 2222, RedisPort: 6379,
-		ExporterPort: demotarget.DefaultExporterPort,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { demo.Close() })
+	demo := startDemo(t, fullDemo("recall.test", "127.0.0.3"))
 	s := startStack(t, withDemo(t, demo))
 	a := s.newAccount("pro", false)
 	s.verifiedTarget(a, demo.Domain(), func(token string) { _ = demo.PublishChallenge(token) })
@@ -111,14 +105,7 @@ func TestDemoRecall(t *testing.T) {
 		}
 		found := 0
 		for _, p := range plantedWeaknesses {
-			i := slices.IndexFunc(done.Findings, func(f struct {
-				Title      string `json:"title"`
-				Severity   string `json:"severity"`
-				Category   string `json:"category"`
-				Host       string `json:"host"`
-				Evidence   string `json:"evidence"`
-				Confidence string `json:"confidence"`
-			}) bool {
+			i := slices.IndexFunc(done.Findings, func(f recallFinding) bool {
 				// Several secrets of one file are one finding (one check, host
 				// and port): the others are named in its evidence.
 				return f.Host == fqdn(p.label) && slices.ContainsFunc(strings.Split(p.title, "|"), func(t string) bool {

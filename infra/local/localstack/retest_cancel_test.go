@@ -2,16 +2,13 @@ package localstack_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"secscan/shared/ids"
+	"secscan/infra/local/testseed"
 	"secscan/shared/retest"
-	"secscan/shared/scans"
 	"secscan/shared/store"
 )
 
@@ -34,32 +31,12 @@ type retestRecord struct {
 // scan's id.
 func (s *stack) seedWebIssue(a account, domain string, verifiedAt time.Time, port int, hosts ...string) string {
 	s.t.Helper()
-	ctx, now, st := context.Background(), time.Now().UTC(), s.api.Store
-	tgt := store.Target{ID: ids.New(ids.Target, now), UserID: a.user.ID, Domain: domain, Method: "dns_txt",
-		VerificationToken: "service-verify-" + strings.Repeat("x", 22), Verified: true, VerifiedAt: &verifiedAt, CreatedAt: now}
-	if err := st.CreateTarget(ctx, tgt); err != nil {
+	id, err := testseed.NewWebIssue(context.Background(), s.api.Store, testseed.WebIssue{UserID: a.user.ID, Domain: domain,
+		VerifiedAt: verifiedAt, Port: port, Hosts: hosts})
+	if err != nil {
 		s.t.Fatal(err)
 	}
-	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: a.user.ID, Target: domain, TargetID: tgt.ID, Type: scans.Web,
-		Tier: "quick", Status: scans.Queued, MaxCredits: 50, CreditMonth: store.CreditMonth(now), CreatedAt: now}
-	if _, _, err := st.CreateScan(ctx, sc, nil, now); err != nil {
-		s.t.Fatal(err)
-	}
-	if _, err := st.StartScan(ctx, a.user.ID, sc.ID, now); err != nil {
-		s.t.Fatal(err)
-	}
-	for i, h := range hosts {
-		f := scans.Finding{Check: "web.header.csp", Title: "No CSP", Severity: scans.Low, Category: scans.CategoryWeb, Host: h, Port: &port, Evidence: "no header"}
-		input, _ := json.Marshal(map[string]string{"url": fmt.Sprintf("http://%s:%d/", h, port)})
-		step := scans.Step{Seq: i + 1, Tool: "http_check", Input: input, Status: scans.StepOK, Outcome: "ok", Credits: 5, StartedAt: now}
-		if _, err := st.RecordStep(ctx, a.user.ID, sc.ID, step, []scans.Finding{f}, now); err != nil {
-			s.t.Fatal(err)
-		}
-	}
-	if _, err := st.EndScan(ctx, a.user.ID, sc.ID, scans.Completed, "", nil, now); err != nil {
-		s.t.Fatal(err)
-	}
-	return sc.ID
+	return id
 }
 
 // awaitRetest polls the retest until it leaves queued and running, or ok.

@@ -147,11 +147,7 @@ func TestRetestRefusals(t *testing.T) {
 
 	seed := func(a account, domain string, status scans.Status) (scanID, targetID string) {
 		t.Helper()
-		tgt := store.Target{ID: ids.New(ids.Target, now), UserID: a.user.ID, Domain: domain, Method: "dns_txt",
-			VerificationToken: "service-verify-x", Verified: true, VerifiedAt: &now, CreatedAt: now}
-		if err := st.CreateTarget(ctx, tgt); err != nil {
-			t.Fatal(err)
-		}
+		tgt := s.storedTarget(a, domain, now)
 		sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: a.user.ID, Target: domain, TargetID: tgt.ID, Type: scans.Web,
 			Tier: "quick", Status: scans.Queued, MaxCredits: 50, CreditMonth: store.CreditMonth(now), CreatedAt: now}
 		if _, _, err := st.CreateScan(ctx, sc, nil, now); err != nil {
@@ -237,19 +233,10 @@ func TestRetestLaunchFailure(t *testing.T) {
 	a := s.newAccount("starter", false)
 	ctx, now := context.Background(), time.Now().UTC()
 	st := s.api.Store
-	tgt := store.Target{ID: ids.New(ids.Target, now), UserID: a.user.ID, Domain: "down.test", Method: "dns_txt",
-		VerificationToken: "service-verify-x", Verified: true, VerifiedAt: &now, CreatedAt: now}
-	if err := st.CreateTarget(ctx, tgt); err != nil {
-		t.Fatal(err)
-	}
+	tgt := s.storedTarget(a, "down.test", now)
 	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: a.user.ID, Target: tgt.Domain, TargetID: tgt.ID, Type: scans.Web,
 		Tier: "quick", Status: scans.Queued, MaxCredits: 50, CreditMonth: store.CreditMonth(now), CreatedAt: now}
-	if _, _, err := st.CreateScan(ctx, sc, nil, now); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.StartScan(ctx, a.user.ID, sc.ID, now); err != nil {
-		t.Fatal(err)
-	}
+	s.runningScan(sc)
 	port := 443
 	f := scans.Finding{Check: "web.header.csp", Title: "t", Severity: scans.Low, Category: scans.CategoryWeb, Host: tgt.Domain, Port: &port, Evidence: "e"}
 	step := scans.Step{Seq: 1, Tool: "http_check", Input: []byte(`{}`), Status: scans.StepOK, Outcome: "ok", Credits: 5, StartedAt: now}

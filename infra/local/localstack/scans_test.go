@@ -60,19 +60,39 @@ type scanView struct {
 	} `json:"summary"`
 }
 
+// startDemo starts a demo target; the test's cleanup stops it.
+func startDemo(t testing.TB, cfg demotarget.Config) *demotarget.Target {
+	t.Helper()
+	demo, err := demotarget.Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { demo.Close() })
+	return demo
+}
+
+// webDemo is a light demo target for domain: on 127.0.0.1 with ephemeral
+// ports, and without its MySQL, FTP and SSH services.
+func webDemo(domain string) demotarget.Config {
+	return demotarget.Config{Domain: domain, Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
+		MySQLPort: demotarget.PortDisabled, FTPPort: demotarget.PortDisabled, SSHPort: demotarget.PortDisabled}
+}
+
+// fullDemo is the whole demo target for domain on its own loopback host,
+// every service on the port make run gives it (the scans' presets probe
+// those).
+func fullDemo(domain, host string) demotarget.Config {
+	return demotarget.Config{Domain: domain, Host: host, DNSAddr: host + ":0",
+		HTTPPort: 8080, HTTPSPort: 8443, MySQLPort: 3306, FTPPort: 2121, SSHPort: 2222, RedisPort: 6379,
+		ExporterPort: demotarget.DefaultExporterPort}
+}
+
 // demoStack is a stack whose scans reach the bundled demo target, on
 // ephemeral loopback ports, through the demo's own DNS server — the setup of
 // make run.
 func demoStack(t testing.TB) (*stack, *demotarget.Target) {
 	t.Helper()
-	demo, err := demotarget.Start(context.Background(), demotarget.Config{
-		Domain: "demo.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
-		MySQLPort: demotarget.PortDisabled, FTPPort: demotarget.PortDisabled, SSHPort: demotarget.PortDisabled,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { demo.Close() })
+	demo := startDemo(t, webDemo("demo.test"))
 	return startStack(t, withDemo(t, demo)), demo
 }
 
@@ -467,18 +487,8 @@ func TestScanListAndIsolation(t *testing.T) {
 		s.awaitScan(a, id, terminal)
 	}
 	var seen []string
-	path := "/api/scans?limit=2"
-	for range 5 {
-		r := s.call(http.MethodGet, path, a.token, nil)
-		page := decoded[[]scanView](t, r, http.StatusOK)
-		for _, v := range page {
-			seen = append(seen, v.ID)
-		}
-		link := r.header.Get("Link")
-		if link == "" {
-			break
-		}
-		path = strings.TrimSuffix(strings.TrimPrefix(link, "<"), `>; rel="next"`)
+	for _, v := range allPages[scanView](t, s, a, "/api/scans?limit=2") {
+		seen = append(seen, v.ID)
 	}
 	slices.Reverse(made)
 	if fmt.Sprint(seen) != fmt.Sprint(made) {
@@ -516,12 +526,7 @@ func seedScan(t *testing.T, s *stack, a account, steps, findings int) string {
 	st := s.api.Store
 	sc := scans.Scan{ID: ids.New(ids.Scan, now), UserID: a.user.ID, Target: "seed.test", TargetID: ids.New(ids.Target, now),
 		Type: scans.Full, Tier: "deep", Status: scans.Queued, MaxCredits: 1000, CreatedAt: now}
-	if _, _, err := st.CreateScan(ctx, sc, nil, now); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.StartScan(ctx, a.user.ID, sc.ID, now); err != nil {
-		t.Fatal(err)
-	}
+	s.runningScan(sc)
 	perStep := (findings + steps - 1) / steps
 	made := 0
 	for seq := 1; seq <= steps; seq++ {
@@ -545,14 +550,7 @@ func seedScan(t *testing.T, s *stack, a account, steps, findings int) string {
 // scan record lists the attempt.
 func TestScanWebhookEndToEnd(t *testing.T) {
 	t.Parallel()
-	demo, err := demotarget.Start(context.Background(), demotarget.Config{
-		Domain: "hooked.test", Host: "127.0.0.1", DNSAddr: "127.0.0.1:0",
-		MySQLPort: demotarget.PortDisabled, FTPPort: demotarget.PortDisabled, SSHPort: demotarget.PortDisabled,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { demo.Close() })
+	demo := startDemo(t, webDemo("hooked.test"))
 	s := startStack(t, withDemo(t, demo), withInsecureCallbacks())
 	a := s.newAccount("starter", false)
 	r := s.call(http.MethodGet, "/api/webhook-secret", a.session, nil)

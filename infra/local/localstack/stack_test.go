@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,17 +17,17 @@ import (
 	"secscan/infra/local/devidp"
 	"secscan/infra/local/dynamotest"
 	"secscan/infra/local/localstack"
+	"secscan/infra/local/testseed"
+	"secscan/infra/local/teststack"
 	"secscan/shared/api"
 	"secscan/shared/apispec"
 	"secscan/shared/app"
-	"secscan/shared/auth"
 	"secscan/shared/config"
 	"secscan/shared/dashboard"
-	"secscan/shared/ids"
 	"secscan/shared/resolver/resolvertest"
 	"secscan/shared/samtemplate"
+	"secscan/shared/scans"
 	"secscan/shared/store"
-	"secscan/shared/syncio"
 	"secscan/shared/tools"
 )
 
@@ -80,20 +78,7 @@ func withInsecureCallbacks() stackOption {
 
 func startStack(t testing.TB, options ...stackOption) *stack {
 	t.Helper()
-	ctx := context.Background()
 	s := &stack{t: t, dns: resolvertest.Start(t)}
-	var err error
-	if s.idp, err = devidp.New("https://idp.test/", "secscan-test"); err != nil {
-		t.Fatal(err)
-	}
-	keys, err := s.idp.Keyfunc()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Config{
-		DynamoDBEndpoint: dynamotest.Endpoint(t), DNSServer: s.dns.Addr,
-		AllowPrivateNetworks: true, JWTIssuer: s.idp.Issuer, JWTAudience: s.idp.Audience, Version: "e2e",
-	}
 	count := func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
 			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("CountRoundTrips",
@@ -103,43 +88,16 @@ func startStack(t testing.TB, options ...stackOption) *stack {
 				}), middleware.After)
 		})
 	}
-	logs := &syncio.Buffer{}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("stack logs:\n%s", logs.String())
-		}
-	})
-	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	opts := app.Options{SessionKeys: keys, Logger: logger, DynamoDBOptions: []func(*dynamodb.Options){count, recordCalls}}
-	for _, o := range options {
-		o(&cfg, &opts)
-	}
-	_, cfg.TableName = dynamotest.NewTableAt(t, cfg.DynamoDBEndpoint)
-	// Scans run on the real state machine: the ASL file in aws-local-stepfunctions.
-	root, tpl := dynamotest.Template(t)
-	scans, err := localstack.StartScans(ctx, root, tpl, logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(scans.Close)
-	s.scans = scans
-	cfg.StepFunctionsEndpoint, cfg.StateMachineARN = scans.Endpoint(), scans.StateMachineARN()
-	svc, err := app.Build(ctx, cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scans.Serve(svc.Agent)
-	s.api = svc.API
-	if s.dash, err = dashboard.New(localstack.DashboardConfig(s.idp, nil, "")); err != nil {
-		t.Fatal(err)
-	}
-	h, err := localstack.Mount(tpl, s.api, s.dash.Handler(), s.idp, asFunction)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h) // 127.0.0.1
-	t.Cleanup(srv.Close)
-	s.base = srv.URL
+	svc := teststack.Start(t, teststack.Setup{Audience: "secscan-test", Wrap: asFunction,
+		Configure: func(cfg *config.Config, opts *app.Options) {
+			cfg.DNSServer, cfg.Version = s.dns.Addr, "e2e"
+			opts.DynamoDBOptions = []func(*dynamodb.Options){count, recordCalls}
+			for _, o := range options {
+				o(cfg, opts)
+			}
+		}})
+	s.base, s.api, s.idp, s.dash, s.scans = svc.Base, svc.API, svc.IdP, svc.Dash, svc.Scans
+	var err error
 	if s.spec, err = apispec.LoadRepoSpec(); err != nil {
 		t.Fatal(err)
 	}
@@ -157,24 +115,52 @@ type account struct {
 // with an API token and an identity the dev provider's sessions map to.
 func (s *stack) newAccount(plan string, admin bool) account {
 	s.t.Helper()
-	now := time.Now().UTC()
-	email := strings.ToLower(ids.New("u", now)) + "@example.com"
-	u := store.User{ID: ids.New(ids.User, now), Email: email, Plan: plan, IsAdmin: admin, CreatedAt: now}
-	value, err := auth.NewAPIToken()
+	u, value, err := testseed.NewUser(context.Background(), s.api.Store, testseed.User{Plan: plan, Admin: admin, Issuer: s.idp.Issuer})
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	tok := store.Token{ID: ids.New(ids.Token, now), Name: "setup", Prefix: auth.DisplayPrefix(value), Hash: auth.HashToken(value), CreatedAt: now}
-	err = s.api.Store.CreateUser(context.Background(), store.NewUser{User: u, ClaimEmail: true,
-		IdentityISS: s.idp.Issuer, IdentitySub: "dev|" + email, FirstToken: &tok})
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	session, err := s.idp.SessionToken(email, true)
+	session, err := s.idp.SessionToken(u.Email, true)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	return account{user: u, token: value, session: session}
+}
+
+// storedTarget writes a's target for domain, verified at verifiedAt,
+// straight to the store (setup, not under test).
+func (s *stack) storedTarget(a account, domain string, verifiedAt time.Time) store.Target {
+	s.t.Helper()
+	tgt, err := testseed.VerifiedTarget(context.Background(), s.api.Store, a.user.ID, domain, verifiedAt)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return tgt
+}
+
+// runningScan writes sc straight to the store and starts it, as the API
+// and the state machine would (setup, not under test).
+func (s *stack) runningScan(sc scans.Scan) {
+	s.t.Helper()
+	if err := testseed.RunningScan(context.Background(), s.api.Store, sc); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// allPages reads a's list at path page by page, following each page's
+// Link to the next (at most 5 pages), and returns every item in order.
+func allPages[T any](t *testing.T, s *stack, a account, path string) []T {
+	t.Helper()
+	var all []T
+	for range 5 {
+		r := s.call(http.MethodGet, path, a.token, nil)
+		all = append(all, decoded[[]T](t, r, http.StatusOK)...)
+		link := r.header.Get("Link")
+		if link == "" {
+			break
+		}
+		path = strings.TrimSuffix(strings.TrimPrefix(link, "<"), `>; rel="next"`)
+	}
+	return all
 }
 
 type response struct {

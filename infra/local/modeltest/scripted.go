@@ -43,9 +43,15 @@ func (v *Verifier) Script() Script {
 	}
 }
 
+// summaryRequested says whether the request forces the write_summary tool
+// (Bedrock's toolChoice or OpenAI's tool_choice).
+func summaryRequested(body string) bool {
+	return strings.Contains(body, `"name":"write_summary"`) && (strings.Contains(body, `"toolChoice"`) || strings.Contains(body, `"tool_choice"`))
+}
+
 func (v *Verifier) reply(r Request) Reply {
 	text := lastUserText(r.Body)
-	if strings.Contains(r.Body, `"name":"write_summary"`) && (strings.Contains(r.Body, `"toolChoice"`) || strings.Contains(r.Body, `"tool_choice"`)) {
+	if summaryRequested(r.Body) {
 		return v.summary(text)
 	}
 	v.mu.Lock()

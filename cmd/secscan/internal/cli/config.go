@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/url"
@@ -135,23 +136,10 @@ func saveConfig(path string, fc fileConfig) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.json")
-	if err != nil {
+	return writeFile(path, 0o600, func(w io.Writer) error {
+		_, err := w.Write(append(raw, '\n'))
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(append(raw, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	})
 }
 
 func (a *app) loginCommand() *cobra.Command {
@@ -172,32 +160,52 @@ session); they start with pt_.`,
 			if a.apiURL == "" {
 				return usageError("login needs --api-url (or SECSCAN_API_URL)")
 			}
-			if a.token == "" || !cmd.Flags().Changed("token") && a.env.Getenv("SECSCAN_TOKEN") == "" {
-				tok, err := a.readToken()
-				if err != nil {
-					return usageError("reading the token: %v", err)
-				}
-				a.token = tok
-			}
-			if !strings.HasPrefix(a.token, "pt_") {
-				return usageError("an API token starts with pt_")
+			if err := a.loginToken(cmd.Flags().Changed("token")); err != nil {
+				return err
 			}
 			me, err := call(a, func(c *client.Client) (client.User, error) { return c.Me(a.ctx) })
 			if err != nil {
 				return err
 			}
-			path, err := a.configPath()
+			path, err := a.saveLogin()
 			if err != nil {
-				return withCode(ExitError, err)
-			}
-			if err := saveConfig(path, fileConfig{APIURL: a.apiURL, Token: a.token}); err != nil {
-				return withCode(ExitError, fmt.Errorf("saving %s: %w", path, err))
+				return err
 			}
 			return a.showf(map[string]any{"email": me.Email, "plan": me.Plan, "api_url": a.apiURL, "config": path},
 				"Logged in to %s as %s (plan %s).\nSaved to %s (mode 0600).\n", a.apiURL, me.Email, me.Plan, path)
 		},
 	}
 	return cmd
+}
+
+// loginToken settles the token login checks: the one given by --token or
+// SECSCAN_TOKEN, else one read from the terminal or stdin; it must look
+// like an API token.
+func (a *app) loginToken(flagGiven bool) error {
+	if a.token == "" || !flagGiven && a.env.Getenv("SECSCAN_TOKEN") == "" {
+		tok, err := a.readToken()
+		if err != nil {
+			return usageError("reading the token: %v", err)
+		}
+		a.token = tok
+	}
+	if !strings.HasPrefix(a.token, "pt_") {
+		return usageError("an API token starts with pt_")
+	}
+	return nil
+}
+
+// saveLogin saves the API URL and the token in the configuration file and
+// returns its path.
+func (a *app) saveLogin() (string, error) {
+	path, err := a.configPath()
+	if err != nil {
+		return "", withCode(ExitError, err)
+	}
+	if err := saveConfig(path, fileConfig{APIURL: a.apiURL, Token: a.token}); err != nil {
+		return "", withCode(ExitError, fmt.Errorf("saving %s: %w", path, err))
+	}
+	return path, nil
 }
 
 // readToken reads the token from the terminal (no echo) or stdin.

@@ -42,7 +42,7 @@ func (a *app) writeFiles(m findings.Meta, fs []client.Finding, gate findings.Gat
 		if out.path == "" {
 			continue
 		}
-		err := writeFile(out.path, func(w io.Writer) error {
+		err := writeFile(out.path, reportMode, func(w io.Writer) error {
 			return render(w, out.format, m, fs, gate, findings.Table{}, a.writeJSONTo)
 		})
 		if err != nil {
@@ -62,7 +62,7 @@ func (a *app) writeFindings(m findings.Meta, fs []client.Finding, gate findings.
 	toFile := g.output != "" && g.output != "-"
 	table := findings.Table{Width: a.tableWidth(!toFile), ByFinding: g.byFinding}
 	if toFile {
-		if err := writeFile(g.output, func(w io.Writer) error { return render(w, format, m, fs, gate, table, a.writeJSONTo) }); err != nil {
+		if err := writeFile(g.output, reportMode, func(w io.Writer) error { return render(w, format, m, fs, gate, table, a.writeJSONTo) }); err != nil {
 			return withCode(ExitError, fmt.Errorf("writing %s: %w", g.output, err))
 		}
 		return nil
@@ -214,7 +214,7 @@ func (a *app) saveReport(c *client.Client, scanID, format, output string) (strin
 		output = filepath.Base(scanID) + "." + format
 	}
 	var n int64
-	err = writeFile(output, func(w io.Writer) error {
+	err = writeFile(output, reportMode, func(w io.Writer) error {
 		var err error
 		n, err = io.Copy(w, body)
 		return err
@@ -225,20 +225,23 @@ func (a *app) saveReport(c *client.Client, scanID, format, output string) (strin
 	return output, n, nil
 }
 
-// writeFile writes into a temporary file next to path and renames it only
-// when complete, so a failed run never leaves half a report for the next CI
-// step to upload.
-func writeFile(path string, write func(io.Writer) error) error {
+// reportMode is the mode of the reports and findings files written.
+const reportMode = 0o644
+
+// writeFile writes into a temporary file next to path, with mode, and
+// renames it only when complete, so a failed run never leaves half a
+// report for the next CI step to upload, nor half a configuration.
+func writeFile(path string, mode os.FileMode, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".secscan-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
+	if err := tmp.Chmod(mode); err != nil {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -93,16 +93,25 @@ func (a *app) awaitRetest(c *client.Client, rt client.Retest, timeout time.Durat
 			}
 		case <-time.After(retestPoll):
 		}
-		next, err := c.Retest(a.ctx, rt.ID)
+		next, err := a.refreshRetest(c, rt)
 		if err != nil {
-			return rt, apiError(err)
-		}
-		if next.Status != rt.Status {
-			a.info("Retest %s %s…", next.ID, next.Status)
+			return rt, err
 		}
 		rt = next
 	}
 	return rt, nil
+}
+
+// refreshRetest reads the retest again and says so when its state changed.
+func (a *app) refreshRetest(c *client.Client, rt client.Retest) (client.Retest, error) {
+	next, err := c.Retest(a.ctx, rt.ID)
+	if err != nil {
+		return rt, apiError(err)
+	}
+	if next.Status != rt.Status {
+		a.info("Retest %s %s…", next.ID, next.Status)
+	}
+	return next, nil
 }
 
 // cancelRetest asks the API to cancel the retest; one that has just ended
@@ -123,26 +132,32 @@ func (a *app) reportRetest(rt client.Retest) error {
 			return err
 		}
 	} else {
-		if rt.Status != "completed" {
-			detail := ""
-			if rt.Error != nil {
-				detail = ": " + findings.CleanLine(*rt.Error, 300)
-			}
-			fmt.Fprintf(a.out(), "Retest %s %s%s\n", rt.ID, rt.Status, detail)
-		}
-		for _, r := range rt.Results {
-			where := r.Host
-			if r.Port != nil {
-				where = net.JoinHostPort(r.Host, strconv.Itoa(*r.Port))
-			}
-			fmt.Fprintf(a.out(), "%-15s %s  %s\n", r.Outcome, findings.CleanLine(where, 200), findings.CleanLine(r.Detail, 300))
-		}
-		a.info("Retest %s %s: %d location(s), %d credits.", rt.ID, rt.Status, len(rt.Results), rt.CreditsUsed)
+		a.printRetest(rt)
 	}
 	if code != ExitOK {
 		return withCode(code, nil)
 	}
 	return nil
+}
+
+// printRetest writes the retest as text: its state when it did not
+// complete, then one line per location, and a summary on stderr.
+func (a *app) printRetest(rt client.Retest) {
+	if rt.Status != "completed" {
+		detail := ""
+		if rt.Error != nil {
+			detail = ": " + findings.CleanLine(*rt.Error, 300)
+		}
+		fmt.Fprintf(a.out(), "Retest %s %s%s\n", rt.ID, rt.Status, detail)
+	}
+	for _, r := range rt.Results {
+		where := r.Host
+		if r.Port != nil {
+			where = net.JoinHostPort(r.Host, strconv.Itoa(*r.Port))
+		}
+		fmt.Fprintf(a.out(), "%-15s %s  %s\n", r.Outcome, findings.CleanLine(where, 200), findings.CleanLine(r.Detail, 300))
+	}
+	a.info("Retest %s %s: %d location(s), %d credits.", rt.ID, rt.Status, len(rt.Results), rt.CreditsUsed)
 }
 
 // retestExit is 0 when nothing reproduced, 1 when something did, 3 when

@@ -221,48 +221,90 @@ func (a *app) wait(c *client.Client, id string, timeout time.Duration, cancelOnI
 	defer deadline.Stop()
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
-	poll := time.NewTimer(0)
-	defer poll.Stop()
-	interval := firstPoll
-	// Polls run beside the loop, so that Ctrl-C is answered at once even
-	// while a request is slow or waits out a 429.
-	type polled struct {
-		scan client.Scan
-		err  error
-	}
-	results := make(chan polled, 1)
-	pollCtx, stopPolling := context.WithCancel(a.ctx)
-	defer stopPolling()
+	p := newPoller(a.ctx, c, id)
+	defer p.stop()
 	for {
+		var err error // a cancellation that could not be asked, or a second interrupt
 		select {
 		case <-a.ctx.Done():
 			return client.Scan{}, withCode(ExitError, a.ctx.Err())
 		case <-ticker.C:
 			rep.Tick()
 		case <-deadline.C:
-			if err := w.timedOut(timeout); err != nil {
-				return client.Scan{}, err
-			}
+			err = w.timedOut(timeout)
 		case <-interrupts:
-			if err := w.interrupted(); err != nil {
-				return client.Scan{}, err
-			}
-		case <-poll.C:
-			go func() {
-				s, err := c.Scan(pollCtx, id)
-				results <- polled{s, err}
-			}()
-		case res := <-results:
-			if errors.Is(res.err, context.Canceled) {
-				continue // the ctx.Done case reports it
-			}
-			if s, done, err := w.polled(res.scan, res.err); done {
+			err = w.interrupted()
+		case <-p.timer.C:
+			p.fetch()
+		case res := <-p.results:
+			if s, done, err := w.received(res, p); done {
 				return s, err
 			}
-			poll.Reset(interval)
-			interval = min(interval*3/2, maxPoll)
+		}
+		if err != nil {
+			return client.Scan{}, err
 		}
 	}
+}
+
+// received handles one poll's answer: done with the scan once it is
+// terminal (or the error that ends the wait), else the next poll is
+// scheduled. A poll cut by the wait's end is ignored: the ctx.Done case
+// reports it.
+func (w *waiter) received(res polled, p *poller) (client.Scan, bool, error) {
+	if errors.Is(res.err, context.Canceled) {
+		return client.Scan{}, false, nil
+	}
+	if s, done, err := w.polled(res.scan, res.err); done {
+		return s, true, err
+	}
+	p.later()
+	return client.Scan{}, false, nil
+}
+
+// polled is the answer of one poll.
+type polled struct {
+	scan client.Scan
+	err  error
+}
+
+// poller reads the scan when its timer fires, beside the wait loop, so
+// that Ctrl-C is answered at once even while a request is slow or waits
+// out a 429; the interval grows from firstPoll to maxPoll.
+type poller struct {
+	c        *client.Client
+	id       string
+	ctx      context.Context
+	stop     context.CancelFunc
+	timer    *time.Timer
+	interval time.Duration
+	results  chan polled
+}
+
+// newPoller is a poller whose first poll is due at once; stop ends it.
+func newPoller(ctx context.Context, c *client.Client, id string) *poller {
+	p := &poller{c: c, id: id, timer: time.NewTimer(0), interval: firstPoll, results: make(chan polled, 1)}
+	var cancel context.CancelFunc
+	p.ctx, cancel = context.WithCancel(ctx)
+	p.stop = func() {
+		p.timer.Stop()
+		cancel()
+	}
+	return p
+}
+
+// fetch starts one poll; its answer arrives on results.
+func (p *poller) fetch() {
+	go func() {
+		s, err := p.c.Scan(p.ctx, p.id)
+		p.results <- polled{s, err}
+	}()
+}
+
+// later schedules the next poll, a little later than the last.
+func (p *poller) later() {
+	p.timer.Reset(p.interval)
+	p.interval = min(p.interval*3/2, maxPoll)
 }
 
 // showProgress makes a progress display the one informational messages
@@ -429,7 +471,7 @@ func (a *app) writeResult(m findings.Meta, fs []client.Finding, gate findings.Ga
 		return err
 	}
 	if g.output != "" && g.output != "-" {
-		if err := writeFile(g.output, write); err != nil {
+		if err := writeFile(g.output, reportMode, write); err != nil {
 			return withCode(ExitError, fmt.Errorf("writing %s: %w", g.output, err))
 		}
 		return nil

@@ -133,11 +133,7 @@ func parseTime(s string) (time.Time, error) {
 // request line is optional; the body is cut at Content-Length when the
 // headers give one (a saved file may end with an extra newline).
 func parseDelivery(raw []byte) (http.Header, []byte, error) {
-	raw = bytes.TrimLeft(raw, "\r\n")
-	if line, _, ok := bytes.Cut(raw, []byte("\n")); ok && isRequestLine(string(bytes.TrimRight(line, "\r"))) {
-		raw = raw[len(line)+1:]
-	}
-	r := textproto.NewReader(bufio.NewReader(bytes.NewReader(raw)))
+	r := textproto.NewReader(bufio.NewReader(bytes.NewReader(withoutRequestLine(raw))))
 	mime, err := r.ReadMIMEHeader()
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, nil, fmt.Errorf("headers: %w", err)
@@ -150,14 +146,33 @@ func parseDelivery(raw []byte) (http.Header, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if cl := header.Get("Content-Length"); cl != "" {
-		n, err := strconv.Atoi(cl)
-		if err != nil || n < 0 || n > len(body) {
-			return nil, nil, fmt.Errorf("Content-Length %q does not fit the %d bytes of body", cl, len(body))
-		}
-		body = body[:n]
+	if body, err = cutAtLength(header.Get("Content-Length"), body); err != nil {
+		return nil, nil, err
 	}
 	return header, body, nil
+}
+
+// withoutRequestLine drops the leading blank lines and the request line,
+// when the saved delivery starts with one.
+func withoutRequestLine(raw []byte) []byte {
+	raw = bytes.TrimLeft(raw, "\r\n")
+	if line, _, ok := bytes.Cut(raw, []byte("\n")); ok && isRequestLine(string(bytes.TrimRight(line, "\r"))) {
+		raw = raw[len(line)+1:]
+	}
+	return raw
+}
+
+// cutAtLength cuts body at the Content-Length cl when there is one; a
+// length the body cannot hold is an error.
+func cutAtLength(cl string, body []byte) ([]byte, error) {
+	if cl == "" {
+		return body, nil
+	}
+	n, err := strconv.Atoi(cl)
+	if err != nil || n < 0 || n > len(body) {
+		return nil, fmt.Errorf("Content-Length %q does not fit the %d bytes of body", cl, len(body))
+	}
+	return body[:n], nil
 }
 
 func isRequestLine(l string) bool {

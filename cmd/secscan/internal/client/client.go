@@ -90,13 +90,9 @@ func (c *Client) do(ctx context.Context, method, path string, header http.Header
 	hc := *c.HTTP
 	hc.CheckRedirect = checkRedirect
 	for attempt := 0; ; attempt++ {
-		req, err := c.request(ctx, method, path, header, raw)
+		res, err := c.send(ctx, &hc, method, path, header, raw)
 		if err != nil {
 			return nil, err
-		}
-		res, err := hc.Do(req)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", method, path, unwrapURLError(err))
 		}
 		if res.StatusCode >= 200 && res.StatusCode < 300 {
 			return res, nil
@@ -110,6 +106,19 @@ func (c *Client) do(ctx context.Context, method, path string, header http.Header
 		}
 		return nil, apiErr
 	}
+}
+
+// send makes one attempt with hc; a failure to connect names the call.
+func (c *Client) send(ctx context.Context, hc *http.Client, method, path string, header http.Header, raw []byte) (*http.Response, error) {
+	req, err := c.request(ctx, method, path, header, raw)
+	if err != nil {
+		return nil, err
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, unwrapURLError(err))
+	}
+	return res, nil
 }
 
 // jsonBody is body as JSON; nil for no body.

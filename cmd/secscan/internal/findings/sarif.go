@@ -374,29 +374,12 @@ func rule(id string, issues []IssueGroup) sarifRule {
 	if cves {
 		title = fmt.Sprintf("Known vulnerabilities (%s)", CleanLine(id, 100))
 		desc = "A detected component has known vulnerabilities; each result names its CVE."
-		fmt.Fprintf(&help, "%s\n\nRemediation:", desc)
-		fmt.Fprintf(&md, "%s\n\n**Remediation:**\n", escapeMarkdown(desc))
-		for i, is := range issues {
-			if i == 20 {
-				fmt.Fprintf(&help, "\n- and %d more", len(issues)-20)
-				fmt.Fprintf(&md, "\n- and %d more", len(issues)-20)
-				break
-			}
-			fmt.Fprintf(&help, "\n- %s: %s", CleanLine(is.Title, 200), CleanLine(is.Remediation, 500))
-			fmt.Fprintf(&md, "\n- **%s:** %s", escapeMarkdown(CleanLine(is.Title, 200)), escapeMarkdown(CleanLine(is.Remediation, 500)))
-		}
+		writeCVEHelp(&help, &md, desc, issues)
 	} else {
 		fmt.Fprintf(&help, "%s\n\nRemediation: %s", desc, remediation)
 		fmt.Fprintf(&md, "%s\n\n**Remediation:** %s", escapeMarkdown(desc), escapeMarkdown(remediation))
 	}
-	if len(lead.References) > 0 {
-		help.WriteString("\n\nReferences:")
-		md.WriteString("\n\n**References:**\n")
-		for _, ref := range lead.References {
-			fmt.Fprintf(&help, "\n- %s", Clean(ref))
-			fmt.Fprintf(&md, "\n- %s", escapeMarkdown(CleanLine(ref, 500)))
-		}
-	}
+	writeReferences(&help, &md, lead.References)
 	tags := []string{"security", string(lead.Category)}
 	if lead.CWE != nil && *lead.CWE != "" {
 		tags = append(tags, "external/cwe/"+strings.ToLower(*lead.CWE))
@@ -414,6 +397,35 @@ func rule(id string, issues []IssueGroup) sarifRule {
 		r.HelpURI = lead.References[0]
 	}
 	return r
+}
+
+// writeCVEHelp writes the help of a check whose issues are CVEs: the
+// description, then each CVE's title and remediation (the first 20).
+func writeCVEHelp(help, md *strings.Builder, desc string, issues []IssueGroup) {
+	fmt.Fprintf(help, "%s\n\nRemediation:", desc)
+	fmt.Fprintf(md, "%s\n\n**Remediation:**\n", escapeMarkdown(desc))
+	for i, is := range issues {
+		if i == 20 {
+			fmt.Fprintf(help, "\n- and %d more", len(issues)-20)
+			fmt.Fprintf(md, "\n- and %d more", len(issues)-20)
+			break
+		}
+		fmt.Fprintf(help, "\n- %s: %s", CleanLine(is.Title, 200), CleanLine(is.Remediation, 500))
+		fmt.Fprintf(md, "\n- **%s:** %s", escapeMarkdown(CleanLine(is.Title, 200)), escapeMarkdown(CleanLine(is.Remediation, 500)))
+	}
+}
+
+// writeReferences ends a rule's help with its references, if any.
+func writeReferences(help, md *strings.Builder, refs []string) {
+	if len(refs) == 0 {
+		return
+	}
+	help.WriteString("\n\nReferences:")
+	md.WriteString("\n\n**References:**\n")
+	for _, ref := range refs {
+		fmt.Fprintf(help, "\n- %s", Clean(ref))
+		fmt.Fprintf(md, "\n- %s", escapeMarkdown(CleanLine(ref, 500)))
+	}
 }
 
 // ruleName is the check code in UpperCamelCase, as SARIF suggests for names.

@@ -261,11 +261,8 @@ func RuneLen(s string) int { return utf8.RuneCountInString(s) }
 // without one (a single long host name or URL) is cut inside a word.
 func TruncateWords(s string, width int) string {
 	r := []rune(s)
-	if len(r) <= width {
-		return s
-	}
-	if width <= 1 {
-		return string([]rune("…")[:max(width, 0)])
+	if len(r) <= width || width <= 1 {
+		return TruncateRunes(s, width) // fits, or no room for a word
 	}
 	cut := width - 1
 	for i := cut; i > 0; i-- {
