@@ -51,22 +51,27 @@ func (c CallbackPolicy) parse(raw string) (*url.URL, error) {
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
 		return nil, apierr.Field("callback_url", "must be an absolute https URL")
 	}
-	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && c.AllowInsecure:
-	default:
+	if u.Scheme != "https" && (u.Scheme != "http" || !c.AllowInsecure) {
 		return nil, apierr.Field("callback_url", "must use https")
 	}
-	if u.User != nil {
-		return nil, apierr.Field("callback_url", "must not carry credentials")
-	}
-	if u.Fragment != "" {
-		return nil, apierr.Field("callback_url", "must not have a fragment")
-	}
-	if p := u.Port(); p != "" && !validPort(p) {
-		return nil, apierr.Field("callback_url", "port must be between 1 and 65535")
+	if err := checkCallbackParts(u); err != nil {
+		return nil, err
 	}
 	return u, nil
+}
+
+// checkCallbackParts refuses the parts a callback URL may not have:
+// credentials, a fragment, a port out of range.
+func checkCallbackParts(u *url.URL) error {
+	switch {
+	case u.User != nil:
+		return apierr.Field("callback_url", "must not carry credentials")
+	case u.Fragment != "":
+		return apierr.Field("callback_url", "must not have a fragment")
+	case u.Port() != "" && !validPort(u.Port()):
+		return apierr.Field("callback_url", "port must be between 1 and 65535")
+	}
+	return nil
 }
 
 func validPort(p string) bool {

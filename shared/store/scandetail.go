@@ -54,31 +54,48 @@ func (s *Store) GetScanDetail(ctx context.Context, userID, id string) (ScanDetai
 	if childErr != nil {
 		return ScanDetail{}, childErr
 	}
-	if d.Steps, d.Findings, err = decodeChildren(children); err != nil {
+	if err := d.decode(children); err != nil {
 		return ScanDetail{}, err
 	}
+	return d, nil
+}
+
+// decode fills d from the scan's child items: its steps, findings and
+// surface, the issues grouped from the findings, and what its comparison
+// with the baseline said of each.
+func (d *ScanDetail) decode(children []map[string]types.AttributeValue) error {
+	var err error
+	if d.Steps, d.Findings, err = decodeChildren(children); err != nil {
+		return err
+	}
 	if d.Surface, err = decodeSurface(children); err != nil {
-		return ScanDetail{}, err
+		return err
 	}
 	d.Issues = scans.GroupIssues(d.Findings)
 	d.Scan.IssuesCount = len(d.Issues)
 	d.FixedIssues = []scans.FixedIssue{}
 	if d.Comparison, err = decodeComparison(children); err != nil {
-		return ScanDetail{}, err
+		return err
 	}
 	if c := d.Comparison; c != nil {
-		for i := range d.Issues {
-			is := &d.Issues[i]
-			if ch, ok := c.Changes[is.Key]; ok && c.BaselineScanID != "" {
-				is.Change = &ch
-			}
-			if t, ok := c.Triage[is.Key]; ok {
-				is.Triage = &t
-			}
-		}
+		annotateIssues(d.Issues, c)
 		d.FixedIssues = c.Fixed
 	}
-	return d, nil
+	return nil
+}
+
+// annotateIssues marks each issue with its change since the baseline (when
+// there was one) and the target's triage of it, as the comparison recorded.
+func annotateIssues(issues []scans.Issue, c *scans.Comparison) {
+	for i := range issues {
+		is := &issues[i]
+		if ch, ok := c.Changes[is.Key]; ok && c.BaselineScanID != "" {
+			is.Change = &ch
+		}
+		if t, ok := c.Triage[is.Key]; ok {
+			is.Triage = &t
+		}
+	}
 }
 
 // SortFindings orders findings in the one order people read them

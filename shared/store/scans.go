@@ -139,6 +139,19 @@ func toScanItem(s scans.Scan) scanItem {
 	return it
 }
 
+// webhookAttempts decodes the record's webhook attempts (JSON each).
+func (it scanItem) webhookAttempts() ([]scans.WebhookAttempt, error) {
+	var out []scans.WebhookAttempt
+	for _, raw := range it.WebhookAttempts {
+		var a scans.WebhookAttempt
+		if err := json.Unmarshal([]byte(raw), &a); err != nil {
+			return nil, fmt.Errorf("decode webhook attempt of %s: %w", it.ID, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
 func (it scanItem) scan() (scans.Scan, error) {
 	s := scans.Scan{
 		ID: it.ID, UserID: it.UserID, TargetID: it.TargetID, Target: it.Target, Type: scans.Type(it.Type),
@@ -169,12 +182,9 @@ func (it scanItem) scan() (scans.Scan, error) {
 		s.FinishedAt = *it.FinishedAt
 	}
 	s.WebhookDelivery = it.WebhookDelivery
-	for _, raw := range it.WebhookAttempts {
-		var a scans.WebhookAttempt
-		if err := json.Unmarshal([]byte(raw), &a); err != nil {
-			return scans.Scan{}, fmt.Errorf("decode webhook attempt of %s: %w", it.ID, err)
-		}
-		s.WebhookAttempts = append(s.WebhookAttempts, a)
+	var err error
+	if s.WebhookAttempts, err = it.webhookAttempts(); err != nil {
+		return scans.Scan{}, err
 	}
 	if it.SummaryJSON != "" {
 		var sum scans.Summary
