@@ -386,8 +386,12 @@ func TestExposedFilesBoundedOnHangingServer(t *testing.T) {
 	})
 	site := scantest.NewSite(t, "slow.test", netguard.Policy{AllowPrivate: true}, nil, hang)
 	res := scantest.RunBounded(t, New(httpprobe.WithRootCAs(site.Roots)), site.Env, json.RawMessage(`{}`), 2*time.Second) // 500 ms failed once under -race on a loaded machine
-	if len(res.Findings) != 0 || !strings.Contains(res.Outcome, "failed") {
-		t.Errorf("outcome %q, findings %d: want failures reported and no findings", res.Outcome, len(res.Findings))
+	// The probes that started time out ("failed"); those still waiting for
+	// a worker when the time ran out are "not run". On a loaded machine the
+	// soft-404 baseline alone once took the whole budget: every probe was
+	// "not run" and none "failed" (CI, -race).
+	if len(res.Findings) != 0 || !strings.Contains(res.Outcome, "failed") && !strings.Contains(res.Outcome, "not run (time ran out)") {
+		t.Errorf("outcome %q, findings %d: want the probes not completed reported and no findings", res.Outcome, len(res.Findings))
 	}
 }
 
