@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -79,6 +80,22 @@ func writePage[T, J any](w http.ResponseWriter, r *http.Request, page store.Page
 	SetNextLink(w, r, page, next)
 	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// listOwn is the handler of a paged list of the caller's own items: list
+// reads one page of them, render shapes each (tokens, targets, schedules).
+func listOwn[T, J any](list func(ctx context.Context, userID string, page store.Page) ([]T, string, error), render func(T) J) AuthedHandler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		page, err := PageOf(r)
+		if err != nil {
+			return err
+		}
+		items, next, err := list(r.Context(), p.User.ID, page)
+		if err != nil {
+			return err
+		}
+		return writePage(w, r, page, items, next, render)
+	}
 }
 
 // SetNextLink adds `Link: <path?cursor=…&limit=…>; rel="next"` when next is set.

@@ -259,19 +259,7 @@ func ownSchedule(r *http.Request, p auth.Principal, st scheduleGetter) (store.Sc
 }
 
 // listSchedules is a page of the caller's schedules.
-func listSchedules(st scheduleLister) AuthedHandler {
-	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-		page, err := PageOf(r)
-		if err != nil {
-			return err
-		}
-		list, next, err := st.ListSchedules(r.Context(), p.User.ID, page)
-		if err != nil {
-			return err
-		}
-		return writePage(w, r, page, list, next, renderSchedule)
-	}
-}
+func listSchedules(st scheduleLister) AuthedHandler { return listOwn(st.ListSchedules, renderSchedule) }
 
 // getSchedule is the caller's schedule of the path.
 func getSchedule(st scheduleGetter) AuthedHandler {

@@ -34,6 +34,13 @@ func newScheduleRig() *scheduleRig {
 // services is the rig's ScheduleService as the endpoints ask for it.
 func (rig *scheduleRig) services() ScheduleService { return rig.svc }
 
+// creation is the create endpoint on the rig, alice and a valid weekly
+// schedule's body.
+func (rig *scheduleRig) creation() (AuthedHandler, auth.Principal, string) {
+	return createSchedule(rig.m, CallbackPolicy{}, rig.services, clock), principal(rig.alice),
+		`{"target":"ok.example","scan_type":"web","tier":"quick","cadence":"weekly"}`
+}
+
 // at is a request on the schedule of the path id.
 func at(method, id, body string) request {
 	return request{method: method, body: body, path: map[string]string{"id": id}}
@@ -42,9 +49,7 @@ func at(method, id, body string) request {
 func TestCreateSchedule(t *testing.T) {
 	t.Parallel()
 	rig := newScheduleRig()
-	create := createSchedule(rig.m, CallbackPolicy{}, rig.services, clock)
-	alice := principal(rig.alice)
-	body := `{"target":"ok.example","scan_type":"web","tier":"quick","cadence":"weekly"}`
+	create, alice, body := rig.creation()
 
 	w := serve(create, alice, post(body))
 	want(t, w, http.StatusCreated, "")
@@ -89,9 +94,7 @@ func TestCreateSchedule(t *testing.T) {
 func TestCreateScheduleDependencies(t *testing.T) {
 	t.Parallel()
 	rig := newScheduleRig()
-	create := createSchedule(rig.m, CallbackPolicy{}, rig.services, clock)
-	alice := principal(rig.alice)
-	body := `{"target":"ok.example","scan_type":"web","tier":"quick","cadence":"weekly"}`
+	create, alice, body := rig.creation()
 
 	// The scheduler down: 503, and no record is written.
 	rig.svc.fail = errors.New("throttled")

@@ -114,19 +114,7 @@ func checkTargetCreate(in targetCreate) (domain, method string, err error) {
 }
 
 // listTargets is a page of the caller's targets, newest first.
-func listTargets(st targetLister) AuthedHandler {
-	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-		page, err := PageOf(r)
-		if err != nil {
-			return err
-		}
-		targets, next, err := st.ListTargets(r.Context(), p.User.ID, page)
-		if err != nil {
-			return err
-		}
-		return writePage(w, r, page, targets, next, renderTarget)
-	}
-}
+func listTargets(st targetLister) AuthedHandler { return listOwn(st.ListTargets, renderTarget) }
 
 // ownedTarget reads the caller's target of the path; a malformed, unknown
 // or foreign id is the same 404.

@@ -130,19 +130,7 @@ func checkTokenCreate(in tokenCreate, now time.Time) (*time.Time, error) {
 }
 
 // listTokens is a page of the caller's tokens (never their values).
-func listTokens(st tokenLister) AuthedHandler {
-	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-		page, err := PageOf(r)
-		if err != nil {
-			return err
-		}
-		tokens, next, err := st.ListTokens(r.Context(), p.User.ID, page)
-		if err != nil {
-			return err
-		}
-		return writePage(w, r, page, tokens, next, renderToken)
-	}
-}
+func listTokens(st tokenLister) AuthedHandler { return listOwn(st.ListTokens, renderToken) }
 
 // deleteToken revokes the caller's token (204); another user's is a 404.
 func deleteToken(st tokenDeleter) AuthedHandler {
