@@ -86,17 +86,53 @@ func (m *memStore) ListSchedules(_ context.Context, userID string, _ store.Page)
 	return out, "", m.failure("ListSchedules")
 }
 
-func (m *memStore) PutSchedule(ctx context.Context, sch store.Schedule) error {
-	if _, err := m.GetSchedule(ctx, sch.UserID, sch.ID); err != nil {
-		return err
+// UpdateSchedule writes sch on the version of old, as the store does: a
+// *store.ConflictError when the record moved since. Each call first runs
+// the next of m.meanwhile (a run writing between the PATCH's read and write).
+func (m *memStore) UpdateSchedule(ctx context.Context, old, sch store.Schedule) (store.Schedule, error) {
+	m.mu.Lock()
+	var meanwhile func()
+	if len(m.meanwhile) > 0 {
+		meanwhile, m.meanwhile = m.meanwhile[0], m.meanwhile[1:]
+	}
+	m.mu.Unlock()
+	if meanwhile != nil {
+		meanwhile()
+	}
+	cur, err := m.GetSchedule(ctx, sch.UserID, sch.ID)
+	if err != nil {
+		return cur, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.failure("PutSchedule"); err != nil {
-		return err
+	if err := m.failure("UpdateSchedule"); err != nil {
+		return cur, err
 	}
+	if cur.Version != old.Version {
+		return cur, &store.ConflictError{Kind: "schedule", ID: sch.ID, Detail: store.ScheduleChanged}
+	}
+	// Only what the PATCH changed is written.
+	if sch.NextRunAt == old.NextRunAt {
+		sch.NextRunAt = cur.NextRunAt
+	}
+	sch.LastScanID, sch.LastError, sch.LastRunAt = cur.LastScanID, cur.LastError, cur.LastRunAt
+	sch.Version = cur.Version + 1
 	m.schedules[sch.ID] = sch
-	return nil
+	return sch, nil
+}
+
+// ScheduleRank is sch's place among its user's enabled schedules, oldest first.
+func (m *memStore) ScheduleRank(_ context.Context, sch store.Schedule) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rank := 1
+	for _, s := range m.schedules {
+		if s.UserID == sch.UserID && s.Enabled && s.ID != sch.ID &&
+			(s.CreatedAt.Before(sch.CreatedAt) || (s.CreatedAt.Equal(sch.CreatedAt) && s.ID < sch.ID)) {
+			rank++
+		}
+	}
+	return rank, m.failure("ScheduleRank")
 }
 
 func (m *memStore) GetScan(_ context.Context, userID, id string) (scans.Scan, error) {
@@ -123,6 +159,7 @@ func (m *memStore) RecordScheduleRun(ctx context.Context, userID, id, scanID, la
 		sch.LastScanID = scanID
 	}
 	sch.LastError, sch.LastRunAt = lastError, &at
+	sch.Version++
 	m.schedules[id] = sch
 	m.runs = append(m.runs, sch)
 	return sch, nil

@@ -51,6 +51,9 @@ type memStore struct {
 	retests  map[string]scans.Retest
 	findings map[string][]store.SourcedFinding
 	runs     []store.Schedule
+	// meanwhile are writes made between a PATCH's read and its write, one
+	// per UpdateSchedule call.
+	meanwhile []func()
 	// down makes the named methods fail as the store does when DynamoDB
 	// does not answer (dbDown).
 	down map[string]error

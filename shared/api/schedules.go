@@ -118,7 +118,7 @@ type (
 	}
 	scheduleUpdater interface {
 		scheduleGetter
-		PutSchedule(ctx context.Context, sch store.Schedule) error
+		UpdateSchedule(ctx context.Context, old, sch store.Schedule) (store.Schedule, error)
 	}
 	scheduleRemover interface {
 		scheduleGetter
@@ -287,27 +287,50 @@ type scheduleUpdate struct {
 // creation is (422, 403); the deployed schedule is replaced first and the
 // record second, and put back when the record cannot be written (503).
 // A new cadence re-anchors the grid at now; enabling again takes the next
-// run of the grid after now.
+// run of the grid after now. The record is written on the version read, so
+// a run between the read and the write (its claim of next_run_at, its
+// last_scan_id or last_error) is never undone: the PATCH is then applied
+// again to a fresh read, once; a second conflict is the 409.
 func updateSchedule(st scheduleUpdater, callbacks CallbackPolicy, schedules func() ScheduleService, now func() time.Time) AuthedHandler {
 	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 		var in scheduleUpdate
 		if err := httpapi.DecodeJSON(w, r, &in); err != nil {
 			return err
 		}
-		old, err := ownSchedule(r, p, st)
-		if err != nil {
-			return err
+		var sch store.Schedule
+		var err error
+		for range patchAttempts {
+			sch, err = patchSchedule(r, p, st, in, callbacks, schedules(), now().UTC())
+			if !store.IsConflict(err) {
+				break
+			}
 		}
-		sch, err := in.changed(old, plans.Plan(p.User.Plan), callbacks, now().UTC())
 		if err != nil {
-			return err
-		}
-		if err := replaceSchedule(r.Context(), st, schedules(), old, sch); err != nil {
 			return err
 		}
 		httpapi.WriteJSON(w, http.StatusOK, renderSchedule(sch))
 		return nil
 	}
+}
+
+// patchAttempts is how many times a PATCH is applied to a fresh read when
+// the record changed under it.
+const patchAttempts = 2
+
+// patchSchedule reads the caller's schedule of the path, applies the PATCH
+// in at now and writes it on the version read: a *store.ConflictError when
+// the record changed meanwhile.
+func patchSchedule(r *http.Request, p auth.Principal, st scheduleUpdater, in scheduleUpdate, callbacks CallbackPolicy,
+	service ScheduleService, now time.Time) (store.Schedule, error) {
+	old, err := ownSchedule(r, p, st)
+	if err != nil {
+		return old, err
+	}
+	sch, err := in.changed(old, plans.Plan(p.User.Plan), callbacks, now)
+	if err != nil {
+		return old, err
+	}
+	return replaceSchedule(r.Context(), st, service, old, sch)
 }
 
 // changed is the schedule old becomes with the PATCH in at now, checked as
@@ -381,16 +404,16 @@ func (in scheduleUpdate) apply(old store.Schedule, req scanRequest, hasMaxCredit
 }
 
 // replaceSchedule replaces the deployed schedule old with sch (service is
-// nil locally), then the record; when the record cannot be written the
-// deployed one is put back (or deleted, when the record was deleted
-// meanwhile: its 404 is returned).
-func replaceSchedule(ctx context.Context, st scheduleUpdater, service ScheduleService, old, sch store.Schedule) error {
+// nil locally), then the record, on old's version; when the record cannot
+// be written the deployed one is put back (or deleted, when the record was
+// deleted meanwhile: its 404 is returned). It returns the record written.
+func replaceSchedule(ctx context.Context, st scheduleUpdater, service ScheduleService, old, sch store.Schedule) (store.Schedule, error) {
 	if service != nil {
 		if err := service.PutSchedule(ctx, sch, false); err != nil {
-			return schedulerUnavailable(err)
+			return old, schedulerUnavailable(err)
 		}
 	}
-	err := st.PutSchedule(ctx, sch)
+	written, err := st.UpdateSchedule(ctx, old, sch)
 	if err != nil && service != nil {
 		compensate(ctx, "restore schedule", sch.ID, func(ctx context.Context) error {
 			if store.IsNotFound(err) {
@@ -399,7 +422,7 @@ func replaceSchedule(ctx context.Context, st scheduleUpdater, service ScheduleSe
 			return service.PutSchedule(ctx, old, false)
 		})
 	}
-	return err
+	return written, err
 }
 
 // deleteSchedule removes the deployed schedule, then the record (204). The

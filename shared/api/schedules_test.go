@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -178,6 +179,38 @@ func TestUpdateSchedule(t *testing.T) {
 	}
 }
 
+// A run that writes between a PATCH's read and its write is kept: the
+// PATCH is applied again to a fresh read (once), and a record that keeps
+// changing is the 409 of a conflict.
+func TestUpdateScheduleRacingARun(t *testing.T) {
+	t.Parallel()
+	rig := newScheduleRig()
+	mine := schedule(rig.m, rig.alice.ID, rig.aliceT)
+	alice := principal(rig.alice)
+	update := updateSchedule(rig.m, CallbackPolicy{}, rig.services, clock)
+	run := func(scanID string) func() {
+		return func() {
+			if _, err := rig.m.RecordScheduleRun(context.Background(), rig.alice.ID, mine.ID, scanID, "", clockNow); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	rig.m.meanwhile = []func(){run("scn_RUN1")}
+	w := serve(update, alice, at(http.MethodPatch, mine.ID, `{"tier":"standard"}`))
+	want(t, w, http.StatusOK, "")
+	if got := rig.m.schedules[mine.ID]; got.Tier != "standard" || got.LastScanID != "scn_RUN1" {
+		t.Errorf("after a PATCH that raced a run: %+v", got)
+	}
+	if body := decode[map[string]any](t, w); body["last_scan_id"] != "scn_RUN1" || body["tier"] != "standard" {
+		t.Errorf("answer %v, want the run's scan and the new tier", body)
+	}
+	rig.m.meanwhile = []func(){run("scn_RUN2"), run("scn_RUN3")}
+	want(t, serve(update, alice, at(http.MethodPatch, mine.ID, `{"tier":"quick"}`)), http.StatusConflict, store.ScheduleChanged)
+	if got := rig.m.schedules[mine.ID]; got.Tier != "standard" || got.LastScanID != "scn_RUN3" {
+		t.Errorf("after a refused PATCH: %+v", got)
+	}
+}
+
 func TestUpdateScheduleDependencies(t *testing.T) {
 	t.Parallel()
 	rig := newScheduleRig()
@@ -187,18 +220,18 @@ func TestUpdateScheduleDependencies(t *testing.T) {
 	patch := at(http.MethodPatch, mine.ID, `{"enabled":false}`)
 
 	// The record cannot be written: 503, and the old deployed schedule is put back.
-	rig.m.down["PutSchedule"] = dbDown
+	rig.m.down["UpdateSchedule"] = dbDown
 	want(t, serve(update, alice, patch), http.StatusServiceUnavailable, "The database is unavailable; retry shortly")
 	if len(rig.svc.put) != 2 || rig.svc.put[1] != mine || !rig.m.schedules[mine.ID].Enabled {
 		t.Errorf("deployed %v after a failed write (want the change, then the old one back)", rig.svc.put)
 	}
 	// Deleted meanwhile: its 404, and the deployed schedule goes too.
-	rig.m.down["PutSchedule"] = &store.NotFoundError{Kind: "schedule", ID: mine.ID}
+	rig.m.down["UpdateSchedule"] = &store.NotFoundError{Kind: "schedule", ID: mine.ID}
 	want(t, serve(update, alice, patch), http.StatusNotFound, "Schedule "+mine.ID+" not found")
 	if !slices.Equal(rig.svc.deleted, []string{mine.ID}) {
 		t.Errorf("deployed schedules deleted: %v", rig.svc.deleted)
 	}
-	delete(rig.m.down, "PutSchedule")
+	delete(rig.m.down, "UpdateSchedule")
 	rig.svc.fail = errors.New("throttled")
 	want(t, serve(update, alice, patch), http.StatusServiceUnavailable, "The scheduler is unavailable; retry shortly")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -45,6 +46,11 @@ type Schedule struct {
 	LastRunAt  *time.Time `dynamodbav:"last_run_at,omitempty"`
 	CreatedAt  time.Time  `dynamodbav:"created_at"`
 	UpdatedAt  time.Time  `dynamodbav:"updated_at"`
+	// Version counts the writes of the record: every run's claim and note
+	// and every PATCH add one, and a PATCH writes only on the version it
+	// read (UpdateSchedule), so it never undoes a run. 0 on a record made
+	// before versions (the attribute is then missing).
+	Version int `dynamodbav:"version"`
 }
 
 // NextRun is NextRunAt as a time.
@@ -94,6 +100,58 @@ func (s *Store) CountSchedules(ctx context.Context, userID string) (int, error) 
 		}
 		in.ExclusiveStartKey = res.LastEvaluatedKey
 	}
+}
+
+// ScheduleRank is sch's place among its user's enabled schedules, oldest
+// first (by created_at, then id): 1 for the oldest. A paused sch is ranked
+// where it would be if enabled. A plan's count of schedules is checked
+// with it when a run starts: after a downgrade the oldest schedules run and
+// the rest wait. One Query of the user's schedules, three attributes each.
+func (s *Store) ScheduleRank(ctx context.Context, sch Schedule) (int, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              &s.table,
+		KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :prefix)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk":     &types.AttributeValueMemberS{Value: userPK(sch.UserID)},
+			":prefix": &types.AttributeValueMemberS{Value: schedulePrefix},
+		},
+		ProjectionExpression:     aws.String("#id, #created, #enabled"),
+		ExpressionAttributeNames: map[string]string{"#id": "id", "#created": "created_at", "#enabled": "enabled"},
+		ConsistentRead:           aws.Bool(true),
+	}
+	rank := 1
+	for {
+		res, err := s.db.Query(ctx, in)
+		if err != nil {
+			return 0, dbError("rank schedule", err)
+		}
+		for _, item := range res.Items {
+			var it struct {
+				ID        string    `dynamodbav:"id"`
+				CreatedAt time.Time `dynamodbav:"created_at"`
+				Enabled   bool      `dynamodbav:"enabled"`
+			}
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return 0, fmt.Errorf("decode schedule: %w", err)
+			}
+			if it.Enabled && it.ID != sch.ID && scheduleBefore(it.CreatedAt, it.ID, sch.CreatedAt, sch.ID) {
+				rank++
+			}
+		}
+		if res.LastEvaluatedKey == nil {
+			return rank, nil
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
+	}
+}
+
+// scheduleBefore reports whether the schedule created at a with id aID is
+// older than the one created at b with id bID (ids break ties).
+func scheduleBefore(a time.Time, aID string, b time.Time, bID string) bool {
+	if !a.Equal(b) {
+		return a.Before(b)
+	}
+	return aID < bID
 }
 
 // scheduleCountKey is the user's schedule counter: the number of schedules
@@ -211,18 +269,95 @@ func (s *Store) SchedulesOfTarget(ctx context.Context, userID, targetID string) 
 	}
 }
 
-// PutSchedule replaces the user's schedule with sch (a PATCH); ErrNotFound
-// when it was deleted meanwhile.
-func (s *Store) PutSchedule(ctx context.Context, sch Schedule) error {
-	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           &s.table,
-		Item:                marshal(scheduleItem{PK: userPK(sch.UserID), SK: schedulePrefix + sch.ID, Schedule: sch}),
-		ConditionExpression: aws.String("attribute_exists(pk)"),
-	})
-	if _, ok := IsConditionFailed(err); ok {
-		return notFound("schedule", sch.ID)
+// UpdateSchedule writes a PATCH: the attributes of sch that differ from
+// old, the record as read, on condition that the record is still at old's
+// version (a run's claim or note, or another PATCH, moves it). A run's
+// next_run_at, last_scan_id and last_error are written only when the PATCH
+// changed them itself. A *ConflictError when the record moved since old was
+// read (read it again and re-apply), ErrNotFound when it was deleted.
+func (s *Store) UpdateSchedule(ctx context.Context, old, sch Schedule) (Schedule, error) {
+	set, remove, values := scheduleChanges(old, sch)
+	set = append(set, "updated_at = :updated")
+	values[":updated"] = &types.AttributeValueMemberS{Value: sch.UpdatedAt.UTC().Format(time.RFC3339Nano)}
+	expr := "SET " + strings.Join(set, ", ")
+	if len(remove) > 0 {
+		expr += " REMOVE " + strings.Join(remove, ", ")
 	}
-	return dbError("put schedule", err)
+	expr += " ADD version :one"
+	values[":one"] = number(1)
+	values[":version"] = number(int64(old.Version))
+	cond := "attribute_exists(pk) AND version = :version"
+	if old.Version == 0 {
+		cond = "attribute_exists(pk) AND (attribute_not_exists(version) OR version = :version)"
+	}
+	res, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           &s.table,
+		Key:                                 scheduleKey(sch.UserID, sch.ID),
+		UpdateExpression:                    &expr,
+		ConditionExpression:                 &cond,
+		ExpressionAttributeValues:           values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if ccf, ok := IsConditionFailed(err); ok {
+		if len(ccf.Item) == 0 {
+			return Schedule{}, notFound("schedule", sch.ID)
+		}
+		return Schedule{}, &ConflictError{Kind: "schedule", ID: sch.ID, Detail: ScheduleChanged}
+	}
+	if err != nil {
+		return Schedule{}, dbError("update schedule", err)
+	}
+	var it scheduleItem
+	if err := attributevalue.UnmarshalMap(res.Attributes, &it); err != nil {
+		return Schedule{}, fmt.Errorf("decode schedule: %w", err)
+	}
+	return it.Schedule, nil
+}
+
+// ScheduleChanged is the 409 of a PATCH whose record kept changing while it
+// was written (runs, other PATCHes).
+const ScheduleChanged = "The schedule changed while it was being updated; read it again and retry"
+
+// scheduleChanges are the SET and REMOVE clauses (with their values) of
+// the attributes a PATCH may change that differ between old and sch; an
+// empty optional attribute is removed, as marshalling omits it.
+func scheduleChanges(old, sch Schedule) (set, remove []string, values map[string]types.AttributeValue) {
+	values = map[string]types.AttributeValue{}
+	text := func(attr, placeholder, was, now string) {
+		switch {
+		case was == now:
+		case now == "":
+			remove = append(remove, attr)
+		default:
+			set = append(set, attr+" = "+placeholder)
+			values[placeholder] = str(now)
+		}
+	}
+	text("scan_type", ":scan_type", old.ScanType, sch.ScanType)
+	text("tier", ":tier", old.Tier, sch.Tier)
+	text("cadence", ":cadence", old.Cadence, sch.Cadence)
+	text("callback_url", ":callback_url", old.CallbackURL, sch.CallbackURL)
+	if !old.Anchor.Equal(sch.Anchor) {
+		text("anchor", ":anchor", "", sch.Anchor.UTC().Format(time.RFC3339Nano))
+	}
+	switch {
+	case old.MaxCredits == sch.MaxCredits:
+	case sch.MaxCredits == 0:
+		remove = append(remove, "max_credits")
+	default:
+		set = append(set, "max_credits = :max_credits")
+		values[":max_credits"] = number(int64(sch.MaxCredits))
+	}
+	if old.Enabled != sch.Enabled {
+		set = append(set, "enabled = :enabled")
+		values[":enabled"] = &types.AttributeValueMemberBOOL{Value: sch.Enabled}
+	}
+	if old.NextRunAt != sch.NextRunAt {
+		set = append(set, "next_run_at = :next_run_at")
+		values[":next_run_at"] = number(sch.NextRunAt)
+	}
+	return set, remove, values
 }
 
 // DeleteSchedule removes the user's schedule and its pointer; ErrNotFound
@@ -254,9 +389,10 @@ func (s *Store) ClaimScheduledRun(ctx context.Context, userID, id string, due, n
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           &s.table,
 		Key:                 scheduleKey(userID, id),
-		UpdateExpression:    aws.String("SET next_run_at = :next"),
+		UpdateExpression:    aws.String("SET next_run_at = :next ADD version :one"),
 		ConditionExpression: aws.String("attribute_exists(pk) AND enabled = :true AND next_run_at <= :due"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one":  number(1),
 			":next": number(next.Unix()),
 			":due":  number(due.Unix()),
 			":true": &types.AttributeValueMemberBOOL{Value: true},
@@ -275,16 +411,18 @@ func (s *Store) ClaimScheduledRun(ctx context.Context, userID, id string, due, n
 // (scanID, clearing last_error) or why it did not start (lastError, keeping
 // last_scan_id). ErrNotFound when the schedule is gone.
 func (s *Store) RecordScheduleRun(ctx context.Context, userID, id, scanID, lastError string, at time.Time) (Schedule, error) {
-	update := "SET last_run_at = :at, last_scan_id = :scan REMOVE last_error"
+	update := "SET last_run_at = :at, last_scan_id = :scan REMOVE last_error ADD version :one"
 	values := map[string]types.AttributeValue{
 		":at":   &types.AttributeValueMemberS{Value: at.UTC().Format(time.RFC3339Nano)},
 		":scan": &types.AttributeValueMemberS{Value: scanID},
+		":one":  number(1),
 	}
 	if scanID == "" {
-		update = "SET last_run_at = :at, last_error = :error"
+		update = "SET last_run_at = :at, last_error = :error ADD version :one"
 		values = map[string]types.AttributeValue{
 			":at":    values[":at"],
 			":error": &types.AttributeValueMemberS{Value: lastError},
+			":one":   values[":one"],
 		}
 	}
 	res, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -365,9 +503,9 @@ func (s *Store) SetScheduleNextRun(ctx context.Context, userID, id string, at ti
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &s.table,
 		Key:                       scheduleKey(userID, id),
-		UpdateExpression:          aws.String("SET next_run_at = :at"),
+		UpdateExpression:          aws.String("SET next_run_at = :at ADD version :one"),
 		ConditionExpression:       aws.String("attribute_exists(pk)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":at": number(at.Unix())},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":at": number(at.Unix()), ":one": number(1)},
 	})
 	if _, ok := IsConditionFailed(err); ok {
 		return notFound("schedule", id)

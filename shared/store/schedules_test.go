@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -84,9 +85,10 @@ func TestSchedulesStore(t *testing.T) {
 		t.Fatalf("record scan = %+v, %v", got, err)
 	}
 	// A paused schedule is never claimed nor due.
-	got.Enabled = false
-	got.NextRunAt = now.Add(-time.Hour).Unix()
-	if err := st.PutSchedule(ctx, got); err != nil {
+	paused := got
+	paused.Enabled = false
+	paused.NextRunAt = now.Add(-time.Hour).Unix()
+	if _, err := st.UpdateSchedule(ctx, got, paused); err != nil {
 		t.Fatal(err)
 	}
 	if ok, _ := st.ClaimScheduledRun(ctx, u.ID, b.ID, now, nextRun); ok {
@@ -101,10 +103,107 @@ func TestSchedulesStore(t *testing.T) {
 	if _, err := st.ScheduleOwner(ctx, b.ID); !store.IsNotFound(err) {
 		t.Fatalf("pointer kept: %v", err)
 	}
-	if err := st.PutSchedule(ctx, got); !store.IsNotFound(err) {
-		t.Fatalf("put of a deleted schedule: %v", err)
+	if _, err := st.UpdateSchedule(ctx, got, paused); !store.IsNotFound(err) {
+		t.Fatalf("update of a deleted schedule: %v", err)
 	}
 	if _, err := st.RecordScheduleRun(ctx, u.ID, b.ID, "scn_Y", "", now); !store.IsNotFound(err) {
 		t.Fatalf("record on a deleted schedule: %v", err)
+	}
+}
+
+// A PATCH writes only on the version it read: a run's claim and note made
+// between its read and its write refuse it (409, so the API reads again and
+// re-applies), and the write made on the fresh read keeps what the run
+// wrote (next_run_at, last_scan_id, last_error) while changing what the
+// PATCH asked for.
+func TestScheduleUpdateKeepsARunsWrites(t *testing.T) {
+	t.Parallel()
+	ctx, st := context.Background(), newStore(t)
+	u := newUser(t, st, "sched-race@example.com")
+	now := time.Now().UTC()
+	sch := newSchedule(u.ID, "tgt_A", now, now.Add(-time.Minute)) // due
+	if err := st.CreateSchedule(ctx, sch, 10); err != nil {
+		t.Fatal(err)
+	}
+	read, err := st.GetSchedule(ctx, u.ID, sch.ID) // the PATCH's read
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run, between the PATCH's read and its write.
+	next := now.Add(24 * time.Hour)
+	if ok, err := st.ClaimScheduledRun(ctx, u.ID, sch.ID, now, next); err != nil || !ok {
+		t.Fatalf("claim = %v, %v", ok, err)
+	}
+	if _, err := st.RecordScheduleRun(ctx, u.ID, sch.ID, "scn_RUN", "", now); err != nil {
+		t.Fatal(err)
+	}
+	patch := func(s store.Schedule) store.Schedule {
+		s.Tier, s.CallbackURL, s.UpdatedAt = "standard", "https://hooks.example.com/x", now.Add(time.Second)
+		return s
+	}
+	_, err = st.UpdateSchedule(ctx, read, patch(read))
+	var conflict *store.ConflictError
+	if !errors.As(err, &conflict) || conflict.Detail != store.ScheduleChanged {
+		t.Fatalf("PATCH on a stale read: %v, want the 409 %q", err, store.ScheduleChanged)
+	}
+	if got, _ := st.GetSchedule(ctx, u.ID, sch.ID); got.LastScanID != "scn_RUN" || got.NextRunAt != next.Unix() || got.Tier != "quick" {
+		t.Fatalf("a refused PATCH wrote: %+v", got)
+	}
+	fresh, err := st.GetSchedule(ctx, u.ID, sch.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.UpdateSchedule(ctx, fresh, patch(fresh))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.LastScanID != "scn_RUN" || got.NextRunAt != next.Unix() || got.LastRunAt == nil ||
+		got.Tier != "standard" || got.CallbackURL != "https://hooks.example.com/x" || got.Version != fresh.Version+1 {
+		t.Fatalf("after the PATCH: %+v", got)
+	}
+	// A note of a refused run after the PATCH's read is kept too.
+	read = got
+	if _, err := st.RecordScheduleRun(ctx, u.ID, sch.ID, "", "Skipped: still running", now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.UpdateSchedule(ctx, read, patch(read)); !errors.As(err, &conflict) {
+		t.Fatalf("PATCH after a run's note: %v, want a conflict", err)
+	}
+	if got, _ := st.GetSchedule(ctx, u.ID, sch.ID); got.LastError != "Skipped: still running" {
+		t.Fatalf("the run's note was lost: %+v", got)
+	}
+	// Removing an optional attribute removes it.
+	fresh, _ = st.GetSchedule(ctx, u.ID, sch.ID)
+	cleared := fresh
+	cleared.CallbackURL = ""
+	if got, err := st.UpdateSchedule(ctx, fresh, cleared); err != nil || got.CallbackURL != "" || got.LastError == "" {
+		t.Fatalf("clearing callback_url: %+v, %v", got, err)
+	}
+}
+
+// A schedule's rank among its user's enabled schedules is by creation,
+// oldest first; paused ones do not count, another user's neither.
+func TestScheduleRank(t *testing.T) {
+	t.Parallel()
+	ctx, st := context.Background(), newStore(t)
+	u := newUser(t, st, "sched-rank@example.com")
+	other := newUser(t, st, "sched-rank-other@example.com")
+	now := time.Now().UTC()
+	var made []store.Schedule
+	for i := range 5 {
+		s := newSchedule(u.ID, "tgt_A", now.Add(time.Duration(i)*time.Second), now.Add(time.Hour))
+		s.Enabled = i != 1 // the second oldest is paused
+		if err := st.CreateSchedule(ctx, s, 10); err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, s)
+	}
+	if err := st.CreateSchedule(ctx, newSchedule(other.ID, "tgt_B", now.Add(-time.Hour), now.Add(time.Hour)), 10); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{1, 2, 2, 3, 4} {
+		if got, err := st.ScheduleRank(ctx, made[i]); err != nil || got != want {
+			t.Errorf("rank of schedule %d = %d, %v; want %d", i, got, err, want)
+		}
 	}
 }
