@@ -27,6 +27,7 @@ type (
 	scheduleRunStore interface {
 		scheduleGetter
 		GetScan(ctx context.Context, userID, id string) (scans.Scan, error)
+		ScheduleRank(ctx context.Context, sch store.Schedule) (int, error)
 		RecordScheduleRun(ctx context.Context, userID, id, scanID, lastError string, at time.Time) (store.Schedule, error)
 	}
 	// scheduleFireStore also finds a schedule's owner and plan and claims a
@@ -112,9 +113,12 @@ func (runs scheduleRuns) previousRunning(ctx context.Context, sch store.Schedule
 	return &prev, nil
 }
 
-// startScan checks the run (the plan's cadence for a scheduled run, the
-// body) and starts its scan.
+// startScan checks the run (the plan's count of schedules, the plan's
+// cadence for a scheduled run, the body) and starts its scan.
 func (runs scheduleRuns) startScan(ctx context.Context, sch store.Schedule, plan plans.Plan, scheduled bool, now time.Time) (scans.Scan, error) {
+	if err := runs.withinCount(ctx, sch, plan); err != nil {
+		return scans.Scan{}, err
+	}
 	if scheduled {
 		// The plan may have changed since the schedule was made.
 		if _, err := checkCadence(&sch.Cadence, plan); err != nil {
@@ -132,6 +136,33 @@ func (runs scheduleRuns) startScan(ctx context.Context, sch store.Schedule, plan
 		slot: ids.New("run_", now), scheduleID: sch.ID,
 	})
 	return sc, err
+}
+
+// withinCount refuses the run of a schedule beyond the plan's count (403):
+// after a downgrade the user may hold more schedules than the plan runs;
+// the oldest enabled ones run and the others stay enabled but do not start,
+// so an upgrade, or pausing or deleting older ones, resumes them. Every run
+// (EventBridge Scheduler's, the local ticker's, run now) checks it here.
+func (runs scheduleRuns) withinCount(ctx context.Context, sch store.Schedule, plan plans.Plan) error {
+	limit := plan.MaxSchedules()
+	rank, err := runs.store.ScheduleRank(ctx, sch)
+	if err != nil {
+		return err
+	}
+	if rank <= limit {
+		return nil
+	}
+	if limit == 0 {
+		return apierr.New(apierr.Forbidden, "Schedules are not available on the %s plan; they need the %s plan or higher",
+			plan, plans.CheapestAllowingSchedules(1))
+	}
+	more := plans.CheapestAllowingSchedules(rank)
+	if more.MaxSchedules() < rank {
+		return apierr.New(apierr.Forbidden, "The %s plan runs its %d oldest schedules and this is number %d; pause or delete an older one",
+			plan, limit, rank)
+	}
+	return apierr.New(apierr.Forbidden, "The %s plan runs its %d oldest schedules and this is number %d; "+
+		"the %s plan runs %d (or pause or delete an older one)", plan, limit, rank, more, more.MaxSchedules())
 }
 
 // notStarted is the last_error of a run refused with err at now.

@@ -2,9 +2,11 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"testing"
+	"time"
 
 	"secscan/shared/plans"
 	"secscan/shared/schedules"
@@ -135,6 +137,74 @@ func TestFireScheduleRefusalsAndFailures(t *testing.T) {
 	rig.m.down["GetSchedule"] = dbDown
 	if err := fireSchedule(ctx, rig.m, runs, log, ScheduledRun{ScheduleID: sch.ID}); !store.IsUnavailable(err) {
 		t.Errorf("GetSchedule down: %v", err)
+	}
+}
+
+// After a downgrade from pro to starter, a user's 5 schedules do not all
+// keep running: each run checks the plan's count, the 3 oldest enabled
+// schedules start and the 2 newest note why not and stay enabled; pausing
+// an older one, or an upgrade, lets them run again. Run now checks the same.
+func TestScheduleRunsAfterADowngrade(t *testing.T) {
+	t.Parallel()
+	rig := newScheduleRig()
+	runs, starter := rig.runs(20)
+	ctx, log := context.Background(), slog.New(slog.DiscardHandler)
+	owned := make([]store.Schedule, 5) // oldest first
+	for i := range owned {
+		sch := schedule(rig.m, rig.bob.ID, rig.bobT)
+		sch.CreatedAt, sch.NextRunAt = clockNow.Add(time.Duration(i-5)*time.Hour), clockNow.Unix()
+		rig.m.schedules[sch.ID] = sch
+		owned[i] = sch
+	}
+	bob := rig.bob
+	bob.Plan = "starter"
+	rig.m.users[bob.ID] = bob
+	fire := func(sch store.Schedule) {
+		t.Helper()
+		due := rig.m.schedules[sch.ID]
+		due.NextRunAt = clockNow.Unix()
+		rig.m.schedules[sch.ID] = due
+		if err := fireSchedule(ctx, rig.m, runs, log, ScheduledRun{ScheduleID: sch.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := len(owned) - 1; i >= 0; i-- { // newest first: the order of firing does not matter
+		fire(owned[i])
+	}
+	if len(starter.started) != 3 {
+		t.Fatalf("started %d scans, want 3 (the starter plan's count)", len(starter.started))
+	}
+	for i, sch := range owned {
+		rec := rig.m.schedules[sch.ID]
+		if i < 3 {
+			if rec.LastScanID == "" || rec.LastError != "" {
+				t.Errorf("schedule %d (among the 3 oldest) did not start: %+v", i, rec)
+			}
+			continue
+		}
+		want := fmt.Sprintf("Run of 2026-03-04T05:06:07Z not started: The starter plan runs its 3 oldest schedules and this is number %d; "+
+			"the pro plan runs 20 (or pause or delete an older one)", i+1)
+		if rec.LastScanID != "" || rec.LastError != want || !rec.Enabled {
+			t.Errorf("schedule %d: last_scan_id %q, enabled %v, last_error %q; want %q", i, rec.LastScanID, rec.Enabled, rec.LastError, want)
+		}
+	}
+	// Run now is refused the same way (403).
+	want(t, serve(runScheduleNow(runs), principal(bob), at(http.MethodPost, owned[4].ID, "")), http.StatusForbidden,
+		"The starter plan runs its 3 oldest schedules and this is number 5; the pro plan runs 20 (or pause or delete an older one)")
+
+	// Pausing the oldest makes room for the fourth.
+	paused := rig.m.schedules[owned[0].ID]
+	paused.Enabled = false
+	rig.m.schedules[paused.ID] = paused
+	fire(owned[3])
+	if rec := rig.m.schedules[owned[3].ID]; rec.LastScanID == "" || rec.LastError != "" || len(starter.started) != 4 {
+		t.Errorf("the fourth, once the oldest is paused: %+v", rec)
+	}
+	// Back on pro, the fifth runs again.
+	rig.m.users[bob.ID] = rig.bob
+	fire(owned[4])
+	if rec := rig.m.schedules[owned[4].ID]; rec.LastScanID == "" || rec.LastError != "" || len(starter.started) != 5 {
+		t.Errorf("the fifth, after an upgrade: %+v", rec)
 	}
 }
 
