@@ -38,13 +38,16 @@ type retestJSON struct {
 	// running retest, until its run ends it.
 	CancelRequested bool    `json:"cancel_requested"`
 	Error           *string `json:"error"`
-	CreatedAt       string  `json:"created_at"`
-	FinishedAt      *string `json:"finished_at"`
+	// LedgerNote says why a retest that reproduced the issue nowhere did
+	// not mark it fixed in the target's ledger (a newer scan); null otherwise.
+	LedgerNote *string `json:"ledger_note"`
+	CreatedAt  string  `json:"created_at"`
+	FinishedAt *string `json:"finished_at"`
 }
 
 func renderRetest(rt scans.Retest) retestJSON {
 	out := retestJSON{ID: rt.ID, ScanID: rt.ScanID, TargetID: rt.TargetID, IssueKey: rt.IssueKey, Status: rt.Status,
-		Results: rt.Results, CreditsUsed: rt.CreditsUsed, CancelRequested: rt.CancelRequested, Error: optional(rt.Error), CreatedAt: timestamp(rt.CreatedAt),
+		Results: rt.Results, CreditsUsed: rt.CreditsUsed, CancelRequested: rt.CancelRequested, Error: optional(rt.Error), LedgerNote: optional(rt.LedgerNote), CreatedAt: timestamp(rt.CreatedAt),
 		FinishedAt: optionalTimestamp(rt.FinishedAt)}
 	if out.Results == nil {
 		out.Results = []scans.RetestResult{}

@@ -68,16 +68,25 @@ func (r *Runner) Handle(ctx context.Context, req Request) error {
 		return err
 	}
 	started := r.Now()
-	r.execute(ctx, &rt)
-	return r.finish(ctx, rt, started)
+	typ := r.execute(ctx, &rt)
+	return r.finish(ctx, rt, typ, started)
 }
 
-// finish records the end of rt, which started at started, and marks its
-// issue fixed when the retest reproduced it nowhere. A retest reaped
-// meanwhile keeps the end it was given.
-func (r *Runner) finish(ctx context.Context, rt scans.Retest, started time.Time) error {
+// finish records the end of rt, a retest of a scan of type typ, which
+// started at started, and marks its issue fixed when the retest reproduced
+// it nowhere and its scan is the target's latest completed scan of the
+// type. A retest of an older scan reports its outcomes and leaves the
+// ledger alone: the newer scan may have found the issue where the older one
+// did not, so its record says why (LedgerNote). A retest reaped meanwhile
+// keeps the end it was given.
+func (r *Runner) finish(ctx context.Context, rt scans.Retest, typ scans.Type, started time.Time) error {
 	now := r.Now().UTC()
 	rt.FinishedAt = &now
+	fixes := rt.Status == scans.RetestCompleted && scans.AllNotReproduced(rt.Results)
+	if fixes {
+		rt.LedgerNote = r.newerScan(ctx, rt, typ)
+		fixes = rt.LedgerNote == ""
+	}
 	err := r.Store.FinishRetest(context.WithoutCancel(ctx), rt)
 	if errors.Is(err, store.ErrConflict) {
 		r.Logger.WarnContext(ctx, "retest ended meanwhile (reaped); its result is dropped", "retest_id", rt.ID)
@@ -88,17 +97,40 @@ func (r *Runner) finish(ctx context.Context, rt scans.Retest, started time.Time)
 	}
 	r.Logger.InfoContext(ctx, "retest finished", "retest_id", rt.ID, "scan_id", rt.ScanID, "issue", rt.IssueKey, "status", rt.Status,
 		"credits", rt.CreditsUsed, "duration_ms", now.Sub(started).Milliseconds())
-	if rt.Status == scans.RetestCompleted && scans.AllNotReproduced(rt.Results) {
-		return r.Store.MarkIssueFixedByRetest(context.WithoutCancel(ctx), rt.TargetID, rt.IssueKey, rt.ID, now)
+	if !fixes {
+		return nil
 	}
-	return nil
+	fixed, err := r.Store.MarkIssueFixedByRetest(context.WithoutCancel(ctx), rt.TargetID, rt.IssueKey, rt.ScanID, rt.ID, now)
+	if err == nil && !fixed {
+		r.Logger.InfoContext(ctx, "retest left the ledger alone: the issue is fixed already, unknown, or seen by a newer scan",
+			"retest_id", rt.ID, "issue", rt.IssueKey)
+	}
+	return err
+}
+
+// newerScan is why rt, a retest of a scan of type typ, may not mark its
+// issue fixed: the target has a newer completed scan of the type, or that
+// could not be read ("" when rt's scan is the latest).
+func (r *Runner) newerScan(ctx context.Context, rt scans.Retest, typ scans.Type) string {
+	latest, ok, err := r.Store.LatestScan(ctx, rt.TargetID, typ)
+	if err != nil {
+		r.Logger.ErrorContext(ctx, "read the target's latest scan", "retest_id", rt.ID, "error", err.Error())
+		return "Not marked fixed in the target's issue ledger: whether the target has a newer scan could not be read; retest the issue again to mark it fixed"
+	}
+	if !ok || latest.ID <= rt.ScanID {
+		return ""
+	}
+	return fmt.Sprintf("Not marked fixed in the target's issue ledger: the target has a newer %s scan, %s (completed %s), "+
+		"which this retest did not check; retest the issue on that scan to mark it fixed",
+		typ, latest.ID, latest.FinishedAt.UTC().Format(time.RFC3339))
 }
 
 // execute runs rt and sets its end: completed with its results; failed
 // when it could not run, when its target's ownership could not be
 // re-verified, or when its user cancelled it (with the results of the calls
-// that ran, which alone are charged).
-func (r *Runner) execute(ctx context.Context, rt *scans.Retest) {
+// that ran, which alone are charged). It returns the type of rt's scan
+// ("" when the scan could not be read).
+func (r *Runner) execute(ctx context.Context, rt *scans.Retest) scans.Type {
 	out, err := r.results(ctx, *rt)
 	rt.Status, rt.Results, rt.CreditsUsed = scans.RetestCompleted, out.results, out.credits
 	switch {
@@ -110,6 +142,7 @@ func (r *Runner) execute(ctx context.Context, rt *scans.Retest) {
 	case out.cancelled:
 		rt.Status, rt.Error = scans.RetestFailed, scans.RetestCancelled
 	}
+	return out.scanType
 }
 
 // outcome is what a run of a retest's calls came to.
@@ -120,6 +153,7 @@ type outcome struct {
 	// ("" when it was, or did not need to be): no call ran.
 	unverified string
 	cancelled  bool // the user cancelled: the calls not started did not run
+	scanType   scans.Type
 }
 
 // results re-tests every location of the retest's issue, in the issue's
@@ -134,7 +168,7 @@ func (r *Runner) results(ctx context.Context, rt scans.Retest) (outcome, error) 
 	why, err := ownership.Recheck(ctx, r.Store, r.Ownership, r.Logger,
 		ownership.Work{UserID: rt.UserID, TargetID: sc.TargetID, Domain: sc.Target, Kind: "retest_id", ID: rt.ID}, r.Now())
 	if err != nil || why != "" {
-		return outcome{results: []scans.RetestResult{}, unverified: why}, err
+		return outcome{results: []scans.RetestResult{}, unverified: why, scanType: sc.Type}, err
 	}
 	env, found, err := r.env(ctx, sc, rt.IssueKey)
 	if err != nil {
@@ -145,7 +179,7 @@ func (r *Runner) results(ctx context.Context, rt scans.Retest) (outcome, error) 
 		return outcome{}, fmt.Errorf("the calls cost %d credits, %d were reserved", cost, rt.Reserved)
 	}
 	byID, out := r.runCalls(ctx, rt, env, calls)
-	out.results = inIssueOrder(found, byID, skipped)
+	out.results, out.scanType = inIssueOrder(found, byID, skipped), sc.Type
 	return out, nil
 }
 

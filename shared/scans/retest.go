@@ -50,6 +50,10 @@ type Retest struct {
 	// CancelRequested is set by DELETE /api/retests/{id} on a running
 	// retest; its runner ends it failed with RetestCancelled.
 	CancelRequested bool
+	// LedgerNote says why a retest that reproduced the issue nowhere left
+	// the target's issue ledger alone (the target has a newer scan of the
+	// type); "" otherwise.
+	LedgerNote string
 }
 
 // RetestCancelled is the error of a retest its user cancelled: CONTRACT's

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -102,6 +103,7 @@ type retestBody struct {
 	Reserved    int                  `json:"reserved"`
 	CreditMonth string               `json:"credit_month"`
 	Error       string               `json:"error,omitempty"`
+	LedgerNote  string               `json:"ledger_note,omitempty"`
 	CreatedAt   time.Time            `json:"created_at"`
 	FinishedAt  *time.Time           `json:"finished_at,omitempty"`
 }
@@ -111,7 +113,7 @@ func retestKey(id string) map[string]types.AttributeValue { return key(retestPre
 func encodeRetest(r scans.Retest) (retestItem, error) {
 	body, err := json.Marshal(retestBody{ID: r.ID, ScanID: r.ScanID, TargetID: r.TargetID, IssueKey: r.IssueKey,
 		Results: r.Results, CreditsUsed: r.CreditsUsed, Reserved: r.Reserved, CreditMonth: r.CreditMonth, Error: r.Error,
-		CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt})
+		LedgerNote: r.LedgerNote, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt})
 	if err != nil {
 		return retestItem{}, fmt.Errorf("encode retest: %w", err)
 	}
@@ -126,7 +128,7 @@ func (it retestItem) retest() (scans.Retest, error) {
 	return scans.Retest{ID: b.ID, UserID: it.UserID, ScanID: b.ScanID, TargetID: b.TargetID, IssueKey: b.IssueKey,
 		Status: scans.RetestStatus(it.Status), Results: b.Results, CreditsUsed: b.CreditsUsed, Reserved: b.Reserved,
 		CreditMonth: b.CreditMonth, Error: b.Error, CreatedAt: b.CreatedAt, FinishedAt: b.FinishedAt,
-		CancelRequested: it.CancelRequested}, nil
+		CancelRequested: it.CancelRequested, LedgerNote: b.LedgerNote}, nil
 }
 
 // CreateRetest writes a queued retest and, in the same transaction,
@@ -197,18 +199,44 @@ func (s *Store) FinishRetest(ctx context.Context, r scans.Retest) error {
 }
 
 // MarkIssueFixedByRetest marks an open issue of the target's ledger fixed
-// (fixed by retest retestID). An issue the ledger does not hold, or holds
-// fixed already, is left as it is.
-func (s *Store) MarkIssueFixedByRetest(ctx context.Context, targetID, issueKey, retestID string, now time.Time) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+// (fixed by retest retestID of scan scanID), unless a scan newer than
+// scanID saw the issue since (the ledger's last_scan_id: a completion
+// between the caller's LatestScan and this write). An issue the ledger does
+// not hold, holds fixed already, or saw again later is left as it is;
+// fixed says whether it was marked.
+func (s *Store) MarkIssueFixedByRetest(ctx context.Context, targetID, issueKey, scanID, retestID string, now time.Time) (fixed bool, err error) {
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.table, Key: key(targetPK(targetID), ledgerPrefix+issueKey),
-		UpdateExpression:          aws.String("SET #status = :fixed, fixed_at = :now, fixed_by_retest = :rt"),
-		ConditionExpression:       aws.String("attribute_exists(pk) AND #status <> :fixed"),
-		ExpressionAttributeNames:  map[string]string{"#status": "status"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":fixed": str(scans.IssueFixed), ":now": str(now.UTC().Format(time.RFC3339Nano)), ":rt": str(retestID)},
+		UpdateExpression:         aws.String("SET #status = :fixed, fixed_at = :now, fixed_by_retest = :rt"),
+		ConditionExpression:      aws.String("attribute_exists(pk) AND #status <> :fixed AND (attribute_not_exists(last_scan_id) OR last_scan_id <= :scan)"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":fixed": str(scans.IssueFixed),
+			":now": str(now.UTC().Format(time.RFC3339Nano)), ":rt": str(retestID), ":scan": str(scanID)},
 	})
 	if _, ok := IsConditionFailed(err); ok {
-		return nil
+		return false, nil
 	}
-	return dbError("mark issue fixed", err)
+	if err != nil {
+		return false, dbError("mark issue fixed", err)
+	}
+	return true, nil
+}
+
+// LatestScan is the target's latest completed scan of type typ (its
+// LATEST# item, which completions keep; newest id first); false when the
+// target has none.
+func (s *Store) LatestScan(ctx context.Context, targetID string, typ scans.Type) (ScanRef, bool, error) {
+	var it latestItem
+	err := s.get(ctx, key(targetPK(targetID), latestPrefix+string(typ)), &it)
+	if errors.Is(err, ErrNotFound) {
+		return ScanRef{}, false, nil
+	}
+	if err != nil {
+		return ScanRef{}, false, fmt.Errorf("latest %s scan of %s: %w", typ, targetID, err)
+	}
+	refs := decodeRefs(it.Scans)
+	if len(refs) == 0 {
+		return ScanRef{}, false, nil
+	}
+	return refs[0], true, nil
 }

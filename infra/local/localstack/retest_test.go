@@ -34,6 +34,7 @@ type retestView struct {
 		Detail    string       `json:"detail"`
 		Proof     *scans.Proof `json:"proof"`
 	} `json:"results"`
+	LedgerNote *string `json:"ledger_note"`
 	FinishedAt *string `json:"finished_at"`
 }
 
@@ -122,6 +123,70 @@ func TestRetestEndToEnd(t *testing.T) {
 			t.Errorf("site down, location %s: %s (%s); want an error in plain words", res.FindingID, res.Outcome, res.Detail)
 		}
 	}
+}
+
+// A retest of an older scan does not fix the ledger: with two completed
+// scans that found the missing CSP, a retest of the first, once the site is
+// fixed, reports every location not reproduced and leaves the issue open,
+// saying why (the newer scan); the retest of the latest scan fixes it.
+func TestRetestOfAnOlderScanLeavesTheLedgerAlone(t *testing.T) {
+	t.Parallel()
+	var weak atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !weak.Load() {
+			w.Header().Set("Content-Security-Policy", "default-src 'self'")
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><head><title>retest</title></head><body>retest</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	s := startStack(t, withWebPorts(portOf(t, srv.URL), closedPort(t)))
+	s.dns.Add(t, "older.test. 60 IN A 127.0.0.1")
+	a := s.newAccount("starter", false)
+	target := s.verifiedTarget(a, "older.test", func(token string) {
+		s.dns.Add(t, fmt.Sprintf("_service-challenge.older.test. 60 IN TXT %q", token))
+	})
+	const csp = "web.header.csp"
+	weak.Store(true)
+	older := s.monitoredScan(a, "older.test")
+	latest := s.monitoredScan(a, "older.test")
+	if issueChange(older, csp) == "absent" || issueChange(latest, csp) == "absent" {
+		t.Fatalf("the scans did not both find %s", csp)
+	}
+	weak.Store(false)
+
+	v, _ := s.retest(a, older.ID, csp)
+	if v.Status != "completed" || len(v.Results) == 0 {
+		t.Fatalf("retest of the older scan: %+v", v)
+	}
+	for _, res := range v.Results {
+		if res.Outcome != "not_reproduced" {
+			t.Errorf("older scan, location %s: %s (%s); want not_reproduced", res.FindingID, res.Outcome, res.Detail)
+		}
+	}
+	if v.LedgerNote == nil || !strings.Contains(*v.LedgerNote, "the target has a newer web scan, "+latest.ID) {
+		t.Errorf("ledger_note of the older scan's retest: %v, want it to name %s", v.LedgerNote, latest.ID)
+	}
+	if e := s.ledger(a, target, "")[csp]; e.Status != "open" || e.FixedAt != nil {
+		t.Errorf("ledger after a retest of an older scan: %+v, want open", e)
+	}
+
+	v, _ = s.retest(a, latest.ID, csp)
+	if v.Status != "completed" || v.LedgerNote != nil || !scans.AllNotReproduced(resultsOf(v)) {
+		t.Fatalf("retest of the latest scan: %+v", v)
+	}
+	if e := s.ledger(a, target, "")[csp]; e.Status != "fixed" || e.FixedAt == nil {
+		t.Errorf("ledger after a retest of the latest scan: %+v, want fixed", e)
+	}
+}
+
+// resultsOf are v's outcomes as the runner judges them.
+func resultsOf(v retestView) []scans.RetestResult {
+	out := make([]scans.RetestResult, 0, len(v.Results))
+	for _, r := range v.Results {
+		out = append(out, scans.RetestResult{FindingID: r.FindingID, Outcome: scans.RetestOutcome(r.Outcome)})
+	}
+	return out
 }
 
 // credits is the month's used credits of a's user.
