@@ -108,3 +108,68 @@ func TestScanFunctionsCannotPromoteOrReadSecrets(t *testing.T) {
 		}
 	}
 }
+
+// The two functions that start a schedule's scan (RunScheduleFunction, run
+// now; ScheduledScanFunction, EventBridge Scheduler's) never hold the whole
+// table either: every statement is confined by dynamodb:LeadingKeys to the
+// partitions they use, so neither reaches the webhook secret, a scan's
+// steps and findings, a target's ledger or a retest; the credit counters
+// they only update (the reservation), the schedule pointer the scheduled
+// one only reads, and only run now, an API endpoint, reaches
+// authentication's items.
+func TestScheduleRunFunctionsReachOnlyTheirPartitions(t *testing.T) {
+	t.Parallel()
+	tpl, err := samtemplate.Load(filepath.Join("..", "..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	never := []string{"WEBHOOK_SECRET#usr_01", "SCAN#scn_01", "TARGET#tgt_01", "RETEST#rt_01"}
+	authentication := []string{"TOKEN#abc", "IDENTITY#https://idp sub", "EMAIL#a@example.com", "AUTHFAIL#192.0.2.1"}
+	for fn, authenticates := range map[string]bool{"RunScheduleFunction": true, "ScheduledScanFunction": false} {
+		statements, err := tpl.TableStatements(fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(statements) == 0 {
+			t.Fatalf("%s: no DynamoDB statements found", fn)
+		}
+		reached := map[string]bool{}
+		for i, st := range statements {
+			if len(st.LeadingKeys) == 0 {
+				t.Errorf("%s statement %d: %v on the whole table, without dynamodb:LeadingKeys", fn, i, st.Actions)
+				continue
+			}
+			matches := func(pk string) bool {
+				ok := slices.ContainsFunc(st.LeadingKeys, func(p string) bool { ok, _ := filepath.Match(p, pk); return ok })
+				reached[pk] = reached[pk] || ok
+				return ok
+			}
+			for _, pk := range never {
+				if matches(pk) {
+					t.Errorf("%s statement %d reaches %s", fn, i, pk)
+				}
+			}
+			for _, pk := range authentication {
+				if matches(pk) && !authenticates {
+					t.Errorf("%s statement %d reaches %s, an item of authentication", fn, i, pk)
+				}
+			}
+			if matches("CREDITS#usr_01") && !slices.Equal(st.Actions, []string{"dynamodb:UpdateItem"}) {
+				t.Errorf("%s statement %d: %v on the credit counters, want UpdateItem only", fn, i, st.Actions)
+			}
+			if matches("SCHEDULE#sch_01") && !slices.Equal(st.Actions, []string{"dynamodb:GetItem"}) {
+				t.Errorf("%s statement %d: %v on the schedule pointers, want GetItem only", fn, i, st.Actions)
+			}
+			matches("USER#usr_01")
+			if slices.Contains(st.Actions, "dynamodb:DeleteItem") {
+				t.Errorf("%s statement %d grants DeleteItem, which no run makes", fn, i)
+			}
+		}
+		// What a run needs: the user's partition and the month's credits.
+		for _, pk := range []string{"USER#usr_01", "CREDITS#usr_01"} {
+			if !reached[pk] {
+				t.Errorf("%s reaches no %s", fn, pk)
+			}
+		}
+	}
+}
