@@ -393,3 +393,38 @@ func TestLedgerCompletionRoundTrips(t *testing.T) {
 		t.Errorf("completion made %d DynamoDB calls, want at most 8", total)
 	}
 }
+
+// The target's latest completed scan of a type is what a retest reads
+// before it may fix an issue; the fix itself refuses when a scan newer than
+// the retested one saw the issue (a completion between the two).
+func TestRetestFixOnlyFromTheLatestScan(t *testing.T) {
+	t.Parallel()
+	r := newLedgerRig(t)
+	ctx := context.Background()
+	const csp = "web.header.csp"
+	weak := []scans.Finding{finding(csp, "example.com", port(443), scans.Low, "")}
+	if _, ok, err := r.st.LatestScan(ctx, r.target, scans.Web); err != nil || ok {
+		t.Fatalf("latest scan before any: %v, %v", ok, err)
+	}
+	older := r.scan([]string{"example.com"}, weak)
+	latest := r.scan([]string{"example.com"}, weak)
+	ref, ok, err := r.st.LatestScan(ctx, r.target, scans.Web)
+	if err != nil || !ok || ref.ID != latest.Scan.ID || ref.FinishedAt.IsZero() {
+		t.Fatalf("latest web scan = %+v, %v, %v; want %s", ref, ok, err, latest.Scan.ID)
+	}
+	if _, ok, _ := r.st.LatestScan(ctx, r.target, scans.Full); ok {
+		t.Error("a full scan found where there is none")
+	}
+	if fixed, err := r.st.MarkIssueFixedByRetest(ctx, r.target, csp, older.Scan.ID, "rt_OLD", r.now); err != nil || fixed {
+		t.Fatalf("fix from the older scan: %v, %v; want refused", fixed, err)
+	}
+	if e := r.ledger()[csp]; e.Status != scans.IssueOpen {
+		t.Fatalf("ledger after the older scan's fix: %+v", e)
+	}
+	if fixed, err := r.st.MarkIssueFixedByRetest(ctx, r.target, csp, latest.Scan.ID, "rt_NEW", r.now); err != nil || !fixed {
+		t.Fatalf("fix from the latest scan: %v, %v", fixed, err)
+	}
+	if e := r.ledger()[csp]; e.Status != scans.IssueFixed || e.FixedAt == nil {
+		t.Fatalf("ledger after the latest scan's fix: %+v", e)
+	}
+}
