@@ -158,6 +158,9 @@ func (a *app) printRetest(rt client.Retest) {
 		fmt.Fprintf(a.out(), "%-15s %s  %s\n", r.Outcome, findings.CleanLine(where, 200), findings.CleanLine(r.Detail, 300))
 	}
 	a.info("Retest %s %s: %d location(s), %d credits.", rt.ID, rt.Status, len(rt.Results), rt.CreditsUsed)
+	if rt.LedgerNote != nil {
+		a.info("%s", findings.CleanLine(*rt.LedgerNote, 400))
+	}
 }
 
 // retestExit is 0 when nothing reproduced, 1 when something did, 3 when

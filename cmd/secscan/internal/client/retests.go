@@ -18,8 +18,11 @@ type Retest struct {
 	Results     []RetestResult `json:"results"`
 	CreditsUsed int            `json:"credits_used"`
 	Error       *string        `json:"error"`
-	CreatedAt   string         `json:"created_at"`
-	FinishedAt  *string        `json:"finished_at"`
+	// LedgerNote says why a retest that reproduced nothing left the issue
+	// open in the target's ledger (a newer scan); nil otherwise.
+	LedgerNote *string `json:"ledger_note"`
+	CreatedAt  string  `json:"created_at"`
+	FinishedAt *string `json:"finished_at"`
 }
 
 // RetestResult is one location's outcome (scans.RetestResult).
