@@ -6,9 +6,12 @@
 // zone has a DNSSEC chain of trust (DS at the parent; presence only, the
 // resolver is not assumed to validate); whether its in-scope name servers
 // hand the zone to anyone (AXFR, over TCP through the guarded dialer); and
-// dangling CNAMEs of the domain and its common subdomains into hosting
-// services where a released name can be claimed (DNS only, the targets are
-// never contacted). The outcome also lists the domain's addresses.
+// dangling CNAMEs of the domain, its common subdomains and the in-scope
+// names of the surface earlier steps learnt (at most maxAliasNames) into
+// hosting services where a released name can be claimed (DNS only, the
+// targets are never contacted; discover_hosts checks every name it learns
+// the same way, package takeover). The outcome also lists the domain's
+// addresses.
 //
 // Everything but the zone transfer is DNS queries to the configured
 // resolver, which is configuration, not a target. The zone transfer
@@ -91,8 +94,8 @@ func (Checker) Description() string {
 		"several records, +all or ?all, no all, more than 10 DNS lookups), DMARC at _dmarc (missing, several " +
 		"records, no valid policy, p=none, pct below 100), CAA (none up the tree), DNSSEC (no DS at the parent; " +
 		"presence of records only), zone transfer (AXFR) allowed by the zone's name servers (only name servers " +
-		"inside the scan's domain are contacted, over TCP port 53), and dangling CNAMEs of the domain and " +
-		"common subdomains (www, mail, app, api, ...) into services where a released name can be claimed " +
+		"inside the scan's domain are contacted, over TCP port 53), and dangling CNAMEs of the domain, " +
+		"common subdomains (www, mail, app, api, ...) and the in-scope names found so far into services where a released name can be claimed " +
 		"(subdomain takeover; DNS only). The outcome also lists the domain's A/AAAA addresses."
 }
 
@@ -217,7 +220,7 @@ func (l *lookups) firstRound() {
 		wg.Go(func() { l.caa[i] = ask(ctx, l.q, n, dns.TypeCAA) })
 	}
 	wg.Go(func() { l.askZone(name) })
-	wg.Go(func() { l.aliases = lookupAliases(ctx, l.q, aliasNames(name)) })
+	wg.Go(func() { l.aliases = lookupAliases(ctx, l.q, aliasNames(name, l.env.Surface.Hosts)) })
 	wg.Wait()
 }
 

@@ -38,16 +38,3 @@ func txtProof(a txtAnswer, at time.Time) *scans.Proof {
 	}
 	return proof.Transcript(request, strings.Join(lines, "\n"), at)
 }
-
-// cnameProof is the transcript of a dangling alias: the chain followed and
-// the final NXDOMAIN.
-func cnameProof(name string, chain []string, at time.Time) *scans.Proof {
-	var lines []string
-	prev := name
-	for _, c := range chain {
-		lines = append(lines, fmt.Sprintf("%s CNAME %s", prev, c))
-		prev = c
-	}
-	lines = append(lines, prev+": NXDOMAIN")
-	return proof.Transcript(fmt.Sprintf("DNS query: %s IN A (through the configured resolver, CNAMEs followed)", name), strings.Join(lines, "\n"), at)
-}
