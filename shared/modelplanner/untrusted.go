@@ -256,10 +256,10 @@ func (k known) knownCode(what, text string) error {
 // knownHosts: every host name, in the scope or outside it, is on the
 // allow-list.
 func (k known) knownHosts(what, text string) error {
-	for _, name := range hostPattern.FindAllString(text, 40) {
-		name = strings.ToLower(name)
+	for _, at := range hostPattern.FindAllStringIndex(text, 40) {
+		name := strings.ToLower(text[at[0]:at[1]])
 		switch {
-		case k.hosts[name]:
+		case k.hosts[name], pathSegment(text, at[0]) && k.inCorpus("/"+name):
 		case domainname.InScope(name, k.scope):
 			return fmt.Errorf("it names %s, which no finding names", line(name, 80))
 		case isHostName(name):
@@ -293,6 +293,14 @@ func (k known) everySentenceAnchored(what, text string) error {
 		}
 	}
 	return nil
+}
+
+// pathSegment reports whether the dotted word at i of text is a file name
+// in a path ("/backup/site.zip"): a "/" before it, not "//" (a host follows
+// that). One that a finding's title names (a listing's file) is no host
+// name; URLs are checked on their own.
+func pathSegment(text string, i int) bool {
+	return i > 0 && text[i-1] == '/' && (i < 2 || text[i-2] != '/')
 }
 
 // isHostName reports whether a dotted word is a host name rather than a
