@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,6 +197,9 @@ type lookups struct {
 	zone                 zoneInfo
 	aliases              []alias
 	transfers            transferCheck
+	// transferAliases are the names of the CNAME records an allowed zone
+	// transfer showed that aliases did not check.
+	transferAliases []alias
 	// fallback: the name is a subdomain without a DMARC record of its own,
 	// and orgDMARC was looked up.
 	fallback bool
@@ -251,6 +255,12 @@ func (l *lookups) secondRound(c Checker, subdomain bool) {
 			l.askZone(l.zone.apex)
 		}
 		l.transfers = c.checkTransfers(l.ctx, l.env, l.zone.apex, l.zone.ns)
+		// The zone's own aliases, in the same call: a name only the
+		// transfer shows is checked like the common ones.
+		if names := l.transfers.aliasesBeyond(l.aliases); len(names) > 0 {
+			l.transferAliases = lookupAliases(l.ctx, l.q, names)
+			resolveTargets(l.ctx, l.q, l.transferAliases)
+		}
 	})
 	wg.Wait()
 }
@@ -266,7 +276,7 @@ func (l *lookups) judge(rep *report) {
 	rep.caa(l.caa)
 	rep.dnssec(l.zone)
 	rep.zoneTransfer(l.transfers)
-	rep.danglingAliases(l.aliases)
+	rep.danglingAliases(append(slices.Clone(l.aliases), l.transferAliases...))
 	rep.addresses(l.addrs, l.addrErr)
 }
 

@@ -17,7 +17,7 @@ const maxProofRecords = 20
 func transferProof(zone string, a transferAttempt, at time.Time) *scans.Proof {
 	request := fmt.Sprintf("connect %s (%s) over TCP\nDNS query: %s IN AXFR", a.ns, a.addr, zone)
 	response := fmt.Sprintf("rcode NOERROR; the answer starts with the zone's SOA record\n%d records in the first answer message; "+
-		"reading stopped there on purpose, no record was kept", a.records)
+		"reading stopped there on purpose, no record was kept (only the names of its aliases, checked for dangling CNAMEs)", a.records)
 	return proof.Transcript(request, response, at)
 }
 

@@ -60,6 +60,21 @@ type alias struct {
 	dangling bool
 }
 
+// aliasesBeyond are the alias names the allowed transfers showed that
+// checked does not hold, each once, at most maxTransferAliases.
+func (tc transferCheck) aliasesBeyond(checked []alias) []string {
+	var names []string
+	for _, a := range tc.attempts {
+		for _, name := range a.aliases {
+			if len(names) < maxTransferAliases && !slices.Contains(names, name) &&
+				!slices.ContainsFunc(checked, func(c alias) bool { return c.name == name }) {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
+}
+
 // lookupAliases asks for the CNAME of every name, at most concurrency at
 // a time.
 func lookupAliases(ctx context.Context, q *querier, names []string) []alias {

@@ -402,6 +402,29 @@ func TestZoneChecks(t *testing.T) {
 			notes: []string{"CNAMEs: 6 of 18 names are aliases, 4 dangling"},
 		},
 		{
+			// A name only the zone transfer shows is checked in the same
+			// call: its CNAME to a bucket that does not exist is a dangling
+			// alias; no other record of the zone reaches the result.
+			name: "dangling alias only the zone transfer shows", scope: "axfrdangle.test",
+			records: join(clean("axfrdangle.test"), nsRecords("axfrdangle.test", "ns1.axfrdangle.test"), []string{
+				soa("axfrdangle.test"),
+				"promo-2024.axfrdangle.test. CNAME axfrdangle-promo-2024.s3.amazonaws.com.",
+				"pages.axfrdangle.test. CNAME axfrdangle.github.io.",
+				"axfrdangle.github.io. A 192.0.2.8",
+				"vpn-internal.axfrdangle.test. A 10.1.2.4",
+			}),
+			transfers: map[string]bool{"axfrdangle.test": true},
+			want: map[string]findingWant{
+				axfrTitle: high("ns1.axfrdangle.test", true, "no record was kept"),
+				danglingTitle("Amazon S3"): high("promo-2024.axfrdangle.test", false,
+					"promo-2024.axfrdangle.test → axfrdangle-promo-2024.s3.amazonaws.com → NXDOMAIN"),
+			},
+			notes:          []string{"CNAMEs: 2 of 20 names are aliases, 1 dangling"},
+			tcp:            1,
+			transfersAsked: map[string]int{"axfrdangle.test": 1},
+			hidden:         []string{"vpn-internal", "10.1.2.4", "pages.axfrdangle"},
+		},
+		{
 			// A name an earlier step learnt (discovery's zone transfer,
 			// certificates, links: the surface) is checked too, though no
 			// common subdomain; a surface name outside the domain is not.
@@ -596,7 +619,7 @@ func TestReadTransfer(t *testing.T) {
 			}()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second) // the silent cases wait it out; the others answer at once
 			defer cancel()
-			allowed, records, result := readTransfer(ctx, client, "z.test")
+			allowed, records, result, _ := readTransfer(ctx, client, "z.test")
 			if allowed != tc.allowed || records != tc.records || !strings.Contains(result, tc.result) {
 				t.Errorf("readTransfer = %v, %d, %q; want %v, %d, %q", allowed, records, result, tc.allowed, tc.records, tc.result)
 			}
