@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"secscan/shared/planner"
+	"secscan/shared/safetext"
 	"secscan/shared/scans"
 )
 
@@ -52,7 +53,8 @@ Say in one short sentence before each call why you make it.`
 
 // Sanitize prepares target text for the prompt: control and bidirectional
 // formatting characters removed (newlines and tabs kept), the delimiters
-// defused, and at most n runes kept.
+// defused however they are spelled (safetext.DefuseDataTags), and at most
+// n runes kept.
 func Sanitize(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
 		switch {
@@ -63,8 +65,8 @@ func Sanitize(s string, n int) string {
 		}
 		return r
 	}, s)
-	s = strings.NewReplacer("<untrusted-data", "[untrusted-data", "</untrusted-data", "[/untrusted-data",
-		"<UNTRUSTED-DATA", "[UNTRUSTED-DATA", "</UNTRUSTED-DATA", "[/UNTRUSTED-DATA").Replace(s)
+	// Any spelling of the delimiters (case, spaces, lookalike brackets).
+	s = safetext.DefuseDataTags(s)
 	if r := []rune(s); len(r) > n {
 		s = string(r[:n]) + "…"
 	}

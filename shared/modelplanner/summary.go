@@ -148,8 +148,9 @@ var ratingRank = map[scans.RiskRating]int{scans.RiskNone: 0, scans.RiskLow: 1, s
 
 // validSummary checks the model's summary against the scan: the schema,
 // a rating no lower than the findings support, chains made of findings
-// that exist, and texts that name only what the findings contain (see
-// known.check: no foreign URL, e-mail address, host, address or CVE, no
+// that exist, and texts that name only what the allow-list holds (see
+// known.check: no URL, e-mail address, host, address or CVE that is not
+// the scope's or a finding's host, id or reference, no lookalike host, no
 // command line, every sentence about a finding).
 func validSummary(input json.RawMessage, s planner.State, rules scans.Summary) (scans.Summary, error) {
 	var in struct {
@@ -171,10 +172,14 @@ func validSummary(input json.RawMessage, s planner.State, rules scans.Summary) (
 		ids[f.ID] = true
 	}
 	k := knownOf(s)
-	if err := k.check("the summary", in.Summary); err != nil {
+	// The text checked is the text published: removing a character
+	// (Sanitize drops control and zero-width ones) can join "evil" and
+	// ".com" after the check.
+	summary := Sanitize(in.Summary, 2000)
+	if err := k.check("the summary", summary); err != nil {
 		return scans.Summary{}, err
 	}
-	out := scans.Summary{RiskRating: in.RiskRating, Summary: Sanitize(in.Summary, 2000), AttackChains: []string{}}
+	out := scans.Summary{RiskRating: in.RiskRating, Summary: summary, AttackChains: []string{}}
 	for i, c := range in.AttackChains {
 		chain, err := validChain(i+1, c.Description, c.FindingIDs, ids, k)
 		if err != nil {
@@ -213,10 +218,11 @@ func validChain(n int, description string, findingIDs []string, ids map[string]b
 			return "", fmt.Errorf("attack chain %d names finding %q, which does not exist", n, line(id, 40))
 		}
 	}
-	if err := k.check(fmt.Sprintf("attack chain %d", n), description); err != nil {
+	text := line(description, 400) // checked as published
+	if err := k.check(fmt.Sprintf("attack chain %d", n), text); err != nil {
 		return "", err
 	}
-	return line(description, 400) + " (findings: " + strings.Join(findingIDs, ", ") + ")", nil
+	return text + " (findings: " + strings.Join(findingIDs, ", ") + ")", nil
 }
 
 func deref(s *string) string {

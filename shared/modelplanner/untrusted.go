@@ -2,13 +2,17 @@ package modelplanner
 
 import (
 	"fmt"
+	"net/netip"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/publicsuffix"
 
+	"secscan/shared/checks"
 	"secscan/shared/domainname"
 	"secscan/shared/lazyre"
 	"secscan/shared/planner"
@@ -18,12 +22,18 @@ import (
 // The model's executive summary and attack chains are untrusted output: the
 // model read the target's text (pages, banners, DNS records), and whatever
 // it writes reaches reports, the dashboard and the webhook under the
-// service's name. So the text may name only what the findings contain: no
-// URL, e-mail address, host name, address or CVE that no finding contains,
-// no command line at all, and every sentence must refer to a finding by
-// what it contains (its host, title, CVE, CWE, port or id). A rejection
-// says which rule failed without quoting the offending text (it may be an
-// attacker's), except names of the scope and CVEs, which are not.
+// service's name. So the text may name only what the service itself knows
+// to be about the scan, never what the target wrote: the allow-list is the
+// scope, the findings' hosts (and the addresses the scan resolved them
+// to), their CVE and CWE ids, and their references (the check catalogue's
+// and the CVE dataset's), never a finding's evidence, which the scanned
+// server writes. A URL must be a reference or on an allowed host, an e-mail
+// address's domain an allowed host, every host name on the list, every
+// host-like word plain ASCII (no lookalike dot, letter or invisible
+// character); no command line at all; and every sentence must refer to a
+// finding by what it contains (its host, title, CVE, CWE, port or id). A
+// rejection says which rule failed without quoting the offending text (it
+// may be an attacker's), except names of the scope and CVEs, which are not.
 
 var (
 	urlPattern   = lazyre.New(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s<>"'` + "`" + `]+|\b(?:javascript|data|vbscript):[^\s]+`)
@@ -42,6 +52,12 @@ var (
 		regexp.MustCompile(`\$\(|&&`),
 	}
 	wordPattern = lazyre.New(`[a-z0-9]+`)
+	// hostLike finds words with a dot inside, in any script: labels of
+	// letters, digits, marks, format characters (zero-width), "_" and "-",
+	// joined by a full stop or a character a browser or a reader takes for
+	// one (U+3002, U+FF0E, U+FF61, U+FE52, U+2024, Syriac and Lisu stops)
+	// or a defanged "[.]", "(.)", "[dot]", "(dot)".
+	hostLike = lazyre.New(`[\p{L}\p{N}\p{M}\p{Cf}_-]+(?:(?:[.\x{3002}\x{FF0E}\x{FF61}\x{FE52}\x{2024}\x{0701}\x{0702}\x{A4F8}]|\[\.\]|\(\.\)|(?i:\[dot\]|\(dot\)))[\p{L}\p{N}\p{M}\p{Cf}_-]+)+`)
 )
 
 // specialUseTLDs are names that are host names without being in the public
@@ -59,12 +75,20 @@ var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": t
 	"all": true, "via": true, "over": true, "into": true, "than": true, "then": true, "use": true, "uses": true, "used": true,
 	"one": true, "more": true, "may": true, "which": true, "their": true, "there": true, "without": true, "other": true}
 
-// known is what the findings contain: the only things the model's text may
-// name, and what its sentences may refer to.
+// known is the allow-list of the model's text, built from what the service
+// itself knows (never from evidence), and what its sentences may refer to.
 type known struct {
-	scope  string
-	corpus string // lowercased: target, and the findings' hosts, titles, evidence, CVE, CWE, references; surface hosts
-	refs   []findingRef
+	scope string
+	// hosts: the scope, the findings' hosts and the hosts of their
+	// references; addrs: the findings' hosts' addresses as the scan
+	// resolved them; cves: the findings' CVE ids, theirs and their
+	// references' (a finding grouping several CVEs references each).
+	hosts, addrs, cves map[string]bool
+	refs               []string // the references, lowercased
+	// corpus (lowercased) is what a code span may quote: the hosts, the
+	// findings' ids, titles, CVE, CWE and references.
+	corpus   string
+	findings []findingRef
 }
 
 // findingRef is what a sentence can name to refer to one finding.
@@ -74,21 +98,52 @@ type findingRef struct {
 }
 
 func knownOf(s planner.State) known {
-	k := known{scope: strings.ToLower(s.Scan.Target)}
+	k := known{scope: strings.ToLower(s.Scan.Target), hosts: map[string]bool{}, addrs: map[string]bool{}, cves: map[string]bool{}}
+	k.hosts[k.scope] = true
 	var b strings.Builder
-	b.WriteString(s.Scan.Target + " ")
+	b.WriteString(k.scope + "\n")
 	for _, f := range s.Findings {
-		fmt.Fprintf(&b, "%s %s %s %s %s %s\n", f.Host, f.Title, f.Evidence, deref(f.CVE), deref(f.CWE), strings.Join(f.References, " "))
-		k.refs = append(k.refs, refOf(f))
-	}
-	for _, h := range s.Surface.Hosts {
-		b.WriteString(h.Name + " " + strings.Join(h.Addresses, " ") + "\n")
+		host := strings.ToLower(f.Host)
+		k.hosts[host] = true
+		if _, err := netip.ParseAddr(host); err == nil {
+			k.addrs[host] = true
+		}
+		if h, ok := s.Surface.Host(f.Host); ok {
+			for _, a := range h.Addresses {
+				k.addrs[strings.ToLower(a)] = true
+			}
+		}
+		if f.CVE != nil {
+			k.cves[strings.ToLower(*f.CVE)] = true
+		}
+		refs := slices.Clone(f.References)
+		if c, ok := checks.Lookup(f.Check); ok {
+			refs = append(refs, c.References...)
+		}
+		for _, r := range refs {
+			k.addReference(r)
+		}
+		fmt.Fprintf(&b, "%s %s %s %s %s %s\n", f.ID, f.Host, f.Title, deref(f.CVE), deref(f.CWE), strings.Join(refs, " "))
+		k.findings = append(k.findings, refOf(f))
 	}
 	k.corpus = strings.ToLower(b.String())
 	return k
 }
 
-func (k known) contains(s string) bool { return strings.Contains(k.corpus, strings.ToLower(s)) }
+// addReference allows a reference URL, its host and the CVE ids it names.
+func (k *known) addReference(ref string) {
+	ref = strings.ToLower(ref)
+	k.refs = append(k.refs, ref)
+	if u, err := url.Parse(ref); err == nil && u.Hostname() != "" {
+		k.hosts[u.Hostname()] = true
+	}
+	for _, id := range cvePattern.FindAllString(ref, -1) {
+		k.cves[id] = true
+	}
+}
+
+// inCorpus reports whether s is part of what a code span may quote.
+func (k known) inCorpus(s string) bool { return strings.Contains(k.corpus, strings.ToLower(s)) }
 
 // check applies the rules to one text; what names it in a rejection ("the
 // summary", "attack chain 2").
@@ -104,24 +159,74 @@ func (k known) check(what, text string) error {
 // textRules are the rules check applies, in order: the first broken one
 // rejects the text.
 var textRules = []func(k known, what, text string) error{
-	(known).knownURLs, (known).knownEmails, noCommands, (known).knownCode,
+	noLookalikes, (known).knownURLs, (known).knownEmails, noCommands, (known).knownCode,
 	(known).knownHosts, (known).knownAddresses, (known).everySentenceAnchored,
 }
 
-// knownURLs: every URL is in a finding.
+// noLookalikes: every host-like word is plain ASCII with plain dots. A
+// non-ASCII dot ("evil。com" is evil.com to a browser), letter (a Cyrillic
+// "е" in "ехample.com"), invisible character or a defanged dot makes a
+// host that the other rules cannot compare with the allow-list.
+func noLookalikes(_ known, what, text string) error {
+	for _, w := range hostLike.FindAllString(text, -1) {
+		if !plainASCII(w) || strings.ContainsAny(w, "[(") {
+			return fmt.Errorf("%s contains a host-like name with a character that is not a plain ASCII letter, digit, hyphen or dot", what)
+		}
+	}
+	return nil
+}
+
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// knownURLs: every URL is a reference of a finding, or a plain http(s) URL
+// on an allowed host (the scope, a finding's host).
 func (k known) knownURLs(what, text string) error {
 	for _, u := range urlPattern.FindAllString(text, 20) {
-		if !k.contains(strings.TrimRight(u, ".,;:!?)]}")) {
+		if !k.allowedURL(strings.TrimRight(u, ".,;:!?)]}")) {
 			return fmt.Errorf("%s contains a URL that no finding contains", what)
 		}
 	}
 	return nil
 }
 
-// knownEmails: every e-mail address is in a finding.
+// allowedURL reports whether raw is a reference of a finding, or an
+// http(s) URL without credentials whose host is the scope or a finding's.
+func (k known) allowedURL(raw string) bool {
+	lower := strings.ToLower(raw)
+	if slices.Contains(k.refs, lower) {
+		return true
+	}
+	u, err := url.Parse(lower)
+	if err != nil || !plainASCII(raw) || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.Opaque != "" {
+		return false
+	}
+	host := u.Hostname()
+	return host != "" && k.hosts[host] && !k.referenceHostOnly(host)
+}
+
+// referenceHostOnly reports whether host is allowed only as the host of a
+// reference (nvd.nist.gov): a URL there must be the reference itself.
+func (k known) referenceHostOnly(host string) bool {
+	if host == k.scope {
+		return false
+	}
+	return !slices.ContainsFunc(k.findings, func(r findingRef) bool { return r.host == host })
+}
+
+// knownEmails: every e-mail address is at an allowed host (the scope, a
+// finding's host): the target's text can name any mailbox, but only the
+// domain's owner receives mail there.
 func (k known) knownEmails(what, text string) error {
 	for _, e := range emailPattern.FindAllString(text, 20) {
-		if !k.contains(e) {
+		domain := strings.ToLower(e[strings.LastIndexByte(e, '@')+1:])
+		if !k.hosts[domain] || k.referenceHostOnly(domain) {
 			return fmt.Errorf("%s contains an e-mail address that no finding contains", what)
 		}
 	}
@@ -138,23 +243,23 @@ func noCommands(_ known, what, text string) error {
 	return nil
 }
 
-// knownCode: every code span is in a finding.
+// knownCode: every code span quotes the allow-list or a finding's title.
 func (k known) knownCode(what, text string) error {
 	for _, span := range codeSpan.FindAllString(text, 20) {
-		if inner := strings.Trim(span, "`"); strings.TrimSpace(inner) != "" && !k.contains(inner) {
+		if inner := strings.Trim(span, "`"); strings.TrimSpace(inner) != "" && !k.inCorpus(inner) {
 			return fmt.Errorf("%s contains code that no finding contains", what)
 		}
 	}
 	return nil
 }
 
-// knownHosts: every host name in the scope, or outside it, is in a
-// finding.
+// knownHosts: every host name, in the scope or outside it, is on the
+// allow-list.
 func (k known) knownHosts(what, text string) error {
-	for _, name := range hostPattern.FindAllString(text, 40) {
-		name = strings.ToLower(name)
+	for _, at := range hostPattern.FindAllStringIndex(text, 40) {
+		name := strings.ToLower(text[at[0]:at[1]])
 		switch {
-		case k.contains(name):
+		case k.hosts[name], pathSegment(text, at[0]) && k.inCorpus("/"+name):
 		case domainname.InScope(name, k.scope):
 			return fmt.Errorf("it names %s, which no finding names", line(name, 80))
 		case isHostName(name):
@@ -164,11 +269,15 @@ func (k known) knownHosts(what, text string) error {
 	return nil
 }
 
-// knownAddresses: every IP address and CVE id is in a finding.
+// knownAddresses: every IP address is a finding's host or one of their
+// addresses, and every CVE id a finding's.
 func (k known) knownAddresses(_, text string) error {
-	for _, pattern := range []*lazyre.Regexp{ipPattern, cvePattern} {
-		for _, m := range pattern.FindAllString(text, 20) {
-			if len(m) > 4 && !k.contains(m) {
+	for _, rule := range []struct {
+		pattern *lazyre.Regexp
+		allowed map[string]bool
+	}{{ipPattern, k.addrs}, {cvePattern, k.cves}} {
+		for _, m := range rule.pattern.FindAllString(text, 20) {
+			if len(m) > 4 && !rule.allowed[strings.ToLower(m)] {
 				return fmt.Errorf("it names %s, which no finding names", line(m, 80))
 			}
 		}
@@ -184,6 +293,14 @@ func (k known) everySentenceAnchored(what, text string) error {
 		}
 	}
 	return nil
+}
+
+// pathSegment reports whether the dotted word at i of text is a file name
+// in a path ("/backup/site.zip"): a "/" before it, not "//" (a host follows
+// that). One that a finding's title names (a listing's file) is no host
+// name; URLs are checked on their own.
+func pathSegment(text string, i int) bool {
+	return i > 0 && text[i-1] == '/' && (i < 2 || text[i-2] != '/')
 }
 
 // isHostName reports whether a dotted word is a host name rather than a
@@ -222,7 +339,7 @@ func refOf(f scans.Finding) findingRef {
 func (k known) refersToFinding(sentence string) bool {
 	lower := strings.ToLower(sentence)
 	words := wordPattern.FindAllString(lower, -1)
-	return slices.ContainsFunc(k.refs, func(r findingRef) bool { return r.namedIn(lower, words) })
+	return slices.ContainsFunc(k.findings, func(r findingRef) bool { return r.namedIn(lower, words) })
 }
 
 // namedIn reports whether a sentence, in lower case and as its words, names

@@ -5,14 +5,18 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+
+	"secscan/shared/scans"
 )
 
 // Curl returns a curl command line that repeats a request: every argument
 // single-quoted (a quote inside closes, escapes and reopens), control
 // characters dropped, so pasting it into a POSIX shell runs exactly curl
-// with these arguments and nothing else.
+// with these arguments and nothing else. --globoff sends the URL as it is:
+// without it curl expands "[1-1000000]" or "{a,b}" in a URL (the target's
+// text, a link it served) into as many requests.
 func Curl(method string, u *url.URL, h http.Header, insecure bool) string {
-	args := []string{"curl", "-i", "--path-as-is"}
+	args := []string{scans.CurlPrefix}
 	if insecure {
 		args = append(args, "--insecure")
 	}

@@ -2,11 +2,13 @@ package proof
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -109,9 +111,43 @@ func TestCurlQuotingInAShell(t *testing.T) {
 		t.Fatal("the curl line executed a command")
 	}
 	args := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	want := []string{"-i", "--path-as-is", "-H", "X-Test: it's \"$(touch " + marker + ")\"Injected: 1", u.String()}
+	want := []string{"-i", "--path-as-is", "--globoff", "-H", "X-Test: it's \"$(touch " + marker + ")\"Injected: 1", u.String()}
 	if strings.Join(args, "|") != strings.Join(want, "|") {
 		t.Errorf("arguments\n%q\nwant\n%q", args, want)
+	}
+}
+
+// The curl line, run by the real curl against a local server, sends a URL
+// with glob patterns once and as it is: pasted, "[1-1000000]" is one
+// request, not a million.
+func TestCurlDoesNotGlob(t *testing.T) {
+	t.Parallel()
+	bin, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("no curl on this machine")
+	}
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.RequestURI())
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL + "/{a,b}/x")
+	u.RawQuery = "q=[1-5]"
+	line := Curl("GET", u, nil, false)
+	if !strings.HasPrefix(line, "curl -i --path-as-is --globoff ") {
+		t.Errorf("the line does not turn globbing off: %s", line)
+	}
+	script := "curl() { " + bin + " -s -o /dev/null --max-time 5 \"$@\"; }\n" + line + "\n"
+	if out, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil {
+		t.Fatalf("sh: %v: %s", err, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != "/%7Ba,b%7D/x?q=[1-5]" && got[0] != "/{a,b}/x?q=[1-5]" {
+		t.Errorf("requests %q, want one, of the URL as it is", got)
 	}
 }
 

@@ -42,24 +42,111 @@ func Line(s string, max int) string { return apply(s, max, false) }
 func Block(s string, max int) string { return apply(s, max, true) }
 
 // Prompt is target text placed inside a model prompt's data delimiters
-// (modelplanner): as Block, and any tag spelled like the delimiters
-// ("<untrusted-data", "</untrusted-data", any case) loses its "<", so data
-// cannot close its own block and pass for instructions.
-func Prompt(s string, max int) string {
-	s = Block(s, max)
-	lower := strings.ToLower(s)
-	if !strings.Contains(lower, "untrusted-data") {
+// (modelplanner): as Block, and every tag spelled like the delimiters loses
+// its opening bracket (DefuseDataTags), so data cannot close its own block
+// and pass for instructions.
+func Prompt(s string, max int) string { return DefuseDataTags(Block(s, max)) }
+
+// DefuseDataTags replaces with "[" the opening bracket of every tag that a
+// reader (a model) could take for a data delimiter "<untrusted-data>" or
+// "</untrusted-data>", however it is spelled: any letter case (Unicode
+// folding included: "ſ" for s, the Kelvin sign for k, fullwidth letters),
+// white space or invisible format characters anywhere in it ("< /untrusted
+// -data>"), "_" or a dash between the words or none, and an opening bracket
+// that looks like "<" ("＜", "﹤", "‹", "〈", "⟨", "&lt;").
+func DefuseDataTags(s string) string {
+	if !strings.ContainsAny(s, tagOpeners+"&") {
 		return s
 	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '<' && (strings.HasPrefix(lower[i+1:], "untrusted-data") || strings.HasPrefix(lower[i+1:], "/untrusted-data")) {
+	for i := 0; i < len(s); {
+		if n := openerAt(s[i:]); n > 0 && spellsDataTag(s[i+n:]) {
 			b.WriteByte('[')
+			i += n
 			continue
 		}
-		b.WriteByte(s[i])
+		_, n := utf8.DecodeRuneInString(s[i:])
+		b.WriteString(s[i : i+n])
+		i += n
 	}
 	return b.String()
+}
+
+// tagOpeners are "<" and the characters that read like it.
+const tagOpeners = "<\uff1c\ufe64\u2039\u3008\u27e8"
+
+// openerAt is the length of the opening bracket s starts with, 0 when none.
+func openerAt(s string) int {
+	r, n := utf8.DecodeRuneInString(s)
+	switch {
+	case strings.ContainsRune(tagOpeners, r):
+		return n
+	case len(s) >= 4 && strings.EqualFold(s[:4], "&lt;"):
+		return 4
+	}
+	return 0
+}
+
+// spellsDataTag reports whether s, after an opening bracket, spells the
+// delimiters' tag name: an optional "/", then "untrusted", separators, and
+// "data", ignoring case, white space and format characters.
+func spellsDataTag(s string) bool {
+	rs := []rune(s[:min(len(s), 200)])
+	i := skipIgnorable(rs, 0)
+	if i < len(rs) && (rs[i] == '/' || rs[i] == '\uff0f') {
+		i++
+	}
+	i, ok := spells(rs, i, "untrusted")
+	if !ok {
+		return false
+	}
+	for i < len(rs) && (ignorable(rs[i]) || rs[i] == '_' || unicode.Is(unicode.Pd, rs[i])) {
+		i++
+	}
+	_, ok = spells(rs, i, "data")
+	return ok
+}
+
+// spells matches word (lowercase ASCII) in rs from i, letter by letter,
+// skipping ignorable runes before each letter; it returns where the match
+// ends.
+func spells(rs []rune, i int, word string) (int, bool) {
+	for _, c := range word {
+		i = skipIgnorable(rs, i)
+		if i == len(rs) || !sameLetter(rs[i], c) {
+			return i, false
+		}
+		i++
+	}
+	return i, true
+}
+
+func skipIgnorable(rs []rune, i int) int {
+	for i < len(rs) && ignorable(rs[i]) {
+		i++
+	}
+	return i
+}
+
+// ignorable runes do not change how a tag reads: white space and format
+// characters (zero-width, soft hyphen, bidi controls).
+func ignorable(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }
+
+// sameLetter reports whether r reads as the lowercase ASCII letter c: any
+// case or simple case folding of it, or its fullwidth form.
+func sameLetter(r, c rune) bool {
+	if r >= '\uff01' && r <= '\uff5e' {
+		r -= 0xfee0 // fullwidth ASCII
+	}
+	r = unicode.ToLower(r)
+	for f := r; ; {
+		if f == c {
+			return true
+		}
+		if f = unicode.SimpleFold(f); f == r {
+			return false
+		}
+	}
 }
 
 // Log is untrusted text written to a terminal or a CI log: as Line (so it

@@ -1,6 +1,10 @@
 package scans
 
-import "time"
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
 
 // ProofKind says what a proof records.
 type ProofKind string
@@ -35,4 +39,30 @@ type Proof struct {
 	// Curl is a shell command line that repeats an HTTP proof's request
 	// (every argument single-quoted); nil for transcripts.
 	Curl *string `json:"curl"`
+}
+
+// CurlPrefix opens every curl command of a proof: the response headers
+// shown (-i), the path sent as it is (--path-as-is: no "/../" collapsed)
+// and no URL globbing (--globoff: "[1-1000000]" or "{a,b}" in a URL is
+// sent as it is, not expanded into as many requests).
+const CurlPrefix = "curl -i --path-as-is --globoff"
+
+// legacyCurlPrefix opened the curl commands recorded before --globoff.
+const legacyCurlPrefix = "curl -i --path-as-is "
+
+// UnmarshalJSON decodes a proof as stored or served; a curl command
+// recorded before CurlPrefix had --globoff gets it, so no reader (the API,
+// the dashboard, reports, retests) shows a command that globs.
+func (p *Proof) UnmarshalJSON(b []byte) error {
+	type plain Proof
+	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
+		return err
+	}
+	if p.Curl != nil {
+		if rest, ok := strings.CutPrefix(*p.Curl, legacyCurlPrefix); ok && !strings.HasPrefix(*p.Curl, CurlPrefix+" ") {
+			c := CurlPrefix + " " + rest
+			p.Curl = &c
+		}
+	}
+	return nil
 }

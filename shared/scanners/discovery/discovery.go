@@ -5,7 +5,11 @@
 // wildcard-DNS detection), the SANs of certificates of in-scope TLS
 // services, CNAME chains, in-scope names in MX, NS and SPF records, and the
 // names in CSP and CORS headers, redirects and links of in-scope pages —
-// and resolves every candidate through the scan's resolver.
+// and resolves every candidate through the scan's resolver. A candidate
+// whose CNAME chain ends in NXDOMAIN at a hosting service where a released
+// name can be claimed is reported as a dangling CNAME (the answer the
+// resolution read; nothing is asked of the service), so every name the
+// scan learns is checked, not only the common ones dns_check tries.
 //
 // Scope is strict. A name outside the domain is counted, never resolved as a
 // host nor contacted; a name whose CNAME chain leaves the domain is a host
@@ -33,6 +37,7 @@ import (
 	"secscan/shared/checks"
 	"secscan/shared/domainname"
 	"secscan/shared/scanners/internal/httpprobe"
+	"secscan/shared/scanners/internal/takeover"
 	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -127,7 +132,9 @@ func (*Tool) Description() string {
 		"transfer when an in-scope name server allows one (names only), a wordlist of %d common labels (wordlist \"deep\": %d) with wildcard-DNS "+
 		"detection, SANs of certificates of TLS services already found, CNAME chains, MX/NS/SPF records, and CSP and CORS "+
 		"headers, redirects and links of in-scope pages. Names outside the scope are counted and never contacted; a name "+
-		"whose CNAME leaves the scope is a host with its cname and not_probed_reason (HTTP(S) checks only). Returns hosts with their addresses and sources.", len(Wordlist()), len(DeepWordlist()))
+		"whose CNAME leaves the scope is a host with its cname and not_probed_reason (HTTP(S) checks only). Every in-scope name "+
+		"learnt (at most %d a call) is checked for a dangling CNAME into a service where a released name can be claimed "+
+		"(subdomain takeover; DNS only). Returns hosts with their addresses and sources.", len(Wordlist()), len(DeepWordlist()), maxCandidates)
 }
 
 // Sources a call may be limited to.
@@ -149,10 +156,12 @@ func (*Tool) InputSchema() json.RawMessage {
 }`, len(allSources), names, len(Wordlist()), len(DeepWordlist())))
 }
 
-// Checks implements checks.Emitter: discovery maps the surface; the one
-// weakness it reports is a wildcard zone (which it also keeps from
-// creating phantom hosts).
-func (*Tool) Checks() []*checks.Check { return []*checks.Check{checks.DNSWildcard} }
+// Checks implements checks.Emitter: discovery maps the surface; the
+// weaknesses it reports are a wildcard zone (which it also keeps from
+// creating phantom hosts) and a dangling alias among the names it learnt.
+func (*Tool) Checks() []*checks.Check {
+	return []*checks.Check{checks.DNSWildcard, checks.DanglingCNAME}
+}
 
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
@@ -298,6 +307,9 @@ type discovery struct {
 	notes     []string
 	wildcards int // wordlist names dropped as wildcard answers
 	wild      *wildcards
+	// dangling are the candidates whose CNAME chain ends in NXDOMAIN at a
+	// service where names can be claimed (see chain).
+	dangling []takeover.Alias
 
 	labels           []string // the wordlist
 	labelConcurrency int

@@ -72,7 +72,7 @@ func newTestZone(t *testing.T) *testZone {
 		w.Header().Set("Access-Control-Allow-Origin", "https://partner.shop.test")
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, `<html><a href="https://files.shop.test/">files</a> <a href="https://evil.example/x">x</a>
-<img src="http://169.254.169.254/latest/meta-data/"> <a href="https://meta.shop.test/">meta</a>
+<img src="http://169.254.169.254/latest/meta-data/"> <a href="https://meta.shop.test/">meta</a> <a href="https://old-shop.shop.test/">old</a>
 <script src="//static.evil.example/app.js"></script></html>`)
 	})
 	z.https = httptest.NewUnstartedServer(z.seen.wrap(page))
@@ -109,6 +109,8 @@ func newTestZone(t *testing.T) *testZone {
 		"alias.shop.test. CNAME target.evil.example.",
 		"target.evil.example. A 127.0.0.1",
 		"meta.shop.test. A 169.254.169.254",
+		// A link to a name whose alias is dead at a hosted service.
+		"old-shop.shop.test. CNAME old-shop.herokuapp.com.",
 	)
 	z.dns.SetTransfer("shop.test", true)
 	z.env = tools.Env{
@@ -246,6 +248,53 @@ func TestDiscoverZoneTransfer(t *testing.T) {
 	z.dns.SetTransfer("shop.test", false)
 	if hosts := hostsOf(discover(t, z.env, `{"sources":["axfr"]}`)); len(hosts) != 1 {
 		t.Errorf("refused transfer: hosts %v", hosts)
+	}
+}
+
+// A name the scan learns is checked for a dangling alias where it is
+// learnt: a zone transfer's CNAME to a bucket that does not exist, and a
+// link's name aliased to a released Heroku app, are dns.dangling-cname
+// findings of discover_hosts, though neither is a common subdomain
+// dns_check tries nor, without an address, a host.
+func TestDiscoverReportsDanglingAliasesOfLearntNames(t *testing.T) {
+	t.Parallel()
+	z := newTestZone(t)
+	z.dns.Add(t, "promo-2024.shop.test. CNAME shop-promo-2024.s3.amazonaws.com.")
+	for _, tc := range []struct {
+		sources string
+		want    map[string]string // host → evidence
+	}{
+		{`["axfr"]`, map[string]string{
+			"promo-2024.shop.test": "promo-2024.shop.test → shop-promo-2024.s3.amazonaws.com → NXDOMAIN (CNAME chain through the configured resolver; Amazon S3 has no such name)",
+			"old-shop.shop.test":   "old-shop.shop.test → old-shop.herokuapp.com → NXDOMAIN",
+		}},
+		{`["link"]`, map[string]string{"old-shop.shop.test": "old-shop.shop.test → old-shop.herokuapp.com → NXDOMAIN"}},
+		{`["www"]`, map[string]string{}},
+	} {
+		res := discover(t, z.env, `{"sources":`+tc.sources+`}`)
+		scantest.CheckFindings(t, New(), res.Findings)
+		got := map[string]scans.Finding{}
+		for _, f := range res.Findings {
+			if f.Check == "dns.dangling-cname" {
+				got[f.Host] = f
+			}
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: dangling-CNAME findings %v, want %d", tc.sources, got, len(tc.want))
+		}
+		for host, evidence := range tc.want {
+			f, ok := got[host]
+			switch {
+			case !ok:
+				t.Errorf("%s: no dangling-CNAME finding on %s (outcome %s)", tc.sources, host, res.Outcome)
+			case !strings.HasPrefix(f.Evidence, evidence) || f.Severity != scans.High || f.Confidence != scans.Firm ||
+				f.Proof == nil || !strings.Contains(f.Proof.Response, ": NXDOMAIN"):
+				t.Errorf("%s: %s: %+v", tc.sources, host, f)
+			}
+			if _, isHost := hostsOf(res)[host]; isHost {
+				t.Errorf("%s: the dangling name %s became a host", tc.sources, host)
+			}
+		}
 	}
 }
 

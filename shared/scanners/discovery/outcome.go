@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"secscan/shared/scanners/internal/takeover"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
@@ -18,6 +19,12 @@ func (d *discovery) result(hosts []scans.Host) tools.Result {
 		Findings: d.wildcardFindings()}
 	for _, f := range res.Findings {
 		d.notes = append(d.notes, "wildcard DNS: *."+f.Host+" answers for any label")
+	}
+	// In the names' order, so the same zone gives the same findings.
+	slices.SortFunc(d.dangling, func(a, b takeover.Alias) int { return strings.Compare(a.Name, b.Name) })
+	for _, f := range takeover.Findings(d.dangling) {
+		res.Findings = append(res.Findings, f)
+		d.notes = append(d.notes, "dangling CNAME: "+f.Host+" (possible subdomain takeover)")
 	}
 	res.Outcome = hostsInScope(hosts) + outsideScope(len(outside)) + d.outcomeNotes(hosts)
 	return res

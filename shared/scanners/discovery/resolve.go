@@ -11,6 +11,7 @@ import (
 
 	"secscan/shared/domainname"
 	"secscan/shared/netguard"
+	"secscan/shared/scanners/internal/takeover"
 	"secscan/shared/scans"
 )
 
@@ -120,11 +121,21 @@ func (d *discovery) resolveChains(ctx context.Context, names []string) map[strin
 }
 
 // chain considers the names of name's CNAME chain and returns the first
-// one outside the scope ("" when the chain stays inside).
+// one outside the scope ("" when the chain stays inside); a dangling chain
+// is kept for its finding.
 func (d *discovery) chain(ctx context.Context, name string) (leaf string) {
 	ans, err := d.env.Resolver.Query(ctx, name, dns.TypeA)
 	if err != nil {
 		return ""
+	}
+	// Checked where the name is learnt: a chain that ends in NXDOMAIN at a
+	// service where names can be claimed is a dangling alias, whichever
+	// source named it (zone transfer, certificate, link...). The answer is
+	// the one just read; nothing more is asked.
+	if a, ok := takeover.Dangling(name, ans.CNAMEs, ans.Rcode); ok {
+		d.mu.Lock()
+		d.dangling = append(d.dangling, a)
+		d.mu.Unlock()
 	}
 	for _, target := range ans.CNAMEs {
 		target = strings.TrimSuffix(target, ".")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,10 @@ const (
 	maxAXFRMessages = 16
 	// maxNamesShown caps the name servers listed in one outcome note.
 	maxNamesShown = 5
+	// maxTransferAliases bounds the names of the CNAME records of an
+	// allowed transfer (in the messages read, nothing more is read for
+	// them) that are checked for a dangling alias besides aliasNames.
+	maxTransferAliases = 32
 )
 
 // transferAttempt is one name server's answer to an AXFR request.
@@ -46,6 +51,10 @@ type transferAttempt struct {
 	allowed bool
 	records int    // records read before stopping, at most maxAXFRRecords
 	result  string // short outcome for the notes, e.g. "refused (REFUSED)"
+	// aliases are the owner names of the CNAME records read, inside the
+	// zone, canonical without the trailing dot, at most maxTransferAliases:
+	// the only record data kept, to be checked for dangling aliases.
+	aliases []string
 }
 
 // transferCheck is the zone-transfer check of one zone.
@@ -150,7 +159,7 @@ func (c Checker) tryTransfer(ctx context.Context, env tools.Env, zone, host stri
 			}
 			continue
 		}
-		attempt.allowed, attempt.records, attempt.result = readTransfer(ctx, conn, zone)
+		attempt.allowed, attempt.records, attempt.result, attempt.aliases = readTransfer(ctx, conn, zone)
 		return attempt
 	}
 	return attempt
@@ -169,36 +178,54 @@ func (c Checker) port(env tools.Env) int {
 // readTransfer sends an AXFR request for zone on conn and reads the answer
 // just far enough to tell whether the transfer is allowed: the first record
 // is the zone's SOA and at least one more record follows. It counts records
-// and keeps none, and closes conn.
-func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool, records int, result string) {
+// and keeps none but the owner names of the CNAME records in what it read
+// (aliases, inside the zone), and closes conn.
+func readTransfer(ctx context.Context, conn net.Conn, zone string) (allowed bool, records int, result string, aliases []string) {
 	defer conn.Close()
 	// Closing the connection interrupts a pending read on cancellation.
 	defer netguard.Bind(ctx, conn)()
 	id, failed := sendAXFR(conn, zone)
 	if failed != "" {
-		return false, 0, failed
+		return false, 0, failed, nil
 	}
 
 	read := 0
 	for range maxAXFRMessages {
 		body, err := dnswire.ReadFrame(conn, maxAXFRBytes-read)
 		if errors.Is(err, dnswire.ErrOverBudget) {
-			return false, records, fmt.Sprintf("stopped after %d bytes without a complete answer", maxAXFRBytes)
+			return false, records, fmt.Sprintf("stopped after %d bytes without a complete answer", maxAXFRBytes), nil
 		}
 		if err != nil {
-			return false, records, closedResult(ctx, err, records)
+			return false, records, closedResult(ctx, err, records), nil
 		}
 		read += 2 + len(body)
 		answer, refusal := transferAnswer(body, id, zone, records == 0)
 		if refusal != "" {
-			return false, records, refusal
+			return false, records, refusal, nil
 		}
 		records = min(records+len(answer), maxAXFRRecords)
+		aliases = appendAliases(aliases, answer, zone)
 		if records >= 2 {
-			return true, records, fmt.Sprintf("allowed (%d records read)", records)
+			return true, records, fmt.Sprintf("allowed (%d records read)", records), aliases
 		}
 	}
-	return false, records, "no records after the SOA"
+	return false, records, "no records after the SOA", nil
+}
+
+// appendAliases adds to names the owners of the CNAME records of rrs below
+// zone, each once, at most maxTransferAliases.
+func appendAliases(names []string, rrs []dns.RR, zone string) []string {
+	suffix := "." + strings.TrimSuffix(dns.CanonicalName(zone), ".")
+	for _, rr := range rrs {
+		if _, ok := rr.(*dns.CNAME); !ok || len(names) == maxTransferAliases {
+			continue
+		}
+		owner := strings.TrimSuffix(dns.CanonicalName(rr.Header().Name), ".")
+		if strings.HasSuffix(owner, suffix) && !slices.Contains(names, owner) {
+			names = append(names, owner)
+		}
+	}
+	return names
 }
 
 // sendAXFR sends an AXFR request for zone on conn: its id, or why it was
@@ -271,7 +298,7 @@ func (r *report) zoneTransfer(tc transferCheck) {
 		}
 		evidence := fmt.Sprintf("AXFR request for zone %s sent to name server %s (%s) over TCP: answered NOERROR, "+
 			"starting with the zone's SOA; %d records seen in the first answer, reading stopped there on purpose "+
-			"and no record was kept", tc.zone, a.ns, a.addr, a.records)
+			"and no record was kept (only the names of its aliases, checked for dangling CNAMEs)", tc.zone, a.ns, a.addr, a.records)
 		f := finding(checks.ZoneTransfer, a.ns, evidence)
 		f.Proof = transferProof(tc.zone, a, time.Now())
 		if ap, err := netip.ParseAddrPort(a.addr); err == nil {

@@ -11,14 +11,6 @@ func finding(c *checks.Check, name, evidence string) scans.Finding {
 	return c.Finding(name, nil, evidence)
 }
 
-// danglingCNAME is the dangling-alias finding, titled with the service the
-// alias points to.
-func danglingCNAME(service, name, evidence string) scans.Finding {
-	f := finding(checks.DanglingCNAME, name, evidence)
-	f.Title = "Dangling CNAME to " + service + " (possible subdomain takeover)"
-	return f
-}
-
 // emitted is every check the tool can report.
 var emitted = []*checks.Check{
 	checks.SPFMissing, checks.SPFMultiple, checks.SPFPassAll, checks.SPFNeutral, checks.SPFNoAll, checks.SPFTooManyLookups,

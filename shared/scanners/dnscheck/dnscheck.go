@@ -6,9 +6,12 @@
 // zone has a DNSSEC chain of trust (DS at the parent; presence only, the
 // resolver is not assumed to validate); whether its in-scope name servers
 // hand the zone to anyone (AXFR, over TCP through the guarded dialer); and
-// dangling CNAMEs of the domain and its common subdomains into hosting
-// services where a released name can be claimed (DNS only, the targets are
-// never contacted). The outcome also lists the domain's addresses.
+// dangling CNAMEs of the domain, its common subdomains and the in-scope
+// names of the surface earlier steps learnt (at most maxAliasNames) into
+// hosting services where a released name can be claimed (DNS only, the
+// targets are never contacted; discover_hosts checks every name it learns
+// the same way, package takeover). The outcome also lists the domain's
+// addresses.
 //
 // Everything but the zone transfer is DNS queries to the configured
 // resolver, which is configuration, not a target. The zone transfer
@@ -22,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,8 +95,8 @@ func (Checker) Description() string {
 		"several records, +all or ?all, no all, more than 10 DNS lookups), DMARC at _dmarc (missing, several " +
 		"records, no valid policy, p=none, pct below 100), CAA (none up the tree), DNSSEC (no DS at the parent; " +
 		"presence of records only), zone transfer (AXFR) allowed by the zone's name servers (only name servers " +
-		"inside the scan's domain are contacted, over TCP port 53), and dangling CNAMEs of the domain and " +
-		"common subdomains (www, mail, app, api, ...) into services where a released name can be claimed " +
+		"inside the scan's domain are contacted, over TCP port 53), and dangling CNAMEs of the domain, " +
+		"common subdomains (www, mail, app, api, ...) and the in-scope names found so far into services where a released name can be claimed " +
 		"(subdomain takeover; DNS only). The outcome also lists the domain's A/AAAA addresses."
 }
 
@@ -193,6 +197,9 @@ type lookups struct {
 	zone                 zoneInfo
 	aliases              []alias
 	transfers            transferCheck
+	// transferAliases are the names of the CNAME records an allowed zone
+	// transfer showed that aliases did not check.
+	transferAliases []alias
 	// fallback: the name is a subdomain without a DMARC record of its own,
 	// and orgDMARC was looked up.
 	fallback bool
@@ -217,7 +224,7 @@ func (l *lookups) firstRound() {
 		wg.Go(func() { l.caa[i] = ask(ctx, l.q, n, dns.TypeCAA) })
 	}
 	wg.Go(func() { l.askZone(name) })
-	wg.Go(func() { l.aliases = lookupAliases(ctx, l.q, aliasNames(name)) })
+	wg.Go(func() { l.aliases = lookupAliases(ctx, l.q, aliasNames(name, l.env.Surface.Hosts)) })
 	wg.Wait()
 }
 
@@ -248,6 +255,12 @@ func (l *lookups) secondRound(c Checker, subdomain bool) {
 			l.askZone(l.zone.apex)
 		}
 		l.transfers = c.checkTransfers(l.ctx, l.env, l.zone.apex, l.zone.ns)
+		// The zone's own aliases, in the same call: a name only the
+		// transfer shows is checked like the common ones.
+		if names := l.transfers.aliasesBeyond(l.aliases); len(names) > 0 {
+			l.transferAliases = lookupAliases(l.ctx, l.q, names)
+			resolveTargets(l.ctx, l.q, l.transferAliases)
+		}
 	})
 	wg.Wait()
 }
@@ -263,7 +276,7 @@ func (l *lookups) judge(rep *report) {
 	rep.caa(l.caa)
 	rep.dnssec(l.zone)
 	rep.zoneTransfer(l.transfers)
-	rep.danglingAliases(l.aliases)
+	rep.danglingAliases(append(slices.Clone(l.aliases), l.transferAliases...))
 	rep.addresses(l.addrs, l.addrErr)
 }
 

@@ -17,7 +17,7 @@ const maxProofRecords = 20
 func transferProof(zone string, a transferAttempt, at time.Time) *scans.Proof {
 	request := fmt.Sprintf("connect %s (%s) over TCP\nDNS query: %s IN AXFR", a.ns, a.addr, zone)
 	response := fmt.Sprintf("rcode NOERROR; the answer starts with the zone's SOA record\n%d records in the first answer message; "+
-		"reading stopped there on purpose, no record was kept", a.records)
+		"reading stopped there on purpose, no record was kept (only the names of its aliases, checked for dangling CNAMEs)", a.records)
 	return proof.Transcript(request, response, at)
 }
 
@@ -37,17 +37,4 @@ func txtProof(a txtAnswer, at time.Time) *scans.Proof {
 		lines = append(lines, "no TXT record ("+answered(a)+")")
 	}
 	return proof.Transcript(request, strings.Join(lines, "\n"), at)
-}
-
-// cnameProof is the transcript of a dangling alias: the chain followed and
-// the final NXDOMAIN.
-func cnameProof(name string, chain []string, at time.Time) *scans.Proof {
-	var lines []string
-	prev := name
-	for _, c := range chain {
-		lines = append(lines, fmt.Sprintf("%s CNAME %s", prev, c))
-		prev = c
-	}
-	lines = append(lines, prev+": NXDOMAIN")
-	return proof.Transcript(fmt.Sprintf("DNS query: %s IN A (through the configured resolver, CNAMEs followed)", name), strings.Join(lines, "\n"), at)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,8 @@ type zoneCase struct {
 	// resolver's (default 2 s).
 	servfail, hang []string
 	timeout        time.Duration
+	// surface are the host names earlier steps learnt (env.Surface).
+	surface []string
 
 	want  map[string]findingWant // by title
 	notes []string               // substrings of the outcome
@@ -170,6 +173,9 @@ func zoneEnv(t *testing.T, tc zoneCase, addr string) tools.Env {
 		t.Fatal(err)
 	}
 	env := tools.Env{Domain: tc.scope, Resolver: res}
+	for _, name := range tc.surface {
+		env.Surface.Hosts = append(env.Surface.Hosts, scans.Host{Name: name, Addresses: []string{"192.0.2.1"}})
+	}
 	if !tc.noDialer {
 		env.Dialer = netguard.New(res, netguard.Policy{AllowPrivate: !tc.strictPolicy})
 	}
@@ -396,6 +402,45 @@ func TestZoneChecks(t *testing.T) {
 			notes: []string{"CNAMEs: 6 of 18 names are aliases, 4 dangling"},
 		},
 		{
+			// A name only the zone transfer shows is checked in the same
+			// call: its CNAME to a bucket that does not exist is a dangling
+			// alias; no other record of the zone reaches the result.
+			name: "dangling alias only the zone transfer shows", scope: "axfrdangle.test",
+			records: join(clean("axfrdangle.test"), nsRecords("axfrdangle.test", "ns1.axfrdangle.test"), []string{
+				soa("axfrdangle.test"),
+				"promo-2024.axfrdangle.test. CNAME axfrdangle-promo-2024.s3.amazonaws.com.",
+				"pages.axfrdangle.test. CNAME axfrdangle.github.io.",
+				"axfrdangle.github.io. A 192.0.2.8",
+				"vpn-internal.axfrdangle.test. A 10.1.2.4",
+			}),
+			transfers: map[string]bool{"axfrdangle.test": true},
+			want: map[string]findingWant{
+				axfrTitle: high("ns1.axfrdangle.test", true, "no record was kept"),
+				danglingTitle("Amazon S3"): high("promo-2024.axfrdangle.test", false,
+					"promo-2024.axfrdangle.test → axfrdangle-promo-2024.s3.amazonaws.com → NXDOMAIN"),
+			},
+			notes:          []string{"CNAMEs: 2 of 20 names are aliases, 1 dangling"},
+			tcp:            1,
+			transfersAsked: map[string]int{"axfrdangle.test": 1},
+			hidden:         []string{"vpn-internal", "10.1.2.4", "pages.axfrdangle"},
+		},
+		{
+			// A name an earlier step learnt (discovery's zone transfer,
+			// certificates, links: the surface) is checked too, though no
+			// common subdomain; a surface name outside the domain is not.
+			name: "dangling alias of a learnt name", scope: "learnt.test",
+			records: join(clean("learnt.test"), []string{
+				"legacy-portal.learnt.test. CNAME learnt-portal.azurewebsites.net.",
+				"other.test. CNAME other.herokuapp.com.",
+			}),
+			surface: []string{"legacy-portal.learnt.test", "other.test"},
+			want: map[string]findingWant{
+				danglingTitle("Azure App Service"): high("legacy-portal.learnt.test", false,
+					"legacy-portal.learnt.test → learnt-portal.azurewebsites.net → NXDOMAIN"),
+			},
+			notes: []string{"CNAMEs: 1 of 19 names are aliases, 1 dangling"},
+		},
+		{
 			// The checked name itself is the dangling alias: it looks
 			// absent to TXT and address lookups, but is reported.
 			name: "dangling input name", scope: "promo.test", domain: "old.promo.test",
@@ -461,28 +506,20 @@ func nsRecords(zone string, servers ...string) []string {
 	return append(ns, addrs...)
 }
 
-func TestTakeoverServiceOf(t *testing.T) {
+// The alias names: the domain and the common subdomains, then the
+// surface's in-scope hosts, each once, bounded.
+func TestAliasNames(t *testing.T) {
 	t.Parallel()
-	for name, want := range map[string]string{
-		"foo.herokuapp.com.":                        "Heroku",
-		"FOO.GitHub.IO":                             "GitHub Pages",
-		"x.blob.core.windows.net":                   "Azure Blob Storage",
-		"bucket.s3.amazonaws.com":                   "Amazon S3",
-		"bucket.s3.eu-west-1.amazonaws.com":         "Amazon S3",
-		"bucket.s3-website-us-east-1.amazonaws.com": "Amazon S3",
-		"ec2-1-2-3-4.compute-1.amazonaws.com":       "",
-		"s3.amazonaws.com":                          "", // the suffix itself is no customer name
-		"herokuapp.com":                             "",
-		"notherokuapp.com":                          "",
-		"github.io.evil.test":                       "",
-		"d111.cloudfront.net":                       "Amazon CloudFront",
-	} {
-		if got := takeoverServiceOf(name); got != want {
-			t.Errorf("takeoverServiceOf(%q) = %q, want %q", name, got, want)
-		}
-	}
-	if n := len(aliasNames("example.test")); n > maxAliasNames || n != len(commonSubdomains)+1 {
+	if n := len(aliasNames("example.test", nil)); n > maxAliasNames || n != len(commonSubdomains)+1 {
 		t.Errorf("aliasNames: %d names", n)
+	}
+	surface := []scans.Host{{Name: "www.example.test"}, {Name: "Promo.Example.Test"}, {Name: "other.test"}}
+	for i := range 100 {
+		surface = append(surface, scans.Host{Name: fmt.Sprintf("h%d.example.test", i)})
+	}
+	names := aliasNames("example.test", surface)
+	if len(names) != maxAliasNames || names[len(commonSubdomains)+1] != "promo.example.test" || slices.Contains(names, "other.test") {
+		t.Errorf("aliasNames with a surface: %d names: %v", len(names), names)
 	}
 }
 
@@ -582,7 +619,7 @@ func TestReadTransfer(t *testing.T) {
 			}()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second) // the silent cases wait it out; the others answer at once
 			defer cancel()
-			allowed, records, result := readTransfer(ctx, client, "z.test")
+			allowed, records, result, _ := readTransfer(ctx, client, "z.test")
 			if allowed != tc.allowed || records != tc.records || !strings.Contains(result, tc.result) {
 				t.Errorf("readTransfer = %v, %d, %q; want %v, %d, %q", allowed, records, result, tc.allowed, tc.records, tc.result)
 			}
