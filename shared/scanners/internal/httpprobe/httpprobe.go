@@ -297,7 +297,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
 	if err := c.admit(ctx, r); err != nil {
-		return nil, fmt.Errorf("refused: %w", err)
+		return nil, err
 	}
 	return c.doTrusting(ctx, r)
 }
@@ -311,7 +311,8 @@ func (c *Client) Admitted(a tools.Access) {
 }
 
 // admit applies the third-party rule to r: its host's access (its CNAME
-// chain read once per client) must allow what r does (Reach).
+// chain read once per client; a failed lookup is the request's error) must
+// allow what r does (Reach).
 func (c *Client) admit(ctx context.Context, r Request) error {
 	host := strings.TrimSuffix(strings.ToLower(r.URL.Hostname()), ".")
 	c.mu.Lock()
@@ -324,7 +325,10 @@ func (c *Client) admit(ctx context.Context, r Request) error {
 		}
 		c.Admitted(a)
 	}
-	return a.Check(r.Reach(c.env))
+	if err := a.Check(r.Reach(c.env)); err != nil {
+		return fmt.Errorf("refused: %w", err)
+	}
+	return nil
 }
 
 // doTrusting makes the request with certificate verification, unless an
