@@ -3,6 +3,7 @@ package modelplanner
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -38,7 +39,31 @@ func refusal(reg *tools.Registry, s planner.State, use ToolUse) string {
 	if json.Unmarshal(use.Input, &in) != nil || in == nil {
 		return "the input is not a JSON object"
 	}
-	return cmp.Or(schemaRefusal(tool.InputSchema(), in), outOfScope(s.Scan.Target, in), ranBefore(s.Steps, use))
+	return cmp.Or(schemaRefusal(tool.InputSchema(), in), outOfScope(s.Scan.Target, in), thirdParty(tool, s, in), ranBefore(s.Steps, use))
+}
+
+// thirdParty applies the tools' own third-party rule (tools.Access.Check
+// of what the call does, tools.Env.CallReach) to the host a field names,
+// with the aliases the surface knows: what a name aliased outside the
+// scope may not get is refused here rather than charged and refused by
+// the tool (which reads the CNAME chain itself, so an alias the surface
+// does not know yet is still refused there).
+func thirdParty(tool tools.Tool, s planner.State, in map[string]any) string {
+	env := tools.Env{Domain: s.Scan.Target, Surface: s.Surface}
+	least := tools.ReachOf(tool)
+	for _, field := range []string{"host", "url", "base_url"} {
+		v, _ := in[field].(string)
+		host, reach := v, least
+		if u, err := url.Parse(v); field != "host" && err == nil {
+			host, reach = u.Hostname(), env.CallReach(least, u)
+		}
+		a, err := env.KnownAccess(host)
+		var refused *tools.InputError
+		if v != "" && err == nil && errors.As(a.Check(reach), &refused) {
+			return refused.Reason
+		}
+	}
+	return ""
 }
 
 // schemaRefusal says where the input in breaks the tool's input schema

@@ -14,17 +14,24 @@ import (
 // followUps are the calls findings ask for: the files a directory listing
 // shows, the credentials in an exposed configuration file, the version of a
 // cache answering without a password, and a safe confirmation of a
-// critical version match.
+// critical version match. Every one is a probe, so none is planned on a
+// name aliased outside the scope (its tools refuse it: a version read from
+// the vendor's banner is not confirmed against the vendor).
 func followUps(s State, hosts []scans.Host) []Call {
-	selected := map[string]bool{}
+	selected, aliased := map[string]bool{}, map[string]bool{}
 	for _, h := range hosts {
 		selected[h.Name] = true
 	}
-	fc := followUpCalls{domain: s.Scan.Target, seen: map[string]bool{}, service: serviceKeys(s, hosts)}
+	for _, h := range append(slices.Clone(s.Surface.Hosts), hosts...) {
+		if h.CNAME != "" {
+			aliased[h.Name] = true
+		}
+	}
+	fc := followUpCalls{domain: s.Scan.Target, seen: map[string]bool{}, service: serviceKeys(s, hosts), aliased: aliased}
 	fs := slices.Clone(s.Findings)
 	slices.SortFunc(fs, func(a, b scans.Finding) int { return strings.Compare(a.ID, b.ID) })
 	for _, f := range fs {
-		if selected[f.Host] || f.Host == s.Scan.Target {
+		if (selected[f.Host] || f.Host == s.Scan.Target) && !aliased[f.Host] {
 			fc.finding(f)
 		}
 	}
@@ -39,13 +46,15 @@ type followUpCalls struct {
 	// A service answers the same whichever name reaches its address: a
 	// service read or a CVE confirmation runs once per address and port.
 	service func(host string, port int) string
+	// aliased are the names aliased outside the scope: no follow-up.
+	aliased map[string]bool
 }
 
 // finding adds the follow-up the finding f calls for, if any.
 func (fc *followUpCalls) finding(f scans.Finding) {
 	kind := followUpOf(f)
 	if read, ok := urlFollowUps[kind]; ok {
-		if u := evidenceURL(f, fc.domain); u != "" {
+		if u := evidenceURL(f, fc.domain); u != "" && !fc.aliased[urlHost(u)] {
 			fc.add(f.Host, read.why, read.tool, map[string]any{"url": u})
 		}
 		return
@@ -166,6 +175,15 @@ func confirmableCVE(f scans.Finding) string {
 		}
 	}
 	return ""
+}
+
+// urlHost is the host name of the URL u, lowercased.
+func urlHost(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(parsed.Hostname())
 }
 
 // evidenceURL is the in-scope URL a finding's evidence names first.

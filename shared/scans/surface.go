@@ -36,16 +36,16 @@ type Host struct {
 	// (a vendor's status page, a CDN), without the trailing dot; empty when
 	// the chain stays in scope or there is none.
 	CNAME string `json:"cname,omitempty"`
-	// NotProbed says why the host's services were not probed (no port
-	// scan, service probe or TLS enumeration: NotProbedThirdParty); empty
-	// when they may be.
+	// NotProbed says why the host's services were not probed (only its
+	// home page is fetched: NotProbedThirdParty); empty when they may be.
 	NotProbed string `json:"not_probed_reason,omitempty"`
 }
 
-// NotProbedThirdParty is why a host aliased outside the scope gets only
-// HTTP(S) checks against its name, as a browser would: its addresses are
-// the third party's, not the target's.
-const NotProbedThirdParty = "its CNAME points outside the scope (a third party's service): only HTTP(S) checks run against the name, no port scan, service probe or TLS enumeration"
+// NotProbedThirdParty is why a host aliased outside the scope gets only a
+// GET of its home page over http and https on the standard ports, as a
+// browser would open it: its addresses are the third party's, not the
+// target's.
+const NotProbedThirdParty = "its CNAME points outside the scope (a third party's service): only its home page is fetched (GET / over HTTP and HTTPS on the standard ports), no other port, path or method, no port scan, service, exposure or exploit-confirming probe, no TLS enumeration"
 
 // HostSource is where a host name was found.
 type HostSource string

@@ -83,6 +83,12 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
+	// Scripts and source maps are other paths: a third party's name is
+	// refused.
+	access, err := httpprobe.Admit(ctx, env, t, target)
+	if err != nil {
+		return tools.Result{}, err
+	}
 	det, err := sharedDetector()
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
@@ -92,6 +98,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 		return tools.Result{}, err
 	}
 	defer done()
+	client.Admitted(access)
 
 	c := newCollector(env, client, det)
 	if err := c.run(ctx, target); err != nil {

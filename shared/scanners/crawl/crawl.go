@@ -149,11 +149,18 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
+	// A crawl asks for more than the home page: a third party's name is
+	// refused (and the client refuses its links to one, beyond "/").
+	access, err := httpprobe.Admit(ctx, env, t, start)
+	if err != nil {
+		return tools.Result{}, err
+	}
 	client, err := httpprobe.NewClient(env, t.Opts.RootCAs)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
 	defer client.Close()
+	client.Admitted(access)
 	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
 	defer cancel()
 

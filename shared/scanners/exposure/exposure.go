@@ -123,11 +123,17 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
+	// Exposure probes: a third party's name is refused.
+	access, err := httpprobe.Admit(ctx, env, t, target)
+	if err != nil {
+		return tools.Result{}, err
+	}
 	ctx, client, done, err := t.Session(ctx, env)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	defer done()
+	client.Admitted(access)
 
 	chain, err := client.Open(ctx, target, maxBody)
 	if err != nil {

@@ -79,11 +79,17 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
+	// Its product GETs are probes: a third party's name is refused.
+	access, err := httpprobe.Admit(ctx, env, t, target)
+	if err != nil {
+		return tools.Result{}, err
+	}
 	ctx, client, done, err := t.Session(ctx, env)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	defer done()
+	client.Admitted(access)
 
 	s := &scan{client: client, got: map[string]*httpprobe.Response{}}
 	if err := s.findRoot(ctx, candidates(env, target)); err != nil {

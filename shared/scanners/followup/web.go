@@ -39,7 +39,7 @@ const configBody = 64 << 10
 
 // Run implements tools.Tool.
 func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	u, err := urlInput(env, raw)
+	u, access, err := urlInput(ctx, env, t, raw)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -49,6 +49,7 @@ func (t *FileSecrets) Run(ctx context.Context, env tools.Env, raw json.RawMessag
 		return tools.Result{}, err
 	}
 	defer done()
+	client.Admitted(access)
 	resp, err := client.Do(ctx, httpprobe.Request{URL: u, MaxBody: configBody})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("file_secrets: %s", httpprobe.Describe(err))
@@ -146,7 +147,7 @@ var hrefPattern = lazyre.New(`(?i)href\s*=\s*["']([^"'#?]+)["']`)
 
 // Run implements tools.Tool.
 func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
-	u, err := urlInput(env, raw)
+	u, access, err := urlInput(ctx, env, t, raw)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -158,6 +159,7 @@ func (t *ListingFiles) Run(ctx context.Context, env tools.Env, raw json.RawMessa
 		return tools.Result{}, err
 	}
 	defer done()
+	client.Admitted(access)
 	page, err := client.Do(ctx, httpprobe.Request{URL: u, MaxBody: 256 << 10})
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("listing_files: %s", httpprobe.Describe(err))
@@ -344,11 +346,17 @@ func (t *ConfirmCVE) Run(ctx context.Context, env tools.Env, raw json.RawMessage
 	if err != nil {
 		return tools.Result{}, err
 	}
+	// An exploit-confirming request: a third party's name is refused.
+	access, err := env.Admit(ctx, host, tools.Probe)
+	if err != nil {
+		return tools.Result{}, err
+	}
 	ctx, client, done, err := httpprobe.Session(ctx, env, t.opts, t.timeout)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	defer done()
+	client.Admitted(access)
 	c := &confirmer{env: env, client: client, host: host, port: in.Port}
 	for _, scheme := range []string{"https", "http"} {
 		res, confirmed, err := c.try(ctx, scheme, paths)
@@ -454,16 +462,23 @@ func passwdIndex(body, match []byte) int {
 	return 0
 }
 
-// urlInput decodes {"url"} and checks it against the scope.
-func urlInput(env tools.Env, raw json.RawMessage) (*url.URL, error) {
+// urlInput decodes {"url"} and checks it against the scope and the
+// third-party rule for tool (a file or a listing is no home page: a name
+// aliased outside the scope is refused).
+func urlInput(ctx context.Context, env tools.Env, tool tools.Tool, raw json.RawMessage) (*url.URL, tools.Access, error) {
 	var in struct {
 		URL string `json:"url"`
 	}
 	if err := tools.DecodeInput(raw, &in); err != nil {
-		return nil, err
+		return nil, tools.Access{}, err
 	}
 	if in.URL == "" {
-		return nil, tools.Refuse("url is required")
+		return nil, tools.Access{}, tools.Refuse("url is required")
 	}
-	return httpprobe.ParseTarget(env, in.URL)
+	u, err := httpprobe.ParseTarget(env, in.URL)
+	if err != nil {
+		return nil, tools.Access{}, err
+	}
+	access, err := httpprobe.Admit(ctx, env, tool, u)
+	return u, access, err
 }

@@ -102,6 +102,12 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
+	// It asks for a missing page and the scripts besides the home page: a
+	// third party's name is refused.
+	access, err := httpprobe.Admit(ctx, env, t, target)
+	if err != nil {
+		return tools.Result{}, err
+	}
 	data, err := builtinDataset()
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
@@ -109,7 +115,7 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	ctx, cancel := context.WithTimeout(ctx, httpprobe.CallBudget(timeout))
 	defer cancel()
 
-	s := &scan{env: env, data: data}
+	s := &scan{env: env, data: data, access: access}
 	s.readKnown()
 	if err := s.readWeb(ctx, t.rootCAs, target); err != nil {
 		if s.bannersRead == 0 {
@@ -128,6 +134,7 @@ func (*Tool) Checks() []*checks.Check {
 // scan is the state of one call.
 type scan struct {
 	env       tools.Env
+	access    tools.Access // the third-party rule's grant on the page's host
 	data      *Dataset
 	sightings []sighting
 	services  []scans.Service
@@ -169,6 +176,7 @@ func (s *scan) readWeb(ctx context.Context, rootCAs *x509.CertPool, target *url.
 		return err
 	}
 	defer client.Close()
+	client.Admitted(s.access)
 	chain, err := client.Open(ctx, target, pageBody)
 	if err != nil {
 		return err

@@ -47,8 +47,14 @@ func (*Tool) Description() string {
 		"Permissions-Policy), cookie flags, CORS origin reflection with credentials, TRACE, HTTP-to-HTTPS " +
 		"redirection, version disclosure, security.txt and open redirects (safe probe, Location header only). " +
 		"The browser headers are judged on HTML pages only, and not on machine endpoints (a metrics exporter, an API " +
-		"http_fingerprint identified). At most about 20 small requests."
+		"http_fingerprint identified). At most about 20 small requests. On a name aliased outside the scope " +
+		"(a third party's service) only its home page is fetched, GET / over https and http on the standard ports: " +
+		"its headers, cookies and redirect to https are checked, the probes are skipped."
 }
+
+// Reach implements tools.Reacher: on a third party's name the call is
+// the home page's header checks alone.
+func (*Tool) Reach() tools.Reach { return tools.HomePage }
 
 // InputSchema implements tools.Tool.
 func (*Tool) InputSchema() json.RawMessage {
@@ -72,17 +78,22 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
+	access, err := httpprobe.Admit(ctx, env, t, target)
+	if err != nil {
+		return tools.Result{}, err
+	}
 	ctx, client, done, err := t.Session(ctx, env)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	defer done()
+	client.Admitted(access)
 
 	chain, err := client.Open(ctx, target, maxBody)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
-	s := &scan{env: env, client: client, chain: chain, page: chain[len(chain)-1]}
+	s := &scan{env: env, client: client, chain: chain, page: chain[len(chain)-1], access: access}
 	s.run(ctx)
 	res := s.result()
 	res.Findings = checks.Merge(res.Findings)
@@ -118,6 +129,9 @@ type scan struct {
 	page   *httpprobe.Response // where the chain ended
 	// endpoint: the page is a machine endpoint's (machineEndpoint).
 	endpoint bool
+	// access is what the third-party rule grants on the page's host: on
+	// an alias of a name outside the scope, the home page only.
+	access tools.Access
 
 	mu       sync.Mutex
 	findings []scans.Finding
@@ -161,10 +175,22 @@ func (s *scan) checkPage() {
 // are in flight. A machine endpoint (a metrics exporter, a search or
 // container API) is not a site: no security.txt, no redirect to https for
 // browsers.
+//
+// On a third party's name (an alias outside the scope) only the redirect
+// to https is checked: it asks for the home page over http; the other
+// probes ask for other paths, methods or origins.
 func (s *scan) runProbes(ctx context.Context) {
 	probes := []func(context.Context) []scans.Finding{s.probeCORS, s.probeTrace, s.probeOpenRedirect}
 	if !s.endpoint {
 		probes = append(probes, s.probeHTTPS, s.probeSecurityTxt)
+	}
+	if s.access.ThirdParty() {
+		probes = nil
+		if !s.endpoint {
+			probes = append(probes, s.probeHTTPS)
+		}
+		s.note(fmt.Sprintf("%s is an alias of %s (a third party's service): only its home page was fetched; "+
+			"the CORS, TRACE, open-redirect and security.txt probes were not sent", s.access.Host, httpprobe.Clean(s.access.Alias, 100)))
 	}
 	results := make([][]scans.Finding, len(probes))
 	var wg sync.WaitGroup

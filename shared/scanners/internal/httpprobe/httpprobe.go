@@ -165,6 +165,17 @@ type Request struct {
 	MaxBody int64
 }
 
+// Reach is what r does to its host (tools.Env.RequestReach): a request
+// with a header of its own beyond Accept (an Origin, a marker) is a Probe.
+func (r Request) Reach(env tools.Env) tools.Reach {
+	for name := range r.Header {
+		if http.CanonicalHeaderKey(name) != "Accept" {
+			return tools.Probe
+		}
+	}
+	return env.RequestReach(r.Method, r.URL)
+}
+
 // Response is what one request observed; the body is already read (at
 // most the request's MaxBody) and the connection released.
 type Response struct {
@@ -230,6 +241,9 @@ type Client struct {
 	// badCert remembers https host:ports whose certificate failed
 	// verification, so later requests go straight to the unverified client.
 	badCert map[string]bool
+	// access is what the third-party rule grants on each host asked so
+	// far (Admitted, or one lookup of its CNAME chain).
+	access map[string]tools.Access
 }
 
 // NewClient returns a client dialling through env.Dialer. rootCAs verifies
@@ -248,6 +262,7 @@ func NewClient(env tools.Env, rootCAs *x509.CertPool) (*Client, error) {
 		unverified: newHTTPClient(env, unverified),
 		slots:      make(chan struct{}, MaxInFlight),
 		badCert:    map[string]bool{},
+		access:     map[string]tools.Access{},
 	}, nil
 }
 
@@ -265,7 +280,9 @@ func (c *Client) Close() {
 }
 
 // Do makes one request; redirects are returned, not followed. The URL is
-// checked against the scope first.
+// checked against the scope first, and against the third-party rule: a
+// name aliased outside the scope gets only home-page requests, whichever
+// tool, redirect, link or script source led to it.
 func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if err := CheckURL(c.env, r.URL); err != nil {
 		return nil, fmt.Errorf("refused: %w", err)
@@ -279,7 +296,39 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
+	if err := c.admit(ctx, r); err != nil {
+		return nil, err
+	}
 	return c.doTrusting(ctx, r)
+}
+
+// Admitted records what the third-party rule granted the call on a.Host
+// (tools.Env.Admit), so the client does not read its CNAME chain again.
+func (c *Client) Admitted(a tools.Access) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.access[a.Host] = a
+}
+
+// admit applies the third-party rule to r: its host's access (its CNAME
+// chain read once per client; a failed lookup is the request's error) must
+// allow what r does (Reach).
+func (c *Client) admit(ctx context.Context, r Request) error {
+	host := strings.TrimSuffix(strings.ToLower(r.URL.Hostname()), ".")
+	c.mu.Lock()
+	a, known := c.access[host]
+	c.mu.Unlock()
+	if !known {
+		var err error
+		if a, err = c.env.Admit(ctx, host, tools.HomePage); err != nil {
+			return err
+		}
+		c.Admitted(a)
+	}
+	if err := a.Check(r.Reach(c.env)); err != nil {
+		return fmt.Errorf("refused: %w", err)
+	}
+	return nil
 }
 
 // doTrusting makes the request with certificate verification, unless an

@@ -95,3 +95,12 @@ func (t Tool) Session(ctx context.Context, env tools.Env) (_ context.Context, _ 
 	}
 	return ctx, client, done, nil
 }
+
+// Admit applies the third-party rule to a call of tool starting at target
+// (nil: the scan's domain's home page) before anything but the one lookup
+// of its CNAME chain: tools.Env.AdmitURL with what the tool declares its
+// calls do (tools.ReachOf). Give the access to the call's client
+// (Client.Admitted).
+func Admit(ctx context.Context, env tools.Env, tool tools.Tool, target *url.URL) (tools.Access, error) {
+	return env.AdmitURL(ctx, target, tools.ReachOf(tool))
+}
