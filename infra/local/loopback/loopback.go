@@ -54,14 +54,21 @@ func Port(r *http.Request) string {
 // it came in on.
 func HostOK(r *http.Request) bool { return Host(r.Host, Port(r)) }
 
+// DockerHost is the name Docker's containers reach the host by. It is no
+// loopback name, but no web page can rebind it either (it is resolved by
+// Docker or /etc/hosts, and .internal is never delegated publicly); the
+// listeners `make sam-local`'s containers call accept it (names of Refusal).
+const DockerHost = "host.docker.internal"
+
 // Refusal is why a listener that only programs call (DynamoDB Local, the
 // Lambda Invoke API) refuses r: 421 Misdirected Request for a Host that is
 // not loopback on the listener's port (a rebound page), 403 for a request
 // carrying an Origin header (browsers send one with every cross-origin
 // request and every POST, even a blind "simple" one; the SDKs never do).
-// 0 and "" when r may proceed.
-func Refusal(r *http.Request) (status int, reason string) {
-	if !HostOK(r) {
+// 0 and "" when r may proceed. names are further host names accepted on the
+// listener's port (DockerHost, for a listener containers call).
+func Refusal(r *http.Request, names ...string) (status int, reason string) {
+	if !HostOK(r) && !named(r, names) {
 		return http.StatusMisdirectedRequest, "Misdirected request: this local stack listener answers only loopback hosts (127.0.0.1, localhost, [::1]) on its own port, not " + strconv.Quote(r.Host)
 	}
 	if _, ok := r.Header["Origin"]; ok {
@@ -70,11 +77,26 @@ func Refusal(r *http.Request) (status int, reason string) {
 	return 0, ""
 }
 
-// MachineOnly serves h to the requests Refusal lets through; the others get
-// reply's answer (each listener answers in its own protocol's error shape).
-func MachineOnly(h http.Handler, reply func(w http.ResponseWriter, status int, reason string)) http.Handler {
+// named says whether r's Host is one of names, with the listener's port.
+func named(r *http.Request, names []string) bool {
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil || port != Port(r) {
+		return false
+	}
+	for _, name := range names {
+		if strings.EqualFold(host, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// MachineOnly serves h to the requests Refusal (with names) lets through;
+// the others get reply's answer (each listener answers in its own
+// protocol's error shape).
+func MachineOnly(h http.Handler, reply func(w http.ResponseWriter, status int, reason string), names ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if status, reason := Refusal(r); status != 0 {
+		if status, reason := Refusal(r, names...); status != 0 {
 			reply(w, status, reason)
 			return
 		}

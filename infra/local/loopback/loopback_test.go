@@ -72,3 +72,44 @@ func TestMachineOnly(t *testing.T) {
 		t.Errorf("handler served %d requests, want the 3 loopback ones", served.Load())
 	}
 }
+
+// A listener that make sam-local's containers call accepts Docker's name for
+// the host too, on its own port only, and still no Origin.
+func TestRefusalWithDockerHost(t *testing.T) {
+	t.Parallel()
+	type verdict struct{ status int }
+	got := make(chan verdict, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		status, _ := loopback.Refusal(r, loopback.DockerHost)
+		got <- verdict{status}
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	port := u.Port()
+	for _, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"host.docker.internal:" + port, "", 0},
+		{"Host.Docker.Internal:" + port, "", 0},
+		{"127.0.0.1:" + port, "", 0},
+		{"host.docker.internal:1" + port, "", http.StatusMisdirectedRequest},
+		{"host.docker.internal", "", http.StatusMisdirectedRequest},
+		{"rebind.example:" + port, "", http.StatusMisdirectedRequest},
+		{"host.docker.internal:" + port, "http://host.docker.internal:" + port, http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("GET", srv.URL, nil)
+		req.Host = c.host
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if v := <-got; v.status != c.want {
+			t.Errorf("Host %q Origin %q: refusal %d, want %d", c.host, c.origin, v.status, c.want)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package dynamolocal
+
+// Backend is the emulator's own endpoint, behind the proxy (for the benchmark).
+func (s *Server) Backend() string { return s.backend }

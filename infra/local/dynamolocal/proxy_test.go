@@ -1,0 +1,117 @@
+package dynamolocal_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"secscan/infra/local/dynamolocal"
+	"secscan/infra/local/dynamotest"
+	"secscan/shared/store"
+)
+
+// junkAuth is a signature DynamoDB Local accepts as readily as a real one.
+const junkAuth = "AWS4-HMAC-SHA256 Credential=x/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=junk"
+
+// call sends one DynamoDB JSON request to endpoint with the given Host and Origin.
+func call(t *testing.T, endpoint, host, origin, operation, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+operation)
+	req.Header.Set("Authorization", junkAuth)
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(raw)
+}
+
+// DNS rebinding: a web page whose name now resolves to 127.0.0.1 sends its
+// own name in Host. DynamoDB Local has no authentication, so without the
+// proxy such a page reads and writes the whole table; through it, nothing is
+// listed, read or written, while loopback Hosts and the SDK work as before.
+func TestDynamoDBAnswersOnlyLoopbackHosts(t *testing.T) {
+	endpoint := dynamotest.Endpoint(t)
+	db, table := dynamotest.NewTable(t) // through the proxy: the SDK works
+	u, _ := url.Parse(endpoint)
+	port := u.Port()
+	put := `{"TableName":"` + table + `","Item":{"pk":{"S":"USER#rebound"},"sk":{"S":"PROFILE"},"is_admin":{"BOOL":true}}}`
+	for _, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"rebind.example:" + port, "", http.StatusMisdirectedRequest},
+		{"rebind.example:" + port, "http://rebind.example:" + port, http.StatusMisdirectedRequest},
+		{"localhost.rebind.example:" + port, "", http.StatusMisdirectedRequest},
+		{"host.docker.internal:" + port, "", http.StatusMisdirectedRequest}, // only with DYNAMODB_LOCAL_PORT (sam local)
+		{"127.0.0.1:1" + port, "", http.StatusMisdirectedRequest},
+		{"127.0.0.1:" + port, "http://attacker.example", http.StatusForbidden},
+	} {
+		for _, rq := range []struct{ operation, body string }{{"ListTables", `{}`}, {"PutItem", put}} {
+			status, body := call(t, endpoint, c.host, c.origin, rq.operation, rq.body)
+			if status != c.want || !strings.Contains(body, "AccessDeniedException") || strings.Contains(body, table) {
+				t.Errorf("%s with Host %q Origin %q: %d %s, want %d AccessDeniedException", rq.operation, c.host, c.origin, status, body, c.want)
+			}
+		}
+	}
+	got, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &table, ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "USER#rebound"}, "sk": &types.AttributeValueMemberS{Value: "PROFILE"}}})
+	if err != nil || len(got.Item) != 0 {
+		t.Fatalf("after the refused PutItems: item %v, err %v; want no item", got.Item, err)
+	}
+	for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port, "127.0.0.1"} {
+		if status, body := call(t, endpoint, host, "", "ListTables", `{"Limit":100,"ExclusiveStartTableName":"`+table[:len(table)-1]+`"}`); status != http.StatusOK || !strings.Contains(body, table) {
+			t.Errorf("ListTables with Host %q: %d %s, want 200 listing %s", host, status, body, table)
+		}
+	}
+}
+
+// The proxy's cost: GetItem through it and straight to the emulator.
+func BenchmarkGetItem(b *testing.B) {
+	root, err := dynamotest.RepoRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := dynamolocal.Start(context.Background(), filepath.Join(root, "infra", "local"), io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(srv.Stop)
+	_, table := dynamotest.NewTableAt(b, srv.Endpoint)
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "bench"}, "sk": &types.AttributeValueMemberS{Value: "X"}}
+	for name, endpoint := range map[string]string{"proxy": srv.Endpoint, "direct": srv.Backend()} {
+		b.Run(name, func(b *testing.B) {
+			db, err := store.NewClient(context.Background(), endpoint)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: &table, Item: key}); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &table, Key: key}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
