@@ -7,6 +7,7 @@ package dynamolocal
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,7 @@ type Server struct {
 	// Endpoint is where clients reach it: the Host-checking proxy (proxy.go).
 	Endpoint string
 	backend  string // the emulator itself, on a private loopback port
+	secret   string // what the emulator requires of every request (the proxy adds it)
 	proxy    *http.Server
 	cmd      *exec.Cmd
 	done     chan error
@@ -84,7 +86,7 @@ func StartAt(ctx context.Context, localDir, dbPath string, logw io.Writer) (*Ser
 		ln.Close()
 		return nil, err
 	}
-	s, err := launch(java, jar, emulator, localDir, storage, private, logw)
+	s, err := launch(java, jar, emulator, localDir, storage, private, logw, rand.Text())
 	if err != nil {
 		ln.Close()
 		return nil, err
@@ -100,7 +102,7 @@ func StartAt(ctx context.Context, localDir, dbPath string, logw io.Writer) (*Ser
 	if port != 0 {
 		names = []string{loopback.DockerHost}
 	}
-	if s.proxy, err = serveProxy(ln, s.backend, names); err != nil {
+	if s.proxy, err = serveProxy(ln, s.backend, s.secret, names); err != nil {
 		ln.Close()
 		s.Stop()
 		return nil, err
@@ -108,8 +110,10 @@ func StartAt(ctx context.Context, localDir, dbPath string, logw io.Writer) (*Ser
 	return s, nil
 }
 
-// launch starts the emulator on 127.0.0.1:port.
-func launch(java, jar, emulator, localDir string, storage []string, port int, logw io.Writer) (*Server, error) {
+// launch starts the emulator on 127.0.0.1:port, answering only requests
+// that carry secret (LoopbackDynamoDB.java): a web page that finds the
+// private port cannot use it either.
+func launch(java, jar, emulator, localDir string, storage []string, port int, logw io.Writer, secret string) (*Server, error) {
 	lib := filepath.Join(emulator, "DynamoDBLocal_lib")
 	// The launcher binds 127.0.0.1 only (the jar itself has no bind flag).
 	args := []string{"-Djava.library.path=" + lib, "-Xmx512m",
@@ -121,7 +125,9 @@ func launch(java, jar, emulator, localDir string, storage []string, port int, lo
 	// -disableTelemetry says: with it on, every start writes an installation
 	// id to dynamodb-local-metadata.json in the working directory and builds a
 	// Pinpoint client that reaches out to AWS. Off, nothing is written or sent.
-	cmd.Env = append(os.Environ(), "DDB_LOCAL_TELEMETRY=0")
+	// The secret goes by the environment, which only this user can read
+	// (/proc/<pid>/environ), not the command line, which anyone can.
+	cmd.Env = append(os.Environ(), "DDB_LOCAL_TELEMETRY=0", secretEnv+"="+secret)
 	cmd.Stdout, cmd.Stderr = logw, logw
 	// It writes dynamodb-local-metadata.json where it runs: not in the repository.
 	cmd.Dir = os.TempDir()
@@ -129,7 +135,7 @@ func launch(java, jar, emulator, localDir string, storage []string, port int, lo
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start DynamoDB Local: %w", err)
 	}
-	s := &Server{backend: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, done: make(chan error, 1)}
+	s := &Server{backend: "http://127.0.0.1:" + strconv.Itoa(port), secret: secret, cmd: cmd, done: make(chan error, 1)}
 	go func() { s.done <- cmd.Wait() }()
 	return s, nil
 }

@@ -19,29 +19,42 @@ import (
 // clients reach it through this proxy on the advertised one, which refuses
 // what loopback.Refusal refuses (a Host other than loopback on its port: 421;
 // any Origin: 403) and passes everything else on byte for byte. A proxy
-// rather than a per-start secret header: every client keeps working as it
-// is (the stack's and the tests' Go SDK clients, `aws dynamodb
-// --endpoint-url`, NoSQL Workbench, `make sam-local`'s containers).
+// rather than a secret every client must send: every client keeps working
+// as it is (the stack's and the tests' Go SDK clients, `aws dynamodb
+// --endpoint-url`, NoSQL Workbench, `make sam-local`'s containers). The
+// per-start secret is the proxy's alone (secretHeader): the emulator refuses
+// a request without it, so its private port, which a page can find as
+// easily as the advertised one, is no way around the proxy.
+
+// secretHeader carries the per-start secret from the proxy to the emulator;
+// secretEnv gives the emulator its value (LoopbackDynamoDB.java).
+const (
+	secretHeader = "X-Secscan-Dynamodb-Secret"
+	secretEnv    = "SECSCAN_DYNAMODB_SECRET"
+)
 
 // serveProxy serves the proxy to backend on ln; names are host names
 // accepted besides loopback ones (loopback.DockerHost for sam local).
-func serveProxy(ln net.Listener, backend string, names []string) (*http.Server, error) {
+func serveProxy(ln net.Listener, backend, secret string, names []string) (*http.Server, error) {
 	target, err := url.Parse(backend)
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: proxyHandler(target, names), ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: proxyHandler(target, secret, names), ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout: 2 * time.Minute, ErrorLog: log.New(io.Discard, "", 0)}
 	go func() { _ = srv.Serve(ln) }()
 	return srv, nil
 }
 
 // proxyHandler is the Host-checking reverse proxy to target.
-func proxyHandler(target *url.URL, names []string) http.Handler {
+func proxyHandler(target *url.URL, secret string, names []string) http.Handler {
 	rp := &httputil.ReverseProxy{
-		// The emulator sees its own address as Host; nothing else changes
-		// (no X-Forwarded-* headers are added).
-		Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
+		// The emulator sees its own address as Host and the secret; nothing
+		// else changes (no X-Forwarded-* headers are added).
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Header.Set(secretHeader, secret)
+		},
 		Transport: &http.Transport{
 			DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
 			// As many idle connections as the stack's clients keep (dependency's 64).
