@@ -102,7 +102,7 @@ func StartAt(ctx context.Context, localDir, dbPath string, logw io.Writer) (*Ser
 	if port != 0 {
 		names = []string{loopback.DockerHost}
 	}
-	if s.proxy, err = serveProxy(ln, s.backend, s.secret, names); err != nil {
+	if s.proxy, err = serveProxy(ln, s.backend, s.secret, names, logw); err != nil {
 		ln.Close()
 		s.Stop()
 		return nil, err

@@ -34,20 +34,23 @@ const (
 )
 
 // serveProxy serves the proxy to backend on ln; names are host names
-// accepted besides loopback ones (loopback.DockerHost for sam local).
-func serveProxy(ln net.Listener, backend, secret string, names []string) (*http.Server, error) {
+// accepted besides loopback ones (loopback.DockerHost for sam local). Its
+// errors (a response cut short, an emulator that did not answer) go to
+// logw, the emulator's own log.
+func serveProxy(ln net.Listener, backend, secret string, names []string, logw io.Writer) (*http.Server, error) {
 	target, err := url.Parse(backend)
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: proxyHandler(target, secret, names), ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout: 2 * time.Minute, ErrorLog: log.New(io.Discard, "", 0)}
+	logger := log.New(logw, "dynamolocal proxy: ", log.LstdFlags)
+	srv := &http.Server{Handler: proxyHandler(target, secret, names, logger), ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout: 2 * time.Minute, ErrorLog: logger}
 	go func() { _ = srv.Serve(ln) }()
 	return srv, nil
 }
 
 // proxyHandler is the Host-checking reverse proxy to target.
-func proxyHandler(target *url.URL, secret string, names []string) http.Handler {
+func proxyHandler(target *url.URL, secret string, names []string, logger *log.Logger) http.Handler {
 	rp := &httputil.ReverseProxy{
 		// The emulator sees its own address as Host and the secret; nothing
 		// else changes (no X-Forwarded-* headers are added).
@@ -65,11 +68,12 @@ func proxyHandler(target *url.URL, secret string, names []string) http.Handler {
 		// A stopped or paused emulator: the client's own timeout or a 502,
 		// which the SDKs retry like the connection error it replaces.
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if r.Context().Err() == nil {
+			if r.Context().Err() == nil { // not a client that hung up
+				logger.Printf("%s: %v", r.Header.Get("X-Amz-Target"), err)
 				writeError(w, http.StatusBadGateway, "InternalServerError", "DynamoDB Local did not answer: "+err.Error())
 			}
 		},
-		ErrorLog: log.New(io.Discard, "", 0),
+		ErrorLog: logger,
 	}
 	return loopback.MachineOnly(rp, func(w http.ResponseWriter, status int, reason string) {
 		writeError(w, status, "AccessDeniedException", reason)

@@ -3,6 +3,7 @@ package dynamolocal_test
 import (
 	"context"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -195,7 +196,7 @@ func BenchmarkProxyHop(b *testing.B) {
 	}))
 	b.Cleanup(backend.Close)
 	target, _ := url.Parse(backend.URL)
-	proxy := httptest.NewServer(dynamolocal.ProxyHandler(target, "secret", nil))
+	proxy := httptest.NewServer(dynamolocal.ProxyHandler(target, "secret", nil, log.New(io.Discard, "", 0)))
 	b.Cleanup(proxy.Close)
 	for _, via := range []struct{ name, endpoint string }{{"direct", backend.URL}, {"proxy", proxy.URL}} {
 		b.Run(via.name, func(b *testing.B) {
