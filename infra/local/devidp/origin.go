@@ -3,30 +3,12 @@ package devidp
 import (
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 
+	"secscan/infra/local/loopback"
 	"secscan/shared/httpapi"
 )
-
-// LoopbackHost says whether a Host header value (host or host:port) names
-// this machine: "localhost" or a loopback IP literal ("127.0.0.1:3000",
-// "[::1]:3000"). The local stack answers nothing else, so a web page whose
-// name was rebound to 127.0.0.1 (DNS rebinding) cannot reach it.
-func LoopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	} else if strings.HasPrefix(hostport, "[") && strings.HasSuffix(hostport, "]") {
-		host = hostport[1 : len(hostport)-1] // "[::1]" without a port
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
-}
 
 // withPort is host:port with HTTP's default port made explicit, lower-cased.
 func withPort(hostport string) string {
@@ -66,7 +48,7 @@ func httpOrigin(u *url.URL) bool {
 // sameLoopbackHost says whether two Host values name the same loopback host
 // and port (HTTP's default port made explicit).
 func sameLoopbackHost(a, b string) bool {
-	return LoopbackHost(a) && LoopbackHost(b) && withPort(a) == withPort(b)
+	return loopback.Host(a, "") && loopback.Host(b, "") && withPort(a) == withPort(b)
 }
 
 // refuseForeignOrigin answers 403 and returns true when r is a POST from a

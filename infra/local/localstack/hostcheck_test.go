@@ -65,7 +65,8 @@ func TestLocalRouterAnswersOnlyLoopbackHosts(t *testing.T) {
 	t.Parallel()
 	base, port := hostCheckRouter(t)
 	for _, host := range []string{"evil.example:" + port, "evil.example:3000", "evil.example", "localhost.evil.example:" + port,
-		"127.0.0.1.nip.io:" + port, "192.168.1.10:" + port, "0.0.0.0:" + port, "host.docker.internal:" + port} {
+		"127.0.0.1.nip.io:" + port, "192.168.1.10:" + port, "0.0.0.0:" + port, "host.docker.internal:" + port,
+		"127.0.0.1:1" + port, "localhost:1" + port} { // a loopback name on another port than the listener's
 		for _, rq := range []struct{ method, path, body string }{
 			{"GET", "/health", ""}, {"GET", "/api/auth/me", ""}, {"POST", "/dev/session", `{"email":"admin@example.com"}`},
 			{"POST", "/api/scans", `{}`}, {"GET", "/", ""},

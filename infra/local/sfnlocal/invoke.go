@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"secscan/infra/local/loopback"
 )
 
 // Lambda's limits and defaults that the Invoker reproduces.
@@ -38,6 +40,10 @@ const (
 // safe for concurrent calls (a handler made by lambda.NewHandler returns bytes of a pooled buffer
 // that it has already recycled). An instance still running at its timeout is abandoned, as
 // Lambda discards a timed-out environment, and a fresh one takes its place.
+//
+// It answers only programs on this machine (loopback.Refusal): a request whose Host is not
+// loopback on the listener's port (a web page rebound to 127.0.0.1) gets 421, one carrying an
+// Origin header (any web page, even a blind cross-site POST) 403, and no function runs.
 type Invoker struct {
 	// Functions maps a function name (the template's logical ID) to the factory of its instances.
 	Functions map[string]func() lambda.Handler
@@ -105,6 +111,10 @@ type lambdaError struct {
 func (inv *Invoker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	requestID := newRequestID()
 	w.Header().Set("X-Amzn-RequestId", requestID)
+	if status, reason := loopback.Refusal(r); status != 0 {
+		writeAPIError(w, status, "AccessDeniedException", reason)
+		return
+	}
 	name, factory, payload, ok := inv.request(w, r)
 	if !ok {
 		return

@@ -38,6 +38,7 @@ func instances(handlers map[string]any) map[string]func() lambda.Handler {
 // invoke sends one Invoke API request the way the AWS SDKs do (FunctionName path-escaped).
 func invoke(inv *sfnlocal.Invoker, functionName string, payload []byte, header http.Header) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodPost, "/2015-03-31/functions/"+url.PathEscape(functionName)+"/invocations", bytes.NewReader(payload))
+	req.Host = "127.0.0.1" // as the SDKs dial it; httptest's default, example.com, is refused
 	for k, v := range header {
 		req.Header[k] = v
 	}
@@ -150,7 +151,9 @@ func TestInvoker(t *testing.T) {
 			}
 		}
 		rec := httptest.NewRecorder()
-		inv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/2015-03-31/functions/Echo/configuration", nil))
+		req := httptest.NewRequest(http.MethodGet, "/2015-03-31/functions/Echo/configuration", nil)
+		req.Host = "127.0.0.1"
+		inv.ServeHTTP(rec, req)
 		if rec.Code != http.StatusNotFound || rec.Header().Get("X-Amzn-ErrorType") != "UnknownOperationException" {
 			t.Errorf("other API: %d %q", rec.Code, rec.Header().Get("X-Amzn-ErrorType"))
 		}
@@ -276,4 +279,67 @@ func TestInvokerPool(t *testing.T) {
 			t.Errorf("%d throttled, want 1", throttled)
 		}
 	})
+}
+
+// DNS rebinding: a web page whose name now resolves to 127.0.0.1 calls the
+// Invoke API with its own name in Host; any web page can also send it a
+// blind cross-site POST (text/plain, no preflight), which carries an Origin.
+// Neither runs a function; the SDKs' calls (a loopback Host, no Origin) do.
+func TestInvokerAnswersOnlyLoopbackHosts(t *testing.T) {
+	t.Parallel()
+	var runs sync.Map
+	inv := &sfnlocal.Invoker{Functions: instances(map[string]any{
+		"Echo": func(in json.RawMessage) (json.RawMessage, error) { runs.Store(string(in), true); return in, nil },
+	})}
+	srv := httptest.NewServer(inv)
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	port := u.Port()
+	post := func(host, origin, payload string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/2015-03-31/functions/Echo/invocations", strings.NewReader(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Content-Type", "text/plain")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var body bytes.Buffer
+		_, _ = body.ReadFrom(res.Body)
+		return res.StatusCode, res.Header.Get("X-Amzn-ErrorType")
+	}
+	for i, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"rebind.example:" + port, "", http.StatusMisdirectedRequest},
+		{"rebind.example:" + port, "http://rebind.example:" + port, http.StatusMisdirectedRequest},
+		{"127.0.0.1.nip.io:" + port, "", http.StatusMisdirectedRequest},
+		{"127.0.0.1:1" + port, "", http.StatusMisdirectedRequest},
+		{"127.0.0.1:" + port, "http://attacker.example", http.StatusForbidden},
+	} {
+		payload := fmt.Sprintf(`{"refused":%d}`, i)
+		if status, errorType := post(c.host, c.origin, payload); status != c.want || errorType != "AccessDeniedException" {
+			t.Errorf("Host %q Origin %q: %d %q, want %d AccessDeniedException", c.host, c.origin, status, errorType, c.want)
+		}
+		if _, ran := runs.Load(payload); ran {
+			t.Errorf("Host %q Origin %q: the function ran", c.host, c.origin)
+		}
+	}
+	for i, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port} {
+		payload := fmt.Sprintf(`{"served":%d}`, i)
+		if status, errorType := post(host, "", payload); status != http.StatusOK {
+			t.Errorf("Host %q: %d %q, want 200", host, status, errorType)
+		}
+		if _, ran := runs.Load(payload); !ran {
+			t.Errorf("Host %q: the function did not run", host)
+		}
+	}
 }

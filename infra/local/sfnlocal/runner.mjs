@@ -2,6 +2,7 @@
 // StopExecution) on 127.0.0.1 for one state machine, executed by aws-local-stepfunctions.
 // The Go package sfnlocal embeds this file, writes it to a temporary folder and runs it with
 // the Node 22 of infra/local/node_modules; the first stdout line is the port it listens on.
+// It answers only loopback Hosts on that port and no request carrying an Origin (refusal below).
 //
 // Lambda Task states are invoked here (as the library's Task overrides) through the AWS SDK's
 // Lambda client, which sends them to AWS_ENDPOINT_URL_LAMBDA (the Go side's sfnlocal.Invoker).
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { isIPv4, isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 
@@ -300,7 +302,39 @@ function handle(req, body) {
   return operations[op](request ?? {});
 }
 
+// The Go side's loopback.Host (infra/local/loopback), repeated: whether a Host header names this
+// machine ("localhost" or a loopback IP literal) with our port when it carries one. A web page
+// whose name was rebound to 127.0.0.1 (DNS rebinding) sends its own name, and is refused.
+function loopbackHost(host, port) {
+  const m = /^(?:\[([^\]]*)\]|([^:[\]]*))(?::(\d+))?$/.exec(host ?? '');
+  if (!m || (m[3] !== undefined && m[3] !== String(port))) return false;
+  const name = (m[1] ?? m[2]).toLowerCase();
+  if (name === 'localhost') return true;
+  if (m[2] !== undefined) return isIPv4(name) && name.startsWith('127.');
+  if (!isIPv6(name) || name.includes('%')) return false;
+  const canonical = new URL(`http://[${name}]`).hostname; // [::1], or [::ffff:7f00:1] for ::ffff:127.0.0.1
+  return canonical === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(canonical);
+}
+
+// Why a request is refused before anything is read or run (the Go side's loopback.Refusal): 421
+// for a Host that is not loopback on our port, 403 for any Origin header, which only browsers send.
+function refusal(req) {
+  if (!loopbackHost(req.headers.host, server.address().port)) {
+    return new ApiError('AccessDeniedException', `Misdirected request: sfnlocal answers only loopback hosts (127.0.0.1, localhost, [::1]) on its own port, not ${JSON.stringify(req.headers.host ?? '')}`, 421);
+  }
+  if (req.headers.origin !== undefined) {
+    return new ApiError('AccessDeniedException', `Cross-origin request refused: sfnlocal answers programs, not web pages (Origin ${JSON.stringify(req.headers.origin)})`, 403);
+  }
+  return null;
+}
+
 const server = http.createServer((req, res) => {
+  const refused = refusal(req);
+  if (refused) {
+    req.resume(); // the body is not read
+    reply(res, refused.status, { __type: refused.type, message: refused.message });
+    return;
+  }
   const chunks = [];
   let size = 0;
   req.on('data', (chunk) => {

@@ -1,6 +1,7 @@
 package sfnlocal_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -500,5 +502,71 @@ func TestSubstitute(t *testing.T) {
 				t.Errorf("got %s, %v\nwant %s", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// DNS rebinding: a web page whose name now resolves to 127.0.0.1 calls the
+// runner with its own name in Host, and a page of any origin sends Origin.
+// Neither starts (or reads) an execution; loopback Hosts and the SDK do.
+func TestRunnerAnswersOnlyLoopbackHosts(t *testing.T) {
+	t.Parallel()
+	runner, client := startStack(t, "timeout.asl.json", nil, "")
+	port := strconv.Itoa(runner.Port())
+	call := func(host, origin, operation string, request any) (int, string) {
+		t.Helper()
+		body, _ := json.Marshal(request)
+		req, err := http.NewRequest(http.MethodPost, runner.Endpoint(), bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		req.Header.Set("X-Amz-Target", "AWSStepFunctions."+operation)
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var e struct {
+			Type string `json:"__type"`
+		}
+		_ = json.NewDecoder(res.Body).Decode(&e)
+		return res.StatusCode, e.Type
+	}
+	for i, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"rebind.example:" + port, "", http.StatusMisdirectedRequest},
+		{"rebind.example:" + port, "http://rebind.example:" + port, http.StatusMisdirectedRequest},
+		{"localhost.rebind.example:" + port, "", http.StatusMisdirectedRequest},
+		{"127.0.0.1:1" + port, "", http.StatusMisdirectedRequest},
+		{"127.0.0.1:" + port, "http://attacker.example", http.StatusForbidden},
+	} {
+		name := fmt.Sprintf("refused-%d", i)
+		status, errorType := call(c.host, c.origin, "StartExecution",
+			map[string]string{"stateMachineArn": runner.StateMachineARN(), "name": name, "input": "{}"})
+		if status != c.want || errorType != "AccessDeniedException" {
+			t.Errorf("StartExecution with Host %q Origin %q: %d %q, want %d AccessDeniedException", c.host, c.origin, status, errorType, c.want)
+		}
+		arn := strings.Replace(runner.StateMachineARN(), ":stateMachine:", ":execution:", 1) + ":" + name
+		var missing *types.ExecutionDoesNotExist
+		if _, err := client.DescribeExecution(t.Context(), &sfn.DescribeExecutionInput{ExecutionArn: &arn}); !errors.As(err, &missing) {
+			t.Errorf("after a refused StartExecution with Host %q: DescribeExecution %v, want ExecutionDoesNotExist", c.host, err)
+		}
+		if status, _ := call(c.host, c.origin, "DescribeExecution", map[string]string{"executionArn": arn}); status != c.want {
+			t.Errorf("DescribeExecution with Host %q Origin %q: %d, want %d", c.host, c.origin, status, c.want)
+		}
+	}
+	for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port, "LocalHost"} {
+		if status, errorType := call(host, "", "DescribeExecution", map[string]string{"executionArn": "arn:aws:states:us-east-1:123456789012:execution:Test:none"}); status != http.StatusBadRequest || errorType != "ExecutionDoesNotExist" {
+			t.Errorf("DescribeExecution with Host %q: %d %q, want 400 ExecutionDoesNotExist (answered)", host, status, errorType)
+		}
+	}
+	if _, err := startExecution(t, client, runner, "served", "{}"); err != nil {
+		t.Errorf("StartExecution through the SDK: %v", err)
 	}
 }
