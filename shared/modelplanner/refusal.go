@@ -38,7 +38,7 @@ func refusal(reg *tools.Registry, s planner.State, use ToolUse) string {
 	if json.Unmarshal(use.Input, &in) != nil || in == nil {
 		return "the input is not a JSON object"
 	}
-	return cmp.Or(schemaRefusal(tool.InputSchema(), in), outOfScope(s.Scan.Target, in), ranBefore(s.Steps, use))
+	return cmp.Or(schemaRefusal(tool.InputSchema(), in), outOfScope(s.Scan.Target, in), tierRefusal(tool, s, use), ranBefore(s.Steps, use))
 }
 
 // schemaRefusal says where the input in breaks the tool's input schema

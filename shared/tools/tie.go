@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -132,12 +133,21 @@ func (e Env) Limits() (plans.Limits, bool) {
 }
 
 // DeepOnly refuses what only the deep tier may ask for (what describes it)
-// when the scan's tier is another; nil on the deep tier or outside a scan.
-func (e Env) DeepOnly(what string) error {
-	if e.Tier == "" || e.Tier == plans.Deep {
+// on a scan of another tier; nil on the deep tier or outside a scan (no
+// tier).
+func DeepOnly(tier plans.Tier, what string) error {
+	if tier == "" || tier == plans.Deep {
 		return nil
 	}
-	return Refuse("%s is the deep tier's; this is a %s scan", what, e.Tier)
+	return Refuse("%s is the deep tier's; this is a %s scan", what, tier)
+}
+
+// TierBound is a tool with inputs beyond some tiers' limits (plans.Limits:
+// the deep tier's range calls, wordlist and crawl). CheckTier refuses them
+// for tier with an *InputError; the tool checks its input with it before
+// running, and a model's proposal is checked with it before it is run.
+type TierBound interface {
+	CheckTier(tier plans.Tier, input json.RawMessage) error
 }
 
 // CheckAddressCap refuses a probe of host's address addr when the scan's

@@ -33,6 +33,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/plans"
 	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -184,7 +185,7 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	}
 	callCtx, cancel := context.WithTimeout(ctx, s.Timeout())
 	defer cancel()
-	if err := tierRefusal(env, raw); err != nil {
+	if err := s.CheckTier(env.Tier, raw); err != nil {
 		return tools.Result{}, err
 	}
 	// A name aliased outside the scope is a third party's: no port scan.
@@ -214,16 +215,16 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	return res, nil
 }
 
-// tierRefusal refuses a range longer than the scan's tier allows: below
-// the deep tier a call scans at most a port list's worth.
-func tierRefusal(env tools.Env, raw json.RawMessage) error {
+// CheckTier implements tools.TierBound: below the deep tier a range call
+// scans at most a port list's worth of ports.
+func (*Scanner) CheckTier(tier plans.Tier, raw json.RawMessage) error {
 	var in input
-	if json.Unmarshal(raw, &in) != nil || in.Range == nil {
+	if tier == "" || json.Unmarshal(raw, &in) != nil || in.Range == nil {
 		return nil
 	}
-	lim, ok := env.Limits()
-	if n := in.Range.To - in.Range.From + 1; ok && n > lim.MaxRange {
-		return env.DeepOnly(fmt.Sprintf("a range of %d ports (a %s scan scans at most %d ports a call)", n, env.Tier, lim.MaxRange))
+	lim := tier.Limits()
+	if n := in.Range.To - in.Range.From + 1; n > lim.MaxRange {
+		return tools.DeepOnly(tier, fmt.Sprintf("a range of %d ports (a %s scan scans at most %d ports a call)", n, tier, lim.MaxRange))
 	}
 	return nil
 }
