@@ -105,8 +105,8 @@ func stepErr(t Task, err error) error {
 	return fmt.Errorf("run %s step %d: %w", t.ScanID, t.Step.Seq, err)
 }
 
-// toolEnv is what a tool sees of the scan: its target, the services the
-// steps so far found and the surface recorded so far.
+// toolEnv is what a tool sees of the scan: its target and tier, the
+// services the steps so far found and the surface recorded so far.
 func (a *Agent) toolEnv(ctx context.Context, sc scans.Scan) (tools.Env, error) {
 	steps, err := a.Store.Steps(ctx, sc.ID)
 	if err != nil {
@@ -116,7 +116,8 @@ func (a *Agent) toolEnv(ctx context.Context, sc scans.Scan) (tools.Env, error) {
 	if err != nil {
 		return tools.Env{}, err
 	}
-	return tools.Env{Domain: sc.Target, Dialer: a.Dialer, Resolver: a.Resolver, Ports: a.Ports, Known: knownServices(steps), Surface: surface}, nil
+	return tools.Env{Domain: sc.Target, Tier: sc.Tier, Dialer: a.Dialer, Resolver: a.Resolver, Ports: a.Ports, Known: knownServices(steps),
+		Surface: surface}, nil
 }
 
 // runStep runs the planned step's tool and describes the call as the audit
@@ -223,6 +224,12 @@ func inScope(domain string, sf scans.Surface) scans.Surface {
 		if u, err := url.Parse(w.Origin); err == nil && domainname.InScope(u.Hostname(), domain) {
 			out.Web = append(out.Web, w)
 		}
+	}
+	for _, a := range sf.Addresses {
+		if a.TiedName != "" && !domainname.InScope(a.TiedName, domain) {
+			a.TiedBy, a.TiedName = "", "" // no tie: the evidence must name the scope
+		}
+		out.Addresses = append(out.Addresses, a)
 	}
 	return out
 }

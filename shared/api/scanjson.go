@@ -90,11 +90,15 @@ type surfaceJSON struct {
 	Hosts      []scans.Host        `json:"hosts"`
 	Services   []scans.ServiceInfo `json:"services"`
 	Web        []scans.WebOrigin   `json:"web"`
+	Addresses  []scans.Address     `json:"addresses"`
 	OutOfScope int                 `json:"out_of_scope_names"`
 }
 
 func renderSurface(sf scans.Surface) surfaceJSON {
-	out := surfaceJSON{Hosts: sf.Hosts, Services: sf.Services, Web: sf.Web, OutOfScope: sf.OutOfScope}
+	out := surfaceJSON{Hosts: sf.Hosts, Services: sf.Services, Web: sf.Web, Addresses: sf.Addresses, OutOfScope: sf.OutOfScope}
+	if out.Addresses == nil {
+		out.Addresses = []scans.Address{}
+	}
 	if out.Hosts == nil {
 		out.Hosts = []scans.Host{}
 	}

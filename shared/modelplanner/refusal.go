@@ -39,7 +39,7 @@ func refusal(reg *tools.Registry, s planner.State, use ToolUse) string {
 	if json.Unmarshal(use.Input, &in) != nil || in == nil {
 		return "the input is not a JSON object"
 	}
-	return cmp.Or(schemaRefusal(tool.InputSchema(), in), outOfScope(s.Scan.Target, in), thirdParty(tool, s, in), ranBefore(s.Steps, use))
+	return cmp.Or(schemaRefusal(tool.InputSchema(), in), outOfScope(s.Scan.Target, in), thirdParty(tool, s, in), tierRefusal(tool, s, use), ranBefore(s.Steps, use))
 }
 
 // thirdParty applies the tools' own third-party rule (tools.Access.Check

@@ -11,6 +11,7 @@ import (
 	"secscan/shared/lazyre"
 	"secscan/shared/plans"
 	"secscan/shared/scans"
+	"secscan/shared/tools"
 )
 
 // what each scan type looks at.
@@ -300,24 +301,71 @@ func (p *plan) crawls(h scans.Host, o string, heavy func(why, tool string, input
 	}
 }
 
-// sweep is round 3 (deep): every port of every address, in SweepChunk
-// ranges, once per address whichever names share it; a range the tool
-// could not finish within its time bound is continued from where it
-// stopped.
+// sweep is round 3 (deep): every port of every address tied to the
+// verified domain (tools.AddressTie), in SweepChunk ranges, once per
+// address whichever names share it; a range the tool could not finish
+// within its time bound is continued from where it stopped. An address
+// nothing ties to the domain (an in-scope name may point at anyone's
+// machine) keeps the usual port scan of round 1.
 func (p *plan) sweep(hosts []scans.Host) {
-	if !p.sc.ports || p.sc.webOnlyPorts || p.s.Scan.Tier != plans.Deep {
-		return
+	for _, sw := range sweeps(p.s, p.sc, hosts) {
+		if sw.tie != "" {
+			p.calls = append(p.calls, addressSweep(hosts, sw.host, sw.addr)...)
+		}
 	}
-	scanned := map[string]bool{}
+	if p.sc.ports && !p.sc.webOnlyPorts && p.s.Scan.Tier == plans.Deep {
+		p.calls = append(p.calls, continuations(p.s.Steps)...)
+	}
+}
+
+// addressSweep is one address the deep tier sweeps, with the host whose
+// name its calls use and what ties it to the domain ("" when nothing
+// does: no sweep).
+type addrSweep struct {
+	host scans.Host
+	addr string
+	tie  scans.Tie
+}
+
+// sweeps are the distinct addresses of hosts the deep tier would sweep,
+// in plan order, each with its tie (none below the deep tier or without
+// port scans).
+func sweeps(s State, sc scope, hosts []scans.Host) []addrSweep {
+	if !sc.ports || sc.webOnlyPorts || s.Scan.Tier != plans.Deep {
+		return nil
+	}
+	var out []addrSweep
+	seen := map[string]bool{}
 	for _, h := range hosts {
 		addr := firstAddress(h)
-		if addr == "" || scanned[addr] || h.CNAME != "" {
+		if addr == "" || seen[addr] || h.CNAME != "" || len(h.Addresses) == 0 {
 			continue
 		}
-		scanned[addr] = true
-		p.calls = append(p.calls, addressSweep(hosts, h, addr)...)
+		seen[addr] = true
+		tie, _ := tools.AddressTie(s.Surface, s.Scan.Target, addr)
+		out = append(out, addrSweep{host: h, addr: addr, tie: tie})
 	}
-	p.calls = append(p.calls, continuations(p.s.Steps)...)
+	return out
+}
+
+// notSweptSentence is the summary's line about the addresses a deep scan
+// did not sweep because nothing ties them to the domain, "" when none.
+func notSweptSentence(s State) string {
+	sc, err := scopeOf(s.Scan.Type, s.Scan.Tier)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, sw := range sweeps(s, sc, selectHosts(s)) {
+		if sw.tie == "" {
+			names = append(names, sw.host.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d addresses got the usual port scan but not every port, since nothing ties them to the domain (no certificate "+
+		"naming it, no HTTP answer for it, no reverse DNS name in it): %s", len(names), strings.Join(names, ", "))
 }
 
 // addressSweep are the range calls over every port of addr, made with h's name.

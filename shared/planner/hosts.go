@@ -16,6 +16,16 @@ import (
 // with web or TLS services, then the rest, each by name) and keeps the
 // tier's share. Before discovery ran, the domain alone is the surface.
 func selectHosts(s State) []scans.Host {
+	selected, _ := selection(s)
+	return selected
+}
+
+// selection is selectHosts, and the hosts it leaves out because their
+// address is beyond the tier's cap of distinct addresses (AddressLimit):
+// the addresses the port scans already probed count first, then the first
+// address of each host in order. A host aliased outside the scope, or not
+// resolved yet, takes no address.
+func selection(s State) (selected []scans.Host, capped map[string]bool) {
 	domain := s.Scan.Target
 	hosts := slices.Clone(s.Surface.Hosts)
 	if !slices.ContainsFunc(hosts, func(h scans.Host) bool { return h.Name == domain }) {
@@ -27,7 +37,27 @@ func selectHosts(s State) []scans.Host {
 	if s.Scan.Tier == plans.Quick {
 		hosts = slices.DeleteFunc(hosts, func(h scans.Host) bool { return h.Name != domain && h.Name != "www."+domain })
 	}
-	return hosts[:min(len(hosts), HostLimit(s.Scan.Tier))]
+	addrs := map[string]bool{}
+	for _, a := range s.Surface.Addresses {
+		if a.Probed {
+			addrs[a.Address] = true
+		}
+	}
+	capped = map[string]bool{}
+	for _, h := range hosts {
+		if h.CNAME == "" && len(h.Addresses) > 0 {
+			addr := firstAddress(h)
+			if !addrs[addr] && len(addrs) >= AddressLimit(s.Scan.Tier) {
+				capped[h.Name] = true
+				continue
+			}
+			addrs[addr] = true
+		}
+		if len(selected) < HostLimit(s.Scan.Tier) {
+			selected = append(selected, h)
+		}
+	}
+	return selected, capped
 }
 
 // servicesOf are the services on h's addresses, whichever host name the

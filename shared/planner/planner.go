@@ -147,15 +147,12 @@ const (
 
 // HostLimit is how many discovered hosts a tier scans: quick the apex and
 // www, standard up to 16, deep up to 64.
-func HostLimit(tier plans.Tier) int {
-	switch tier {
-	case plans.Quick:
-		return 2
-	case plans.Deep:
-		return 64
-	}
-	return 16
-}
+func HostLimit(tier plans.Tier) int { return tier.Limits().Hosts }
+
+// AddressLimit is how many distinct addresses a tier's port scans probe
+// in one scan: standard 16, deep 64 (hosts on further addresses are left
+// out with scans.NotProbedAddressCap).
+func AddressLimit(tier plans.Tier) int { return tier.Limits().Addresses }
 
 // Next returns the next call of the plan not yet run, or Done.
 //
@@ -248,12 +245,19 @@ func (p Playbook) cost(c Call) int {
 	return 0
 }
 
-// Coverage implements Coverer: the hosts not scanned, and a sentence
-// naming them and the planned checks the budget left out.
+// Coverage implements Coverer: the hosts not scanned or not probed, and a
+// sentence naming them, the addresses not swept and the planned checks the
+// budget left out.
 func (p Playbook) Coverage(s State) ([]scans.Host, string) {
 	hosts := p.NotScanned(s)
 	var parts []string
 	if sentence := NotScannedSentence(hosts, len(s.Surface.Hosts)); sentence != "" {
+		parts = append(parts, sentence)
+	}
+	if sentence := notProbedSentence(hosts); sentence != "" {
+		parts = append(parts, sentence)
+	}
+	if sentence := notSweptSentence(s); sentence != "" {
 		parts = append(parts, sentence)
 	}
 	if skipped, _, _, err := p.Baseline(s); err == nil && len(skipped) > 0 {
@@ -262,23 +266,56 @@ func (p Playbook) Coverage(s State) ([]scans.Host, string) {
 	return hosts, strings.Join(parts, "; ")
 }
 
-// NotScanned lists the discovered hosts no step looked at, with the reason:
-// the tier's host limit or the credit budget.
+// NotScanned lists the discovered hosts no step looked at, with the reason
+// (the tier's host limit or the credit budget), and the hosts whose address
+// is beyond the tier's address cap, with scans.NotProbedAddressCap.
 func (p Playbook) NotScanned(s State) []scans.Host {
 	touched := touchedHosts(s)
-	selected := selectHosts(s)
+	selected, capped := selection(s)
 	var out []scans.Host
 	for _, h := range s.Surface.Hosts {
-		if touched[h.Name] || h.NotScanned != "" {
-			continue
+		var x scans.Host
+		if !touched[h.Name] && h.NotScanned == "" {
+			x.NotScanned = "credit budget"
+			if !slices.ContainsFunc(selected, func(o scans.Host) bool { return o.Name == h.Name }) {
+				x.NotScanned = tierLimit(s.Scan.Tier)
+			}
 		}
-		reason := "credit budget"
-		if !slices.ContainsFunc(selected, func(x scans.Host) bool { return x.Name == h.Name }) {
-			reason = tierLimit(s.Scan.Tier)
+		if capped[h.Name] && h.NotProbed == "" {
+			x.NotProbed = scans.NotProbedAddressCap
 		}
-		out = append(out, scans.Host{Name: h.Name, NotScanned: reason})
+		if x.NotScanned != "" || x.NotProbed != "" {
+			x.Name = h.Name
+			out = append(out, x)
+		}
 	}
 	return out
+}
+
+// notProbedSentence is the summary's line about the hosts the address cap
+// left out, "" when none.
+func notProbedSentence(hosts []scans.Host) string {
+	n := 0
+	for _, h := range hosts {
+		if h.NotProbed == scans.NotProbedAddressCap {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d discovered hosts were not probed: their addresses are beyond the distinct addresses this tier probes", n)
+}
+
+// TierHosts are the host names the scan's tier lets it test now: those a
+// step already looked at and those the playbook selects (at most the
+// tier's host limit between them, unless the steps went beyond it).
+func TierHosts(s State) map[string]bool {
+	hosts := touchedHosts(s)
+	for _, h := range selectHosts(s) {
+		hosts[h.Name] = true
+	}
+	return hosts
 }
 
 // touchedHosts are the hosts a step looked at: the host its input names,
@@ -306,6 +343,7 @@ func tierLimit(tier plans.Tier) string {
 // NotScannedSentence is the summary's line about hosts left out, e.g. "3 of
 // 11 discovered hosts were not scanned: credit budget"; empty when none.
 func NotScannedSentence(hosts []scans.Host, discovered int) string {
+	hosts = slices.DeleteFunc(slices.Clone(hosts), func(h scans.Host) bool { return h.NotScanned == "" })
 	if len(hosts) == 0 {
 		return ""
 	}
@@ -345,6 +383,10 @@ func callKey(tool string, input json.RawMessage) string {
 	canon, _ := json.Marshal(v)
 	return tool + " " + string(canon)
 }
+
+// InputHost is the host a tool input names (host, url or base_url), "" when
+// none.
+func InputHost(input json.RawMessage) string { return inputHost(input) }
 
 // inputHost is the host a step's input names (host, url or base_url).
 func inputHost(input json.RawMessage) string {

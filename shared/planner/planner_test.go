@@ -95,6 +95,12 @@ func surface() scans.Surface {
 			svc(domain, "192.0.2.10", 6379, "redis"), svc("api."+domain, "192.0.2.20", 8443, "https"),
 			svc("mail."+domain, "192.0.2.30", 25, "smtp"),
 		},
+		// What ties api's and mail's addresses to the domain (the domain's
+		// own is its apex's): a certificate naming api, mail's reverse DNS.
+		Addresses: []scans.Address{
+			{Address: "192.0.2.20", TiedBy: scans.TieCertificate, TiedName: "api." + domain},
+			{Address: "192.0.2.30", TiedBy: scans.TieReverseDNS, TiedName: "mail." + domain},
+		},
 	}
 }
 

@@ -3,6 +3,7 @@ package scans
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -93,5 +94,22 @@ func TestSurfaceMerge(t *testing.T) {
 	}
 	if len(full.OutOfScopeNames) != 1000 || full.OutOfScope != 1000 {
 		t.Errorf("out of scope: %d names, count %d; want 1000 and 1000", len(full.OutOfScopeNames), full.OutOfScope)
+	}
+}
+
+// Addresses merge by address: probed once probed, the first tie stays; a
+// host's not_probed_reason from the address cap is kept.
+func TestMergeAddressesAndNotProbed(t *testing.T) {
+	t.Parallel()
+	var sf Surface
+	sf.Merge(Surface{Addresses: []Address{{Address: "192.0.2.2", TiedBy: TieCertificate, TiedName: "a.example.com"}}, Hosts: []Host{{Name: "a.example.com"}}})
+	sf.Merge(Surface{Addresses: []Address{{Address: "192.0.2.2", Probed: true, TiedBy: TieReverseDNS, TiedName: "b.example.com"}, {Address: "192.0.2.1", Probed: true}}})
+	sf.Merge(Surface{Hosts: []Host{{Name: "a.example.com", NotProbed: NotProbedAddressCap}}})
+	want := []Address{{Address: "192.0.2.1", Probed: true}, {Address: "192.0.2.2", Probed: true, TiedBy: TieCertificate, TiedName: "a.example.com"}}
+	if !slices.Equal(sf.Addresses, want) {
+		t.Errorf("addresses %+v, want %+v", sf.Addresses, want)
+	}
+	if h, _ := sf.Host("a.example.com"); h.NotProbed != NotProbedAddressCap {
+		t.Errorf("host %+v: not_probed_reason lost", h)
 	}
 }

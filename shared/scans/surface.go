@@ -16,6 +16,9 @@ type Surface struct {
 	Hosts    []Host        `json:"hosts"`
 	Services []ServiceInfo `json:"services"`
 	Web      []WebOrigin   `json:"web"`
+	// Addresses are the addresses the scan's port scans probed and the
+	// evidence that ties an address to the verified domain (see Tie).
+	Addresses []Address `json:"addresses,omitempty"`
 	// OutOfScope counts distinct names the scan saw that lie outside the
 	// target's scope (a CNAME, SAN, link, MX or SPF include elsewhere).
 	OutOfScope int `json:"out_of_scope_names"`
@@ -46,6 +49,42 @@ type Host struct {
 // browser would open it: its addresses are the third party's, not the
 // target's.
 const NotProbedThirdParty = "its CNAME points outside the scope (a third party's service): only its home page is fetched (GET / over HTTP and HTTPS on the standard ports), no other port, path or method, no port scan, service, exposure or exploit-confirming probe, no TLS enumeration"
+
+// NotProbedAddressCap is why a host whose address lies beyond the tier's
+// cap of distinct addresses was not probed (plans.Limits.Addresses).
+const NotProbedAddressCap = "its address is beyond the distinct addresses this tier probes in one scan: no port scan, service probe or TLS enumeration"
+
+// Address is one address of the scan's hosts: whether a port scan probed
+// it, and what ties it to the verified domain. An in-scope name may point
+// at anyone's address, so a sweep beyond the tier's port list runs only on
+// an address with a tie.
+type Address struct {
+	Address string `json:"address"`
+	// Probed is set once a port scan of the scan probed the address (the
+	// tier's address cap counts these).
+	Probed bool `json:"probed"`
+	// TiedBy is the evidence that ties the address to the domain, and
+	// TiedName the in-scope name it is about; empty when none was seen.
+	TiedBy   Tie    `json:"tied_by,omitempty"`
+	TiedName string `json:"tied_name,omitempty"`
+}
+
+// Tie is the evidence that an address belongs to the verified domain's
+// owner and not merely to whoever an in-scope name points at.
+type Tie string
+
+// Ties, strongest first.
+const (
+	// TieApex: an address of the verified domain itself (the name the
+	// ownership was proved on).
+	TieApex Tie = "apex"
+	// TieCertificate: it serves a TLS certificate naming an in-scope name.
+	TieCertificate Tie = "certificate"
+	// TieHTTP: it answered HTTP for an in-scope Host.
+	TieHTTP Tie = "http"
+	// TieReverseDNS: its reverse DNS name is in scope.
+	TieReverseDNS Tie = "reverse_dns"
+)
 
 // HostSource is where a host name was found.
 type HostSource string
@@ -96,6 +135,7 @@ const (
 	MaxSurfaceHosts    = 256
 	MaxSurfaceServices = 2000
 	MaxSurfaceWeb      = 512
+	MaxSurfaceAddrs    = 256
 	maxOutOfScope      = 1000
 	maxListField       = 16
 )
@@ -113,6 +153,9 @@ func (s *Surface) Merge(o Surface) {
 	}
 	for _, w := range o.Web {
 		s.mergeWeb(w)
+	}
+	for _, a := range o.Addresses {
+		s.mergeAddress(a)
 	}
 	for _, n := range o.OutOfScopeNames {
 		if !slices.Contains(s.OutOfScopeNames, n) && len(s.OutOfScopeNames) < maxOutOfScope {
@@ -139,6 +182,32 @@ func (s *Surface) mergeHost(h Host) {
 	if h.CNAME != "" {
 		x.CNAME, x.NotProbed = h.CNAME, h.NotProbed
 	}
+	if h.NotProbed != "" && x.NotProbed == "" {
+		x.NotProbed = h.NotProbed
+	}
+}
+
+// mergeAddress unites a with the entry of its address, added when there
+// is room: probed once probed, and the first tie seen stays.
+func (s *Surface) mergeAddress(a Address) {
+	i := indexOrAdd(&s.Addresses, func(x Address) bool { return x.Address == a.Address }, MaxSurfaceAddrs, Address{Address: a.Address})
+	if i < 0 {
+		return
+	}
+	x := &s.Addresses[i]
+	x.Probed = x.Probed || a.Probed
+	if x.TiedBy == "" && a.TiedBy != "" {
+		x.TiedBy, x.TiedName = a.TiedBy, a.TiedName
+	}
+}
+
+// Addr returns the entry of address addr.
+func (s Surface) Addr(addr string) (Address, bool) {
+	i := slices.IndexFunc(s.Addresses, func(a Address) bool { return a.Address == addr })
+	if i < 0 {
+		return Address{}, false
+	}
+	return s.Addresses[i], true
 }
 
 // indexOrAdd is the index of the entry of *list that match finds, else of
@@ -198,12 +267,13 @@ func (s *Surface) Sort() {
 		return cmp.Or(strings.Compare(a.Host, b.Host), strings.Compare(a.Address, b.Address), a.Port-b.Port)
 	})
 	slices.SortFunc(s.Web, func(a, b WebOrigin) int { return strings.Compare(a.Origin, b.Origin) })
+	slices.SortFunc(s.Addresses, func(a, b Address) int { return strings.Compare(a.Address, b.Address) })
 	slices.Sort(s.OutOfScopeNames)
 }
 
 // Empty reports a surface with nothing in it.
 func (s Surface) Empty() bool {
-	return len(s.Hosts) == 0 && len(s.Services) == 0 && len(s.Web) == 0 && s.OutOfScope == 0
+	return len(s.Hosts) == 0 && len(s.Services) == 0 && len(s.Web) == 0 && len(s.Addresses) == 0 && s.OutOfScope == 0
 }
 
 // Host returns the host called name.

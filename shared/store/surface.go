@@ -22,12 +22,14 @@ import (
 //	SCAN#<scn id>   SURFACE#S#<host>#<address>#<port>     a service
 //	SCAN#<scn id>   SURFACE#W#<origin>                    a web origin
 //	SCAN#<scn id>   SURFACE#X#<name>                      a name seen outside the scope (counted only)
+//	SCAN#<scn id>   SURFACE#A#<address>                   an address: probed, and what ties it to the domain
 const (
 	surfacePrefix  = "SURFACE#"
 	surfaceHost    = surfacePrefix + "H#"
 	surfaceService = surfacePrefix + "S#"
 	surfaceWeb     = surfacePrefix + "W#"
 	surfaceOutside = surfacePrefix + "X#"
+	surfaceAddress = surfacePrefix + "A#"
 )
 
 // Surface returns the attack surface a scan has discovered so far.
@@ -106,6 +108,9 @@ func surfaceItems(scanID string, sf scans.Surface) map[string]string {
 	for _, n := range sf.OutOfScopeNames {
 		put(surfaceOutside+n, n)
 	}
+	for _, a := range sf.Addresses {
+		put(surfaceAddress+a.Address, a)
+	}
 	return out
 }
 
@@ -134,6 +139,10 @@ func decodeSurface(items []map[string]types.AttributeValue) (scans.Surface, erro
 			var n string
 			err = json.Unmarshal([]byte(c.Body), &n)
 			sf.OutOfScopeNames = append(sf.OutOfScopeNames, n)
+		case strings.HasPrefix(c.SK, surfaceAddress):
+			var a scans.Address
+			err = json.Unmarshal([]byte(c.Body), &a)
+			sf.Addresses = append(sf.Addresses, a)
 		}
 		if err != nil {
 			return scans.Surface{}, fmt.Errorf("decode %s: %w", c.SK, err)

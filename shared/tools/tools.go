@@ -17,6 +17,7 @@ import (
 
 	"secscan/shared/domainname"
 	"secscan/shared/netguard"
+	"secscan/shared/plans"
 	"secscan/shared/resolver"
 	"secscan/shared/scans"
 )
@@ -50,7 +51,10 @@ type Tool interface {
 type Env struct {
 	// Domain is the scan's verified domain; only it and its subdomains are
 	// in scope.
-	Domain   string
+	Domain string
+	// Tier is the scan's tier: tools refuse inputs beyond its limits
+	// (plans.Limits). Empty outside a scan's steps, where none apply.
+	Tier     plans.Tier
 	Dialer   *netguard.Dialer
 	Resolver *resolver.Resolver
 	// Ports are the well-known ports web and TLS checks use; zero values mean

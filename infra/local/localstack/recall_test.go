@@ -160,7 +160,19 @@ func TestDemoRecall(t *testing.T) {
 			len(done.AgentSteps), len(done.Findings), beforeGrouping(done), len(done.Surface.Hosts), len(done.Surface.Services),
 			len(done.Surface.Web), done.Surface.OutOfScope)
 		t.Logf("FIGURES %s steps per host: %s", tier, stepsPerHost(done, demo.Domain()))
+		swept := map[string]int{}
+		for _, st := range done.AgentSteps {
+			if h, ok := st.Input["host"].(string); ok && st.Tool == "port_scan" && st.Input["range"] != nil {
+				swept[h]++
+			}
+		}
+		for _, a := range done.Surface.Addresses {
+			t.Logf("FIGURES %s: address %s probed %v, tied by %q (%s); range calls by host %v", tier, a.Address, a.Probed, a.TiedBy, a.TiedName, swept)
+		}
 		for _, h := range done.Surface.Hosts {
+			if h.NotProbed != "" {
+				t.Logf("FIGURES %s: %s not probed: %s", tier, h.Name, h.NotProbed)
+			}
 			if h.NotScanned != "" {
 				t.Logf("FIGURES %s: %s not scanned: %s", tier, h.Name, h.NotScanned)
 			}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"secscan/shared/checks"
+	"secscan/shared/plans"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -131,17 +132,42 @@ type input struct {
 	MaxDepth *int   `json:"max_depth"`
 }
 
+// CheckTier implements tools.TierBound: a crawl beyond the tier's pages or
+// depth (plans.Limits) is the deep tier's.
+func (*Tool) CheckTier(tier plans.Tier, raw json.RawMessage) error {
+	var in input
+	if tier == "" || json.Unmarshal(raw, &in) != nil {
+		return nil
+	}
+	lim := tier.Limits()
+	if in.MaxPages != nil && *in.MaxPages > lim.CrawlPages {
+		return tools.DeepOnly(tier, fmt.Sprintf("a crawl of %d pages (a %s scan crawls at most %d)", *in.MaxPages, tier, lim.CrawlPages))
+	}
+	if in.MaxDepth != nil && *in.MaxDepth > lim.CrawlDepth {
+		return tools.DeepOnly(tier, fmt.Sprintf("a crawl of depth %d (a %s scan crawls at most depth %d)", *in.MaxDepth, tier, lim.CrawlDepth))
+	}
+	return nil
+}
+
 // Run implements tools.Tool.
 func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (tools.Result, error) {
 	var in input
 	if err := tools.DecodeInput(raw, &in); err != nil {
 		return tools.Result{}, err
 	}
-	maxPages, err := limit("max_pages", in.MaxPages, DefaultMaxPages, 1, MaxPages)
+	if err := t.CheckTier(env.Tier, raw); err != nil {
+		return tools.Result{}, err
+	}
+	defPages, defDepth := DefaultMaxPages, DefaultMaxDepth
+	if env.Tier != "" { // the defaults within the tier's bounds
+		lim := env.Tier.Limits()
+		defPages, defDepth = min(defPages, lim.CrawlPages), min(defDepth, lim.CrawlDepth)
+	}
+	maxPages, err := limit("max_pages", in.MaxPages, defPages, 1, MaxPages)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	maxDepth, err := limit("max_depth", in.MaxDepth, DefaultMaxDepth, 0, MaxDepth)
+	maxDepth, err := limit("max_depth", in.MaxDepth, defDepth, 0, MaxDepth)
 	if err != nil {
 		return tools.Result{}, err
 	}

@@ -36,6 +36,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/domainname"
+	"secscan/shared/plans"
 	"secscan/shared/scanners/internal/httpprobe"
 	"secscan/shared/scanners/internal/takeover"
 	"secscan/shared/scanners/internal/tooldef"
@@ -169,6 +170,9 @@ func (t *Tool) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
+	if err := t.CheckTier(env.Tier, raw); err != nil {
+		return tools.Result{}, err
+	}
 	domain, err := domainname.Normalize(env.Domain)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: scan domain: %w", Name, err)
@@ -233,6 +237,18 @@ func readInput(raw json.RawMessage) (input, error) {
 		return input{}, err
 	}
 	return input{use: use, labels: labels, concurrency: concurrency, deep: in.Wordlist == "deep"}, nil
+}
+
+// CheckTier implements tools.TierBound: the deep wordlist is the deep
+// tier's.
+func (*Tool) CheckTier(tier plans.Tier, raw json.RawMessage) error {
+	var in struct {
+		Wordlist string `json:"wordlist"`
+	}
+	if json.Unmarshal(raw, &in) != nil || in.Wordlist != "deep" || tier.Limits().DeepWordlist {
+		return nil
+	}
+	return tools.DeepOnly(tier, fmt.Sprintf("the deep wordlist (%d labels)", len(DeepWordlist())))
 }
 
 // wordlistOf are the labels of the named wordlist and the concurrency

@@ -33,6 +33,7 @@ import (
 
 	"secscan/shared/checks"
 	"secscan/shared/netguard"
+	"secscan/shared/plans"
 	"secscan/shared/scanners/internal/tooldef"
 	"secscan/shared/scans"
 	"secscan/shared/tools"
@@ -140,7 +141,10 @@ func (*Scanner) Description() string {
 		"`ports` (a list of at most 1000), `preset` (\"top100\" or \"top1000\": nmap's most common TCP ports, " +
 		"the default is top100; \"exposures\": the default ports of databases, caches and remote administration, " +
 		"some of which nmap's lists miss; \"top100+exposures\" and \"top1000+exposures\": both in one call) or `range` ({\"from\": a, \"to\": b}, at most 4096 ports; scan all 65,535 ports " +
-		"as 16 calls of consecutive ranges: 1-4096, 4097-8192, ..., 61441-65535). At most 300 connection attempts a second. Open ports are banner-grabbed and identified (ssh, ftp, smtp, http, " +
+		"as 16 calls of consecutive ranges: 1-4096, 4097-8192, ..., 61441-65535; deep scans only: other tiers scan at most 1000 ports a call). " +
+		"A range, or a list of ports outside the presets, is refused on an address nothing ties to the domain (the domain's own address, " +
+		"a TLS certificate naming an in-scope name, an HTTP answer for an in-scope host, an in-scope reverse DNS name): in-scope names may " +
+		"point at anyone's machines. At most 300 connection attempts a second. Open ports are banner-grabbed and identified (ssh, ftp, smtp, http, " +
 		"mysql, postgresql, redis, memcached, elasticsearch, mongodb, vnc, telnet, ...) and returned as services " +
 		"for later steps (tls_check on TLS ports, web checks on HTTP ports). Findings: databases, caches and " +
 		"remote administration reachable from the network, cleartext protocols (FTP, Telnet), services that " +
@@ -181,8 +185,15 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	}
 	callCtx, cancel := context.WithTimeout(ctx, s.Timeout())
 	defer cancel()
+	if err := s.CheckTier(env.Tier, raw); err != nil {
+		return tools.Result{}, err
+	}
 	// A name aliased outside the scope is a third party's: no port scan.
 	ip, err := s.ResolveProbed(callCtx, env, host)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	addr, err := tiedAddress(callCtx, env, raw, host, ip, ports)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -196,11 +207,66 @@ func (s *Scanner) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 		return tools.Result{}, fmt.Errorf("port_scan %s: %w", host, err)
 	}
 	res := report(host, ip, results)
+	res.Surface.Addresses = []scans.Address{addr}
 	if others := namesSharing(env.Surface, host, ip); len(others) > 0 {
 		// The playbook scans each address once: say for which names.
 		res.Outcome += fmt.Sprintf("; covers %s, which share%s the address", strings.Join(others, ", "), map[bool]string{true: "s", false: ""}[len(others) == 1])
 	}
 	return res, nil
+}
+
+// CheckTier implements tools.TierBound: below the deep tier a range call
+// scans at most a port list's worth of ports.
+func (*Scanner) CheckTier(tier plans.Tier, raw json.RawMessage) error {
+	var in input
+	if tier == "" || json.Unmarshal(raw, &in) != nil || in.Range == nil {
+		return nil
+	}
+	lim := tier.Limits()
+	if n := in.Range.To - in.Range.From + 1; n > lim.MaxRange {
+		return tools.DeepOnly(tier, fmt.Sprintf("a range of %d ports (a %s scan scans at most %d ports a call)", n, tier, lim.MaxRange))
+	}
+	return nil
+}
+
+// tiedAddress is the surface entry of ip, probed, with what ties it to the
+// domain. Any in-scope address gets the usual port lists (the presets, or
+// ports of them); a range, or a list with other ports, is a sweep beyond
+// them and is refused on an address nothing ties to the domain
+// (tools.AddressTie). The lookups that can tie an address (the domain's
+// own addresses, reverse DNS) are made once, when a scan's port scans
+// first probe it, or for a sweep of an address they never probed.
+func tiedAddress(ctx context.Context, env tools.Env, raw json.RawMessage, host string, ip netip.Addr, ports []int) (scans.Address, error) {
+	sweep := isRange(raw) || !usualPorts(env, ip, ports)
+	entry := scans.Address{Address: ip.String()}
+	if tie, name := tools.AddressTie(env.Surface, env.Domain, entry.Address); tie != "" {
+		entry.TiedBy, entry.TiedName = tie, name
+	} else if sweep || env.Tier != "" {
+		entry = env.LookupTie(ctx, ip)
+	}
+	if sweep && entry.TiedBy == "" {
+		return scans.Address{}, tools.Refuse("%s's address is not tied to %s (it is not the domain's, serves no certificate naming "+
+			"an in-scope name, answered HTTP for no in-scope host and has no in-scope reverse DNS name): only the usual port lists "+
+			"(presets) are scanned on it, no range", host, env.Domain)
+	}
+	entry.Probed = true
+	return entry, nil
+}
+
+// usualPorts reports whether every port of a list is one the usual lists
+// scan on any in-scope address: the largest preset (top1000 and the
+// exposures), the environment's web ports and those the scan already found
+// on ip. A preset's ports always are.
+func usualPorts(env tools.Env, ip netip.Addr, ports []int) bool {
+	for _, p := range ports {
+		if slices.Contains(topPorts[:], p) || slices.Contains(exposurePorts, p) || p == env.Ports.HTTPPort() || p == env.Ports.HTTPSPort() {
+			continue
+		}
+		if !slices.ContainsFunc(env.Surface.Services, func(v scans.ServiceInfo) bool { return v.Address == ip.String() && v.Port == p }) {
+			return false
+		}
+	}
+	return true
 }
 
 // envPorts are the ports the input asked for (nil: the "web" preset) as

@@ -33,7 +33,10 @@ func sweepEnv(t testing.TB) tools.Env {
 	env.Surface = scans.Surface{Hosts: []scans.Host{
 		{Name: "sweep.scan.test", Addresses: []string{sweepAddr}},
 		{Name: "www.sweep.scan.test", Addresses: []string{sweepAddr}},
-	}}
+	},
+		// A sweep needs an address tied to the domain: as if tls_check had
+		// seen a certificate naming sweep.scan.test there.
+		Addresses: []scans.Address{{Address: sweepAddr, TiedBy: scans.TieCertificate, TiedName: "sweep.scan.test"}}}
 	return env
 }
 

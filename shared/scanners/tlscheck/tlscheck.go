@@ -25,11 +25,13 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"secscan/shared/checks"
 	"secscan/shared/scanners/internal/tooldef"
+	"secscan/shared/scans"
 	"secscan/shared/tools"
 )
 
@@ -147,6 +149,10 @@ func (c *Checker) Run(ctx context.Context, env tools.Env, raw json.RawMessage) (
 	}
 	rep.hsts(hsts)
 	res := rep.result()
+	if name := certifiedName(env, first); name != "" {
+		// Evidence that the address is the domain's (tools.AddressTie).
+		res.Surface.Addresses = []scans.Address{{Address: ip.String(), TiedBy: scans.TieCertificate, TiedName: name}}
+	}
 	c.coverAliases(callCtx, env, tgt, first, also, &res)
 	return res, nil
 }
@@ -252,4 +258,18 @@ var allSuites = func() []uint16 {
 // sessionSummary describes the negotiated session for evidence.
 func sessionSummary(state tls.ConnectionState) string {
 	return tls.VersionName(state.Version) + ", " + tls.CipherSuiteName(state.CipherSuite)
+}
+
+// certifiedName is the first in-scope name the leaf certificate of state
+// is valid for (a wildcard's parent for *.name), "" when none.
+func certifiedName(env tools.Env, state tls.ConnectionState) string {
+	if len(state.PeerCertificates) == 0 {
+		return ""
+	}
+	for _, n := range state.PeerCertificates[0].DNSNames {
+		if name := strings.ToLower(strings.TrimPrefix(n, "*.")); env.InScope(name) {
+			return name
+		}
+	}
+	return ""
 }

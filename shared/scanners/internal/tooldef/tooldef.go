@@ -69,8 +69,9 @@ func (b Base) RunOnHostPort(ctx context.Context, env tools.Env, raw json.RawMess
 // address. It refuses host when it is aliased outside the scope (a third
 // party's) and, before any connection, when any of its addresses is
 // forbidden by the dialer's policy, as the dialer itself would (the
-// refusal names the host, never the address). env must have a dialer and
-// a resolver.
+// refusal names the host, never the address), and when the address is
+// beyond the tier's cap of distinct addresses (tools.Env.CheckAddressCap).
+// env must have a dialer and a resolver.
 func (b Base) ResolveProbed(ctx context.Context, env tools.Env, host string) (netip.Addr, error) {
 	if env.Dialer == nil || env.Resolver == nil {
 		return netip.Addr{}, errors.New(b.name + ": the environment has no dialer or resolver")
@@ -88,6 +89,10 @@ func (b Base) ResolveProbed(ctx context.Context, env tools.Env, host string) (ne
 		if err := policy.CheckResolved(host, ip); errors.As(err, &refused) {
 			return netip.Addr{}, tools.Refuse("%s", refused.Plain())
 		}
+	}
+	// The tier's cap of distinct addresses probed in one scan.
+	if err := env.CheckAddressCap(host, ips[0]); err != nil {
+		return netip.Addr{}, err
 	}
 	return ips[0], nil
 }
