@@ -5,16 +5,23 @@
 // single-file source launcher:
 //   java -cp 'DynamoDBLocal.jar:DynamoDBLocal_lib/*' LoopbackDynamoDB.java -inMemory -port N -disableTelemetry
 //
-// With the environment variable SECSCAN_DYNAMODB_SECRET set, it answers only
-// requests whose X-Secscan-Dynamodb-Secret header carries that value (403
-// otherwise): dynamolocal's proxy, which checks the Host of every request
-// (DNS rebinding), adds it, so a web page that finds this private port gets
-// nothing either.
+// DynamoDB Local has no authentication (a junk signature is accepted), so a
+// web page rebound to 127.0.0.1 (DNS rebinding) could read and write the whole
+// table from a developer's browser. MachineOnly refuses what such a page sends,
+// as the Go listeners' loopback.Refusal does (infra/local/loopback; the two
+// are tested against the same table of Hosts): 421 for a Host that is not
+// localhost or a loopback address on this listener's port, 403 for a request
+// carrying an Origin header (browsers send one with every cross-origin
+// request; the SDKs never do). SECSCAN_DYNAMODB_HOSTS (comma-separated) names
+// further hosts accepted on the port (host.docker.internal for sam local).
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
+import java.net.InetAddress;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 import org.eclipse.jetty.server.Connector;
@@ -32,37 +39,90 @@ public class LoopbackDynamoDB {
         for (Connector connector : server.getConnectors()) {
             ((ServerConnector) connector).setHost("127.0.0.1");
         }
-        String secret = System.getenv("SECSCAN_DYNAMODB_SECRET");
-        if (secret != null && !secret.isEmpty()) {
-            SecretRequired guard = new SecretRequired(secret.getBytes(StandardCharsets.UTF_8));
-            guard.setHandler(server.getHandler());
-            server.setHandler(guard);
-        }
+        String extra = System.getenv("SECSCAN_DYNAMODB_HOSTS");
+        MachineOnly guard = new MachineOnly(extra == null || extra.isEmpty() ? List.of() : Arrays.asList(extra.split(",")));
+        guard.setHandler(server.getHandler());
+        server.setHandler(guard);
         proxy.start();
-        System.out.println("DynamoDB Local listening on 127.0.0.1" + (secret == null || secret.isEmpty() ? "" : ", for its proxy only"));
+        System.out.println("DynamoDB Local listening on 127.0.0.1, for loopback Hosts only");
         proxy.join();
     }
 
-    /** Refuses (403) a request without the per-start secret header. */
-    static final class SecretRequired extends HandlerWrapper {
-        private final byte[] secret;
+    /** Answers only requests a program on this machine sends (see the top of the file). */
+    static final class MachineOnly extends HandlerWrapper {
+        // Only literals are parsed (InetAddress.getByName of a name would look it up).
+        private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+        private final List<String> names;
 
-        SecretRequired(byte[] secret) {
-            this.secret = secret;
+        MachineOnly(List<String> names) {
+            this.names = names;
         }
 
         @Override
         public void handle(String target, Request base, HttpServletRequest req, HttpServletResponse res)
                 throws IOException, javax.servlet.ServletException {
-            String got = req.getHeader("X-Secscan-Dynamodb-Secret");
-            if (got == null || !MessageDigest.isEqual(got.getBytes(StandardCharsets.UTF_8), secret)) {
-                base.setHandled(true);
-                res.setStatus(HttpServletResponse.SC_FORBIDDEN);
-                res.setContentType("application/x-amz-json-1.0");
-                res.getWriter().write("{\"__type\":\"com.amazonaws.dynamodb.v20120810#AccessDeniedException\",\"message\":\"DynamoDB Local answers only its proxy\"}");
+            String host = req.getHeader("Host");
+            if (host == null || !hostOK(host, String.valueOf(req.getLocalPort()))) {
+                refuse(base, res, 421, "Misdirected request: this local stack listener answers only loopback hosts (127.0.0.1, localhost, [::1]) on its own port");
+                return;
+            }
+            if (req.getHeader("Origin") != null) {
+                refuse(base, res, HttpServletResponse.SC_FORBIDDEN, "Cross-origin request refused: this local stack listener answers programs, not web pages");
                 return;
             }
             super.handle(target, base, req, res);
+        }
+
+        /** loopback.Host of the Go listeners, plus the extra names with the port. */
+        boolean hostOK(String hostport, String port) {
+            String host = hostport, hostPort = "";
+            int colon = hostport.lastIndexOf(':');
+            if (hostport.startsWith("[")) {
+                int end = hostport.indexOf(']');
+                if (end < 0) {
+                    return false;
+                }
+                host = hostport.substring(1, end);
+                String rest = hostport.substring(end + 1);
+                if (!rest.isEmpty()) {
+                    if (!rest.startsWith(":")) {
+                        return false;
+                    }
+                    hostPort = rest.substring(1);
+                }
+            } else if (colon >= 0) {
+                if (hostport.indexOf(':') != colon) {
+                    return false; // an IPv6 literal needs brackets
+                }
+                host = hostport.substring(0, colon);
+                hostPort = hostport.substring(colon + 1);
+            }
+            if (!hostPort.isEmpty() && !hostPort.equals(port)) {
+                return false;
+            }
+            String lower = host.toLowerCase(Locale.ROOT);
+            if (lower.equals("localhost")) {
+                return true;
+            }
+            if (!hostPort.isEmpty() && names.contains(lower)) {
+                return true;
+            }
+            boolean literal = hostport.startsWith("[") ? host.indexOf('%') < 0 && host.indexOf(':') >= 0 : IPV4.matcher(host).matches();
+            if (!literal) {
+                return false;
+            }
+            try {
+                return InetAddress.getByName(host).isLoopbackAddress();
+            } catch (Exception e) {
+                return false;
+            }
+        }
+
+        private static void refuse(Request base, HttpServletResponse res, int status, String message) throws IOException {
+            base.setHandled(true);
+            res.setStatus(status);
+            res.setContentType("application/x-amz-json-1.0");
+            res.getWriter().write("{\"__type\":\"com.amazonaws.dynamodb.v20120810#AccessDeniedException\",\"message\":\"" + message + "\"}");
         }
     }
 }

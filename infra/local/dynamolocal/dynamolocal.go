@@ -1,13 +1,12 @@
 // Package dynamolocal starts the official DynamoDB Local (the jar shipped by
 // the npm package amplify-dynamodb-simulator, installed in infra/local from
-// its lockfile) in memory on a free loopback port, behind a proxy that
-// answers only loopback Hosts (proxy.go), and creates tables from
+// its lockfile) in memory on a free loopback port, answering only loopback
+// Hosts (LoopbackDynamoDB.java), and creates tables from
 // template.yaml. The local stack and the tests use it.
 package dynamolocal
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,13 +31,13 @@ import (
 	"secscan/shared/samtemplate"
 )
 
+// hostsEnv names, comma-separated, the hosts the emulator accepts besides
+// loopback ones (LoopbackDynamoDB.java).
+const hostsEnv = "SECSCAN_DYNAMODB_HOSTS"
+
 // Server is a running DynamoDB Local.
 type Server struct {
-	// Endpoint is where clients reach it: the Host-checking proxy (proxy.go).
 	Endpoint string
-	backend  string // the emulator itself, on a private loopback port
-	secret   string // what the emulator requires of every request (the proxy adds it)
-	proxy    *http.Server
 	cmd      *exec.Cmd
 	done     chan error
 }
@@ -76,44 +76,30 @@ func StartAt(ctx context.Context, localDir, dbPath string, logw io.Writer) (*Ser
 	if err != nil {
 		return nil, err
 	}
-	// The advertised port is the proxy's; the emulator gets a private one.
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return nil, fmt.Errorf("DynamoDB Local's port: %w", err)
-	}
-	private, err := freePort()
-	if err != nil {
-		ln.Close()
-		return nil, err
-	}
-	s, err := launch(java, jar, emulator, localDir, storage, private, logw, rand.Text())
-	if err != nil {
-		ln.Close()
-		return nil, err
-	}
-	s.Endpoint = "http://" + ln.Addr().String()
-	if err := s.waitReady(ctx, 60*time.Second); err != nil {
-		ln.Close()
-		s.Stop()
-		return nil, err
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return nil, err
+		}
 	}
 	// make sam-local's containers (a fixed DYNAMODB_LOCAL_PORT) call it by Docker's name.
 	var names []string
-	if port != 0 {
+	if os.Getenv("DYNAMODB_LOCAL_PORT") != "" {
 		names = []string{loopback.DockerHost}
 	}
-	if s.proxy, err = serveProxy(ln, s.backend, s.secret, names, logw); err != nil {
-		ln.Close()
+	s, err := launch(java, jar, emulator, localDir, storage, port, logw, names)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.waitReady(ctx, 60*time.Second); err != nil {
 		s.Stop()
 		return nil, err
 	}
 	return s, nil
 }
 
-// launch starts the emulator on 127.0.0.1:port, answering only requests
-// that carry secret (LoopbackDynamoDB.java): a web page that finds the
-// private port cannot use it either.
-func launch(java, jar, emulator, localDir string, storage []string, port int, logw io.Writer, secret string) (*Server, error) {
+// launch starts the emulator on 127.0.0.1:port, answering only loopback
+// Hosts on that port and names (LoopbackDynamoDB.java).
+func launch(java, jar, emulator, localDir string, storage []string, port int, logw io.Writer, names []string) (*Server, error) {
 	lib := filepath.Join(emulator, "DynamoDBLocal_lib")
 	// The launcher binds 127.0.0.1 only (the jar itself has no bind flag).
 	args := []string{"-Djava.library.path=" + lib, "-Xmx512m",
@@ -125,9 +111,7 @@ func launch(java, jar, emulator, localDir string, storage []string, port int, lo
 	// -disableTelemetry says: with it on, every start writes an installation
 	// id to dynamodb-local-metadata.json in the working directory and builds a
 	// Pinpoint client that reaches out to AWS. Off, nothing is written or sent.
-	// The secret goes by the environment, which only this user can read
-	// (/proc/<pid>/environ), not the command line, which anyone can.
-	cmd.Env = append(os.Environ(), "DDB_LOCAL_TELEMETRY=0", secretEnv+"="+secret)
+	cmd.Env = append(os.Environ(), "DDB_LOCAL_TELEMETRY=0", hostsEnv+"="+strings.Join(names, ","))
 	cmd.Stdout, cmd.Stderr = logw, logw
 	// It writes dynamodb-local-metadata.json where it runs: not in the repository.
 	cmd.Dir = os.TempDir()
@@ -135,7 +119,7 @@ func launch(java, jar, emulator, localDir string, storage []string, port int, lo
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start DynamoDB Local: %w", err)
 	}
-	s := &Server{backend: "http://127.0.0.1:" + strconv.Itoa(port), secret: secret, cmd: cmd, done: make(chan error, 1)}
+	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, done: make(chan error, 1)}
 	go func() { s.done <- cmd.Wait() }()
 	return s, nil
 }
@@ -180,9 +164,9 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 		case err := <-s.done:
 			return fmt.Errorf("DynamoDB Local exited during start-up: %v (%s)", err, InstallHint)
 		case <-ctx.Done():
-			return fmt.Errorf("DynamoDB Local did not answer on %s within %s", s.backend, limit)
+			return fmt.Errorf("DynamoDB Local did not answer on %s within %s", s.Endpoint, limit)
 		case <-tick.C:
-			if res, err := client.Get(s.backend); err == nil {
+			if res, err := client.Get(s.Endpoint); err == nil {
 				res.Body.Close()
 				return nil
 			}
@@ -199,12 +183,8 @@ func (s *Server) Pause() error { return syscall.Kill(-s.cmd.Process.Pid, syscall
 // queued up meanwhile.
 func (s *Server) Resume() error { return syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT) }
 
-// Stop closes the proxy and ends the process (and its group), paused or
-// not, and waits for it.
+// Stop ends the process (and its group), paused or not, and waits for it.
 func (s *Server) Stop() {
-	if s.proxy != nil {
-		_ = s.proxy.Close()
-	}
 	if s.cmd.Process == nil {
 		return
 	}

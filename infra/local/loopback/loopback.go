@@ -1,6 +1,7 @@
 // Package loopback is the one Host check of every HTTP listener the local
-// stack opens (the API and development identity provider, DynamoDB Local's
-// proxy, the local Lambda Invoke API; runner.mjs repeats it in JavaScript).
+// stack opens (the API and development identity provider
+// and the local Lambda Invoke API; runner.mjs repeats it in JavaScript and
+// LoopbackDynamoDB.java, DynamoDB Local's launcher, in Java).
 //
 // They all listen on 127.0.0.1, and so are out of other machines' reach, but
 // not out of a web page's: a page whose name the attacker rebinds to
