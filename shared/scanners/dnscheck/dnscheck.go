@@ -248,6 +248,11 @@ func (l *lookups) secondRound(c Checker, subdomain bool) {
 	if l.fallback {
 		wg.Go(func() { l.orgDMARC = lookupTXT(l.ctx, l.env.Resolver, "_dmarc."+l.scope) })
 	}
+	// The names are read before resolveTargets writes to l.aliases.
+	checked := make([]string, len(l.aliases))
+	for i, a := range l.aliases {
+		checked[i] = a.name
+	}
 	wg.Go(func() { resolveTargets(l.ctx, l.q, l.aliases) })
 	wg.Go(func() {
 		l.zone.apex, l.zone.how = zoneApex(l.name, l.scope, l.zone.ns)
@@ -257,7 +262,7 @@ func (l *lookups) secondRound(c Checker, subdomain bool) {
 		l.transfers = c.checkTransfers(l.ctx, l.env, l.zone.apex, l.zone.ns)
 		// The zone's own aliases, in the same call: a name only the
 		// transfer shows is checked like the common ones.
-		if names := l.transfers.aliasesBeyond(l.aliases); len(names) > 0 {
+		if names := l.transfers.aliasesBeyond(checked); len(names) > 0 {
 			l.transferAliases = lookupAliases(l.ctx, l.q, names)
 			resolveTargets(l.ctx, l.q, l.transferAliases)
 		}

@@ -62,12 +62,12 @@ type alias struct {
 
 // aliasesBeyond are the alias names the allowed transfers showed that
 // checked does not hold, each once, at most maxTransferAliases.
-func (tc transferCheck) aliasesBeyond(checked []alias) []string {
+func (tc transferCheck) aliasesBeyond(checked []string) []string {
 	var names []string
 	for _, a := range tc.attempts {
 		for _, name := range a.aliases {
 			if len(names) < maxTransferAliases && !slices.Contains(names, name) &&
-				!slices.ContainsFunc(checked, func(c alias) bool { return c.name == name }) {
+				!slices.Contains(checked, name) {
 				names = append(names, name)
 			}
 		}
