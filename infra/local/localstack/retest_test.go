@@ -67,21 +67,8 @@ func (s *stack) retest(a account, scanID, key string) (retestView, time.Duration
 // never not_reproduced.
 func TestRetestEndToEnd(t *testing.T) {
 	t.Parallel()
-	var weak atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !weak.Load() {
-			w.Header().Set("Content-Security-Policy", "default-src 'self'")
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, "<html><head><title>retest</title></head><body>retest</body></html>")
-	}))
-	t.Cleanup(srv.Close)
-	s := startStack(t, withWebPorts(portOf(t, srv.URL), closedPort(t)))
-	s.dns.Add(t, "retest.test. 60 IN A 127.0.0.1")
-	a := s.newAccount("starter", false)
-	target := s.verifiedTarget(a, "retest.test", func(token string) {
-		s.dns.Add(t, fmt.Sprintf("_service-challenge.retest.test. 60 IN TXT %q", token))
-	})
+	weak, srv := cspSite(t)
+	s, a, target := cspStack(t, srv, "retest.test")
 	const csp = "web.header.csp"
 	weak.Store(true)
 	sc := s.monitoredScan(a, "retest.test")
@@ -131,21 +118,8 @@ func TestRetestEndToEnd(t *testing.T) {
 // saying why (the newer scan); the retest of the latest scan fixes it.
 func TestRetestOfAnOlderScanLeavesTheLedgerAlone(t *testing.T) {
 	t.Parallel()
-	var weak atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !weak.Load() {
-			w.Header().Set("Content-Security-Policy", "default-src 'self'")
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, "<html><head><title>retest</title></head><body>retest</body></html>")
-	}))
-	t.Cleanup(srv.Close)
-	s := startStack(t, withWebPorts(portOf(t, srv.URL), closedPort(t)))
-	s.dns.Add(t, "older.test. 60 IN A 127.0.0.1")
-	a := s.newAccount("starter", false)
-	target := s.verifiedTarget(a, "older.test", func(token string) {
-		s.dns.Add(t, fmt.Sprintf("_service-challenge.older.test. 60 IN TXT %q", token))
-	})
+	weak, srv := cspSite(t)
+	s, a, target := cspStack(t, srv, "older.test")
 	const csp = "web.header.csp"
 	weak.Store(true)
 	older := s.monitoredScan(a, "older.test")
@@ -328,4 +302,34 @@ func TestRetestLaunchFailure(t *testing.T) {
 	if after != before {
 		t.Errorf("credits %+v → %+v: a retest that never ran must cost and hold nothing", before, after)
 	}
+}
+
+// cspSite is a real site whose Content-Security-Policy header is missing
+// while weak is set (the missing CSP, web.header.csp, a retest can see
+// fixed).
+func cspSite(t *testing.T) (weak *atomic.Bool, srv *httptest.Server) {
+	t.Helper()
+	weak = new(atomic.Bool)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !weak.Load() {
+			w.Header().Set("Content-Security-Policy", "default-src 'self'")
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><head><title>retest</title></head><body>retest</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	return weak, srv
+}
+
+// cspStack is a stack whose web ports are srv's, with a starter account
+// that verified domain (served at 127.0.0.1 by the stack's DNS).
+func cspStack(t *testing.T, srv *httptest.Server, domain string) (*stack, account, string) {
+	t.Helper()
+	s := startStack(t, withWebPorts(portOf(t, srv.URL), closedPort(t)))
+	s.dns.Add(t, domain+". 60 IN A 127.0.0.1")
+	a := s.newAccount("starter", false)
+	target := s.verifiedTarget(a, domain, func(token string) {
+		s.dns.Add(t, fmt.Sprintf("_service-challenge.%s. 60 IN TXT %q", domain, token))
+	})
+	return s, a, target
 }
