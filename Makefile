@@ -37,11 +37,11 @@ run: deps
 
 # make readme-figures runs the README's walkthrough on a fresh stack (the
 # addresses of make run: stop it first), then the CLI against it, and writes
-# into README.md the demo scan's figures (<!-- readme-figures -->), the CLI's
-# SARIF/JUnit figures (<!-- readme-figures-cli -->) and what this machine
-# measured (<!-- readme-measured -->: wall times, binary size). TestReadmeFirstRun
+# into README.md the demo scan's figures (<!-- readme-figures -->) and into
+# docs/usage.md the CLI's SARIF/JUnit figures (<!-- readme-figures-cli -->) and
+# what this machine measured (<!-- readme-measured -->: wall times, binary size). TestReadmeFirstRun
 # fails when the first two disagree with a fresh run; the third is not compared.
-# Then the recall test's standard and deep scans write theirs
+# Then the recall test's standard and deep scans write theirs into docs/usage.md
 # (<!-- readme-figures-recall -->, compared by TestDemoRecall, and
 # <!-- readme-measured-recall -->, not compared).
 readme-figures: deps

@@ -16,7 +16,7 @@ import (
 var (
 	codePattern = regexp.MustCompile(`^[a-z0-9]+(\.[a-z0-9-]+)+$`)
 	cwePattern  = regexp.MustCompile(`^CWE-[1-9][0-9]*$`)
-	update      = flag.Bool("update", false, "rewrite the README's severity table from the catalogue")
+	update      = flag.Bool("update", false, "rewrite docs/design.md's severity table from the catalogue")
 )
 
 // families are the first segments a code may start with, and the category
@@ -159,7 +159,7 @@ func TestMerge(t *testing.T) {
 	}
 }
 
-// readmeTable is the README's severity table, generated from the catalogue.
+// readmeTable is docs/design.md's severity table, generated from the catalogue.
 func readmeTable() string {
 	var b strings.Builder
 	b.WriteString("| Check | Severity | Why |\n|---|---|---|\n")
@@ -174,10 +174,10 @@ const (
 	tableEnd   = "<!-- checks:end -->"
 )
 
-// TestReadmeSeverityTable: the README's table of checks and severities is
+// TestReadmeSeverityTable: docs/design.md's table of checks and severities is
 // the catalogue's; -update rewrites it.
 func TestReadmeSeverityTable(t *testing.T) {
-	const path = "../../README.md"
+	const path = "../../docs/design.md"
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestReadmeSeverityTable(t *testing.T) {
 	text := string(raw)
 	begin, end := strings.Index(text, tableBegin), strings.Index(text, tableEnd)
 	if begin < 0 || end < begin {
-		t.Fatalf("README.md has no %q … %q section", strings.TrimSpace(tableBegin), tableEnd)
+		t.Fatalf("docs/design.md has no %q … %q section", strings.TrimSpace(tableBegin), tableEnd)
 	}
 	have, want := text[begin+len(tableBegin):end], readmeTable()
 	if have == want {
@@ -197,7 +197,7 @@ func TestReadmeSeverityTable(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md's severity table differs from the catalogue; run go test ./shared/checks -run TestReadmeSeverityTable -update")
+	t.Errorf("docs/design.md's severity table differs from the catalogue; run go test ./shared/checks -run TestReadmeSeverityTable -update")
 }
 
 func TestTraitsAreOfCataloguedChecks(t *testing.T) {

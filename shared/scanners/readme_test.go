@@ -10,10 +10,10 @@ import (
 	"secscan/shared/scans"
 )
 
-// TestReadmeCostTable: the README's published cost table lists every
+// TestReadmeCostTable: docs/design.md's published cost table lists every
 // registered tool with its cost.
 func TestReadmeCostTable(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile("../../docs/design.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,18 +21,18 @@ func TestReadmeCostTable(t *testing.T) {
 	for _, name := range r.Names() {
 		tool, _ := r.Get(name)
 		if row := fmt.Sprintf("| `%s` | %d |", name, tool.Cost()); !strings.Contains(string(raw), row) {
-			t.Errorf("README.md's tool table has no row %q", row)
+			t.Errorf("docs/design.md's tool table has no row %q", row)
 		}
 	}
 }
 
-// TestReadmeAddingACheckOrATool: the README's guide "Adding a check or a
+// TestReadmeAddingACheckOrATool: docs/design.md's guide "Adding a check or a
 // tool" stays true. Every registered tool is documented (named in the guide
 // or in the cost table), declares the checks it can emit, and each of them
 // is in the catalogue; every file the guide names exists, and the codes of
 // its worked example are the catalogue's.
 func TestReadmeAddingACheckOrATool(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile("../../docs/design.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,13 +70,13 @@ func TestReadmeAddingACheckOrATool(t *testing.T) {
 	}
 }
 
-// section is the text of the README section headed by heading, up to the
+// section is the text of the docs/design.md section headed by heading, up to the
 // next heading of any level.
 func section(t *testing.T, readme, heading string) string {
 	t.Helper()
 	i := strings.Index(readme, "\n"+heading+"\n")
 	if i < 0 {
-		t.Fatalf("README.md has no section %q", heading)
+		t.Fatalf("docs/design.md has no section %q", heading)
 	}
 	rest := readme[i+len(heading)+2:]
 	if j := strings.Index(rest, "\n#"); j >= 0 {

@@ -1,6 +1,6 @@
 package tools
 
-// PublishedCosts is the published cost table (README, openapi): the credits
+// PublishedCosts is the published cost table (docs/design.md, openapi): the credits
 // one call of each tool costs. The scanners' Cost methods are the source; a
 // test asserts they agree, so functions that only need a price (pricing a
 // retest before it runs) do not link the scanners.

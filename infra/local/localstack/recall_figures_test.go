@@ -49,7 +49,7 @@ func recallFigures(t *testing.T, figures []tierFigures) {
 	measured := fmt.Sprintf("Measured by `make readme-figures` on %s (%d cores at load %s; not compared by the test): the deep scan: %s; "+
 		"wall time %.1f s standard, %d min %02d s deep.\n", readmefigures.Machine(), runtime.NumCPU(), readmefigures.Load(), counts(deep),
 		std.wall.Seconds(), int(deep.wall.Minutes()), int(deep.wall.Seconds())%60)
-	differ, err := readmefigures.Sync("../../../README.md", *updateReadme, []readmefigures.Block{
+	differ, err := readmefigures.Sync("../../../docs/usage.md", *updateReadme, []readmefigures.Block{
 		{Name: "readme-figures-recall", Text: compared, Compared: true},
 		{Name: "readme-measured-recall", Text: measured},
 	})
